@@ -1,0 +1,5 @@
+import sys
+
+from dealerassist.cli import main
+
+sys.exit(main())

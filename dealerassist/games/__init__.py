@@ -1,0 +1,33 @@
+"""Game registry: every module in this package that defines a ``Game`` subclass with a ``slug``
+is a game. Adding a game is adding one module (and its pay-table file); nothing else changes."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import cache
+
+from dealerassist.games.base import Game
+
+
+@cache
+def registry() -> dict[str, type[Game]]:
+    for info in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{info.name}")
+    found: dict[str, type[Game]] = {}
+    stack = list(Game.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        slug = getattr(cls, "slug", None)
+        if slug and not getattr(cls, "__abstractmethods__", None):
+            found[slug] = cls
+    return dict(sorted(found.items()))
+
+
+def game_class(slug: str) -> type[Game]:
+    games = registry()
+    try:
+        return games[slug]
+    except KeyError:
+        raise KeyError(f"unknown game {slug!r} (known: {', '.join(games)})") from None
