@@ -1,0 +1,69 @@
+"""``dealerassist analyze GAME``: exact probabilities and house edge of each bet."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from dealerassist.analysis import AnalysisRequest, BetAnalysis, analyze
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("analyze", help="exact house edge of a game's bets by complete enumeration")
+    p.add_argument("game", help="game slug, e.g. three-card-poker")
+    p.add_argument("--paytable", help="pay-table name (for the bet it pays; others use defaults)")
+    p.add_argument("--decks", type=int, help="number of decks in the shoe (where the game uses a shoe)")
+    p.add_argument("--bet", action="append", help="only this bet (repeatable)")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.set_defaults(handler=_run)
+
+
+class _Progress:
+    """Progress on stderr, only once an analysis has run for more than a second."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self.started < 1.0 or now - self.last < 0.5:
+            return
+        self.last = now
+        pct = 100.0 * done / total if total else 100.0
+        print(f"\r  {pct:5.1f}% ({done:,}/{total:,})", end="", file=sys.stderr, flush=True)
+
+    def finish(self) -> None:
+        if self.last:
+            print(file=sys.stderr)
+
+
+def _run(args: argparse.Namespace) -> int:
+    progress = _Progress()
+    request = AnalysisRequest(game=args.game, paytable=args.paytable, decks=args.decks, progress=progress)
+    results = analyze(request, args.bet)
+    progress.finish()
+    names = {r.paytable for r in results.values() if r.paytable}
+    paytable = args.paytable or ", ".join(sorted(names))
+    if args.json:
+        out = {"game": args.game, "paytable": paytable, "bets": {b: r.as_json() for b, r in results.items()}}
+        print(json.dumps(out))
+        return 0
+    for bet, result in results.items():
+        _print_table(bet, result)
+    return 0
+
+
+def _print_table(bet: str, result: BetAnalysis) -> None:
+    print(f"{bet}  (pay table: {result.paytable or '-'})")
+    width = max([len(c) for c in result.combinations] + [10])
+    for name, count in sorted(result.combinations.items(), key=lambda kv: kv[1]):
+        share = count / result.total if result.total else 0.0
+        print(f"  {name:<{width}} {count:>16,}  {share:10.6%}")
+    print(f"  {'total':<{width}} {result.total:>16,}")
+    print(f"  house edge {float(result.house_edge):.4%}   hit frequency {float(result.hit_frequency):.4%}")
+    if result.notes:
+        print(f"  {result.notes}")
+    print()

@@ -1,0 +1,179 @@
+"""Table configuration (``config/tables/*.toml``): which game a table runs and how.
+
+``load_table`` checks everything before anything starts and names the file, key and problem. The
+game-independent sections become a ``TableRules`` for the game; the device, progressive and vision
+sections are handed to their subsystems as validated mappings.
+
+```toml
+[table]
+id = "tcp-1"              # id used in every event of this table
+name = "Three Card Poker 1"
+game = "three-card-poker"
+seats = 6
+deck = "standard-52"
+chip = "1.00"             # smallest chip, dollars
+exposure_policy = "void"  # or "flag"
+[limits]                  # per bet, dollars
+ante = { min = "5", max = "500" }
+[paytables]               # bet -> pay-table name (else the game file's default)
+pair-plus = "pair-plus-1-3-6-30-40"
+[options]                 # game-specific, documented in the game's module
+[devices.shoe]            # pyserial URL and line settings
+url = "socket://127.0.0.1:7001"
+```
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dealerassist.core.decks import CONFIG_DIR, load_deck
+from dealerassist.core.money import MoneyError, decimal_to_cents, parse_amount
+from dealerassist.core.paytables import PayTable, load_paytables
+from dealerassist.errors import ConfigError
+from dealerassist.games.base import BetLimit, TableRules
+
+TABLES_DIR = CONFIG_DIR / "tables"
+_TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+KNOWN_SECTIONS = frozenset({"table", "limits", "paytables", "options", "devices", "progressive", "vision"})
+DEVICE_NAMES = frozenset({"shoe", "sign", "camera"})
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    path: Path
+    rules: TableRules
+    name: str
+    devices: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    progressive: Mapping[str, Any] = field(default_factory=dict)
+    vision: Mapping[str, Any] = field(default_factory=dict)
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def table_id(self) -> str:
+        return self.rules.table_id
+
+
+def _money(source: str, key: str, value: object) -> int:
+    try:
+        if isinstance(value, str):
+            return parse_amount(value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return decimal_to_cents(value)
+    except MoneyError as exc:
+        raise ConfigError(source, key, str(exc)) from None
+    raise ConfigError(source, key, f"must be dollars as text like '5' or '0.50', got {value!r}")
+
+
+def _section(data: Mapping[str, Any], source: str, name: str) -> Mapping[str, Any]:
+    value = data.get(name, {})
+    if not isinstance(value, Mapping):
+        raise ConfigError(source, name, "must be a table ([section])")
+    return value
+
+
+def table_from_mapping(data: Mapping[str, Any], source: str) -> TableConfig:
+    from dealerassist.games import registry
+
+    unknown = set(data) - KNOWN_SECTIONS
+    if unknown:
+        raise ConfigError(source, ", ".join(sorted(unknown)), "unknown section(s)")
+    table = _section(data, source, "table")
+    table_id = table.get("id")
+    if not isinstance(table_id, str) or not _TABLE_ID.match(table_id):
+        raise ConfigError(source, "table.id", "must be 1-40 letters, digits, '-', '_' or '.'")
+    slug = table.get("game")
+    games = registry()
+    if slug not in games:
+        raise ConfigError(source, "table.game", f"unknown game {slug!r} (known: {', '.join(games)})")
+    game_cls = games[slug]
+    seats = table.get("seats")
+    if not isinstance(seats, int) or isinstance(seats, bool) or not 1 <= seats <= 9:
+        raise ConfigError(source, "table.seats", f"must be a whole number 1..9, got {seats!r}")
+    deck_name = table.get("deck", game_cls.default_deck)
+    try:
+        deck = load_deck(str(deck_name))
+    except ConfigError as exc:
+        raise ConfigError(source, "table.deck", exc.problem) from None
+    chip = _money(source, "table.chip", table.get("chip", "1.00"))
+    if chip <= 0:
+        raise ConfigError(source, "table.chip", "the smallest chip must be above zero")
+    policy = table.get("exposure_policy", "void")
+    if policy not in ("void", "flag"):
+        raise ConfigError(source, "table.exposure_policy", f"must be 'void' or 'flag', got {policy!r}")
+
+    limits: dict[str, BetLimit] = {}
+    for bet, body in _section(data, source, "limits").items():
+        key = f"limits.{bet}"
+        if bet not in game_cls.bets:
+            raise ConfigError(source, key, f"{slug} has no bet {bet!r} (bets: {', '.join(game_cls.bets)})")
+        if not isinstance(body, Mapping) or "min" not in body or "max" not in body:
+            raise ConfigError(source, key, "must be { min = '...', max = '...' }")
+        low, high = _money(source, f"{key}.min", body["min"]), _money(source, f"{key}.max", body["max"])
+        if not 0 < low <= high:
+            raise ConfigError(source, key, f"needs 0 < min <= max, got min {low} and max {high} cents")
+        limits[bet] = BetLimit(low, high)
+
+    shipped = load_paytables(slug)
+    chosen = dict(_section(data, source, "paytables"))
+    paytables: dict[str, PayTable] = {}
+    for bet in game_cls.bets:
+        name = chosen.pop(bet, shipped.defaults.get(bet))
+        if name is None:
+            continue
+        if name not in shipped.tables:
+            raise ConfigError(source, f"paytables.{bet}", f"no pay table {name!r} in {shipped.source}")
+        if shipped.tables[name].bet != bet:
+            raise ConfigError(source, f"paytables.{bet}", f"{name!r} pays bet {shipped.tables[name].bet!r}")
+        paytables[bet] = shipped.tables[name]
+    if chosen:
+        raise ConfigError(source, f"paytables.{next(iter(chosen))}", f"{slug} has no such bet")
+
+    devices: dict[str, Mapping[str, Any]] = {}
+    for name, body in _section(data, source, "devices").items():
+        if name not in DEVICE_NAMES:
+            known = ", ".join(sorted(DEVICE_NAMES))
+            raise ConfigError(source, f"devices.{name}", f"unknown device (known: {known})")
+        if not isinstance(body, Mapping) or not isinstance(body.get("url"), str | int):
+            raise ConfigError(source, f"devices.{name}.url", "each device needs a url")
+        devices[name] = dict(body)
+
+    rules = TableRules(
+        table_id=table_id,
+        game=slug,
+        seats=seats,
+        deck=deck,
+        chip=chip,
+        limits=limits,
+        paytables=paytables,
+        options=dict(_section(data, source, "options")),
+        exposure_policy=policy,
+    )
+    return TableConfig(
+        path=Path(source),
+        rules=rules,
+        name=str(table.get("name", table_id)),
+        devices=devices,
+        progressive=dict(_section(data, source, "progressive")),
+        vision=dict(_section(data, source, "vision")),
+        raw=data,
+    )
+
+
+def load_table(path: str | Path) -> TableConfig:
+    """Load a table config file (or ``config/tables/<name>.toml`` by name)."""
+    path = Path(path)
+    if path.suffix != ".toml":
+        path = TABLES_DIR / f"{path}.toml"
+    if not path.is_file():
+        raise ConfigError(str(path), "-", "no such table file")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(path), "-", f"not valid TOML: {exc}") from None
+    return table_from_mapping(data, str(path))
