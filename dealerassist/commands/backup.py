@@ -1,0 +1,65 @@
+"""``dealerassist backup``: copy live SQLite event logs with SQLite's online backup API.
+
+The copy is consistent even while tables keep appending (the backup API copies a snapshot page by
+page and restarts on concurrent writes), and each copy is checked with ``PRAGMA integrity_check``
+before it is kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import time
+from pathlib import Path
+
+from dealerassist.errors import DealerAssistError
+
+
+class BackupError(DealerAssistError):
+    """A backup that could not be made or did not check out."""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("backup", help="online backup of SQLite event logs (safe while tables run)")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--db", type=Path, help="one database file")
+    source.add_argument("--data-dir", type=Path, help="every *.sqlite3 file in this directory")
+    p.add_argument("--out", type=Path, required=True, help="directory for the timestamped copies")
+    p.set_defaults(handler=_run)
+
+
+def backup_database(source: Path, out_dir: Path, stamp: str | None = None) -> Path:
+    """Copy ``source`` into ``out_dir`` as ``<stem>-<UTC stamp>.sqlite3`` and check the copy."""
+    if not source.is_file():
+        raise BackupError(f"{source}: no such database file")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = stamp or time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    target = out_dir / f"{source.stem}-{stamp}.sqlite3"
+    partial = target.with_suffix(".partial")
+    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    try:
+        dst = sqlite3.connect(partial)
+        try:
+            src.backup(dst, pages=256)
+            verdict = dst.execute("PRAGMA integrity_check").fetchone()[0]
+        finally:
+            dst.close()
+    except sqlite3.DatabaseError as exc:
+        partial.unlink(missing_ok=True)
+        raise BackupError(f"{source}: backup failed: {exc}") from None
+    finally:
+        src.close()
+    if verdict != "ok":
+        partial.unlink(missing_ok=True)
+        raise BackupError(f"{source}: the copy failed its integrity check: {verdict}")
+    partial.replace(target)
+    return target
+
+
+def _run(args: argparse.Namespace) -> int:
+    sources = [args.db] if args.db else sorted(args.data_dir.glob("*.sqlite3"))
+    if not sources:
+        raise BackupError(f"{args.data_dir}: no *.sqlite3 event logs to back up")
+    for source in sources:
+        print(backup_database(source, args.out))
+    return 0
