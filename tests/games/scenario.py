@@ -1,0 +1,109 @@
+"""Forced-deal scenarios for game tests: a table, wagers, a card order, decisions, the settlement.
+
+A scenario reads like a rule: build ``rules(...)``, then ``play(round, wagers, cards, decisions)``.
+``play`` feeds the cards in the order given whenever the round expects one (``next_deal()``) and
+otherwise applies the next scripted decision, so the same script drives games with decisions
+between deals (blackjack) and games dealt all at once (poker). Amounts are dollars as text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from dealerassist.core.cards import parse_cards
+from dealerassist.core.decks import load_deck
+from dealerassist.core.money import parse_amount
+from dealerassist.core.paytables import load_paytables
+from dealerassist.games import game_class
+from dealerassist.games.base import BetLimit, Decision, GameRound, Settlement, TableRules
+
+
+def cents(dollars: str) -> int:
+    """``"12.50"`` to 1250: scenarios write money as a dealer says it."""
+    return parse_amount(dollars)
+
+
+def rules(
+    game: str,
+    *,
+    limits: Mapping[str, tuple[str, str]],
+    seats: int = 7,
+    deck: str | None = None,
+    chip: str = "1.00",
+    paytables: Mapping[str, str] | None = None,
+    options: Mapping[str, Any] | None = None,
+    exposure_policy: str = "void",
+) -> TableRules:
+    """A ``TableRules`` like ``load_table`` builds, from short literals (pay tables: file defaults)."""
+    cls = game_class(game)
+    shipped = load_paytables(game)
+    chosen = dict(paytables or {})
+    tables = {}
+    for bet in cls.bets:
+        name = chosen.pop(bet, shipped.defaults.get(bet))
+        if name is not None:
+            tables[bet] = shipped.get(name)
+    if chosen:
+        raise ValueError(f"{game} has no bet(s) {', '.join(chosen)}")
+    return TableRules(
+        table_id="test-1",
+        game=game,
+        seats=seats,
+        deck=load_deck(deck or cls.default_deck),
+        chip=cents(chip),
+        limits={bet: BetLimit(cents(low), cents(high)) for bet, (low, high) in limits.items()},
+        paytables=tables,
+        options=dict(options or {}),
+        exposure_policy=exposure_policy,  # type: ignore[arg-type]
+    )
+
+
+def new_round(table: TableRules) -> GameRound:
+    return game_class(table.game)(table).new_round()
+
+
+def wager(round_: GameRound, wagers: Iterable[tuple[int, str, str]]) -> None:
+    """Place ``(seat, bet, dollars)`` wagers, then close betting."""
+    for seat, bet, dollars in wagers:
+        round_.place_wager(seat, bet, cents(dollars))
+    round_.close_betting()
+
+
+def run(round_: GameRound, cards: str, decisions: Iterable[Decision] = ()) -> None:
+    """Deal ``cards`` (``"AS KD 10h"``) whenever a card is expected, else apply the next decision.
+
+    Raises ``AssertionError`` when the script has cards or decisions left over, or runs out while
+    the round still waits for something: a scenario must say exactly what happens.
+    """
+    deck = list(parse_cards(cards))
+    pending = list(decisions)
+    while True:
+        if round_.next_deal() is not None:
+            assert deck, f"the round expects a card for {round_.next_deal()} but the script has none"
+            round_.deal(deck.pop(0))
+        elif pending:
+            round_.decide(pending.pop(0))
+        else:
+            break
+    assert not deck, f"cards left over: {' '.join(c.code for c in deck)}"
+
+
+def play(
+    table: TableRules,
+    wagers: Iterable[tuple[int, str, str]],
+    cards: str,
+    decisions: Iterable[Decision] = (),
+) -> Settlement:
+    """A whole round from the script: wagers, cards, decisions; returns its settlement."""
+    round_ = new_round(table)
+    wager(round_, wagers)
+    run(round_, cards, decisions)
+    waiting = round_.pending_decisions()
+    assert round_.complete, f"round not complete: phase {round_.phase}, waiting on {waiting}"
+    return round_.settle()
+
+
+def results(settlement: Settlement) -> dict[tuple[str, str], tuple[str, int, int]]:
+    """``{(position, bet): (outcome, win, returned)}`` for compact assertions."""
+    return {(r.position, r.bet): (r.outcome, r.win, r.returned) for r in settlement.results}
