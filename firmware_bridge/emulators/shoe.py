@@ -1,0 +1,313 @@
+"""An emulated card-reading shoe speaking our framed protocol (docs/protocols/shoe-reader.md).
+
+It deals from a seeded shuffle of any configured deck (or a scripted list), sends one sequenced
+frame at a time and repeats it until the host ACKs (stop-and-wait), keeps un-ACKed frames across
+an unplug, and injects faults on command. Run standalone::
+
+    python -m firmware_bridge.emulators.shoe --pty --link /tmp/shoe0 --deck standard-52 --seed 7
+    python -m firmware_bridge.emulators.shoe --tcp 7001 --auto 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Final
+
+from dealerassist.core.cards import Card, parse_cards
+from dealerassist.core.decks import load_deck
+from firmware_bridge.emulators.base import DeviceEmulator
+from firmware_bridge.shoe.framing import Frame, FrameDecoder, encode_frame
+from firmware_bridge.shoe.messages import (
+    STATUS_BY_NAME,
+    T_ACK,
+    T_BUTTON,
+    T_CARD,
+    T_HEARTBEAT,
+    T_HELLO,
+    T_NAK,
+    T_STATUS,
+    button_payload,
+    card_payload,
+    heartbeat_payload,
+    hello_payload,
+    status_payload,
+)
+
+FAULTS: Final = ("garbage", "bad-crc", "drop", "duplicate", "truncate", "disconnect", "silence")
+MODEL: Final = "DA-EMU-SHOE"
+
+
+@dataclass
+class _InFlight:
+    frame: Frame
+    sent_at: float = 0.0
+    tries: int = 0
+
+
+class ShoeEmulator(DeviceEmulator):
+    """Emulated shoe; every public method is safe to call from any thread."""
+
+    def __init__(
+        self,
+        *,
+        deck: str = "standard-52",
+        seed: int | None = None,
+        script: str | list[str] | None = None,
+        baudrate: int | None = None,
+        heartbeat: float = 1.0,
+        retransmit: float = 0.25,
+    ) -> None:
+        super().__init__(baudrate=baudrate, name="shoe")
+        self.deck = load_deck(deck)
+        self.rng = random.Random(seed)
+        self.boot_id = self.rng.getrandbits(32)
+        self.heartbeat = heartbeat
+        self.retransmit = retransmit
+        self._shoe: deque[Card] = deque()
+        self._script: deque[Card] = deque(parse_cards(script) if script else [])
+        self.shuffle()
+        self.cards_drawn = 0
+        self.acked: list[int] = []
+        self.drawn: dict[int, Card | None] = {}
+        self.naks_received = 0
+        self.retransmissions = 0
+        self._outbox: deque[Frame] = deque()
+        self._in_flight: _InFlight | None = None
+        self._next_seq = 1
+        self._faults: deque[str] = deque()
+        self._last_heartbeat = 0.0
+        self._silent_until = 0.0
+        self._decoder = FrameDecoder()
+        self.sent_at: dict[int, float] = {}
+
+    # --- public API ----------------------------------------------------------------------------------
+
+    def shuffle(self) -> None:
+        """A fresh shoe: every card of the deck, shuffled with this emulator's seeded generator."""
+        cards = self.deck.cards()
+        self.rng.shuffle(cards)
+        self._shoe = deque(cards)
+
+    def deal(self, card: str | Card | None = None, *, unreadable: bool = False) -> int | None:
+        """Draw a card (the scripted or shuffled next one, or ``card``); returns its shoe sequence."""
+        return self.call(lambda: self._deal(card, unreadable))
+
+    def press_button(self) -> None:
+        self.call(lambda: self._queue(T_BUTTON, button_payload(1, _now_ms())))
+
+    def report_status(self, status: str, detail: str = "") -> None:
+        if status not in STATUS_BY_NAME:
+            raise ValueError(f"unknown shoe status {status!r} (known: {', '.join(STATUS_BY_NAME)})")
+        self.call(lambda: self._queue(T_STATUS, status_payload(status, _now_ms(), detail)))
+
+    def inject(self, fault: str, seconds: float = 1.0) -> None:
+        """Arm a fault for the next frame sent (garbage, disconnect and silence act at once)."""
+        if fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r} (known: {', '.join(FAULTS)})")
+        self.call(lambda: self._inject(fault, seconds))
+
+    def pending(self) -> int:
+        """Sequenced frames not yet acknowledged by the host."""
+        return self.call(lambda: len(self._outbox) + (1 if self._in_flight else 0))
+
+    def remaining(self) -> int:
+        return self.call(lambda: len(self._script) + len(self._shoe))
+
+    # --- I/O thread ----------------------------------------------------------------------------------
+
+    def _deal(self, card: str | Card | None, unreadable: bool) -> int | None:
+        if card is not None:
+            drawn: Card | None = card if isinstance(card, Card) else Card.parse(card)
+        elif self._script:
+            drawn = self._script.popleft()
+        elif self._shoe:
+            drawn = self._shoe.popleft()
+        else:
+            self._queue(T_STATUS, status_payload("empty", _now_ms(), "no cards left: reshuffle"))
+            return None
+        self.cards_drawn += 1
+        sequence = self.cards_drawn
+        self.drawn[sequence] = None if unreadable else drawn
+        self._queue(T_CARD, card_payload(sequence, self.drawn[sequence], _now_ms()))
+        return sequence
+
+    def _queue(self, kind: int, payload: bytes) -> None:
+        self._outbox.append(Frame(self._next_seq, kind, payload))
+        self._next_seq = self._next_seq % 255 + 1
+        self._pump(time.monotonic())
+
+    def _inject(self, fault: str, seconds: float) -> None:
+        if fault == "garbage":
+            self.send(bytes(self.rng.getrandbits(8) for _ in range(self.rng.randint(3, 40))))
+        elif fault == "disconnect":
+            self._unplug(seconds)
+        elif fault == "silence":
+            self._silent_until = time.monotonic() + seconds
+        else:
+            self._faults.append(fault)
+
+    def on_connect(self) -> None:
+        self._decoder = FrameDecoder()
+        self._say_hello()
+        if self._in_flight is not None:
+            self._in_flight.sent_at = 0.0
+
+    def on_bytes(self, data: bytes, arrived: float) -> None:
+        for item in self._decoder.feed(data):
+            if not isinstance(item, Frame):
+                continue
+            if item.type == T_ACK and self._in_flight and item.seq == self._in_flight.frame.seq:
+                if self._in_flight.frame.type == T_CARD:
+                    self.acked.append(int.from_bytes(self._in_flight.frame.payload[:4], "big"))
+                self._in_flight = None
+            elif item.type == T_NAK:
+                self.naks_received += 1
+                if self._in_flight is not None:
+                    self._in_flight.sent_at = 0.0
+            elif item.type == T_HELLO:
+                self._say_hello()
+        self._pump(time.monotonic())
+
+    def on_tick(self, now: float) -> None:
+        if self.connected and now - self._last_heartbeat >= self.heartbeat and now >= self._silent_until:
+            self._last_heartbeat = now
+            self.send(encode_frame(Frame(0, T_HEARTBEAT, heartbeat_payload(self.cards_drawn))))
+        self._pump(now)
+
+    def _say_hello(self) -> None:
+        self.send(encode_frame(Frame(0, T_HELLO, hello_payload(self.boot_id, MODEL))))
+
+    def _pump(self, now: float) -> None:
+        """Send the head of the queue, or repeat it when its ACK is overdue (stop-and-wait)."""
+        if not self.connected or now < self._silent_until:
+            return
+        if self._in_flight is None:
+            if not self._outbox:
+                return
+            self._in_flight = _InFlight(self._outbox.popleft())
+        flight = self._in_flight
+        if flight.sent_at and now - flight.sent_at < self.retransmit:
+            return
+        if flight.tries:
+            self.retransmissions += 1
+        flight.tries += 1
+        flight.sent_at = now
+        self._transmit(flight.frame)
+
+    def _transmit(self, frame: Frame) -> None:
+        wire = encode_frame(frame)
+        fault = self._faults.popleft() if self._faults else None
+        if fault == "drop":
+            return
+        if fault == "bad-crc":
+            wire = wire[:-2] + bytes((wire[-2] ^ 0x01,)) + wire[-1:]
+            if wire[-2] in (0x7D, 0x7E, 0x7F):
+                wire = wire[:-2] + bytes((0x00,)) + wire[-1:]
+        if fault == "truncate":
+            self.send(wire[: len(wire) // 2])
+        if frame.type == T_CARD:
+            self.sent_at.setdefault(int.from_bytes(frame.payload[:4], "big"), time.monotonic())
+        self.send(wire)
+        if fault == "duplicate":
+            self.send(wire)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+HELP = """commands: deal [CARD] | unreadable | button | status STATUS [DETAIL] | fault FAULT [SECONDS]
+          unplug [SECONDS] | replug | shuffle | info | quit"""
+
+
+def console(emu: ShoeEmulator, lines: list[str] | None = None) -> bool:
+    """Read commands (stdin by default) so a person can play dealer; True when told to quit."""
+    source = lines if lines is not None else sys.stdin
+    for line in source:
+        words = line.split()
+        if not words:
+            continue
+        cmd, args = words[0].lower(), words[1:]
+        try:
+            if cmd == "quit":
+                return True
+            if cmd == "deal":
+                print(f"dealt #{emu.deal(args[0] if args else None)}", flush=True)
+            elif cmd == "unreadable":
+                print(f"dealt unreadable #{emu.deal(unreadable=True)}", flush=True)
+            elif cmd == "button":
+                emu.press_button()
+            elif cmd == "status":
+                emu.report_status(args[0], " ".join(args[1:]))
+            elif cmd == "fault":
+                emu.inject(args[0], float(args[1]) if len(args) > 1 else 1.0)
+            elif cmd == "unplug":
+                emu.unplug(float(args[0]) if args else None)
+            elif cmd == "replug":
+                emu.replug()
+            elif cmd == "shuffle":
+                emu.call(emu.shuffle)
+            elif cmd == "info":
+                print(
+                    f"drawn {emu.cards_drawn}, acked {len(emu.acked)}, pending {emu.pending()}, "
+                    f"remaining {emu.remaining()}, connected {emu.connected}",
+                    flush=True,
+                )
+            else:
+                print(HELP, flush=True)
+        except (ValueError, IndexError) as exc:
+            print(f"error: {exc}", flush=True)
+    return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m firmware_bridge.emulators.shoe", description=__doc__)
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--pty", action="store_true", help="listen on a pseudo-terminal (the default)")
+    where.add_argument("--tcp", type=int, metavar="PORT", help="listen on 127.0.0.1:PORT")
+    parser.add_argument("--link", help="stable symlink to the pty (survives restarts, like a udev name)")
+    parser.add_argument("--deck", default="standard-52", help="deck name or file (default standard-52)")
+    parser.add_argument("--seed", type=int, default=None, help="shuffle seed (repeatable shoes)")
+    parser.add_argument("--script", help="cards to deal first, e.g. 'AS KD 10h'")
+    parser.add_argument("--baud", type=int, default=None, help="pace output like a real line at this baud")
+    parser.add_argument("--auto", type=float, default=0.0, metavar="SECONDS", help="deal a card every N s")
+    args = parser.parse_args(argv)
+    emu = ShoeEmulator(deck=args.deck, seed=args.seed, script=args.script, baudrate=args.baud)
+    where_text = (
+        f"socket://127.0.0.1:{emu.serve_tcp(port=args.tcp)}"
+        if args.tcp is not None
+        else emu.serve_pty(args.link)
+    )
+    emu.start()
+    print(f"shoe emulator listening on {where_text}", flush=True)
+    print(HELP, flush=True)
+    stop = threading.Event()
+    if args.auto > 0:
+
+        def dealer() -> None:
+            while not stop.wait(args.auto):
+                emu.deal()
+
+        threading.Thread(target=dealer, daemon=True).start()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        if not console(emu):
+            while not stop.wait(0.5):
+                pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        emu.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
