@@ -372,15 +372,9 @@ class ThreeCardPokerRound(AnteRound):
         ante = self.wagers[seat]["ante"]
         if seat in self.folded:
             return [lost(seat, "ante", ante, player.name, "folded")]
-        return settle_ante_play(
-            seat,
-            ante,
-            self.plays[seat],
-            player,
-            self.evaluate(DEALER),
-            self.paytable("ante-bonus"),
-            self.rules.chip,
-        )
+        outcome = showdown(player, self.evaluate(DEALER))
+        bonus = self.paytable("ante-bonus")
+        return settle_ante_play(seat, ante, self.plays[seat], outcome, player.name, bonus, self.rules.chip)
 
 
 def showdown(player: HandValue, dealer: HandValue) -> str:
@@ -393,11 +387,10 @@ def showdown(player: HandValue, dealer: HandValue) -> str:
 
 
 def settle_ante_play(
-    seat: int, ante: int, play: int, player: HandValue, dealer: HandValue, bonus: PayTable, chip: int
+    seat: int, ante: int, play: int, outcome: str, hand: str, bonus: PayTable, chip: int
 ) -> list[WagerResult]:
-    """Ante, Play and Ante Bonus of a hand that played (also what the analysis prices)."""
-    hand = player.name
-    outcome = showdown(player, dealer)
+    """Ante, Play and Ante Bonus of a hand that played, given its ``showdown`` outcome and hand
+    class. The analysis prices every outcome through this same function."""
     if outcome == "no-qualify":
         results = [
             won(seat, "ante", ante, pay_odds(ante, EVEN_MONEY, chip), hand, "dealer does not qualify"),
@@ -412,7 +405,7 @@ def settle_ante_play(
         results = [pushed(seat, "ante", ante, hand, "tie"), pushed(seat, "play", play, hand, "tie")]
     else:
         results = [lost(seat, "ante", ante, hand), lost(seat, "play", play, hand)]
-    award = bonus.award(player.name)
+    award = bonus.award(hand)
     if award is not None:
         payout = award.pay(ante, chip)
         results.append(
