@@ -1,0 +1,264 @@
+"""An emulated Alpha sign: checks every transmission, keeps its files and shows what a sign would.
+
+Run standalone (``--png`` rewrites a picture of the face after every change, for the dashboard)::
+
+    python -m firmware_bridge.emulators.sign --pty --link /tmp/sign0 --png /tmp/sign.png
+    python -m firmware_bridge.emulators.sign --tcp 7002
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from firmware_bridge.emulators.base import DeviceEmulator
+from firmware_bridge.sign import alpha
+
+DEFAULT_MEMORY = {"A": alpha.MemoryEntry("A", "text", 256)}
+MODE_NAMES = {code: name for name, code in alpha.MODES.items()}
+POSITION_NAMES = {code: name for name, code in alpha.POSITIONS.items()}
+COLOR_NAMES = {code: name for name, code in alpha.COLORS.items()}
+LED_BGR = {
+    "red": (40, 40, 255),
+    "green": (60, 230, 60),
+    "amber": (0, 180, 255),
+    "dim-red": (30, 30, 150),
+    "dim-green": (40, 140, 40),
+    "brown": (30, 80, 140),
+    "orange": (0, 130, 255),
+    "yellow": (0, 230, 255),
+}
+
+
+@dataclass
+class Page:
+    """One message of a TEXT file as the sign runs it."""
+
+    mode: str = "automode"
+    position: str = "middle"
+    color: str = "amber"
+    text: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"mode": self.mode, "position": self.position, "color": self.color, "text": self.text}
+
+
+@dataclass
+class SignMemory:
+    table: dict[str, alpha.MemoryEntry] = field(default_factory=lambda: dict(DEFAULT_MEMORY))
+    texts: dict[str, bytes] = field(default_factory=dict)
+    strings: dict[str, bytes] = field(default_factory=dict)
+
+
+class SignEmulator(DeviceEmulator):
+    """Emulated sign answering to ``type_code``/``address`` and to the broadcast forms."""
+
+    def __init__(self, *, address: str = "01", type_code: str = "!", baudrate: int | None = None) -> None:
+        super().__init__(baudrate=baudrate, name="sign")
+        self.address = address
+        self.type_code = type_code
+        self.memory = SignMemory()
+        self.problems: Counter[str] = Counter()
+        self.packets = 0
+        self.text_writes = 0
+        self.last_packet_at = 0.0
+        self.history: list[tuple[float, str, bytes]] = []
+        self.png_path: Path | None = None
+        self.on_change: list[Any] = []
+        self._decoder = alpha.AlphaDecoder()
+
+    # --- API for tests, the demo and the dashboard --------------------------------------------------
+
+    def pages(self) -> list[Page]:
+        return self.call(self._pages)
+
+    def text(self) -> str:
+        """The running messages as one line, pages separated by `` | ``."""
+        return " | ".join(p.text for p in self.pages())
+
+    def string_file(self, label: str = "1") -> str | None:
+        raw = self.call(lambda: self.memory.strings.get(label))
+        return None if raw is None else raw.decode("ascii", "replace")
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.call(
+            lambda: {
+                "pages": [p.to_dict() for p in self._pages()],
+                "packets": self.packets,
+                "problems": dict(self.problems),
+                "files": sorted(self.memory.table),
+            }
+        )
+
+    def render_png(self, width: int = 480) -> bytes:
+        """A picture of the sign face: one row of LED-coloured text per page."""
+        pages = self.pages() or [Page(text="")]
+        row = 56
+        image = np.zeros((row * len(pages) + 16, width, 3), np.uint8)
+        image[:] = (12, 12, 12)
+        for index, page in enumerate(pages):
+            colour = LED_BGR.get(page.color, LED_BGR["amber"])
+            scale = min(1.2, (width - 24) / max(1, 22 * len(page.text)))
+            y = 8 + row * index + row - 18
+            cv2.putText(image, page.text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 2, cv2.LINE_AA)
+            if page.mode == "flash":
+                cv2.circle(image, (width - 14, y - 8), 5, colour, -1)
+        image[::3, :] = (image[::3, :] * 0.55).astype(np.uint8)
+        ok, png = cv2.imencode(".png", image)
+        if not ok:
+            raise RuntimeError("OpenCV could not encode the sign picture")
+        return png.tobytes()
+
+    # --- I/O thread ----------------------------------------------------------------------------------
+
+    def on_connect(self) -> None:
+        self._decoder = alpha.AlphaDecoder()
+
+    def on_bytes(self, data: bytes, arrived: float) -> None:
+        changed = False
+        for item in self._decoder.feed(data):
+            if isinstance(item, alpha.AlphaProblem):
+                self.problems[item.reason] += 1
+                continue
+            if not self._for_me(item):
+                self.problems["not-for-me"] += 1
+                continue
+            self.packets += 1
+            self.last_packet_at = arrived
+            self.history.append((arrived, item.command, item.data))
+            del self.history[:-200]
+            changed = self._apply(item) or changed
+        if changed and self.png_path is not None:
+            self.png_path.write_bytes(self.render_png())
+
+    def _for_me(self, packet: alpha.AlphaPacket) -> bool:
+        type_ok = packet.type_code in ("Z", "?", self.type_code)
+        address_ok = packet.address in ("00", self.address)
+        return type_ok and address_ok
+
+    def _apply(self, packet: alpha.AlphaPacket) -> bool:
+        data = packet.data
+        if packet.command == alpha.WRITE_SPECIAL and data[:1] == b"$":
+            return self._configure(data[1:])
+        if packet.command in (alpha.WRITE_TEXT, alpha.WRITE_STRING) and data:
+            label, content = chr(data[0]), data[1:]
+            entry = self.memory.table.get(label)
+            kind = "text" if packet.command == alpha.WRITE_TEXT else "string"
+            if entry is None or entry.kind != kind:
+                self.problems[f"no-{kind}-file"] += 1
+                return False
+            if len(content) > entry.size:
+                self.problems["file-too-long"] += 1
+                content = content[: entry.size]
+            if kind == "text":
+                self.text_writes += 1
+                self.memory.texts[label] = content
+            else:
+                self.memory.strings[label] = content
+            return True
+        self.problems[f"unsupported-{packet.command}"] += 1
+        return False
+
+    def _configure(self, table: bytes) -> bool:
+        if len(table) % 11:
+            self.problems["bad-memory-table"] += 1
+            return False
+        entries: dict[str, alpha.MemoryEntry] = {}
+        kinds = {code: name for name, code in alpha.FILE_TYPES.items()}
+        for start in range(0, len(table), 11):
+            item = table[start : start + 11].decode("ascii", "replace")
+            kind = kinds.get(item[1])
+            try:
+                size = int(item[3:7], 16)
+            except ValueError:
+                size = -1
+            if kind not in ("text", "string") or item[2] not in "UL" or size <= 0:
+                self.problems["bad-memory-table"] += 1
+                return False
+            entries[item[0]] = alpha.MemoryEntry(item[0], kind, size, item[2] == "L")  # type: ignore[arg-type]
+        self.memory = SignMemory(table=entries, texts={}, strings={})
+        return True
+
+    def _pages(self) -> list[Page]:
+        pages: list[Page] = []
+        for label in sorted(self.memory.texts):
+            pages.extend(self._run_text(self.memory.texts[label]))
+        return [p for p in pages if p.text]
+
+    def _run_text(self, content: bytes) -> list[Page]:
+        pages = [Page()]
+        i = 0
+        while i < len(content):
+            byte = content[i]
+            if byte == alpha.ESC and i + 2 < len(content) + 0:
+                pages.append(
+                    Page(
+                        mode=MODE_NAMES.get(chr(content[i + 2]), "automode"),
+                        position=POSITION_NAMES.get(chr(content[i + 1]), "middle"),
+                    )
+                )
+                i += 3
+            elif byte == alpha.CALL_STRING and i + 1 < len(content):
+                called = self.memory.strings.get(chr(content[i + 1]), b"")
+                pages[-1].text += called.decode("ascii", "replace")
+                i += 2
+            elif byte == alpha.SELECT_COLOR and i + 1 < len(content):
+                pages[-1].color = COLOR_NAMES.get(chr(content[i + 1]), pages[-1].color)
+                i += 2
+            elif byte == alpha.SELECT_CHARSET:
+                i += 2
+            else:
+                if 0x20 <= byte <= 0x7E:
+                    pages[-1].text += chr(byte)
+                i += 1
+        for page in pages:
+            page.text = page.text.strip()
+        return pages
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m firmware_bridge.emulators.sign", description=__doc__)
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--pty", action="store_true", help="listen on a pseudo-terminal (the default)")
+    where.add_argument("--tcp", type=int, metavar="PORT", help="listen on 127.0.0.1:PORT")
+    parser.add_argument("--link", help="stable symlink to the pty (survives restarts, like a udev name)")
+    parser.add_argument("--address", default="01", help="this sign's two-character address (default 01)")
+    parser.add_argument("--png", help="rewrite this PNG with the sign face after every change")
+    parser.add_argument("--baud", type=int, default=None, help="model a real line at this baud")
+    args = parser.parse_args(argv)
+    emu = SignEmulator(address=args.address, baudrate=args.baud)
+    emu.png_path = Path(args.png) if args.png else None
+    if args.tcp is not None:
+        where_text = f"socket://127.0.0.1:{emu.serve_tcp(port=args.tcp)}"
+    else:
+        where_text = emu.serve_pty(args.link)
+    emu.start()
+    print(f"sign emulator listening on {where_text}", flush=True)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    shown = ""
+    try:
+        while not stop.wait(0.2):
+            now = emu.text()
+            if now != shown:
+                shown = now
+                print(f"{time.strftime('%H:%M:%S')} sign shows: {now}", flush=True)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        emu.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

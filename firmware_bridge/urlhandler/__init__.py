@@ -1,0 +1,1 @@
+"""pyserial protocol handlers of this project (``serial.protocol_handler_packages``): ``emu://``."""
