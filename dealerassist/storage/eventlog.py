@@ -1,0 +1,372 @@
+"""Append-only SQLite event log with a SHA-256 hash chain (the system's record of every table).
+
+Durability: WAL journal with ``synchronous=FULL``, so a record is on disk when ``append`` returns;
+everything one tracker input causes is written in one transaction, so a crash keeps all or none of
+it. The ``log_head`` row (last sequence number and hash) is updated in the same transaction, which
+is what makes a truncated tail detectable. A writer refuses to extend a log whose tail does not
+match its head or whose file is damaged: it never resets or repairs anything by itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import pkgutil
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+
+import dealerassist
+from dealerassist.errors import DealerAssistError
+from dealerassist.events import EVENT_FORMAT_VERSION, Event, EventError, event_from_dict
+from dealerassist.storage.chain import GENESIS_HASH, canonical_json, record_hash
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+_PAGE = 500
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY,
+    recorded_at TEXT NOT NULL,
+    table_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    round_id INTEGER,
+    body TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_table ON events (table_id, seq);
+CREATE INDEX IF NOT EXISTS events_time ON events (recorded_at);
+CREATE TABLE IF NOT EXISTS log_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+_INSERT = (
+    "INSERT INTO events (seq, recorded_at, table_id, kind, round_id, body, prev_hash, hash) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_SET_META = (
+    "INSERT INTO log_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+)
+_COLUMNS = "seq, recorded_at, table_id, kind, round_id, body, prev_hash, hash"
+
+
+class LogError(DealerAssistError):
+    """The log file cannot be used as it is: damaged, not a log, or its chain does not hold."""
+
+
+@dataclass(frozen=True)
+class LogRecord:
+    """One stored event with its place in the chain."""
+
+    seq: int
+    recorded_at: str
+    event: Event
+    prev_hash: str
+    hash: str
+
+    def to_dict(self) -> dict[str, object]:
+        """The export/replay form of a record (``docs/events.md``: "Exported records")."""
+        return {
+            "format": EVENT_FORMAT_VERSION,
+            "seq": self.seq,
+            "recorded_at": self.recorded_at,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+            "event": self.event.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class ChainReport:
+    """Result of checking the whole chain: ``first_bad`` is the first record that fails, if any."""
+
+    ok: bool
+    checked: int
+    first_bad: int | None = None
+    problem: str = ""
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+@cache
+def load_vocabulary() -> None:
+    """Import every ``dealerassist.<package>.events`` module so every stored kind can be decoded."""
+    for info in pkgutil.iter_modules(dealerassist.__path__):
+        name = f"dealerassist.{info.name}.events"
+        if info.ispkg and importlib.util.find_spec(name) is not None:
+            importlib.import_module(name)
+
+
+class EventLog:
+    """The durable, hash-chained event log of one or more tables (one SQLite file)."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+        self.path = str(path)
+        self.readonly = readonly
+        self._lock = threading.RLock()
+        memory = self.path == ":memory:"
+        if not memory:
+            _check_file(Path(self.path), readonly)
+        try:
+            if readonly:
+                uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+                self._db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            else:
+                self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._open(memory)
+        except sqlite3.DatabaseError as exc:
+            raise LogError(
+                f"{self.path}: not a readable event log ({exc}); the file was left untouched"
+            ) from None
+        load_vocabulary()
+
+    def _open(self, memory: bool) -> None:
+        db = self._db
+        if not self.readonly:
+            mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if not memory and mode.lower() != "wal":
+                raise LogError(f"{self.path}: cannot switch the log to WAL mode (got {mode})")
+        db.execute("PRAGMA synchronous=FULL")
+        check = db.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            raise LogError(
+                f"{self.path}: the database file is damaged ({check}); the file was left untouched"
+            )
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and not {"events", "log_meta"} <= tables:
+            raise LogError(
+                f"{self.path}: this SQLite file is not a dealerassist event log (tables: {sorted(tables)})"
+            )
+        if not tables:
+            if self.readonly:
+                raise LogError(f"{self.path}: empty database, no event log in it")
+            db.executescript(_SCHEMA)
+            db.execute(_SET_META, ("format", str(EVENT_FORMAT_VERSION)))
+            db.execute(_SET_META, ("head_seq", "0"))
+            db.execute(_SET_META, ("head_hash", GENESIS_HASH))
+        meta = dict(db.execute("SELECT key, value FROM log_meta"))
+        fmt = meta.get("format", "?")
+        if not fmt.isdigit() or int(fmt) > EVENT_FORMAT_VERSION:
+            raise LogError(
+                f"{self.path}: log format {fmt!r} is newer than this program ({EVENT_FORMAT_VERSION})"
+            )
+        self._head = self._stored_head(meta)
+        if not self.readonly:
+            self._check_tail(meta)
+
+    def _stored_head(self, meta: dict[str, str]) -> tuple[int, str]:
+        seq, digest = meta.get("head_seq"), meta.get("head_hash")
+        if seq is None or digest is None or not seq.isdigit():
+            if self.readonly:
+                return 0, GENESIS_HASH
+            raise LogError(f"{self.path}: the log head record is missing; run 'dealerassist audit verify'")
+        return int(seq), digest
+
+    def _check_tail(self, meta: dict[str, str]) -> None:
+        """A writer must not extend a chain whose stored tail disagrees with its head."""
+        row = self._db.execute(f"SELECT {_COLUMNS} FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        head_seq, head_hash = self._head
+        last_seq, last_hash = (row[0], row[7]) if row else (0, GENESIS_HASH)
+        if (last_seq, last_hash) != (head_seq, head_hash):
+            raise LogError(
+                f"{self.path}: the log ends at record {last_seq} but its head says {head_seq}: records were "
+                "removed or altered; run 'dealerassist audit verify' (nothing was changed)"
+            )
+        if row and record_hash(row[0], row[1], row[6], row[5]) != row[7]:
+            raise LogError(
+                f"{self.path}: record {last_seq} does not match its hash; run 'dealerassist audit verify'"
+            )
+
+    # --- writing ----------------------------------------------------------------------------
+
+    def append(self, event: Event) -> LogRecord:
+        return self.append_many([event])[0]
+
+    def append_many(self, events: Sequence[Event]) -> list[LogRecord]:
+        """Store ``events`` in one transaction; durable (fsynced) when this returns."""
+        if self.readonly:
+            raise LogError(f"{self.path}: opened read-only")
+        if not events:
+            return []
+        bodies = [_encode(event) for event in events]
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                seq, prev = self._read_head()
+                recorded_at = utc_now()
+                records = []
+                rows = []
+                for event, body in zip(events, bodies, strict=True):
+                    seq += 1
+                    digest = record_hash(seq, recorded_at, prev, body)
+                    round_id = getattr(event, "round_id", None)
+                    rows.append((seq, recorded_at, event.table, event.kind, round_id, body, prev, digest))
+                    records.append(LogRecord(seq, recorded_at, event, prev, digest))
+                    prev = digest
+                db.executemany(_INSERT, rows)
+                db.execute(_SET_META, ("head_seq", str(seq)))
+                db.execute(_SET_META, ("head_hash", prev))
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+            self._head = (seq, prev)
+            return records
+
+    def _read_head(self) -> tuple[int, str]:
+        """The head inside the write transaction, so two processes never fork the chain."""
+        rows = dict(
+            self._db.execute("SELECT key, value FROM log_meta WHERE key IN ('head_seq', 'head_hash')")
+        )
+        return int(rows["head_seq"]), rows["head_hash"]
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def last_seq(self) -> int:
+        with self._lock:
+            row = self._db.execute("SELECT MAX(seq) FROM events").fetchone()
+        return int(row[0] or 0)
+
+    def records(self, after: int = 0, table: str | None = None) -> Iterator[LogRecord]:
+        """Records with ``seq > after`` in order, optionally of one table, decoded to events."""
+        for row in self.rows(after, table):
+            yield _decode(row)
+
+    def rows(
+        self, after: int = 0, table: str | None = None, since: str | None = None, until: str | None = None
+    ) -> Iterator[tuple]:
+        """Raw rows (seq, recorded_at, table_id, kind, round_id, body, prev_hash, hash), paged."""
+        where, args = ["seq > ?"], []
+        if table is not None:
+            where.append("table_id = ?")
+            args.append(table)
+        if since is not None:
+            where.append("recorded_at >= ?")
+            args.append(since)
+        if until is not None:
+            where.append("recorded_at < ?")
+            args.append(until)
+        sql = f"SELECT {_COLUMNS} FROM events WHERE {' AND '.join(where)} ORDER BY seq LIMIT {_PAGE}"
+        cursor = after
+        while True:
+            with self._lock:
+                page = self._db.execute(sql, (cursor, *args)).fetchall()
+            yield from page
+            if len(page) < _PAGE:
+                return
+            cursor = page[-1][0]
+
+    def verify(self) -> ChainReport:
+        """Check every record's hash, link and place, then the head; name the first bad record."""
+        expected_seq, prev, checked = 1, GENESIS_HASH, 0
+        pending_link: tuple[int, str] | None = None
+        for seq, recorded_at, table_id, kind, round_id, body, prev_hash, digest in self.rows():
+            if seq != expected_seq:
+                return ChainReport(
+                    False, checked, expected_seq, f"record {expected_seq} is missing (next is {seq})"
+                )
+            own_ok = record_hash(seq, recorded_at, prev_hash, body) == digest
+            if prev_hash != prev:
+                bad = pending_link[0] if pending_link and own_ok else seq
+                what = "was changed after it was written" if bad != seq else "does not link to the one before"
+                return ChainReport(
+                    False, checked, bad, f"record {bad} {what} (chain broken between {seq - 1} and {seq})"
+                )
+            if not own_ok:
+                return ChainReport(
+                    False, checked, seq, f"record {seq} does not match its hash (content was changed)"
+                )
+            problem = _body_problem(body, table_id, kind, round_id)
+            if problem:
+                return ChainReport(False, checked, seq, f"record {seq}: {problem}")
+            checked += 1
+            expected_seq, prev, pending_link = seq + 1, digest, (seq, digest)
+        with self._lock:
+            meta = dict(self._db.execute("SELECT key, value FROM log_meta"))
+        head_seq, head_hash = meta.get("head_seq"), meta.get("head_hash")
+        if head_seq is None or head_hash is None:
+            return ChainReport(False, checked, None, "the log head is missing (log_meta was altered)")
+        if int(head_seq) != checked:
+            return ChainReport(
+                False,
+                checked,
+                checked + 1,
+                f"the log was truncated: it ends at {checked}, its head says {head_seq}",
+            )
+        if head_hash != prev:
+            bad = checked or None
+            return ChainReport(
+                False, checked, bad, f"record {checked} was changed after it was written (head hash differs)"
+            )
+        return ChainReport(True, checked)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> EventLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _check_file(path: Path, readonly: bool) -> None:
+    """Refuse a file that is not an SQLite database before SQLite gets a chance to touch it."""
+    if not path.exists():
+        if readonly:
+            raise LogError(f"{path}: no such event log")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return
+    if path.is_dir():
+        raise LogError(f"{path}: is a directory, not an event log")
+    size = path.stat().st_size
+    if size == 0:
+        return
+    with path.open("rb") as fh:
+        magic = fh.read(len(SQLITE_MAGIC))
+    if magic != SQLITE_MAGIC:
+        raise LogError(
+            f"{path}: not an SQLite database (damaged or foreign file); the file was left untouched"
+        )
+    if size < 512:
+        raise LogError(f"{path}: the database file is truncated ({size} bytes); the file was left untouched")
+
+
+def _encode(event: Event) -> str:
+    if not isinstance(event, Event):
+        raise EventError(f"only events can be logged, got {type(event).__name__}")
+    try:
+        return canonical_json(event.to_dict())
+    except (TypeError, ValueError) as exc:
+        raise EventError(f"{event.kind}: cannot be stored as JSON ({exc})") from None
+
+
+def _decode(row: tuple) -> LogRecord:
+    seq, recorded_at, _table, _kind, _round, body, prev_hash, digest = row
+    try:
+        event = event_from_dict(json.loads(body))
+    except (EventError, ValueError) as exc:
+        raise LogError(f"record {seq} cannot be decoded: {exc}") from None
+    return LogRecord(seq, recorded_at, event, prev_hash, digest)
+
+
+def _body_problem(body: str, table_id: str, kind: str, round_id: int | None) -> str:
+    """The indexed columns must say what the hashed body says (they are used to filter exports)."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return "body is not JSON"
+    if not isinstance(data, dict) or canonical_json(data) != body:
+        return "body is not canonical JSON"
+    if data.get("table") != table_id or data.get("kind") != kind or data.get("round_id") != round_id:
+        return "table/kind/round columns disagree with the hashed body"
+    return ""

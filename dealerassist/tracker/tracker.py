@@ -1,0 +1,173 @@
+"""``Tracker``: one table's engine bound to the durable log.
+
+Every accepted input and everything it caused are appended in one transaction before ``handle``
+returns; a refused input is logged as a ``refused`` record and the error is raised to the caller.
+At start the tracker re-applies its table's logged inputs, so after a crash (or a restart) the open
+round is exactly what the log says it is.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from dealerassist.errors import ConfigError, DealerAssistError
+from dealerassist.events import Event, EventError, event_from_dict
+from dealerassist.games import game_class
+from dealerassist.games.base import Game, TableRules
+from dealerassist.storage.eventlog import EventLog, LogRecord
+from dealerassist.tracker.engine import TableEngine, refusal
+from dealerassist.tracker.events import INPUT_KINDS, TableConfigured
+
+log = logging.getLogger(__name__)
+Subscriber = Callable[[LogRecord], None]
+
+
+class TrackerError(DealerAssistError):
+    """The log cannot be replayed into this table's tracker (it was written under other rules)."""
+
+
+def resolve_game(rules: TableRules) -> type[Game]:
+    """The game class for ``rules.game``: the registry, or any loaded ``Game`` subclass with that slug."""
+    try:
+        return game_class(rules.game)
+    except KeyError as exc:
+        stack = list(Game.__subclasses__())
+        while stack:
+            cls = stack.pop()
+            if getattr(cls, "slug", None) == rules.game and not getattr(cls, "__abstractmethods__", None):
+                return cls
+            stack.extend(cls.__subclasses__())
+        raise ConfigError(rules.table_id, "table.game", str(exc.args[0])) from None
+
+
+def describe_rules(rules: TableRules) -> dict[str, Any]:
+    """The rules a tracker runs with, as plain data for the ``table-config`` record."""
+    data = {
+        "table_id": rules.table_id,
+        "game": rules.game,
+        "seats": rules.seats,
+        "deck": rules.deck.name,
+        "chip": rules.chip,
+        "limits": {bet: [limit.minimum, limit.maximum] for bet, limit in rules.limits.items()},
+        "paytables": {bet: str(getattr(table, "name", table)) for bet, table in rules.paytables.items()},
+        "options": dict(rules.options),
+        "exposure_policy": rules.exposure_policy,
+    }
+    return json.loads(json.dumps(data, default=str))
+
+
+class Tracker:
+    """Runs one table: validates inputs, logs them with their consequences, notifies subscribers."""
+
+    def __init__(self, table_config: Any, log: EventLog, *, game: type[Game] | None = None) -> None:
+        self.config = table_config
+        self.rules: TableRules = getattr(table_config, "rules", table_config)
+        self.table = self.rules.table_id
+        self.game_class = game or resolve_game(self.rules)
+        self.log = log
+        self._lock = threading.RLock()
+        self._subscribers: list[Subscriber] = []
+        self.engine, last_config = self._rebuild()
+        self._record_config(last_config)
+
+    # --- start-up ----------------------------------------------------------------------------
+
+    def _rebuild(self) -> tuple[TableEngine, dict[str, Any] | None]:
+        engine = TableEngine(self.game_class(self.rules))
+        last_config = None
+        for record in self.log.records(table=self.table):
+            event = record.event
+            if isinstance(event, TableConfigured):
+                last_config = event.config
+            if event.kind not in INPUT_KINDS:
+                continue
+            try:
+                engine.apply(event)
+            except DealerAssistError as exc:
+                raise TrackerError(
+                    f"table {self.table}: logged record {record.seq} ({event.kind}) no longer applies "
+                    f"under the current rules: {exc}. The log was not changed."
+                ) from None
+        return engine, last_config
+
+    def _record_config(self, last: dict[str, Any] | None) -> None:
+        config = describe_rules(self.rules)
+        raw = getattr(self.config, "raw", None)
+        if isinstance(raw, Mapping):
+            config["raw"] = json.loads(json.dumps(raw, default=str))
+        if config != last:
+            source = str(getattr(self.config, "path", "") or "")
+            self.log.append(
+                TableConfigured(table=self.table, game=self.rules.game, config=config, source=source)
+            )
+
+    # --- inputs ------------------------------------------------------------------------------
+
+    def handle(self, event: Event) -> list[Event]:
+        """Apply one input; returns the events it caused, all already durable in the log."""
+        with self._lock:
+            if not isinstance(event, Event):
+                raise EventError(f"an input must be an Event, got {type(event).__name__}")
+            try:
+                if event.kind not in INPUT_KINDS:
+                    raise EventError(
+                        f"kind: {event.kind!r} is an output or unknown, not an input the tracker takes"
+                    )
+                outputs = self.engine.apply(event)
+            except DealerAssistError as exc:
+                self._commit([self.engine.refusal(event, exc)])
+                raise
+            except Exception:
+                self.engine, _ = self._rebuild()
+                raise
+            try:
+                self._commit([event, *outputs])
+            except BaseException:
+                self.engine, _ = self._rebuild()
+                raise
+            return outputs
+
+    def handle_data(self, data: Any) -> list[Event]:
+        """Decode a plain-data input (a replay line, an HTTP body) and handle it; bad data is logged too."""
+        try:
+            event = event_from_dict(data)
+        except EventError as exc:
+            kind = data.get("kind") if isinstance(data, dict) else None
+            safe = (
+                json.loads(json.dumps(data, default=repr))
+                if isinstance(data, dict)
+                else {"value": repr(data)}
+            )
+            with self._lock:
+                self._commit([refusal(self.table, str(kind or "?"), safe, exc, self.engine.round_id or None)])
+            raise
+        return self.handle(event)
+
+    def _commit(self, events: list[Event]) -> list[LogRecord]:
+        records = self.log.append_many(events)
+        for record in records:
+            for callback in list(self._subscribers):
+                try:
+                    callback(record)
+                except Exception:
+                    log.exception("subscriber %r failed on record %d", callback, record.seq)
+        return records
+
+    # --- views -------------------------------------------------------------------------------
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call ``callback(record)`` for every record this tracker logs; returns an unsubscribe."""
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback)
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            return self.engine.snapshot()
+
+    @property
+    def round_id(self) -> int:
+        return self.engine.round_id
