@@ -1,0 +1,586 @@
+"""The progressive controller: turns a table's round records into meter events.
+
+It subscribes to the tracker (``controller.on_record``) and keeps, per open round, the progressive
+wagers it saw. What each round owes the progressive is then *derived* from the log, never from
+memory of what was already done:
+
+* betting closed -> one contribution per qualifying wager (key ``table:round:seat``);
+* round settled -> a hit per qualifying progressive hand, in seat order from the dealer's left
+  (seat 1 first), each paid from the meter as the previous hit and its reset left it;
+* round voided after betting closed -> every contribution of the round given back (a correction).
+
+Because every one of those events has an idempotency key and the store commits a key once, the
+same derivation runs at start-up over the whole log (``recover``) and after a lost link comes back:
+whatever a kill -9 or an outage interrupted is done exactly once, nothing twice.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from dealerassist.core.money import format_amount
+from dealerassist.core.paytables import MeterAward
+from dealerassist.errors import RuleViolation
+from dealerassist.events import Event
+from dealerassist.progressive import meter
+from dealerassist.progressive.events import (
+    PROGRESSIVE_KINDS,
+    ProgressiveContribution,
+    ProgressiveCorrection,
+    ProgressiveHit,
+    ProgressivePaid,
+    ProgressiveParamsChanged,
+    ProgressiveReset,
+    contribution_key,
+    hit_key,
+    refund_key,
+)
+from dealerassist.progressive.params import ProgressiveParams, award_text
+from dealerassist.progressive.store import EventSink, LinkDown, LocalStore, MeterStore, event_key
+
+SUPERVISOR_ROLES = frozenset({"supervisor", "admin"})
+FAULT_TEXT = "LINK DOWN"
+StateListener = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class RoundBook:
+    """What one round owes the progressive, rebuilt from the log."""
+
+    wagers: dict[int, int] = field(default_factory=dict)
+    closed: bool = False
+    voided: bool = False
+    results: list[Mapping[str, Any]] | None = None
+    hands: Mapping[str, str] = field(default_factory=dict)
+    contributed: dict[int, ProgressiveContribution] = field(default_factory=dict)
+    hits: set[int] = field(default_factory=set)
+    refunded: set[int] = field(default_factory=set)
+
+
+class ProgressiveController:
+    """One table's view of a progressive (its own meter, or a shared linked one)."""
+
+    def __init__(
+        self,
+        table: str,
+        params: ProgressiveParams,
+        log: EventSink,
+        *,
+        store: MeterStore | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        win_display_s: float = 8.0,
+        poll_s: float = 0.25,
+    ) -> None:
+        self.table = table
+        self.log = log
+        self.clock = clock
+        self.win_display_s = win_display_s
+        self.poll_s = poll_s
+        self._lock = threading.RLock()
+        self._books: dict[int, RoundBook] = {}
+        self._local_keys: set[str] = set()
+        self._open_round: int | None = None
+        self._fault: str | None = None
+        self._seen_hits: dict[str, float] = {}
+        self._listeners: list[StateListener] = []
+        self._last_sent: dict[str, Any] | None = None
+        self._stop = threading.Event()
+        self._poller: threading.Thread | None = None
+        self.store = store if store is not None else self._default_store(params)
+        self._params = params
+        self._meter = meter.EMPTY
+        self.recover()
+
+    def _default_store(self, params: ProgressiveParams) -> MeterStore:
+        if params.link:
+            from dealerassist.progressive.linked import LinkedStore
+
+            return LinkedStore(params.link, self.table, params)
+        return LocalStore(self.log, self.table, params)
+
+    # --- life cycle ---------------------------------------------------------------------------
+
+    def recover(self) -> None:
+        """Rebuild the round books from the log and finish whatever a crash left undone."""
+        with self._lock:
+            for record in self.log.records(table=self.table):
+                self._ingest(record.event)
+            self._refresh()
+            self._act_all()
+
+    def start(self) -> None:
+        """For a linked meter: follow the other tables' changes and watch the link."""
+        if self.store.shared and self._poller is None:
+            self._poller = threading.Thread(target=self._poll, name=f"progressive-{self.table}", daemon=True)
+            self._poller.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._poller is not None:
+            self._poller.join(timeout=5)
+            self._poller = None
+        self.store.close()
+
+    def _poll(self) -> None:
+        while not self._stop.wait(self.poll_s):
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the meter; after a lost link, push what waited for it."""
+        with self._lock:
+            was_down = self._fault is not None
+            self._refresh()
+            if was_down and self._fault is None:
+                self._act_all()
+            self._notify()
+
+    def _refresh(self) -> None:
+        try:
+            self._meter, self._params = self.store.snapshot()
+        except LinkDown as exc:
+            self._set_fault(str(exc))
+            return
+        self._fault = None
+        now = self.clock()
+        for hit_id in self._meter.pending:
+            self._seen_hits.setdefault(hit_id, now)
+
+    def _set_fault(self, detail: str) -> None:
+        self._fault = detail
+
+    # --- the tracker's records ----------------------------------------------------------------
+
+    def attach(self, tracker: Any) -> None:
+        """Follow a ``Tracker`` (or a ``Pit``): every record it logs comes to ``on_record``."""
+        tracker.subscribe(self.on_record)
+
+    def on_record(self, record: Any) -> None:
+        event = record.event
+        if getattr(event, "table", None) != self.table or event.kind in PROGRESSIVE_KINDS:
+            return
+        with self._lock:
+            round_id = self._ingest(event)
+            if round_id is not None:
+                self._act(round_id)
+            self._notify()
+
+    def _ingest(self, event: Event) -> int | None:
+        """Note what ``event`` means for its round; returns the round it touched."""
+        kind = event.kind
+        if kind in PROGRESSIVE_KINDS:
+            self._ingest_own(event)
+            return None
+        round_id = getattr(event, "round_id", None)
+        if not isinstance(round_id, int):
+            return None
+        book = self._books.setdefault(round_id, RoundBook())
+        if kind == "round-open":
+            self._open_round = round_id
+        elif kind in ("wager", "correct-wager") and getattr(event, "bet", None) == self._params.bet:
+            seat, amount = int(event.seat), int(event.amount)  # type: ignore[attr-defined]
+            if amount > 0:
+                book.wagers[seat] = amount
+            else:
+                book.wagers.pop(seat, None)
+        elif kind == "betting-closed":
+            book.closed = True
+        elif kind == "round-settled":
+            book.results = list(getattr(event, "results", ()) or ())
+            book.hands = dict(getattr(event, "hands", {}) or {})
+            self._round_ended(round_id)
+        elif kind == "round-voided":
+            book.voided = True
+            self._round_ended(round_id)
+        elif kind == "round-close":
+            self._round_ended(round_id)
+        return round_id
+
+    def _round_ended(self, round_id: int) -> None:
+        if self._open_round == round_id:
+            self._open_round = None
+
+    def _ingest_own(self, event: Event) -> None:
+        if getattr(event, "progressive", None) != self.store.name:
+            return
+        self._local_keys.add(event_key(event))
+        round_id = getattr(event, "round_id", None)
+        seat = getattr(event, "seat", None)
+        if round_id is None or seat is None:
+            return
+        book = self._books.setdefault(round_id, RoundBook())
+        if isinstance(event, ProgressiveContribution):
+            book.contributed[seat] = event
+        elif isinstance(event, ProgressiveHit):
+            book.hits.add(seat)
+        elif isinstance(event, ProgressiveCorrection) and event.key.startswith("refund:"):
+            book.refunded.add(seat)
+
+    # --- what rounds owe -----------------------------------------------------------------------
+
+    def _act_all(self) -> None:
+        for round_id in sorted(self._books):
+            self._act(round_id)
+            if self._fault is not None:
+                return
+
+    def _act(self, round_id: int) -> None:
+        book = self._books[round_id]
+        try:
+            if book.closed:
+                self._contribute(round_id, book)
+            if book.voided:
+                self._refund(round_id, book)
+            elif book.results is not None:
+                self._hits(round_id, book)
+        except LinkDown as exc:
+            self._set_fault(str(exc))
+            return
+        if self._finished(book):
+            del self._books[round_id]
+
+    def _finished(self, book: RoundBook) -> bool:
+        if book.voided:
+            return set(book.contributed) <= book.refunded
+        if book.results is None:
+            return False
+        return set(self._qualifying(book)) <= set(book.contributed) and not self._due_hits(book)
+
+    def _qualifying(self, book: RoundBook) -> dict[int, int]:
+        return {seat: amount for seat, amount in book.wagers.items() if amount == self._params.wager}
+
+    def _commit(self, keys: list[str], plan: Any) -> list[Event]:
+        events = self.store.commit(keys, plan)
+        fresh = [e for e in events if event_key(e) not in self._local_keys]
+        if fresh and self.store.shared:
+            self.log.append_many(fresh)
+        for event in fresh:
+            self._ingest_own(event)
+        self._refresh()
+        return fresh
+
+    def _contribute(self, round_id: int, book: RoundBook) -> None:
+        due = {s: a for s, a in self._qualifying(book).items() if s not in book.contributed}
+        if not due:
+            return
+        keys = {seat: contribution_key(self.table, round_id, seat) for seat in due}
+
+        def plan(state: meter.MeterState, params: ProgressiveParams, done: frozenset[str]) -> list[Event]:
+            events: list[Event] = []
+            for seat in sorted(due):
+                if keys[seat] in done:
+                    continue
+                c = meter.contribution(state, params.rates, due[seat])
+                state = meter.apply_contribution(state, c)
+                events.append(
+                    ProgressiveContribution(
+                        table=self.table,
+                        progressive=params.name,
+                        round_id=round_id,
+                        seat=seat,
+                        wager=c.wager,
+                        to_meter=str(c.to_meter),
+                        to_reserve=str(c.to_reserve),
+                        to_overflow=str(c.to_overflow),
+                        amount_after=state.amount,
+                        key=keys[seat],
+                    )
+                )
+            return events
+
+        self._commit(list(keys.values()), plan)
+
+    def _winning_hands(self, book: RoundBook) -> dict[int, str]:
+        """Seat -> progressive hand class, for seats that contributed and hold an awarded hand."""
+        found: dict[int, str] = {}
+        results = [r for r in book.results or () if r.get("bet") == self._params.bet]
+        for r in results:
+            seat = int(r.get("seat", 0))
+            if r.get("outcome") in ("void", "forfeit") or seat not in book.contributed:
+                continue
+            hand = str(r.get("hand") or book.hands.get(str(r.get("position") or f"seat-{seat}"), ""))
+            if self._params.award(hand) is not None:
+                found[seat] = hand
+        if not results:
+            for seat in book.contributed:
+                hand = str(book.hands.get(f"seat-{seat}", ""))
+                if self._params.award(hand) is not None:
+                    found[seat] = hand
+        return found
+
+    def _due_hits(self, book: RoundBook) -> dict[int, str]:
+        return {s: h for s, h in self._winning_hands(book).items() if s not in book.hits}
+
+    def _hits(self, round_id: int, book: RoundBook) -> None:
+        self._contribute(round_id, book)
+        if not self._due_hits(book):
+            return
+        winners = self._winning_hands(book)
+        keys = {seat: hit_key(self.table, round_id, seat) for seat in winners}
+
+        def plan(state: meter.MeterState, params: ProgressiveParams, done: frozenset[str]) -> list[Event]:
+            events: list[Event] = []
+            for order, seat in enumerate(sorted(winners), start=1):
+                if keys[seat] in done:
+                    continue
+                hand = winners[seat]
+                award = params.award(hand)
+                if award is None:
+                    continue
+                if isinstance(award, MeterAward):
+                    payment = meter.meter_payment(state, award.percent)
+                else:
+                    payment = meter.fixed_payment(state, award.cents)
+                hit_id = f"{self.table}:{round_id}:{seat}"
+                hit = ProgressiveHit(
+                    table=self.table,
+                    progressive=params.name,
+                    round_id=round_id,
+                    seat=seat,
+                    order=order,
+                    hand=hand,
+                    award=award_text(award),
+                    paid=payment.paid,
+                    from_meter=str(payment.from_meter),
+                    from_reserve=str(payment.from_reserve),
+                    from_house=str(payment.from_house),
+                    meter_before=payment.meter_before,
+                    hit_id=hit_id,
+                    key=keys[seat],
+                )
+                state = meter.lock(meter.apply_payment(state, payment, hit.summary()), hit_id)
+                events.append(hit)
+                reset = (
+                    meter.reset_after_payment(state, params.rates) if isinstance(award, MeterAward) else None
+                )
+                if reset is not None:
+                    state = meter.apply_reset(state, reset)
+                    events.append(
+                        ProgressiveReset(
+                            table=self.table,
+                            progressive=params.name,
+                            hit_id=hit_id,
+                            seed=str(reset.seed),
+                            from_reserve=str(reset.from_reserve),
+                            from_overflow=str(reset.from_overflow),
+                            amount_after=reset.amount_after,
+                            key=f"reset:{hit_id}",
+                        )
+                    )
+            return events
+
+        self._commit(list(keys.values()), plan)
+
+    def _refund(self, round_id: int, book: RoundBook) -> None:
+        due = {s: e for s, e in book.contributed.items() if s not in book.refunded}
+        if not due:
+            return
+        keys = {seat: refund_key(self.table, round_id, seat) for seat in due}
+
+        def plan(state: meter.MeterState, params: ProgressiveParams, done: frozenset[str]) -> list[Event]:
+            events: list[Event] = []
+            for seat in sorted(due):
+                if keys[seat] in done:
+                    continue
+                back = meter.reverse(due[seat].contribution())
+                events.append(
+                    ProgressiveCorrection(
+                        table=self.table,
+                        progressive=params.name,
+                        meter=str(back.meter),
+                        reserve=str(back.reserve),
+                        overflow=str(back.overflow),
+                        wager=back.wager,
+                        round_id=round_id,
+                        seat=seat,
+                        user="tracker",
+                        reason="round voided: the progressive wager's contribution is given back",
+                        key=keys[seat],
+                    )
+                )
+            return events
+
+        self._commit(list(keys.values()), plan)
+
+    # --- people ---------------------------------------------------------------------------------
+
+    def check_wager(self, seat: int, bet: str, amount: int) -> None:
+        """Raise ``RuleViolation`` when the progressive cannot take this wager now (the tracker asks
+        before accepting a wager on the progressive bet)."""
+        with self._lock:
+            if bet != self._params.bet or amount == 0:
+                return
+            if self._fault is not None:
+                raise RuleViolation(
+                    "progressive-link",
+                    f"the progressive is not available: link to the shared meter lost ({self._fault})",
+                )
+            if self._meter.locked:
+                raise RuleViolation(
+                    "progressive-locked",
+                    "the progressive is locked until a supervisor confirms the jackpot payment",
+                )
+            if amount != self._params.wager:
+                raise RuleViolation(
+                    "progressive-wager", f"the progressive takes exactly {format_amount(self._params.wager)}"
+                )
+
+    def confirm(self, hit_id: str, user: str, role: str) -> ProgressivePaid:
+        """A supervisor confirms that a jackpot was paid; the last confirmation unlocks the meter."""
+        _supervisor_only(role, "confirm a jackpot payment")
+        with self._lock:
+
+            def plan(state: meter.MeterState, params: ProgressiveParams, done: frozenset[str]) -> list[Event]:
+                if hit_id not in state.pending:
+                    waiting = ", ".join(state.pending) or "none"
+                    raise RuleViolation(
+                        "progressive-no-hit", f"no jackpot {hit_id!r} waits for payment (waiting: {waiting})"
+                    )
+                paid = next((int(h["amount"]) for h in state.recent if h.get("hit_id") == hit_id), 0)
+                return [
+                    ProgressivePaid(
+                        table=self.table,
+                        progressive=params.name,
+                        hit_id=hit_id,
+                        paid=paid,
+                        user=user,
+                        key=f"paid:{hit_id}",
+                    )
+                ]
+
+            events = self._commit([f"paid:{hit_id}"], plan)
+            self._notify()
+            return next(e for e in events if isinstance(e, ProgressivePaid))
+
+    def change_params(self, new: ProgressiveParams, user: str, role: str) -> ProgressiveParamsChanged:
+        """Change the parameters between rounds; logged with the old and the new values."""
+        _supervisor_only(role, "change progressive parameters")
+        with self._lock:
+            if self._open_round is not None:
+                raise RuleViolation(
+                    "progressive-round-open",
+                    f"round {self._open_round} is open: change parameters between rounds",
+                )
+            if new.name != self.store.name:
+                raise RuleViolation(
+                    "progressive-name", f"this table runs progressive {self.store.name!r}, not {new.name!r}"
+                )
+            key = f"params:{new.name}:{uuid.uuid4().hex}"
+
+            def plan(state: meter.MeterState, params: ProgressiveParams, done: frozenset[str]) -> list[Event]:
+                return [
+                    ProgressiveParamsChanged(
+                        table=self.table,
+                        progressive=new.name,
+                        user=user,
+                        old=params.to_dict(),
+                        new=new.to_dict(),
+                        key=key,
+                    )
+                ]
+
+            events = self._commit([key], plan)
+            self._notify()
+            return next(e for e in events if isinstance(e, ProgressiveParamsChanged))
+
+    def correct(self, meter_cents: Fraction, user: str, role: str, reason: str) -> ProgressiveCorrection:
+        """A supervisor's documented correction of the meter (signed cents), e.g. after an audit."""
+        _supervisor_only(role, "correct the progressive meter")
+        key = f"correction:{uuid.uuid4().hex}"
+        with self._lock:
+
+            def plan(state: meter.MeterState, params: ProgressiveParams, done: frozenset[str]) -> list[Event]:
+                if state.meter + meter_cents < 0:
+                    raise RuleViolation(
+                        "progressive-correction", "a correction cannot take the meter below zero"
+                    )
+                return [
+                    ProgressiveCorrection(
+                        table=self.table,
+                        progressive=params.name,
+                        meter=str(meter_cents),
+                        user=user,
+                        reason=reason,
+                        key=key,
+                    )
+                ]
+
+            events = self._commit([key], plan)
+            self._notify()
+            return next(e for e in events if isinstance(e, ProgressiveCorrection))
+
+    # --- what the sign and the dashboard show -------------------------------------------------------
+
+    @property
+    def params(self) -> ProgressiveParams:
+        return self._params
+
+    @property
+    def meter(self) -> meter.MeterState:
+        return self._meter
+
+    @property
+    def round_open(self) -> bool:
+        return self._open_round is not None
+
+    def state(self) -> dict[str, Any]:
+        """The sign page's and the sign driver's view (see ``docs/progressive.md``)."""
+        with self._lock:
+            m = self._meter
+            win = None
+            status = "normal"
+            if m.pending:
+                first = m.pending[0]
+                hit = next((h for h in m.recent if h.get("hit_id") == first), {})
+                win = {
+                    "table": hit.get("table", ""),
+                    "seat": hit.get("seat", 0),
+                    "amount": hit.get("amount", 0),
+                }
+                win["hit_id"] = first
+                shown_since = self._seen_hits.setdefault(first, self.clock())
+                status = "win" if self.clock() - shown_since < self.win_display_s else "pending"
+            if self._fault is not None:
+                status = "fault"
+            return {
+                "name": self.store.name,
+                "table": self.table,
+                "amount": m.amount,
+                "reserve": int(m.reserve // 1),
+                "overflow": int(m.overflow // 1),
+                "status": status,
+                "win": win,
+                "fault": None if self._fault is None else FAULT_TEXT,
+                "fault_detail": self._fault,
+                "pending": list(m.pending),
+                "hits": [dict(h) for h in m.recent],
+                "meters": {
+                    "qualifying_wagers": m.wagers,
+                    "handle": m.handle,
+                    "hits": m.hits,
+                    "total_won": m.won,
+                },
+            }
+
+    def subscribe(self, listener: StateListener) -> None:
+        """``listener(state)`` runs whenever what the sign shows may have changed."""
+        with self._lock:
+            self._listeners.append(listener)
+
+    def _notify(self) -> None:
+        current = self.state()
+        if current == self._last_sent:
+            return
+        self._last_sent = current
+        for listener in list(self._listeners):
+            listener(current)
+
+
+def _supervisor_only(role: str, what: str) -> None:
+    if role not in SUPERVISOR_ROLES:
+        raise RuleViolation("supervisor-only", f"only a supervisor may {what}")

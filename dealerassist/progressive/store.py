@@ -1,0 +1,122 @@
+"""Where a progressive's meter lives: the table's own event log, or a shared PostgreSQL row.
+
+Both stores take a *plan* — a pure function from (meter, parameters, keys already done) to the
+events to commit — and commit its events atomically, so the controller's rules are written once.
+Every progressive event carries an idempotency ``key``; a store never commits a key twice, which
+is what makes a retry after a crash or a lost link safe.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Protocol
+
+from dealerassist.errors import DealerAssistError
+from dealerassist.events import Event
+from dealerassist.progressive import meter
+from dealerassist.progressive.events import ProgressiveParamsChanged, apply_event
+from dealerassist.progressive.params import ProgressiveParams, params_from_dict
+
+Plan = Callable[[meter.MeterState, ProgressiveParams, frozenset[str]], list[Event]]
+
+
+class LinkDown(DealerAssistError):
+    """The shared meter cannot be reached; the progressive is unplayable until it is back."""
+
+
+class EventSink(Protocol):
+    """The part of ``dealerassist.storage.eventlog.EventLog`` the progressive uses."""
+
+    def append_many(self, events: Sequence[Event]) -> list[Any]: ...
+
+    def records(self, after: int = 0, table: str | None = None) -> Iterator[Any]: ...
+
+
+def event_key(event: Event) -> str:
+    return str(getattr(event, "key", ""))
+
+
+class MeterStore(ABC):
+    """One progressive's meter, parameters and ledger of keys."""
+
+    shared: bool = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.lock = threading.RLock()
+
+    @abstractmethod
+    def snapshot(self) -> tuple[meter.MeterState, ProgressiveParams]:
+        """The meter and parameters as committed (a shared store reads them afresh)."""
+
+    @abstractmethod
+    def commit(self, keys: Sequence[str], plan: Plan) -> list[Event]:
+        """Run ``plan`` against the committed meter and commit its events in one transaction.
+
+        Returns the new events and, for a shared store, the already stored events of ``keys``
+        (so a table can copy into its own log what a crash kept it from copying)."""
+
+    def close(self) -> None:  # noqa: B027 - only a shared store holds a connection
+        """Release connections; a local store has none."""
+
+
+class LocalStore(MeterStore):
+    """A standalone table's meter: the event log is the ledger, the meter is its replay."""
+
+    def __init__(self, log: EventSink, table: str, params: ProgressiveParams) -> None:
+        super().__init__(params.name)
+        self.log = log
+        self.table = table
+        self.state = meter.EMPTY
+        self.params = params
+        self.keys: set[str] = set()
+        self.ingest(record.event for record in log.records(table=table))
+        if not self.keys:
+            self.commit([f"params:{params.name}:opening"], opening_plan(table, params))
+
+    def ingest(self, events: Iterable[Event]) -> None:
+        """Replay logged progressive events of this meter (at start-up)."""
+        for event in events:
+            if getattr(event, "progressive", None) != self.name:
+                continue
+            self._apply(event)
+
+    def _apply(self, event: Event) -> None:
+        self.state = apply_event(self.state, event)
+        if isinstance(event, ProgressiveParamsChanged):
+            self.params = params_from_dict(event.new)
+        self.keys.add(event_key(event))
+
+    def snapshot(self) -> tuple[meter.MeterState, ProgressiveParams]:
+        with self.lock:
+            return self.state, self.params
+
+    def commit(self, keys: Sequence[str], plan: Plan) -> list[Event]:
+        with self.lock:
+            done = frozenset(k for k in keys if k in self.keys)
+            events = plan(self.state, self.params, done)
+            if events:
+                self.log.append_many(events)
+                for event in events:
+                    self._apply(event)
+            return events
+
+
+def opening_plan(table: str, params: ProgressiveParams) -> Plan:
+    def plan(state: meter.MeterState, _: ProgressiveParams, done: frozenset[str]) -> list[Event]:
+        if done:
+            return []
+        return [
+            ProgressiveParamsChanged(
+                table=table,
+                progressive=params.name,
+                user="config",
+                old={},
+                new=params.to_dict(),
+                key=f"params:{params.name}:opening",
+            )
+        ]
+
+    return plan
