@@ -94,8 +94,9 @@ def dealer_qualifies(dealer: HandValue) -> bool:
 
 class AnteRound(GameRound):
     """A round of an ante game: wagers, packets of cards to every betting seat and the dealer,
-    one Play-or-fold decision per Ante, then settlement. Subclasses give the card counts, the
-    wagers' rules and the settlement of one seat."""
+    one Play-or-fold decision per Ante, then settlement. Subclasses give the card counts (class
+    defaults, copied per round so a table option can change them), the wagers' rules and the
+    settlement of one seat."""
 
     PLAYER_CARDS: ClassVar[int]
     DEALER_CARDS: ClassVar[int]
@@ -104,6 +105,9 @@ class AnteRound(GameRound):
 
     def __init__(self, rules: TableRules) -> None:
         self.rules = rules
+        self.player_cards = self.PLAYER_CARDS
+        self.dealer_cards = self.DEALER_CARDS
+        self.dealer_up = self.DEALER_UP
         self.phase = "betting"
         self.wagers: dict[int, dict[str, int]] = {}
         self.cards: dict[str, list[Card]] = {}
@@ -152,8 +156,8 @@ class AnteRound(GameRound):
         for seat in sorted(self.wagers):
             self.check_seat(seat, self.wagers[seat])
         positions = [seat_position(s) for s in sorted(self.wagers)] + [DEALER]
-        counts = {p: self.PLAYER_CARDS for p in positions} | {DEALER: self.DEALER_CARDS}
-        self._plan = deal_plan(positions, counts, self.rules.option("deal_order", "packets"), self.DEALER_UP)
+        counts = {p: self.player_cards for p in positions} | {DEALER: self.dealer_cards}
+        self._plan = deal_plan(positions, counts, self.rules.option("deal_order", "packets"), self.dealer_up)
         self.cards = {p: [] for p in positions}
         self.phase = "dealing"
 
@@ -223,7 +227,7 @@ class AnteRound(GameRound):
     def must_be_hidden(self) -> frozenset[tuple[str, int]]:
         if self.phase in ("complete", "settled", "void"):
             return frozenset()
-        return frozenset((DEALER, i) for i in range(self.DEALER_CARDS) if i not in self.DEALER_UP)
+        return frozenset((DEALER, i) for i in range(self.dealer_cards) if i not in self.dealer_up)
 
     @property
     def complete(self) -> bool:
