@@ -1,0 +1,559 @@
+"""Face Up Pai Gow Poker with Progressive (``rules/face-up-pai-gow-poker.txt``).
+
+The rules in the order the text gives them, and where the code keeps each one:
+
+* Wagers before the deal (``place_wager``/``close_betting``): the main ``wager`` within the table
+  limits; optional ``fortune``, ``envy``, ``ace-high`` and ``progressive`` side bets, each needing
+  a main wager (option ``side_bets_require_wager``). Envy needs a Fortune bet of at least $5
+  (``envy_min_fortune``). The progressive takes exactly its unit (``progressive_unit``, $1).
+* The player-dealer: a seated player banks by placing ``bank`` (the table stake they put up,
+  within the ``bank`` limits; a table without them offers no player-dealer). The banker's hand is
+  the ``dealer`` position and the seat places no other wager. Without a banker the house banks.
+* Dice (``set_dice``): the total counts positions from the house dealer's, which is 1, then seat 1
+  (the dealer's left), seat 2, ... around the table, and dealing starts at the position it lands
+  on. Each live hand gets seven cards in turn from there; empty spots get none (seven spots and
+  the dealer would need 56 cards from 53, so only hands in play are dealt: our documented
+  choice). Players' cards are face down; the dealer's are dealt face up, since this variant
+  exposes the dealer's hand first, so no dealer card is ever hidden (``must_be_hidden``). Nothing
+  is dealt before betting closes and the dice are thrown.
+* The house dealer sets the dealer hand by the House Way (``house_way`` option, data table
+  ``gold-star``: ``dealerassist.games.house_way``), as soon as its seventh card is in.
+* Players set their hands (``Decision(action="set-hand", cards=<two-card front>)``) or ask the
+  dealer to (``action="house-way"``). A foul (front outranking back) is refused with the house-way
+  setting in the message, or with ``foul_policy = "forfeit"`` accepted and the main wager lost.
+* Winner (``_base_result``): both hands higher wins even money, both lower loses, one each pushes;
+  an identical hand is a copy and the dealer wins it. An ace-high dealer (no pair, straight or
+  flush in its seven cards, an ace or joker on top) pushes every main wager and wins Ace-High.
+* Fortune: the best five of the seven (with the seven-card straight flush and royal-match
+  specials, ``fortune_class``) at the Fortune table's odds. Envy: a fixed amount for every other
+  player's hand of the Envy table (never the dealer's nor one's own). Progressive: fixed awards
+  are paid here; a share of the meter is reported as a win with ``win = 0`` and the note
+  ``meter award N%`` and the qualifying class in ``hand``: the progressive controller pays it.
+* Player-dealer with table stakes (``_bank``): main wagers are covered in seat order from the
+  dealer's left until the bank runs out; what is not covered goes back to its player. Side bets
+  are always the house's.
+
+Options (``[options]``): ``foul_policy`` ("refuse" | "forfeit"), ``house_way`` ("gold-star"),
+``envy_min_fortune`` ("5"), ``progressive_unit`` ("1"), ``side_bets_require_wager`` (true),
+``dice`` (3: totals 3..18 are accepted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import combinations
+from typing import ClassVar, Final
+
+from dealerassist.core.cards import ACE, Card
+from dealerassist.core.decks import RoundCards
+from dealerassist.core.money import Odds, parse_amount, pay_odds
+from dealerassist.core.paytables import MeterAward, PayTable
+from dealerassist.errors import RuleViolation
+from dealerassist.games.base import (
+    DEALER,
+    DealStep,
+    Decision,
+    Game,
+    GameRound,
+    Outcome,
+    Settlement,
+    TableRules,
+    WagerResult,
+    parse_position,
+    seat_position,
+)
+from dealerassist.games.house_way import HouseWay, Setting, load_house_way, split_hand
+from dealerassist.hands import best_five, evaluate_five
+
+HAND_SIZE: Final = 7
+SIDE_BETS: Final = ("fortune", "envy", "ace-high", "progressive")
+EVEN_MONEY: Final = Odds(1, 1)
+
+
+# --- Hand classes the bonus tables pay on -------------------------------------------------------
+
+
+def seven_card_straight_flush(seven: Sequence[Card]) -> bool:
+    """All seven cards one suit and seven ranks in a row (the joker fills one; A-7 counts low)."""
+    naturals = [c for c in seven if not c.is_joker]
+    if len({c.suit for c in naturals}) != 1 or len({c.rank for c in naturals}) != len(naturals):
+        return False
+    ranks = {c.rank for c in naturals}
+    readings = [ranks, {1 if r == ACE else r for r in ranks}]
+    return any(max(r) - min(r) <= HAND_SIZE - 1 for r in readings if len(r) == len(naturals))
+
+
+def royal_match(seven: Sequence[Card]) -> bool:
+    """A royal flush in five of the cards and a natural suited king-queen in the other two."""
+    for front in combinations(range(HAND_SIZE), 2):
+        two = [seven[i] for i in front]
+        if any(c.is_joker for c in two) or {c.rank for c in two} != {13, 12} or two[0].suit != two[1].suit:
+            continue
+        back = [c for i, c in enumerate(seven) if i not in front]
+        if evaluate_five(back).name == "royal-flush":
+            return True
+    return False
+
+
+def fortune_class(seven: Sequence[Card]) -> str:
+    """The Fortune/Envy/Progressive class of seven cards: the pay tables' keys."""
+    if seven_card_straight_flush(seven):
+        return (
+            "seven-card-straight-flush-joker"
+            if any(c.is_joker for c in seven)
+            else "seven-card-straight-flush"
+        )
+    best = best_five(seven).name
+    if best == "royal-flush" and royal_match(seven):
+        return "royal-flush-royal-match"
+    return best
+
+
+def ace_high_pai_gow(seven: Sequence[Card]) -> bool:
+    """The dealer's "pai gow": nothing better than high card in seven cards, with an ace (or the
+    joker, which plays as one) on top."""
+    return best_five(seven).name == "high-card" and any(c.rank == ACE or c.is_joker for c in seven)
+
+
+# --- The game -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PaiGowOptions:
+    foul_policy: str
+    house_way: HouseWay
+    envy_min_fortune: int
+    progressive_unit: int
+    side_bets_require_wager: bool
+    dice: int
+
+    @classmethod
+    def from_rules(cls, rules: TableRules) -> PaiGowOptions:
+        policy = rules.option("foul_policy", "refuse")
+        if policy not in ("refuse", "forfeit"):
+            raise RuleViolation("foul-policy", f"foul_policy must be 'refuse' or 'forfeit', got {policy!r}")
+        dice = rules.option("dice", 3)
+        if isinstance(dice, bool) or not isinstance(dice, int) or dice < 1:
+            raise RuleViolation("dice", f"dice must be a whole number of dice >= 1, got {dice!r}")
+        return cls(
+            foul_policy=policy,
+            house_way=load_house_way(str(rules.option("house_way", "gold-star"))),
+            envy_min_fortune=parse_amount(str(rules.option("envy_min_fortune", "5"))),
+            progressive_unit=parse_amount(str(rules.option("progressive_unit", "1"))),
+            side_bets_require_wager=bool(rules.option("side_bets_require_wager", True)),
+            dice=dice,
+        )
+
+
+class FaceUpPaiGow(Game):
+    slug: ClassVar[str] = "face-up-pai-gow"
+    name: ClassVar[str] = "Face Up Pai Gow Poker with Progressive"
+    default_deck: ClassVar[str] = "standard-53-joker"
+    bets: ClassVar[tuple[str, ...]] = ("wager", "bank", *SIDE_BETS)
+
+    def new_round(self) -> FaceUpPaiGowRound:
+        return FaceUpPaiGowRound(self.rules)
+
+
+class FaceUpPaiGowRound(GameRound):
+    """Phases: ``betting`` -> ``dice`` -> ``dealing`` -> ``setting`` -> ``complete`` ->
+    ``settled`` (or ``void`` at any time before settlement)."""
+
+    def __init__(self, rules: TableRules) -> None:
+        self.rules = rules
+        self.options = PaiGowOptions.from_rules(rules)
+        self.phase = "betting"
+        self.wagers: dict[int, dict[str, int]] = {}
+        self.banker: int | None = None
+        self.shoe = RoundCards(rules.deck)
+        self.cards: dict[str, list[Card]] = {}
+        self.order: list[str] = []
+        self.dice: int | None = None
+        self.settings: dict[str, Setting] = {}
+        self.fouled: set[int] = set()
+        self.forfeits: dict[int, str] = {}
+        self._settlement: Settlement | None = None
+
+    # Betting ---------------------------------------------------------------------------------
+
+    def place_wager(self, seat: int, bet: str, amount: int) -> None:
+        self._require("betting", "wagers-while-betting-open", "betting is closed")
+        if not 1 <= seat <= self.rules.seats:
+            raise RuleViolation(
+                "seat-exists", f"seat {seat} is not one of this table's 1..{self.rules.seats}"
+            )
+        if bet not in FaceUpPaiGow.bets:
+            raise RuleViolation("bet-offered", f"{bet!r} is not a Face Up Pai Gow wager")
+        seat_bets = self.wagers.setdefault(seat, {})
+        if amount == 0:
+            seat_bets.pop(bet, None)
+            if bet == "bank" and self.banker == seat:
+                self.banker = None
+            if not seat_bets:
+                del self.wagers[seat]
+            return
+        limit = self.rules.limit(bet)
+        if not limit.minimum <= amount <= limit.maximum:
+            raise RuleViolation(
+                "table-limits", f"{bet} of {amount} cents is outside {limit.minimum}..{limit.maximum} cents"
+            )
+        if bet in SIDE_BETS and bet not in self.rules.paytables:
+            raise RuleViolation("bet-offered", f"no pay table is configured for {bet!r}")
+        if bet == "progressive" and amount != self.options.progressive_unit:
+            raise RuleViolation(
+                "progressive-unit", f"the progressive takes exactly {self.options.progressive_unit} cents"
+            )
+        if bet == "bank":
+            if self.banker not in (None, seat):
+                raise RuleViolation("one-player-dealer", f"seat {self.banker} already banks this round")
+            self.banker = seat
+        seat_bets[bet] = amount
+
+    def close_betting(self) -> None:
+        self._require("betting", "wagers-while-betting-open", "betting is already closed")
+        if not self.live_seats():
+            raise RuleViolation("no-wagers", "no seat has a main wager: there is nothing to deal")
+        for seat, bets in sorted(self.wagers.items()):
+            self._check_seat(seat, bets)
+        self.phase = "dice"
+
+    def _check_seat(self, seat: int, bets: Mapping[str, int]) -> None:
+        if seat == self.banker and set(bets) != {"bank"}:
+            raise RuleViolation("player-dealer-bets", f"seat {seat} banks and places no other wager")
+        side = [b for b in SIDE_BETS if b in bets]
+        if side and "wager" not in bets and self.options.side_bets_require_wager:
+            raise RuleViolation("side-bet-needs-wager", f"seat {seat}: {', '.join(side)} needs a main wager")
+        if "envy" in bets and bets.get("fortune", 0) < self.options.envy_min_fortune:
+            raise RuleViolation(
+                "envy-needs-fortune",
+                f"seat {seat}: Envy needs a Fortune bet of at least {self.options.envy_min_fortune} cents",
+            )
+
+    def live_seats(self) -> list[int]:
+        """Seats playing a hand: those with a main wager, in seat order."""
+        return [s for s in sorted(self.wagers) if "wager" in self.wagers[s]]
+
+    # Dice and dealing ------------------------------------------------------------------------
+
+    def set_dice(self, total: int) -> None:
+        self._require("dice", "dice-after-betting", "the dice are thrown once betting closes")
+        low, high = self.options.dice, 6 * self.options.dice
+        if isinstance(total, bool) or not isinstance(total, int) or not low <= total <= high:
+            raise RuleViolation("dice-total", f"{self.options.dice} dice total {low}..{high}, got {total!r}")
+        self.dice = total
+        self.order = deal_order(total, self.rules.seats, self.live_seats())
+        self.cards = {p: [] for p in self.order}
+        self.phase = "dealing"
+
+    def next_deal(self) -> DealStep | None:
+        if self.phase != "dealing":
+            return None
+        dealt = sum(len(c) for c in self.cards.values())
+        position = self.order[dealt // HAND_SIZE]
+        return DealStep(position, dealt % HAND_SIZE, face_up=position == DEALER)
+
+    def deal(self, card: Card) -> DealStep:
+        step = self.next_deal()
+        if step is None:
+            raise RuleViolation("no-card-expected", f"no card is expected in phase {self.phase!r}")
+        self.shoe.take(card)
+        self.cards[step.position].append(card)
+        if step.position == DEALER and len(self.cards[DEALER]) == HAND_SIZE:
+            self.settings[DEALER] = self.options.house_way.set_hand(self.cards[DEALER])
+        if all(len(c) == HAND_SIZE for c in self.cards.values()):
+            self.phase = "setting"
+            self._maybe_complete()
+        return step
+
+    # Hand setting ----------------------------------------------------------------------------
+
+    def pending_decisions(self) -> Sequence[str]:
+        if self.phase != "setting":
+            return []
+        return [seat_position(s) for s in self._unset()]
+
+    def legal_actions(self, position: str) -> Sequence[str]:
+        return ["set-hand", "house-way"] if position in self.pending_decisions() else []
+
+    def decide(self, decision: Decision) -> None:
+        self._require("setting", "set-after-deal", "hands are set once all cards are dealt")
+        seat = self._seat_of(decision.position)
+        if seat not in self._unset():
+            raise RuleViolation("set-once", f"{decision.position} has no hand waiting to be set")
+        seven = self.cards[decision.position]
+        if decision.action == "house-way":
+            setting = self.options.house_way.set_hand(seven)
+        elif decision.action == "set-hand":
+            setting = split_hand(seven, decision.cards)
+            if setting.foul:
+                if self.options.foul_policy == "refuse":
+                    way = self.options.house_way.set_hand(seven)
+                    shown = " ".join(c.code for c in way.front)
+                    raise RuleViolation(
+                        "foul",
+                        f"{decision.position}: the two-card hand outranks the five-card hand "
+                        f"(house way puts {shown} in front)",
+                    )
+                self.fouled.add(seat)
+        else:
+            raise RuleViolation(
+                "pai-gow-actions", f"a hand is set ('set-hand' or 'house-way'), not {decision.action!r}"
+            )
+        self.settings[decision.position] = setting
+        self._maybe_complete()
+
+    def _unset(self) -> list[int]:
+        return [
+            s for s in self.live_seats() if seat_position(s) not in self.settings and s not in self.forfeits
+        ]
+
+    def _maybe_complete(self) -> None:
+        if self.phase == "setting" and not self._unset():
+            self.phase = "complete"
+
+    def must_be_hidden(self) -> frozenset[tuple[str, int]]:
+        """Face Up: the dealer's hand is dealt face up, so none of its cards is ever hidden."""
+        return frozenset()
+
+    @property
+    def complete(self) -> bool:
+        return self.phase in ("complete", "settled")
+
+    def hands(self) -> Mapping[str, Sequence[Card]]:
+        return {p: tuple(c) for p, c in self.cards.items()}
+
+    # Settlement ------------------------------------------------------------------------------
+
+    def settle(self) -> Settlement:
+        if self.phase == "settled" and self._settlement is not None:
+            return self._settlement
+        self._require("complete", "settle-when-complete", "the round is not complete")
+        dealer = self.settings[DEALER]
+        pai_gow = ace_high_pai_gow(self.cards[DEALER])
+        classes = {s: fortune_class(self.cards[seat_position(s)]) for s in self.live_seats()}
+        base: list[WagerResult] = []
+        side: list[WagerResult] = []
+        for seat in self.live_seats():
+            if seat in self.forfeits:
+                base.extend(self._forfeited(seat))
+                continue
+            base.append(self._base_result(seat, dealer, pai_gow))
+            side.extend(self._side_results(seat, classes, pai_gow))
+        if self.banker is not None:
+            base = self._bank(base, pai_gow)
+        hands = {p: self._hand_name(p) for p in self.order}
+        self._settlement = Settlement(tuple(base + side), hands=hands)
+        self.phase = "settled"
+        return self._settlement
+
+    def _base_result(self, seat: int, dealer: Setting, pai_gow: bool) -> WagerResult:
+        stake = self.wagers[seat]["wager"]
+        position = seat_position(seat)
+        player = self.settings[position]
+        hand = self._hand_name(position)
+        if seat in self.fouled:
+            return _result(seat, "wager", stake, "lose", hand=hand, note="foul: hand forfeited")
+        if pai_gow:
+            return _result(seat, "wager", stake, "push", returned=stake, hand=hand, note="dealer pai gow")
+        outcome = compare(player, dealer)
+        if outcome == "win":
+            payout = pay_odds(stake, EVEN_MONEY, self.rules.chip)
+            return _result(seat, "wager", stake, "win", payout.amount, stake, hand, payout.remainder)
+        if outcome == "push":
+            return _result(seat, "wager", stake, "push", returned=stake, hand=hand)
+        return _result(seat, "wager", stake, "lose", hand=hand)
+
+    def _side_results(self, seat: int, classes: Mapping[int, str], pai_gow: bool) -> list[WagerResult]:
+        bets = self.wagers[seat]
+        mine = classes[seat]
+        results = []
+        if "fortune" in bets:
+            results.append(self._paid(seat, "fortune", bets["fortune"], mine))
+        if "envy" in bets:
+            others = [classes[s] for s in self.live_seats() if s != seat]
+            results.append(envy_result(seat, bets["envy"], others, self.rules.paytables["envy"]))
+        if "ace-high" in bets:
+            results.append(self._paid(seat, "ace-high", bets["ace-high"], "ace-high" if pai_gow else ""))
+        if "progressive" in bets:
+            results.append(
+                progressive_result(seat, bets["progressive"], mine, self.rules.paytables["progressive"])
+            )
+        return results
+
+    def _paid(self, seat: int, bet: str, stake: int, hand_class: str) -> WagerResult:
+        award = self.rules.paytables[bet].award(hand_class) if hand_class else None
+        if award is None:
+            return _result(seat, bet, stake, "lose", hand=hand_class)
+        payout = award.pay(stake, self.rules.chip)
+        return _result(seat, bet, stake, "win", payout.amount, stake, hand_class, payout.remainder)
+
+    def _bank(self, base: list[WagerResult], pai_gow: bool) -> list[WagerResult]:
+        """Table stakes: the player-dealer covers main wagers from the dealer's left while the bank
+        lasts; the uncovered part of a wager is returned, and the bank's result is the sum."""
+        assert self.banker is not None
+        bank = self.wagers[self.banker]["bank"]
+        left = bank
+        out: list[WagerResult] = []
+        for result in base:
+            covered = min(result.stake, left)
+            left -= covered
+            out.append(cover(result, covered))
+        banker_net = -sum(r.net for r in out)
+        note = "dealer pai gow" if pai_gow else "player-dealer bank"
+        if banker_net > 0:
+            mine = _result(self.banker, "bank", bank, "win", banker_net, bank, note=note, position=DEALER)
+        elif banker_net < 0:
+            mine = _result(
+                self.banker, "bank", bank, "lose", returned=bank + banker_net, note=note, position=DEALER
+            )
+        else:
+            mine = _result(self.banker, "bank", bank, "push", returned=bank, note=note, position=DEALER)
+        return [*out, mine]
+
+    def _forfeited(self, seat: int) -> list[WagerResult]:
+        reason = self.forfeits[seat]
+        return [
+            _result(seat, bet, stake, "forfeit", note=f"forfeit: {reason}")
+            for bet, stake in self.wagers[seat].items()
+        ]
+
+    def _hand_name(self, position: str) -> str:
+        setting = self.settings.get(position)
+        if setting is None:
+            return ""
+        return f"{setting.back_value.name} / {setting.front_value.name}"
+
+    def void(self, reason: str) -> Settlement:
+        if self.phase == "settled":
+            raise RuleViolation("void-before-settlement", "the round is already settled")
+        results = [
+            _result(seat, bet, stake, "void", returned=stake, note=reason)
+            for seat in sorted(self.wagers)
+            for bet, stake in self.wagers[seat].items()
+        ]
+        self.phase = "void"
+        self._settlement = Settlement(tuple(results), void=True, reason=reason)
+        return self._settlement
+
+    def forfeit(self, seat: int, reason: str) -> None:
+        if self.phase in ("settled", "void"):
+            raise RuleViolation("forfeit-before-settlement", f"the round is already {self.phase}")
+        if seat not in self.wagers or seat == self.banker:
+            raise RuleViolation("forfeit-needs-hand", f"seat {seat} has no player's hand to forfeit")
+        self.forfeits[seat] = reason
+        self._maybe_complete()
+
+    # Helpers ---------------------------------------------------------------------------------
+
+    def _require(self, phase: str, rule: str, message: str) -> None:
+        if self.phase != phase:
+            raise RuleViolation(rule, f"{message} (phase {self.phase!r})")
+
+    def _seat_of(self, position: str) -> int:
+        try:
+            parsed = parse_position(position)
+        except ValueError as exc:
+            raise RuleViolation("position-exists", str(exc)) from None
+        if parsed is None or parsed[1] != 1:
+            raise RuleViolation("position-exists", f"{position} does not set a hand in this game")
+        return parsed[0]
+
+
+def deal_order(total: int, seats: int, live: Sequence[int]) -> list[str]:
+    """Hands in dealing order: count ``total`` around the dealer (1) and seats 1..N from the
+    dealer's left, start at the position reached, and keep only the dealer and live seats."""
+    ring = [DEALER, *(seat_position(s) for s in range(1, seats + 1))]
+    start = (total - 1) % len(ring)
+    wanted = {DEALER, *(seat_position(s) for s in live)}
+    return [p for p in ring[start:] + ring[:start] if p in wanted]
+
+
+def compare(player: Setting, dealer: Setting) -> str:
+    """``win`` when both of the player's hands beat the dealer's, ``lose`` when neither does (a copy
+    is the dealer's), else ``push``."""
+    back = player.back_value > dealer.back_value
+    front = player.front_value > dealer.front_value
+    if back and front:
+        return "win"
+    return "push" if back or front else "lose"
+
+
+def cover(result: WagerResult, covered: int) -> WagerResult:
+    """The part of a main wager the player-dealer's bank covers plays; the rest is returned."""
+    if covered == result.stake or result.outcome == "forfeit":
+        return result
+    extra = result.stake - covered
+    note = f"player-dealer covers {covered} cents; {extra} cents returned"
+    if covered == 0 or result.outcome == "push":
+        return _result(
+            result.seat, result.bet, result.stake, "push", returned=result.stake, hand=result.hand, note=note
+        )
+    if result.outcome == "win":
+        payout = pay_odds(covered, EVEN_MONEY)
+        return _result(
+            result.seat, result.bet, result.stake, "win", payout.amount, result.stake, result.hand, note=note
+        )
+    return _result(result.seat, result.bet, result.stake, "lose", returned=extra, hand=result.hand, note=note)
+
+
+def envy_result(seat: int, stake: int, others: Sequence[str], table: PayTable) -> WagerResult:
+    """Envy: the fixed amount of the table for every other player's qualifying hand."""
+    paid = [(name, table.award(name)) for name in others]
+    winners = [(name, award) for name, award in paid if award is not None]
+    if not winners:
+        return _result(seat, "envy", stake, "lose")
+    total = sum(award.pay(stake).amount for _, award in winners)
+    hands = ", ".join(name for name, _ in winners)
+    return _result(seat, "envy", stake, "win", total, stake, hands, note=f"{len(winners)} other hand(s)")
+
+
+def progressive_result(
+    seat: int, stake: int, hand_class: str, table: PayTable, position: str = ""
+) -> WagerResult:
+    """A progressive wager: a fixed award is paid here; a share of the meter is a win of 0 with
+    the note ``meter award N%`` for the progressive controller, which pays the amount. The wager
+    itself is the jackpot's contribution and is never returned."""
+    award = table.award(hand_class) if hand_class else None
+    if award is None:
+        return _result(seat, "progressive", stake, "lose", hand=hand_class, position=position)
+    if isinstance(award, MeterAward):
+        return _result(
+            seat,
+            "progressive",
+            stake,
+            "win",
+            hand=hand_class,
+            note=f"meter award {float(award.percent):g}%",
+            position=position,
+        )
+    return _result(
+        seat, "progressive", stake, "win", award.pay(stake).amount, hand=hand_class, position=position
+    )
+
+
+def _result(
+    seat: int,
+    bet: str,
+    stake: int,
+    outcome: Outcome,
+    win: int = 0,
+    returned: int = 0,
+    hand: str = "",
+    remainder: Fraction | int = 0,
+    note: str = "",
+    position: str = "",
+) -> WagerResult:
+    return WagerResult(
+        seat=seat,
+        bet=bet,
+        stake=stake,
+        outcome=outcome,
+        win=win,
+        returned=returned,
+        hand=hand,
+        remainder=Fraction(remainder),
+        note=note,
+        position=position or seat_position(seat),
+    )

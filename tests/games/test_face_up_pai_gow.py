@@ -1,0 +1,414 @@
+"""Face Up Pai Gow Poker scenarios (rules/face-up-pai-gow-poker.txt; rule-decisions.md; paytables.md).
+
+Each test forces the seven-card hands, places wagers, sets hands and checks the settlement in
+cents. Amounts are dollars as a dealer says them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pytest
+
+from dealerassist.core.cards import parse_cards
+from dealerassist.core.tables import load_table
+from dealerassist.errors import DeckError, RuleViolation
+from dealerassist.games.base import DEALER, Decision, Settlement
+from dealerassist.games.face_up_pai_gow import (
+    FaceUpPaiGowRound,
+    ace_high_pai_gow,
+    deal_order,
+    fortune_class,
+)
+from tests.games.scenario import cents, new_round, results, rules
+
+LIMITS = {
+    "wager": ("10", "1000"),
+    "bank": ("10", "10000"),
+    "fortune": ("1", "100"),
+    "envy": ("1", "5"),
+    "ace-high": ("5", "100"),
+    "progressive": ("1", "1"),
+}
+# A dealer hand the House Way sets as K-Q in front, pair of 9s behind.
+DEALER_NINES = "9S 9H KD QC 5S 4H 2D"
+
+
+def table(**options: object):
+    return rules("face-up-pai-gow", limits=LIMITS, options=options)
+
+
+def start(
+    wagers: Sequence[tuple[int, str, str]], hands: Mapping[str, str], dice: int = 10, **options: object
+) -> FaceUpPaiGowRound:
+    """Wagers, dice, then each position's seven cards in the dealing order the dice give."""
+    round_ = new_round(table(**options))
+    assert isinstance(round_, FaceUpPaiGowRound)
+    for seat, bet, dollars in wagers:
+        round_.place_wager(seat, bet, cents(dollars))
+    round_.close_betting()
+    round_.set_dice(dice)
+    for position in round_.order:
+        for card in parse_cards(hands[position]):
+            round_.deal(card)
+    return round_
+
+
+def set_front(round_: FaceUpPaiGowRound, seat: int, front: str) -> None:
+    round_.decide(Decision(f"seat-{seat}", "set-hand", cards=tuple(parse_cards(front))))
+
+
+def play(
+    wagers: Sequence[tuple[int, str, str]],
+    hands: Mapping[str, str],
+    fronts: Mapping[int, str],
+    **options: object,
+) -> Settlement:
+    round_ = start(wagers, hands, **options)
+    for seat, front in fronts.items():
+        set_front(round_, seat, front)
+    assert round_.complete
+    return round_.settle()
+
+
+# --- Dealing ------------------------------------------------------------------------------------
+
+
+def test_dice_count_from_the_dealer_as_one_and_pick_the_first_hand_dealt() -> None:
+    """The sum of the dice names the seat where dealing begins; the dealer's position counts 1."""
+    assert deal_order(9, 7, [1, 5]) == [DEALER, "seat-1", "seat-5"]  # 9 = 8 positions + 1
+    assert deal_order(10, 7, [1, 5]) == ["seat-1", "seat-5", DEALER]
+    assert deal_order(3, 7, [1, 5]) == ["seat-5", DEALER, "seat-1"]  # lands on empty seat 2
+    assert deal_order(14, 7, [3, 6]) == ["seat-6", DEALER, "seat-3"]
+
+
+def test_seven_cards_to_each_hand_players_face_down_and_the_dealer_face_up() -> None:
+    """Seven cards go to each spot face down except the player-dealer's hand, placed face up."""
+    round_ = new_round(table())
+    round_.place_wager(2, "wager", cents("25"))
+    round_.close_betting()
+    assert round_.next_deal() is None, "nothing is dealt before the dice"
+    round_.set_dice(9)
+    steps = [round_.deal(c) for c in parse_cards("AS KS QS JS TS 9S 8S 2H 3H 4H 5H 7D 8D 9D")]
+    assert [s.position for s in steps] == [DEALER] * 7 + ["seat-2"] * 7
+    assert all(s.face_up for s in steps[:7]) and not any(s.face_up for s in steps[7:])
+    assert round_.must_be_hidden() == frozenset()
+    assert round_.pending_decisions() == ["seat-2"]
+
+
+def test_nothing_is_dealt_before_betting_closes() -> None:
+    round_ = new_round(table())
+    round_.place_wager(1, "wager", cents("25"))
+    with pytest.raises(RuleViolation) as err:
+        round_.deal(parse_cards("AS")[0])
+    assert err.value.rule == "no-card-expected"
+    with pytest.raises(RuleViolation) as err:
+        round_.set_dice(10)
+    assert err.value.rule == "dice-after-betting"
+
+
+def test_a_card_the_deck_cannot_hold_twice_is_a_misdeal() -> None:
+    round_ = new_round(table())
+    round_.place_wager(1, "wager", cents("25"))
+    round_.close_betting()
+    round_.set_dice(10)
+    round_.deal(parse_cards("AS")[0])
+    with pytest.raises(DeckError):
+        round_.deal(parse_cards("AS")[0])
+
+
+def test_dealer_hand_is_set_by_the_house_way() -> None:
+    """After the deal the house dealer sets the player-dealer's hand house way."""
+    round_ = start([(1, "wager", "25")], {"seat-1": "2C 3C 4D 6H 8S TD JH", DEALER: DEALER_NINES})
+    setting = round_.settings[DEALER]
+    assert sorted(c.code for c in setting.front) == ["KD", "QC"]
+    assert setting.rule == "one-pair"
+
+
+# --- Winning, losing, pushing, copies -----------------------------------------------------------
+
+
+def test_player_beating_both_dealer_hands_wins_even_money() -> None:
+    settled = play(
+        [(1, "wager", "25")],
+        {"seat-1": "AS AH KS KH 7C 3D 2C", DEALER: DEALER_NINES},
+        {1: "KS KH"},
+    )
+    assert results(settled)[("seat-1", "wager")] == ("win", 2500, 2500)
+
+
+def test_player_losing_both_hands_loses_the_wager() -> None:
+    settled = play(
+        [(1, "wager", "25")],
+        {"seat-1": "8S 8H JC TD 6C 3D 2C", DEALER: DEALER_NINES},
+        {1: "JC TD"},
+    )
+    assert results(settled)[("seat-1", "wager")] == ("lose", 0, 0)
+
+
+def test_one_hand_higher_and_one_lower_pushes() -> None:
+    settled = play(
+        [(1, "wager", "25")],
+        {"seat-1": "AS AH JC TD 6C 3D 2C", DEALER: DEALER_NINES},
+        {1: "JC TD"},
+    )
+    assert results(settled)[("seat-1", "wager")] == ("push", 0, 2500)
+
+
+def test_copy_hands_go_to_the_dealer() -> None:
+    """An identical two-card hand is a copy: the player-dealer wins it, so a win behind is a push."""
+    settled = play(
+        [(1, "wager", "25")],
+        {"seat-1": "AS AH KH QD 6C 3D 2C", DEALER: DEALER_NINES},
+        {1: "KH QD"},
+    )
+    assert results(settled)[("seat-1", "wager")] == ("push", 0, 2500)
+    settled = play(
+        [(1, "wager", "25")],
+        {"seat-1": "9D 9C KH QD 5C 4D 2H", DEALER: DEALER_NINES},
+        {1: "KH QD"},
+    )
+    assert results(settled)[("seat-1", "wager")] == ("lose", 0, 0)
+
+
+def test_ace_high_dealer_pushes_every_hand_and_pays_the_ace_high_bet() -> None:
+    """Dealer pai gow (ace high, nothing else): all hands push; Ace-High wins at its table's odds."""
+    settled = play(
+        [(1, "wager", "25"), (1, "ace-high", "5"), (3, "wager", "10"), (3, "ace-high", "5")],
+        {
+            "seat-1": "2S 2H 5C 7D 8C JD QH",
+            "seat-3": "AS AH KS KH 7C 3D 4C",
+            DEALER: "AC KD 9H 7S 5D 3C 2D",
+        },
+        {1: "QH JD", 3: "KS KH"},
+    )
+    got = results(settled)
+    assert got[("seat-1", "wager")] == ("push", 0, 2500)
+    assert got[("seat-3", "wager")] == ("push", 0, 1000)
+    assert got[("seat-1", "ace-high")] == ("win", 4500, 500)
+    assert ace_high_pai_gow(parse_cards("JK KD 9H 7S 5D 3C 2D"))
+
+
+def test_ace_high_bet_loses_when_the_dealer_has_a_hand() -> None:
+    settled = play(
+        [(1, "wager", "25"), (1, "ace-high", "5")],
+        {"seat-1": "2S 2H 5C 7D 8C JD QH", DEALER: DEALER_NINES},
+        {1: "QH JD"},
+    )
+    assert results(settled)[("seat-1", "ace-high")] == ("lose", 0, 0)
+
+
+# --- Setting hands ------------------------------------------------------------------------------
+
+
+def test_a_foul_setting_is_refused_and_names_the_house_way() -> None:
+    """The five-card hand must rank higher than the two-card hand."""
+    round_ = start([(1, "wager", "25")], {"seat-1": "AS AH KS 7C 6D 3D 2C", DEALER: DEALER_NINES})
+    with pytest.raises(RuleViolation) as err:
+        set_front(round_, 1, "AS AH")
+    assert err.value.rule == "foul"
+    assert "KS 7C" in err.value.message
+    assert round_.pending_decisions() == ["seat-1"]
+
+
+def test_a_foul_is_forfeited_when_the_table_says_so() -> None:
+    settled = play(
+        [(1, "wager", "25"), (1, "fortune", "5")],
+        {"seat-1": "AS AH AD 7C 6D 3D 2C", DEALER: DEALER_NINES},
+        {1: "AS AH"},
+        foul_policy="forfeit",
+    )
+    got = results(settled)
+    assert got[("seat-1", "wager")] == ("lose", 0, 0)
+    assert got[("seat-1", "fortune")] == ("win", 1500, 500), "the Fortune bet still pays on seven cards"
+
+
+def test_player_may_ask_for_the_house_way() -> None:
+    """The house dealer helps players set their hands the optimal way."""
+    round_ = start([(1, "wager", "25")], {"seat-1": "AS AH KS KH 7C 3D 2C", DEALER: DEALER_NINES})
+    assert round_.legal_actions("seat-1") == ["set-hand", "house-way"]
+    round_.decide(Decision("seat-1", "house-way"))
+    assert sorted(c.code for c in round_.settings["seat-1"].front) == ["KH", "KS"]
+    assert round_.settle().results[0].outcome == "win"
+
+
+def test_front_must_be_two_of_the_players_own_cards() -> None:
+    round_ = start([(1, "wager", "25")], {"seat-1": "AS AH KS KH 7C 3D 2C", DEALER: DEALER_NINES})
+    with pytest.raises(RuleViolation) as err:
+        set_front(round_, 1, "QS KH")
+    assert err.value.rule == "own-cards"
+    with pytest.raises(RuleViolation) as err:
+        round_.decide(Decision("seat-1", "hit"))
+    assert err.value.rule == "pai-gow-actions"
+
+
+# --- Fortune, Envy, Progressive -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cards", "expected"),
+    [
+        ("3S 4S 5S 6S 7S 8S 9S", "seven-card-straight-flush"),
+        ("AH 2H 3H 4H 5H 6H 7H", "seven-card-straight-flush"),
+        ("3S 4S 5S JK 7S 8S 9S", "seven-card-straight-flush-joker"),
+        ("AS KS QS JS TS KH QH", "royal-flush-royal-match"),
+        ("AS KS QS JS TS KH QD", "royal-flush"),
+        ("AS AH AD AC JK 2D 3H", "five-aces"),
+        ("9S 9H 9D 9C KS 2D 3H", "four-of-a-kind"),
+        ("2S 2H KD 7C 6D 3D 9C", "pair"),
+    ],
+)
+def test_fortune_pays_on_the_best_five_of_seven_with_the_seven_card_specials(
+    cards: str, expected: str
+) -> None:
+    assert fortune_class(parse_cards(cards)) == expected
+
+
+def test_fortune_bet_pays_its_table_whatever_the_main_wager_does() -> None:
+    settled = play(
+        [(1, "wager", "25"), (1, "fortune", "5")],
+        {"seat-1": "9S 9H 9D 9C KS 2D 3H", DEALER: "AS AH AD KC KD 4H 2S"},
+        {1: "KS 3H"},
+    )
+    got = results(settled)
+    assert got[("seat-1", "fortune")] == ("win", 12500, 500)
+    assert got[("seat-1", "wager")] == ("push", 0, 2500)
+
+
+def test_envy_needs_a_fortune_bet_of_five_dollars() -> None:
+    round_ = new_round(table())
+    round_.place_wager(1, "wager", cents("25"))
+    round_.place_wager(1, "fortune", cents("4"))
+    round_.place_wager(1, "envy", cents("1"))
+    with pytest.raises(RuleViolation) as err:
+        round_.close_betting()
+    assert err.value.rule == "envy-needs-fortune"
+
+
+def test_envy_pays_for_each_other_players_hand_not_the_dealers_nor_ones_own() -> None:
+    settled = play(
+        [
+            (1, "wager", "25"),
+            (1, "fortune", "5"),
+            (1, "envy", "1"),
+            (2, "wager", "25"),
+            (3, "wager", "25"),
+            (3, "fortune", "5"),
+            (3, "envy", "1"),
+        ],
+        {
+            "seat-1": "9S 9H 9D 9C KS 2D 3H",
+            "seat-2": "8S 8H 8D 8C QS 4D 5H",
+            "seat-3": "2S 2H 6D 7C JD TC 3C",
+            DEALER: "AS AH AD AC JK KC KD",
+        },
+        {1: "KS 3H", 2: "QS 5H", 3: "JD TC"},
+        dice=9,
+    )
+    got = results(settled)
+    assert got[("seat-1", "envy")] == ("win", 500, 100), "one other hand (seat 2) of four of a kind"
+    assert got[("seat-3", "envy")] == ("win", 1000, 100), "seats 1 and 2; the dealer's five aces never count"
+
+
+def test_progressive_fixed_award_is_paid_and_a_meter_award_is_left_to_the_controller() -> None:
+    settled = play(
+        [(1, "wager", "25"), (1, "progressive", "1"), (2, "wager", "25"), (2, "progressive", "1")],
+        {
+            "seat-1": "JS JH JD JC KS 2C 3H",
+            "seat-2": "3D 4D 5D 6D 7D 8D 9D",
+            DEALER: DEALER_NINES.replace("9S 9H", "TS TH"),
+        },
+        {1: "KS 3H", 2: "8D 9D"},
+    )
+    by_seat = {r.seat: r for r in settled.results if r.bet == "progressive"}
+    assert (by_seat[1].outcome, by_seat[1].win, by_seat[1].hand) == ("win", 2500, "four-of-a-kind")
+    assert (by_seat[2].outcome, by_seat[2].win, by_seat[2].hand) == ("win", 0, "seven-card-straight-flush")
+    assert by_seat[2].note == "meter award 100%"
+
+
+def test_progressive_takes_exactly_its_unit() -> None:
+    round_ = new_round(rules("face-up-pai-gow", limits={**LIMITS, "progressive": ("1", "5")}))
+    with pytest.raises(RuleViolation) as err:
+        round_.place_wager(1, "progressive", cents("2"))
+    assert err.value.rule == "progressive-unit"
+
+
+def test_side_bets_need_a_main_wager() -> None:
+    round_ = new_round(table())
+    round_.place_wager(1, "wager", cents("25"))
+    round_.place_wager(2, "fortune", cents("5"))
+    with pytest.raises(RuleViolation) as err:
+        round_.close_betting()
+    assert err.value.rule == "side-bet-needs-wager"
+
+
+# --- The player-dealer, voids and forfeits ------------------------------------------------------
+
+
+def test_player_dealer_banks_with_table_stakes_covering_from_the_dealers_left() -> None:
+    """A $60 bank covers seat 1's $50 and $10 of seat 2's $50; seat 3 is not covered at all."""
+    settled = play(
+        [(4, "bank", "60"), (1, "wager", "50"), (2, "wager", "50"), (3, "wager", "50")],
+        {
+            "seat-1": "AS AH KS KH 7C 3D 2C",
+            "seat-2": "AD AC QS QH 7H 3H 2H",
+            "seat-3": "8S 8H JC TD 6C 3S 4D",
+            DEALER: DEALER_NINES,
+        },
+        {1: "KS KH", 2: "QS QH", 3: "JC TD"},
+    )
+    got = results(settled)
+    assert got[("seat-1", "wager")] == ("win", 5000, 5000)
+    assert got[("seat-2", "wager")] == ("win", 1000, 5000)
+    assert got[("seat-3", "wager")] == ("push", 0, 5000)
+    assert got[(DEALER, "bank")] == ("lose", 0, 0)
+    assert settled.house_net == 0, "the house does not bank the main wagers of a player-dealer"
+
+
+def test_player_dealer_places_no_wager_of_their_own() -> None:
+    round_ = new_round(table())
+    round_.place_wager(4, "bank", cents("100"))
+    round_.place_wager(4, "wager", cents("10"))
+    round_.place_wager(1, "wager", cents("10"))
+    with pytest.raises(RuleViolation) as err:
+        round_.close_betting()
+    assert err.value.rule == "player-dealer-bets"
+    with pytest.raises(RuleViolation) as err:
+        round_.place_wager(5, "bank", cents("100"))
+    assert err.value.rule == "one-player-dealer"
+
+
+def test_void_returns_every_wager() -> None:
+    round_ = start(
+        [(1, "wager", "25"), (1, "fortune", "5")], {"seat-1": "2C 3C 4D 6H 8S TD JH", DEALER: DEALER_NINES}
+    )
+    voided = round_.void("misdeal")
+    assert voided.void
+    assert {(r.bet, r.outcome, r.returned) for r in voided.results} == {
+        ("wager", "void", 2500),
+        ("fortune", "void", 500),
+    }
+
+
+def test_supervisor_forfeit_loses_every_wager_of_the_seat() -> None:
+    round_ = start(
+        [(1, "wager", "25"), (1, "fortune", "5"), (2, "wager", "10")],
+        {"seat-1": "AS AH KS KH 7C 3D 2C", "seat-2": "2H 3S 4D 6H 8S TD JH", DEALER: DEALER_NINES},
+    )
+    round_.forfeit(1, "showed cards")
+    set_front(round_, 2, "8S 6H")
+    got = results(round_.settle())
+    assert got[("seat-1", "wager")] == ("forfeit", 0, 0)
+    assert got[("seat-1", "fortune")] == ("forfeit", 0, 0)
+
+
+def test_the_example_table_file_loads_and_plays() -> None:
+    config = load_table("config/tables/face-up-pai-gow.toml")
+    round_ = new_round(config.rules)
+    round_.place_wager(1, "wager", cents("10"))
+    round_.close_betting()
+    round_.set_dice(10)
+    for card in parse_cards("2C 3C 4D 6H 8S TD JH " + DEALER_NINES):
+        round_.deal(card)
+    round_.decide(Decision("seat-1", "house-way"))
+    assert results(round_.settle())[("seat-1", "wager")] == ("lose", 0, 0)
