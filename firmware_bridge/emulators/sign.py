@@ -200,7 +200,7 @@ class SignEmulator(DeviceEmulator):
         i = 0
         while i < len(content):
             byte = content[i]
-            if byte == alpha.ESC and i + 2 < len(content) + 0:
+            if byte == alpha.ESC and i + 2 < len(content):
                 pages.append(
                     Page(
                         mode=MODE_NAMES.get(chr(content[i + 2]), "automode"),

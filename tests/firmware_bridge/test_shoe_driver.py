@@ -1,0 +1,236 @@
+"""ShoeReader against the shoe emulator over a real pty and a real TCP socket."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from dealerassist.core.cards import Card
+from dealerassist.errors import DealerAssistError
+from dealerassist.events import Event
+from firmware_bridge.emulators import registry
+from firmware_bridge.emulators.shoe import ShoeEmulator
+from firmware_bridge.shoe import ShoeReader
+from firmware_bridge.shoe.framing import Frame, encode_frame
+from firmware_bridge.shoe.messages import T_CARD, card_payload
+
+from .conftest import Collector, plug, wait_for
+
+
+def reader(url: str, collector: Collector, **kwargs: float) -> ShoeReader:
+    options = {"silence_timeout": 1.0, "backoff_start": 0.02, "backoff_max": 0.2} | kwargs
+    shoe = ShoeReader(url, "TCP-1", collector, **options)  # type: ignore[arg-type]
+    shoe.start()
+    return shoe
+
+
+def test_cards_buttons_and_status_become_events(
+    shoe_emulator: ShoeEmulator, collector: Collector, cable: str
+) -> None:
+    shoe_emulator._script.extend([Card.parse("AS"), Card.parse("10h")])
+    shoe = reader(plug(shoe_emulator, cable), collector)
+    try:
+        wait_for(lambda: collector.links() == [True], what="link up")
+        assert shoe_emulator.deal() == 1
+        assert shoe_emulator.deal() == 2
+        shoe_emulator.deal(unreadable=True)
+        shoe_emulator.press_button()
+        shoe_emulator.report_status("cover-open", "lid")
+        wait_for(lambda: collector.of("shoe-status"), what="status")
+        reads = collector.of("card-read")
+        assert [r.card for r in reads] == [Card.parse("AS"), Card.parse("TH"), None]  # type: ignore[attr-defined]
+        assert all(r.source == "shoe" and r.table == "TCP-1" and r.device_time for r in reads)  # type: ignore[attr-defined]
+        assert len(collector.of("dealer-button")) == 1
+        (status,) = collector.of("shoe-status")
+        assert (status.status, status.detail) == ("cover-open", "lid")  # type: ignore[attr-defined]
+        assert shoe.device is not None and shoe.device.model == "DA-EMU-SHOE"
+    finally:
+        shoe.stop()
+
+
+@pytest.mark.parametrize("fault", ["bad-crc", "drop", "duplicate", "truncate", "garbage"])
+def test_line_faults_lose_and_repeat_nothing(
+    shoe_emulator: ShoeEmulator, collector: Collector, cable: str, fault: str
+) -> None:
+    shoe = reader(plug(shoe_emulator, cable), collector)
+    try:
+        wait_for(lambda: shoe.link_up, what="link up")
+        for _ in range(3):
+            shoe_emulator.inject(fault)
+            shoe_emulator.deal()
+            shoe_emulator.deal()
+        wait_for(lambda: shoe_emulator.pending() == 0, what="all cards acknowledged")
+        assert collector.cards() == [1, 2, 3, 4, 5, 6]
+        assert shoe_emulator.acked == [1, 2, 3, 4, 5, 6]
+        expected = {"bad-crc": "bad-crc", "drop": None, "duplicate": "duplicates", "truncate": "truncated"}
+        if expected.get(fault):
+            assert shoe.stats[expected[fault]] == 3
+        if fault == "bad-crc":
+            assert shoe.stats["naks_sent"] == 3 and shoe_emulator.naks_received == 3
+        if fault == "drop":
+            assert shoe_emulator.retransmissions >= 3
+    finally:
+        shoe.stop()
+
+
+def test_unplug_and_replug_keeps_every_card(
+    shoe_emulator: ShoeEmulator, collector: Collector, cable: str
+) -> None:
+    shoe = reader(plug(shoe_emulator, cable), collector)
+    try:
+        wait_for(lambda: shoe.link_up, what="link up")
+        shoe_emulator.deal()
+        shoe_emulator.unplug()
+        wait_for(lambda: collector.links() == [True, False], what="link down")
+        drawn_while_down = [shoe_emulator.deal() for _ in range(3)]
+        time.sleep(0.1)
+        assert collector.cards() == [1]
+        shoe_emulator.replug()
+        wait_for(lambda: collector.links() == [True, False, True], what="link back up")
+        wait_for(lambda: shoe_emulator.pending() == 0, what="queued cards delivered")
+        assert drawn_while_down == [2, 3, 4]
+        assert collector.cards() == [1, 2, 3, 4]
+        assert shoe.stats["link_down"] == 1
+        assert "link lost" in collector.of("device-link")[1].detail  # type: ignore[attr-defined]
+    finally:
+        shoe.stop()
+
+
+def test_disconnect_mid_frame_then_retransmission(shoe_emulator: ShoeEmulator, collector: Collector) -> None:
+    """Half a card frame, then the cable goes: after replug the whole card arrives exactly once."""
+    shoe = reader(plug(shoe_emulator, "tcp:"), collector)
+    try:
+        wait_for(lambda: shoe.link_up, what="link up")
+        half = encode_frame(Frame(200, T_CARD, card_payload(99, Card.parse("QS"), 0)))[:8]
+        shoe_emulator.call(lambda: shoe_emulator.send(half))
+        shoe_emulator.inject("drop")
+        shoe_emulator.deal("KH")
+        shoe_emulator.inject("disconnect", 0.2)
+        wait_for(lambda: shoe_emulator.pending() == 0, what="card after reconnect")
+        assert collector.cards() == [1]
+        assert collector.of("card-read")[0].card == Card.parse("KH")  # type: ignore[attr-defined]
+        assert collector.links() == [True, False, True]
+    finally:
+        shoe.stop()
+
+
+def test_emulator_restart_on_same_pty_link(collector: Collector, tmp_path: object) -> None:
+    """Stopping the emulator process and starting a new one behind the same udev-style name."""
+    link = f"{tmp_path}/shoe0"
+    first = ShoeEmulator(seed=1, heartbeat=0.2)
+    first.serve_pty(link)
+    first.start()
+    shoe = reader(link, collector)
+    try:
+        wait_for(lambda: shoe.link_up, what="link up")
+        first.deal()
+        wait_for(lambda: first.acked == [1], what="first card")
+        first.stop()
+        wait_for(lambda: collector.links() == [True, False], what="link down")
+        second = ShoeEmulator(seed=2, heartbeat=0.2)
+        second.serve_pty(link)
+        second.start()
+        try:
+            wait_for(lambda: collector.links() == [True, False, True], what="link up again")
+            second.deal()
+            wait_for(lambda: second.acked == [1], what="card from the new shoe")
+            assert shoe.stats["reboots"] == 1
+            assert collector.cards() == [1, 1]
+        finally:
+            second.stop()
+    finally:
+        shoe.stop()
+
+
+def test_silent_shoe_is_reported_down(shoe_emulator: ShoeEmulator, collector: Collector) -> None:
+    shoe = reader(plug(shoe_emulator, "tcp:"), collector, silence_timeout=0.3)
+    try:
+        wait_for(lambda: shoe.link_up, what="link up")
+        shoe_emulator.inject("silence", 1.0)
+        wait_for(lambda: collector.links()[:2] == [True, False], what="silence detected")
+        assert "no valid frame" in collector.of("device-link")[1].detail  # type: ignore[attr-defined]
+        wait_for(lambda: collector.links() == [True, False, True], what="recovered")
+    finally:
+        shoe.stop()
+
+
+def test_unreachable_url_reports_down_once_and_keeps_trying(collector: Collector) -> None:
+    shoe = reader("socket://127.0.0.1:9", collector)
+    try:
+        wait_for(lambda: shoe.stats["link_down"] == 1, what="down")
+        time.sleep(0.3)
+        assert collector.links() == [False]
+        assert "cannot open socket://127.0.0.1:9" in collector.of("device-link")[0].detail  # type: ignore[attr-defined]
+    finally:
+        shoe.stop()
+
+
+def test_handler_crash_is_not_acknowledged_and_is_retried(shoe_emulator: ShoeEmulator) -> None:
+    seen: list[Event] = []
+    failures = [2]
+
+    def flaky(event: Event) -> None:
+        if event.kind == "card-read" and failures[0]:
+            failures[0] -= 1
+            raise RuntimeError("tracker busy")
+        seen.append(event)
+
+    shoe = ShoeReader(plug(shoe_emulator, "tcp:"), "T", flaky, backoff_start=0.02)
+    shoe.start()
+    try:
+        shoe_emulator.deal("9C")
+        wait_for(lambda: shoe_emulator.acked == [1], what="ack after retries")
+        assert [e.kind for e in seen if e.kind == "card-read"] == ["card-read"]
+        assert shoe.stats["handler_errors"] == 2
+    finally:
+        shoe.stop()
+
+
+def test_refused_card_counts_as_delivered(shoe_emulator: ShoeEmulator) -> None:
+    def refuse(event: Event) -> None:
+        if event.kind == "card-read":
+            raise DealerAssistError("no round open")
+
+    shoe = ShoeReader(plug(shoe_emulator, "tcp:"), "T", refuse)
+    shoe.start()
+    try:
+        shoe_emulator.deal()
+        wait_for(lambda: shoe_emulator.acked == [1], what="refused card acknowledged")
+        assert shoe_emulator.retransmissions == 0
+    finally:
+        shoe.stop()
+
+
+def test_emu_url_scheme(collector: Collector) -> None:
+    shoe = reader("emu://shoe?name=t9&deck=pairs-and-up-52&seed=3&script=AS+2d", collector)
+    try:
+        wait_for(lambda: shoe.link_up, what="link up")
+        emu = registry.lookup("shoe", "t9")
+        assert isinstance(emu, ShoeEmulator) and emu.deck.name == "pairs-and-up-52"
+        emu.deal()
+        emu.deal()
+        emu.unplug(0.2)
+        emu.deal()
+        wait_for(lambda: len(collector.cards()) == 3, what="three cards")
+        reads = collector.of("card-read")
+        assert [r.card.code for r in reads[:2]] == ["AS", "2D"]  # type: ignore[attr-defined]
+        assert reads[2].card in emu.deck.counts  # type: ignore[attr-defined]
+        assert collector.links() == [True, False, True]
+    finally:
+        shoe.stop()
+
+
+def test_seeded_shoes_repeat_and_scripts_come_first() -> None:
+    a = ShoeEmulator(deck="shoe-6", seed=5)
+    b = ShoeEmulator(deck="shoe-6", seed=5)
+    assert [a.deal() for _ in range(3)] == [1, 2, 3]
+    [b.deal() for _ in range(3)]
+    assert a.drawn == b.drawn
+    assert a.remaining() == 312 - 3
+    c = ShoeEmulator(script="JK 7d", deck="standard-53-joker", seed=1)
+    c.deal()
+    c.deal()
+    assert [c.drawn[1], c.drawn[2]] == [Card.parse("JK"), Card.parse("7D")]
+    with pytest.raises(ValueError, match="unknown fault"):
+        c.inject("lightning")
