@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import os
 import pkgutil
 import sqlite3
 import threading
@@ -27,6 +28,7 @@ from dealerassist.events import EVENT_FORMAT_VERSION, Event, EventError, event_f
 from dealerassist.storage.chain import GENESIS_HASH, canonical_json, record_hash
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+DEFAULT_DB = "var/events.db"
 _PAGE = 500
 
 _SCHEMA = """
@@ -88,6 +90,11 @@ class ChainReport:
     checked: int
     first_bad: int | None = None
     problem: str = ""
+
+
+def default_db() -> str:
+    """The log file used when a command is given no ``--db``: ``$DEALERASSIST_DB`` or ``var/events.db``."""
+    return os.environ.get("DEALERASSIST_DB", DEFAULT_DB)
 
 
 def utc_now() -> str:

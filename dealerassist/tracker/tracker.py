@@ -8,6 +8,7 @@ round is exactly what the log says it is.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import threading
@@ -20,7 +21,7 @@ from dealerassist.games import game_class
 from dealerassist.games.base import Game, TableRules
 from dealerassist.storage.eventlog import EventLog, LogRecord
 from dealerassist.tracker.engine import TableEngine, refusal
-from dealerassist.tracker.events import INPUT_KINDS, TableConfigured
+from dealerassist.tracker.events import INPUT_KINDS, RoundOpen, TableConfigured
 
 log = logging.getLogger(__name__)
 Subscriber = Callable[[LogRecord], None]
@@ -124,6 +125,8 @@ class Tracker:
             except Exception:
                 self.engine, _ = self._rebuild()
                 raise
+            if isinstance(event, RoundOpen) and event.round_id is None:
+                event = dataclasses.replace(event, round_id=self.engine.round_id)
             try:
                 self._commit([event, *outputs])
             except BaseException:

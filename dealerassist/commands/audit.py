@@ -1,0 +1,54 @@
+"""``dealerassist audit``: check the event log's hash chain and list round summaries from it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from dealerassist.core.money import format_amount
+from dealerassist.storage.eventlog import EventLog, default_db
+from dealerassist.storage.projection import round_summaries
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    audit = sub.add_parser("audit", help="check the tamper-evident event log")
+    verbs = audit.add_subparsers(dest="audit_command", metavar="VERB", required=True)
+    p = verbs.add_parser("verify", help="check every record's hash and link; exit 1 naming the first bad one")
+    p.add_argument("--db", default=None, help="event log file (default: $DEALERASSIST_DB or var/events.db)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(handler=_verify)
+    p = verbs.add_parser("rounds", help="round summaries rebuilt from the log")
+    p.add_argument("--db", default=None, help="event log file (default: $DEALERASSIST_DB or var/events.db)")
+    p.add_argument("--table", default=None, help="only this table")
+    p.add_argument("--json", action="store_true", help="one JSON object per round")
+    p.set_defaults(handler=_rounds)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    path = args.db or default_db()
+    with EventLog(path, readonly=True) as log:
+        report = log.verify()
+    if args.json:
+        print(json.dumps({"db": path, **report.__dict__}))
+    elif report.ok:
+        print(f"ok: {report.checked} records, chain intact ({path})")
+    else:
+        print(f"TAMPERED: first bad record {report.first_bad}: {report.problem} ({path})")
+    return 0 if report.ok else 1
+
+
+def _rounds(args: argparse.Namespace) -> int:
+    path = args.db or default_db()
+    with EventLog(path, readonly=True) as log:
+        summaries = round_summaries(log.records(table=args.table))
+    for summary in summaries:
+        if args.json:
+            print(json.dumps(summary.to_dict(), sort_keys=True))
+            continue
+        alarms = f"  alarms: {', '.join(summary.alarms)}" if summary.alarms else ""
+        print(
+            f"{summary.table} round {summary.round_id}: {summary.outcome:8} "
+            f"staked {format_amount(summary.staked)}  paid {format_amount(summary.paid)}  "
+            f"house {format_amount(summary.house_net)}{alarms}"
+        )
+    return 0

@@ -1,0 +1,257 @@
+"""Run a recorded or hand-written round file through fresh trackers on an in-memory log.
+
+A replay file is JSON Lines. Each line is either an event (``{"kind": "wager", ...}``) or an
+exported record (``{"seq": ..., "event": {...}}``, as ``dealerassist export`` writes). Inputs are
+handed to the table's tracker; recorded outputs are kept and compared with what the replay
+produces, so an exported round that does not settle the same way again is reported. ``meta`` lines
+name a table's configuration (``table_file`` or an inline ``table_config``) and may state what a
+round must come to (``expect``); see ``docs/events.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dealerassist.core.decks import CONFIG_DIR, load_deck
+from dealerassist.errors import ConfigError, DealerAssistError
+from dealerassist.events import Event, EventError
+from dealerassist.games.base import BetLimit, TableRules
+from dealerassist.storage.eventlog import EventLog
+from dealerassist.tracker.events import INPUT_KINDS
+from dealerassist.tracker.pit import Pit
+from dealerassist.tracker.tracker import Tracker
+
+COMPARED_KINDS = ("round-settled", "round-voided")
+
+
+@dataclass
+class ReplayLine:
+    number: int
+    data: dict[str, Any]
+    recorded: bool
+
+
+@dataclass
+class Check:
+    line: int
+    ok: bool
+    message: str
+
+
+@dataclass
+class ReplayReport:
+    outputs: list[tuple[int, Event]] = field(default_factory=list)
+    refused: list[tuple[int, str]] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+    snapshots: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return all(check.ok for check in self.checks)
+
+    def settlements(self) -> dict[tuple[str, int], dict[str, Any]]:
+        """The last settlement or void of each round, as plain data."""
+        found: dict[tuple[str, int], dict[str, Any]] = {}
+        for _, event in self.outputs:
+            if event.kind in COMPARED_KINDS:
+                data = event.to_dict()
+                found[(event.table, data["round_id"])] = data
+        return found
+
+
+def read_replay_file(path: str | Path) -> list[ReplayLine]:
+    """Parse every line first, so a malformed file is reported (with its line) before anything runs."""
+    lines = []
+    text = Path(path).read_text(encoding="utf-8")
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            raise EventError(f"{path}:{number}: not a JSON line ({exc.args[0]})") from None
+        if not isinstance(data, dict):
+            raise EventError(f"{path}:{number}: a line must be a JSON object")
+        recorded = "event" in data and "seq" in data
+        event = data["event"] if recorded else data
+        if not isinstance(event, dict):
+            raise EventError(f"{path}:{number}: event: must be a JSON object")
+        lines.append(ReplayLine(number, event, recorded))
+    return lines
+
+
+def rules_from_description(config: Mapping[str, Any]) -> TableRules:
+    """Rebuild ``TableRules`` from a ``table-config`` record written by a tracker."""
+    from dealerassist.core.paytables import load_paytables
+
+    game = str(config["game"])
+    named = dict(config.get("paytables", {}))
+    paytables: dict[str, Any] = {}
+    if named:
+        shipped = load_paytables(game)
+        paytables = {bet: shipped.tables[name] for bet, name in named.items()}
+    return TableRules(
+        table_id=str(config["table_id"]),
+        game=game,
+        seats=int(config["seats"]),
+        deck=load_deck(str(config["deck"])),
+        chip=int(config["chip"]),
+        limits={bet: BetLimit(int(low), int(high)) for bet, (low, high) in config.get("limits", {}).items()},
+        paytables=paytables,
+        options=dict(config.get("options", {})),
+        exposure_policy=config.get("exposure_policy", "void"),
+    )
+
+
+class Replayer:
+    """Feeds replay lines to a ``Pit`` whose tables are set up from the file or given by the caller."""
+
+    def __init__(self, tables: Mapping[str, Any] | None = None, base_dir: Path | None = None) -> None:
+        self.log = EventLog(":memory:")
+        self.pit = Pit(self.log)
+        self.known = dict(tables or {})
+        self.base_dir = base_dir or Path.cwd()
+        self.report = ReplayReport()
+        self.recorded: dict[tuple[str, int], dict[str, Any]] = {}
+
+    def run(self, lines: Iterable[ReplayLine]) -> ReplayReport:
+        for line in lines:
+            self.feed(line)
+        self._compare_recorded()
+        for table in self.pit.tables():
+            self.report.snapshots[table] = self.pit.tracker(table).snapshot()
+        self.log.close()
+        return self.report
+
+    def feed(self, line: ReplayLine) -> None:
+        data = line.data
+        kind = data.get("kind")
+        table = data.get("table")
+        if kind == "table-config" and line.recorded and isinstance(table, str):
+            self.known.setdefault(table, _config_from_record(data))
+            return
+        if kind == "meta" and isinstance(data.get("data"), dict):
+            self._meta(line, data["data"], table)
+        if kind not in INPUT_KINDS:
+            if line.recorded and kind in COMPARED_KINDS:
+                self.recorded[(str(table), int(data["round_id"]))] = data
+            elif not line.recorded:
+                self.report.refused.append(
+                    (line.number, f"{kind}: not an input (outputs come from the tracker)")
+                )
+            return
+        if not isinstance(table, str):
+            self.report.refused.append((line.number, f"{kind}.table: missing"))
+            return
+        try:
+            tracker = self._tracker(table)
+            outputs = tracker.handle_data(data)
+        except DealerAssistError as exc:
+            self.report.refused.append((line.number, f"{kind}: {exc}"))
+            return
+        self.report.outputs += [(line.number, event) for event in outputs]
+
+    def _tracker(self, table: str) -> Tracker:
+        if table not in self.pit.tables():
+            if table not in self.known:
+                raise ConfigError(
+                    table, "table", "no configuration: add a meta line with table_file or --table"
+                )
+            self.pit.add_table(self.known[table])
+        return self.pit.tracker(table)
+
+    def _meta(self, line: ReplayLine, meta: Mapping[str, Any], table: Any) -> None:
+        if isinstance(table, str) and table not in self.known:
+            if "table_file" in meta:
+                self.known[table] = self._load_table_file(str(meta["table_file"]))
+            elif isinstance(meta.get("table_config"), Mapping):
+                from dealerassist.core.tables import table_from_mapping
+
+                self.known[table] = table_from_mapping(meta["table_config"], f"line {line.number}")
+        if isinstance(meta.get("expect"), Mapping):
+            self.report.checks.append(self._expect(line.number, str(table), meta["expect"]))
+
+    def _load_table_file(self, name: str) -> Any:
+        from dealerassist.core.tables import load_table
+
+        for base in (self.base_dir, Path.cwd(), CONFIG_DIR.parent):
+            candidate = base / name
+            if candidate.is_file():
+                return load_table(candidate)
+        return load_table(name)
+
+    def _expect(self, number: int, table: str, expect: Mapping[str, Any]) -> Check:
+        round_id = int(expect.get("round_id", 0))
+        outputs = [e.to_dict() for _, e in self.report.outputs if e.table == table]
+        mine = [o for o in outputs if o.get("round_id") == round_id]
+        problems = []
+        ended = [o for o in mine if o["kind"] in COMPARED_KINDS]
+        outcome = (
+            {"round-settled": "settled", "round-voided": "voided"}[ended[-1]["kind"]] if ended else "open"
+        )
+        if "outcome" in expect and expect["outcome"] != outcome:
+            problems.append(f"outcome {outcome}, expected {expect['outcome']}")
+        if "results" in expect:
+            problems += _compare_results(expect["results"], ended[-1]["results"] if ended else [])
+        if "alarms" in expect:
+            codes = sorted(o["code"] for o in mine if o["kind"] == "alarm")
+            if codes != sorted(expect["alarms"]):
+                problems.append(f"alarms {codes}, expected {sorted(expect['alarms'])}")
+        if "refused" in expect:
+            refusals = [r.event.to_dict() for r in self.log.records(table=table) if r.event.kind == "refused"]
+            rules = [r["rule"] for r in refusals if r.get("round_id") == round_id]
+            if sorted(rules) != sorted(expect["refused"]):
+                problems.append(f"refusals {sorted(rules)}, expected {sorted(expect['refused'])}")
+        for position, name in dict(expect.get("hands", {})).items():
+            got = ended[-1].get("hands", {}).get(position) if ended else None
+            if got != name:
+                problems.append(f"hand at {position} is {got!r}, expected {name!r}")
+        where = f"{table} round {round_id}"
+        return Check(
+            number, not problems, f"{where}: " + ("; ".join(problems) if problems else "as expected")
+        )
+
+    def _compare_recorded(self) -> None:
+        replayed = self.report.settlements()
+        for key, recorded in sorted(self.recorded.items()):
+            again = replayed.get(key)
+            same = again is not None and _comparable(again) == _comparable(recorded)
+            message = f"{key[0]} round {key[1]}: " + (
+                "settles as recorded" if same else "DIFFERS from the record"
+            )
+            self.report.checks.append(Check(0, same, message))
+
+
+def _config_from_record(data: Mapping[str, Any]) -> Any:
+    config = data.get("config", {})
+    raw = config.get("raw")
+    if isinstance(raw, Mapping):
+        from dealerassist.core.tables import table_from_mapping
+
+        return table_from_mapping(raw, str(data.get("source") or "exported table-config"))
+    return rules_from_description(config)
+
+
+def _comparable(data: Mapping[str, Any]) -> tuple[str, Any, Any]:
+    return data["kind"], data.get("results"), data.get("hands")
+
+
+def _compare_results(expected: Iterable[Mapping[str, Any]], actual: list[dict[str, Any]]) -> list[str]:
+    expected = list(expected)
+    problems = []
+    if len(expected) != len(actual):
+        problems.append(f"{len(actual)} results, expected {len(expected)}")
+    for want in expected:
+        key = (want.get("seat"), want.get("bet"), want.get("position"))
+        found = [r for r in actual if (r["seat"], r["bet"]) == key[:2] and key[2] in (None, r["position"])]
+        if not found:
+            problems.append(f"no result for seat {key[0]} bet {key[1]}")
+            continue
+        wrong = {k: found[0].get(k) for k, v in want.items() if found[0].get(k) != v}
+        if wrong:
+            problems.append(f"seat {key[0]} {key[1]}: got {wrong}, expected { {k: want[k] for k in wrong} }")
+    return problems
