@@ -1,0 +1,174 @@
+"""``dealerassist web serve`` and ``dealerassist users add``: the dashboard and its accounts.
+
+There is no default account and no default password: the first admin is made here, with the
+password typed at a prompt (twice) or read from standard input for scripts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dealerassist.errors import DealerAssistError
+
+DEFAULT_USERS = Path("var") / "users.sqlite3"
+
+
+class WebError(DealerAssistError):
+    """A dashboard command that cannot run as asked."""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    web = sub.add_parser("web", help="the web dashboard")
+    web_sub = web.add_subparsers(dest="web_command", metavar="COMMAND")
+    serve = web_sub.add_parser("serve", help="run the dashboard for one or more tables")
+    serve.add_argument("--db", required=True, help="event log file (SQLite), created if missing")
+    serve.add_argument(
+        "--table",
+        action="append",
+        required=True,
+        help="table config, e.g. config/tables/three-card-poker.toml",
+    )
+    serve.add_argument("--users", default=str(DEFAULT_USERS), help=f"accounts file (default {DEFAULT_USERS})")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    serve.add_argument("--snapshots", help="directory of camera snapshots to show in round timelines")
+    serve.set_defaults(handler=_serve)
+    web.set_defaults(handler=lambda _args: web.print_help() or 2)
+
+    users = sub.add_parser("users", help="dashboard accounts")
+    users_sub = users.add_subparsers(dest="users_command", metavar="COMMAND")
+    add = users_sub.add_parser("add", help="create an account (password prompted, or read from stdin)")
+    add.add_argument("name", help="account name: lower-case letters, digits, . _ -")
+    add.add_argument("--role", required=True, choices=("dealer", "supervisor", "surveillance", "admin"))
+    add.add_argument("--users", default=str(DEFAULT_USERS), help=f"accounts file (default {DEFAULT_USERS})")
+    add.set_defaults(handler=_users_add)
+    listing = users_sub.add_parser("list", help="list accounts")
+    listing.add_argument(
+        "--users", default=str(DEFAULT_USERS), help=f"accounts file (default {DEFAULT_USERS})"
+    )
+    listing.set_defaults(handler=_users_list)
+    users.set_defaults(handler=lambda _args: users.print_help() or 2)
+
+
+def _read_password(name: str) -> str:
+    """Twice at a terminal; one line from standard input otherwise."""
+    if sys.stdin.isatty():
+        first = getpass.getpass(f"Password for {name}: ")
+        if getpass.getpass("Again: ") != first:
+            raise WebError("password: the two entries differ")
+        return first
+    line = sys.stdin.readline()
+    if not line:
+        raise WebError("password: nothing on standard input (pipe the password in, or run at a terminal)")
+    return line.rstrip("\r\n")
+
+
+def _users_add(args: argparse.Namespace) -> int:
+    from dealerassist.web.users import UserStore
+
+    store = UserStore(args.users)
+    try:
+        user = store.add(args.name, args.role, _read_password(args.name))
+    except ValueError as exc:
+        raise WebError(str(exc)) from None
+    finally:
+        store.close()
+    print(f"created {user.role} account {user.name!r} in {args.users}")
+    return 0
+
+
+def _users_list(args: argparse.Namespace) -> int:
+    from dealerassist.web.users import UserStore
+
+    if not Path(args.users).exists():
+        raise WebError(
+            f"{args.users}: no accounts file (create the first admin with 'dealerassist users add')"
+        )
+    store = UserStore(args.users)
+    for user in store.all():
+        print(f"{user.name:24} {user.role:13} {'active' if user.active else 'disabled'}")
+    store.close()
+    return 0
+
+
+def build_table_app(
+    db: str, tables: Sequence[str], users_path: str, *, snapshots: str | None = None
+) -> tuple[Any, list[Any]]:
+    """The dashboard over a fresh pit for ``tables`` (with their progressives); returns the app and
+    the objects to stop at exit."""
+    from dealerassist.core.tables import load_table
+    from dealerassist.progressive.controller import ProgressiveController
+    from dealerassist.progressive.params import params_from_table
+    from dealerassist.storage.eventlog import EventLog
+    from dealerassist.tracker.pit import Pit
+    from dealerassist.web.app import create_app
+    from dealerassist.web.users import UserStore
+
+    configs = [load_table(path) for path in tables]
+    log = EventLog(db)
+    pit = Pit(log, configs)
+    controllers: dict[str, Any] = {}
+    for config in configs:
+        params = params_from_table(config)
+        if params is not None:
+            controller = ProgressiveController(config.table_id, params, log)
+            controller.attach(pit.tracker(config.table_id))
+            controller.start()
+            controllers[config.table_id] = controller
+    users = UserStore(users_path)
+    app = create_app(
+        pit=pit,
+        log=log,
+        progressive=controllers or None,
+        users=users,
+        config={"SNAPSHOT_DIR": snapshots} if snapshots else None,
+    )
+    return app, [*controllers.values(), users, log]
+
+
+def serve_in_thread(app: Any, host: str, port: int) -> Any:
+    """A threaded WSGI server (one thread per browser, as SSE needs) running in the background.
+
+    Returns the server; call ``server.shutdown()`` to stop it. ``server.port`` is the bound port
+    (useful with ``port=0``).
+    """
+    from werkzeug.serving import make_server
+
+    server = make_server(host, port, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="dashboard", daemon=True)
+    thread.start()
+    return server
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from werkzeug.serving import make_server
+
+    from dealerassist.web.users import UserStore
+
+    users = UserStore(args.users)
+    if users.count() == 0:
+        users.close()
+        raise WebError(
+            f"{args.users}: no accounts yet. Create the first admin: "
+            f"dealerassist users add NAME --role admin --users {args.users}"
+        )
+    users.close()
+    app, to_close = build_table_app(args.db, args.table, args.users, snapshots=args.snapshots)
+    try:
+        server = make_server(args.host, args.port, app, threaded=True)
+    except OSError as exc:
+        raise WebError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
+    print(f"dashboard on http://{args.host}:{server.port}/ (Ctrl-C stops)", flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+        for thing in to_close:
+            getattr(thing, "stop", getattr(thing, "close", lambda: None))()
+    return 0

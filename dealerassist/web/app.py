@@ -1,0 +1,143 @@
+"""The Flask app factory: the running table objects go in, a dashboard comes out.
+
+``create_app`` does not start anything itself: the caller (``dealerassist web serve`` or the demo)
+owns the pit, the event log and the progressive controller and passes them in, so the whole table
+can run in one process with the dashboard as one more subscriber to the tracker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, jsonify, request, session
+from werkzeug.exceptions import HTTPException
+
+from dealerassist.core.money import format_amount
+from dealerassist.web.analytics import percent_text
+from dealerassist.web.fanout import Fanout
+from dealerassist.web.history import DEFAULT_SHIFTS
+from dealerassist.web.runtime import Runtime
+from dealerassist.web.security import CSRF_FIELD, CSRF_HEADER, LoginThrottle, csrf_ok, csrf_token
+from dealerassist.web.users import UserStore
+
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def create_app(
+    *,
+    pit: Any,
+    log: Any,
+    progressive: Any | None = None,
+    config: Mapping[str, Any] | None = None,
+    users: UserStore | None = None,
+    tables: Mapping[str, Any] | None = None,
+    devices: Mapping[str, Callable[[], Mapping[str, Any]]] | None = None,
+) -> Flask:
+    """Build the dashboard.
+
+    ``pit`` and ``log`` follow the tracker and event-log contracts; ``progressive`` is an optional
+    ``ProgressiveController`` or a mapping of table id to one (``state()`` feeds the sign page).
+    ``tables`` maps table id to its ``TableConfig`` (default: what the pit knows). ``devices``
+    maps a device name to a callable returning its live status (frame rate, registration, last
+    error) for the status page.
+    ``config`` may set ``USERS_PATH`` (accounts file, default ``var/users.sqlite3``),
+    ``SECRET_KEY``, ``SNAPSHOT_DIR`` (camera snapshots), ``SHIFTS`` and any Flask setting.
+    """
+    settings = dict(config or {})
+    app = Flask(__name__)
+    if users is None:
+        users = UserStore(settings.pop("USERS_PATH", Path("var") / "users.sqlite3"))
+    app.config.update(
+        SECRET_KEY=users.secret_key(),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        SESSION_COOKIE_NAME="dealerassist_session",
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
+        MAX_CONTENT_LENGTH=256 * 1024,
+        JSON_SORT_KEYS=False,
+    )
+    app.config.update(settings)
+    fanout = Fanout(log)
+    runtime = Runtime(
+        pit=pit,
+        log=log,
+        progressive=progressive,
+        users=users,
+        fanout=fanout,
+        throttle=settings.get("LOGIN_THROTTLE") or LoginThrottle(),
+        tables=dict(tables) if tables is not None else _tables_of(pit),
+        devices=dict(devices or {}),
+        snapshot_dir=Path(settings["SNAPSHOT_DIR"]) if settings.get("SNAPSHOT_DIR") else None,
+        shifts=tuple(settings.get("SHIFTS") or DEFAULT_SHIFTS),
+    )
+    app.extensions["dealerassist"] = runtime
+    pit.subscribe(fanout.publish)
+    for controller in runtime.progressives().values():
+        controller.subscribe(fanout.catch_up)
+    _install_hooks(app)
+    _register_blueprints(app)
+    return app
+
+
+def _tables_of(pit: Any) -> dict[str, Any]:
+    """Table id -> the ``TableConfig`` each of the pit's trackers runs with."""
+    return {table_id: pit.tracker(table_id).config for table_id in pit.tables()}
+
+
+def _install_hooks(app: Flask) -> None:
+    from dealerassist.web.views import current_user, render_error
+
+    @app.before_request
+    def _check_csrf() -> Any:
+        if request.method in _SAFE_METHODS:
+            return None
+        presented = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD)
+        if not csrf_ok(session, presented):
+            return render_error(
+                403, "csrf_token", "missing or stale CSRF token: reload the page and try again"
+            )
+        return None
+
+    @app.context_processor
+    def _template_globals() -> dict[str, Any]:
+        return {
+            "csrf_token": lambda: csrf_token(session),
+            "user": current_user(),
+            "money": format_amount,
+            "percent": percent_text,
+        }
+
+    @app.after_request
+    def _headers(response: Any) -> Any:
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+            "connect-src 'self'; frame-ancestors 'none'",
+        )
+        return response
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException) -> Any:
+        if exc.code == 413:
+            return render_error(413, "body", "request body too large")
+        return render_error(exc.code or 500, "request", exc.description or exc.name)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> Any:
+        app.logger.exception("unhandled error on %s %s", request.method, request.path)
+        if request.path.startswith("/api/"):
+            return jsonify(error="internal", field="-", message=f"server error: {exc}"), 500
+        return render_error(500, "-", "server error: the problem has been logged")
+
+
+def _register_blueprints(app: Flask) -> None:
+    from dealerassist.web.views import api, audit, auth, pages, stream
+
+    for blueprint in (auth.bp, pages.bp, audit.bp, api.bp, stream.bp):
+        app.register_blueprint(blueprint)

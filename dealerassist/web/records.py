@@ -1,0 +1,68 @@
+"""Log records as the browser and people see them: JSON for the stream, one line for a timeline."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dealerassist.core.money import format_amount
+
+PROGRESSIVE_PREFIX = "progressive"
+
+
+def record_json(record: Any) -> dict[str, Any]:
+    return {
+        "seq": record.seq,
+        "recorded_at": record.recorded_at,
+        "hash": record.hash,
+        "event": record.event.to_dict(),
+    }
+
+
+def is_progressive(record: Any) -> bool:
+    return str(record.event.kind).startswith(PROGRESSIVE_PREFIX)
+
+
+def _money(value: Any) -> str:
+    return format_amount(value) if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def describe(event: dict[str, Any]) -> str:
+    """One human line for an event dict (``Event.to_dict()``), for timelines and exports."""
+    kind = event.get("kind", "")
+    who = f" by {event['user']}" if event.get("user") else ""
+    why = f" ({event['reason']})" if event.get("reason") else ""
+    if kind == "card-dealt":
+        face = "up" if event.get("face_up", True) else "down"
+        conf = event.get("confidence")
+        conf_text = f", confidence {conf:.2f}" if isinstance(conf, float) and conf < 1 else ""
+        return (
+            f"{event.get('position')} card {event.get('index', 0) + 1}: {event.get('card')} face {face}"
+            + (f" from {event.get('source')}{conf_text}" if event.get("source") else "")
+        )
+    if kind == "card-read":
+        return f"{event.get('source')} read {event.get('card') or 'unreadable card'}" + (
+            f" at {event['position']}" if event.get("position") else ""
+        )
+    if kind == "wager":
+        return f"seat {event.get('seat')} {event.get('bet')} {_money(event.get('amount'))}{who}"
+    if kind == "decision":
+        extra = f" {_money(event['amount'])}" if event.get("amount") else ""
+        return f"{event.get('position')} {event.get('action')}{extra}"
+    if kind == "phase":
+        return f"phase: {event.get('phase')}"
+    if kind == "alarm":
+        return f"ALARM {event.get('code')}: {event.get('message')}"
+    if kind == "round-settled":
+        results = event.get("results") or []
+        paid = sum(int(r.get("win", 0)) + int(r.get("returned", 0)) for r in results)
+        return f"round settled: {len(results)} wagers, {format_amount(paid)} paid out"
+    if kind == "round-voided":
+        return f"round voided: {event.get('reason')}"
+    if kind == "refused":
+        return f"refused {event.get('input', event.get('input_kind', ''))}: {event.get('message')}"
+    if kind == "user-action":
+        return f"{event.get('user') or '?'} {event.get('action')}"
+    fields = ", ".join(
+        f"{k}={v}" for k, v in event.items() if k not in ("kind", "table") and v not in ("", None)
+    )
+    return f"{kind}{': ' + fields if fields else ''}{who}{why}"

@@ -1,0 +1,118 @@
+// dealerassist dashboard: live panels over Server-Sent Events and actions posted as JSON.
+// No polling: a panel is re-fetched only when the event stream brings a record.
+"use strict";
+
+(function () {
+  const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
+  const errorBox = () => document.getElementById("action-error");
+
+  function showError(text) {
+    const box = errorBox();
+    if (!box) return;
+    box.textContent = text;
+    box.hidden = !text;
+  }
+
+  function formBody(form) {
+    const body = {};
+    for (const [name, value] of new FormData(form).entries()) {
+      if (name === "csrf_token") continue;
+      if (typeof value === "string" && value.trim() === "") continue;
+      body[name] = value;
+    }
+    return body;
+  }
+
+  async function submitAction(form) {
+    const question = form.dataset.confirm;
+    if (question && !window.confirm(question)) return;
+    const buttons = form.querySelectorAll("button");
+    buttons.forEach((b) => (b.disabled = true));
+    try {
+      const response = await fetch(form.action, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf(), Accept: "application/json" },
+        body: JSON.stringify(formBody(form)),
+      });
+      let reply = {};
+      try { reply = await response.json(); } catch (e) { reply = { message: response.statusText }; }
+      if (!response.ok) {
+        showError(`${reply.field ? reply.field + ": " : ""}${reply.message || response.statusText}`);
+      } else {
+        showError("");
+        document.body.dataset.lastSeq = reply.last_seq;
+        refreshPanels();
+      }
+    } catch (e) {
+      showError(`no answer from the server: ${e}`);
+    } finally {
+      buttons.forEach((b) => (b.disabled = false));
+    }
+  }
+
+  let refreshTimer = null;
+  let refreshing = false;
+  let again = false;
+
+  async function refreshNow() {
+    if (refreshing) { again = true; return; }
+    refreshing = true;
+    try {
+      for (const panel of document.querySelectorAll("[data-live-src]")) {
+        if (panel.contains(document.activeElement) && document.activeElement.tagName === "INPUT"
+            && document.activeElement.value) {
+          again = true; // do not wipe what the dealer is typing; refresh when they are done
+          continue;
+        }
+        const response = await fetch(panel.dataset.liveSrc, { credentials: "same-origin" });
+        if (response.status === 401 || response.redirected) { window.location.reload(); return; }
+        if (response.ok) {
+          panel.innerHTML = await response.text();
+          panel.dataset.refreshed = String(Date.now());
+        }
+      }
+    } finally {
+      refreshing = false;
+      document.body.dataset.refreshCount = String(Number(document.body.dataset.refreshCount || 0) + 1);
+      if (again) { again = false; refreshPanels(); }
+    }
+  }
+
+  function refreshPanels() {
+    clearTimeout(refreshTimer);
+    refreshTimer = setTimeout(refreshNow, 40);
+  }
+
+  function connect(url) {
+    const live = document.getElementById("live");
+    const source = new EventSource(url, { withCredentials: true });
+    source.addEventListener("open", () => live && live.classList.add("on"));
+    source.addEventListener("error", () => live && live.classList.remove("on"));
+    source.addEventListener("record", (message) => {
+      document.body.dataset.lastSeq = message.lastEventId;
+      refreshPanels();
+    });
+    source.addEventListener("overflow", () => {
+      // The server dropped us for falling behind: reconnect; Last-Event-ID replays what we missed.
+      source.close();
+      setTimeout(() => connect(url), 500);
+    });
+    return source;
+  }
+
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (form instanceof HTMLFormElement && form.classList.contains("act")) {
+      event.preventDefault();
+      submitAction(form);
+    }
+  });
+
+  document.addEventListener("focusout", () => { if (again) refreshPanels(); });
+
+  document.addEventListener("DOMContentLoaded", () => {
+    const streamed = document.querySelector("[data-stream]");
+    if (streamed) connect(streamed.dataset.stream);
+  });
+})();

@@ -1,0 +1,48 @@
+// Jackpot sign screen: mirrors the serial sign from the progressive's state, pushed over SSE.
+"use strict";
+
+(function () {
+  const money = (cents) => {
+    const whole = Math.floor(Math.abs(cents) / 100).toLocaleString("en-US");
+    const part = String(Math.abs(cents) % 100).padStart(2, "0");
+    return `${cents < 0 ? "-" : ""}$${whole}.${part}`;
+  };
+  let winTimer = null;
+
+  function show(state) {
+    const sign = document.getElementById("sign");
+    if (!state) return;
+    sign.className = `sign ${state.status}`;
+    document.getElementById("sign-name").textContent = state.name || "";
+    const amount = document.getElementById("sign-amount");
+    amount.textContent = money(state.amount);
+    amount.dataset.cents = String(state.amount);
+    let line = "";
+    if (state.status === "win" && state.win) {
+      line = `WIN ${money(state.win.amount)} TABLE ${state.win.table} SEAT ${state.win.seat}`;
+      // The WIN flash ends on the controller's clock; ask once for the state after it.
+      clearTimeout(winTimer);
+      winTimer = setTimeout(fetchState, 8500);
+    } else if (state.status === "pending") {
+      line = "JACKPOT PENDING";
+    } else if (state.status === "fault") {
+      line = state.fault || "FAULT";
+    }
+    document.getElementById("sign-line").textContent = line;
+  }
+
+  async function fetchState() {
+    const sign = document.getElementById("sign");
+    const response = await fetch(sign.dataset.state);
+    if (response.ok) show(await response.json());
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    const sign = document.getElementById("sign");
+    const source = new EventSource(sign.dataset.stream);
+    source.addEventListener("sign", (message) => show(JSON.parse(message.data)));
+    source.addEventListener("open", fetchState);
+    source.addEventListener("overflow", () => { source.close(); setTimeout(() => window.location.reload(), 1000); });
+    if (sign.classList.contains("win")) winTimer = setTimeout(fetchState, 8500);
+  });
+})();

@@ -1,0 +1,266 @@
+"""What the dealer and supervisor screens show, built from ``tracker.snapshot()``.
+
+The snapshot is the tracker's plain-data view of the open round; this module arranges it by seat
+the way a dealer reads a layout (seat 1 at the dealer's left), adds the pay-out sums a dealer hands
+over in chips, and decides which controls make sense in the current phase.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from dealerassist.core.money import format_amount
+from dealerassist.games.base import DEALER, parse_position
+from dealerassist.web.runtime import runtime
+
+# Decisions that carry a wager amount the dealer may need to enter (else the game's default).
+AMOUNT_ACTIONS = frozenset({"double", "split", "insurance", "raise"})
+# Decisions that need cards named (pai gow: the two-card hand the player sets).
+CARDS_ACTIONS = frozenset({"set-hand"})
+# Decisions that name a chosen hand (Pairs & Up).
+CHOICE_ACTIONS = frozenset({"choose"})
+
+
+def snapshot_of(table: str) -> dict[str, Any]:
+    return dict(runtime().pit.tracker(table).snapshot())
+
+
+@dataclass
+class CardView:
+    code: str
+    face_up: bool
+    confidence: float = 1.0
+    source: str = ""
+
+    @property
+    def doubtful(self) -> bool:
+        return self.confidence < 1.0 and self.source == "camera"
+
+
+@dataclass
+class ResultView:
+    bet: str
+    stake: int
+    outcome: str
+    win: int
+    returned: int
+    hand: str
+    note: str
+    remainder: str
+
+    @property
+    def to_pay(self) -> int:
+        return self.win + self.returned
+
+    @property
+    def withheld(self) -> bool:
+        return Fraction(self.remainder or "0") != 0
+
+
+@dataclass
+class HandView:
+    position: str
+    cards: list[CardView] = field(default_factory=list)
+    hand_name: str = ""
+    actions: list[str] = field(default_factory=list)
+    next_card: bool = False
+
+
+@dataclass
+class SeatView:
+    seat: int
+    hands: list[HandView] = field(default_factory=list)
+    wagers: dict[str, int] = field(default_factory=dict)
+    results: list[ResultView] = field(default_factory=list)
+
+    @property
+    def to_pay(self) -> int:
+        return sum(r.to_pay for r in self.results)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.wagers or self.results or any(h.cards for h in self.hands))
+
+
+@dataclass
+class TableView:
+    table: str
+    name: str
+    game: str
+    snapshot: dict[str, Any]
+    seats: list[SeatView]
+    dealer: HandView
+    bets: list[str]
+    seat_count: int
+    chip: int
+    progressive: dict[str, Any] | None = None
+
+    @property
+    def round_id(self) -> int | None:
+        return self.snapshot.get("round_id") or None
+
+    @property
+    def status(self) -> str:
+        return str(self.snapshot.get("status", "idle"))
+
+    @property
+    def phase(self) -> str:
+        return str(self.snapshot.get("phase", ""))
+
+    @property
+    def round_open(self) -> bool:
+        return self.status == "open"
+
+    @property
+    def betting(self) -> bool:
+        return self.round_open and self.phase == "betting"
+
+    @property
+    def can_open(self) -> bool:
+        return not self.round_open
+
+    @property
+    def can_close(self) -> bool:
+        return self.status in ("settled", "voided")
+
+    @property
+    def can_reveal(self) -> bool:
+        return (
+            self.round_open
+            and not self.betting
+            and not self.snapshot.get("revealed")
+            and not self.snapshot.get("pending_decisions")
+            and self.snapshot.get("next_deal") is None
+            and self.game != "face-up-pai-gow"
+        )
+
+    @property
+    def wants_dice(self) -> bool:
+        return (
+            self.round_open
+            and self.game == "face-up-pai-gow"
+            and not self.betting
+            and not any(h.cards for s in self.seats for h in s.hands)
+            and not self.dealer.cards
+        )
+
+    @property
+    def alarms(self) -> list[dict[str, Any]]:
+        return list(self.snapshot.get("alarms") or [])
+
+    @property
+    def pending_reads(self) -> list[dict[str, Any]]:
+        return list(self.snapshot.get("pending_reads") or [])
+
+    @property
+    def settlement(self) -> dict[str, Any] | None:
+        return self.snapshot.get("settlement")
+
+    @property
+    def total_to_pay(self) -> int:
+        return sum(s.to_pay for s in self.seats)
+
+    @property
+    def next_deal_text(self) -> str:
+        step = self.snapshot.get("next_deal")
+        if not step:
+            return ""
+        face = "face up" if step.get("face_up", True) else "face down"
+        return f"next card: {step.get('position')} card {int(step.get('index', 0)) + 1}, {face}"
+
+    def money(self, cents: int) -> str:
+        return format_amount(cents)
+
+
+def _cards(entries: list[Mapping[str, Any]]) -> list[CardView]:
+    return [
+        CardView(
+            str(c.get("card", "")),
+            bool(c.get("face_up", True)),
+            float(c.get("confidence", 1.0)),
+            str(c.get("source", "")),
+        )
+        for c in sorted(entries, key=lambda c: int(c.get("index", 0)))
+    ]
+
+
+def dealer_view(table: str) -> TableView:
+    """Everything the dealer screen of ``table`` shows, seat by seat."""
+    rt = runtime()
+    snap = snapshot_of(table)
+    config = rt.tables[table]
+    rules = config.rules
+    positions: Mapping[str, list[Mapping[str, Any]]] = snap.get("positions") or {}
+    hands_named: Mapping[str, str] = snap.get("hands") or {}
+    legal: Mapping[str, list[str]] = snap.get("legal_actions") or {}
+    next_pos = (snap.get("next_deal") or {}).get("position")
+    seats = {n: SeatView(n) for n in range(1, rules.seats + 1)}
+    dealer = HandView(DEALER, _cards(list(positions.get(DEALER, []))), str(hands_named.get(DEALER, "")))
+    dealer.next_card = next_pos == DEALER
+    dealer.actions = list(legal.get(DEALER, []))
+    for position in sorted(set(positions) | set(legal) | set(hands_named)):
+        if position == DEALER:
+            continue
+        try:
+            parsed = parse_position(position)
+        except ValueError:
+            continue
+        if parsed is None or parsed[0] not in seats:
+            continue
+        seats[parsed[0]].hands.append(
+            HandView(
+                position,
+                _cards(list(positions.get(position, []))),
+                str(hands_named.get(position, "")),
+                list(legal.get(position, [])),
+                next_pos == position,
+            )
+        )
+    for seat_text, bets in (snap.get("wagers") or {}).items():
+        if str(seat_text).isdigit() and int(seat_text) in seats:
+            seats[int(seat_text)].wagers = {str(b): int(a) for b, a in bets.items()}
+    for r in (snap.get("settlement") or {}).get("results", []):
+        seat = int(r.get("seat", 0))
+        if seat in seats:
+            seats[seat].results.append(
+                ResultView(
+                    str(r.get("bet")),
+                    int(r.get("stake", 0)),
+                    str(r.get("outcome")),
+                    int(r.get("win", 0)),
+                    int(r.get("returned", 0)),
+                    str(r.get("hand", "")),
+                    str(r.get("note", "")),
+                    str(r.get("remainder", "0")),
+                )
+            )
+    for seat in seats.values():
+        if not seat.hands:
+            seat.hands.append(HandView(f"seat-{seat.seat}"))
+    bets = list(rules.limits) or [b for b in _game_bets(rules.game) if b != "play"]
+    controller = rt.progressive_for(table)
+    return TableView(
+        table=table,
+        name=rt.table_name(table),
+        game=rules.game,
+        snapshot=snap,
+        seats=list(seats.values()),
+        dealer=dealer,
+        bets=bets,
+        seat_count=rules.seats,
+        chip=rules.chip,
+        progressive=controller.state() if controller is not None else None,
+    )
+
+
+def _game_bets(slug: str) -> tuple[str, ...]:
+    from dealerassist.games import game_class
+
+    return tuple(game_class(slug).bets)
+
+
+def supervisor_view() -> list[TableView]:
+    return [dealer_view(t) for t in runtime().table_ids()]

@@ -1,0 +1,179 @@
+"""Dashboard accounts: names, roles and scrypt password hashes in their own SQLite file.
+
+Accounts are deliberately kept out of the hash-chained event log (a password hash has no place in
+an audit trail that surveillance exports), but every change made here is logged as an event by the
+caller. There is no default account: the first admin is created from the command line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from dealerassist.errors import DealerAssistError
+
+ROLES: Final = ("dealer", "supervisor", "surveillance", "admin")
+MIN_PASSWORD_LENGTH: Final = 10
+
+# scrypt work factors (RFC 7914): n=2**15, r=8 costs ~32 MiB and tens of milliseconds per check.
+_SCRYPT_N: Final = 2**15
+_SCRYPT_R: Final = 8
+_SCRYPT_P: Final = 1
+_SCRYPT_MAXMEM: Final = 64 * 1024 * 1024
+_NAME = re.compile(r"^[a-z][a-z0-9._-]{1,31}$")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS users (
+    name TEXT PRIMARY KEY,
+    role TEXT NOT NULL,
+    password TEXT NOT NULL,
+    active INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class UserError(DealerAssistError, ValueError):
+    """An account request that cannot be carried out; ``field`` names the offending input."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class User:
+    name: str
+    role: str
+    active: bool = True
+
+
+def hash_password(password: str, *, salt: bytes | None = None) -> str:
+    """``scrypt$n$r$p$salt_hex$hash_hex`` with a fresh 16-byte salt per call."""
+    salt = salt if salt is not None else secrets.token_bytes(16)
+    digest = hashlib.scrypt(
+        password.encode("utf-8"), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P, maxmem=_SCRYPT_MAXMEM
+    )
+    return f"scrypt${_SCRYPT_N}${_SCRYPT_R}${_SCRYPT_P}${salt.hex()}${digest.hex()}"
+
+
+def check_password(password: str, stored: str) -> bool:
+    """Constant-time comparison against a stored ``hash_password`` string."""
+    try:
+        scheme, n, r, p, salt_hex, digest_hex = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        digest = hashlib.scrypt(
+            password.encode("utf-8"),
+            salt=bytes.fromhex(salt_hex),
+            n=int(n),
+            r=int(r),
+            p=int(p),
+            maxmem=_SCRYPT_MAXMEM,
+        )
+    except ValueError:
+        return False
+    return hmac.compare_digest(digest.hex(), digest_hex)
+
+
+def validate_password(password: str, name: str) -> None:
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD_LENGTH:
+        raise UserError("password", f"must be at least {MIN_PASSWORD_LENGTH} characters")
+    if password.strip().lower() == name.lower():
+        raise UserError("password", "must not be the account name")
+
+
+class UserStore:
+    """Thread-safe access to the accounts file (one connection guarded by a lock)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if str(path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(_SCHEMA)
+        # A dummy hash so a login for an unknown name costs as much time as a real check.
+        self._dummy_hash = hash_password(secrets.token_hex(8))
+
+    def add(self, name: str, role: str, password: str) -> User:
+        name = name.strip().lower() if isinstance(name, str) else name
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise UserError("name", "2-32 characters: a lower-case letter, then letters, digits, . _ -")
+        if role not in ROLES:
+            raise UserError("role", f"must be one of {', '.join(ROLES)}, got {role!r}")
+        validate_password(password, name)
+        with self._lock:
+            if self._db.execute("SELECT 1 FROM users WHERE name = ?", (name,)).fetchone():
+                raise UserError("name", f"an account named {name!r} already exists")
+            self._db.execute(
+                "INSERT INTO users (name, role, password) VALUES (?, ?, ?)",
+                (name, role, hash_password(password)),
+            )
+        return User(name, role)
+
+    def set_password(self, name: str, password: str) -> None:
+        validate_password(password, name)
+        with self._lock:
+            cur = self._db.execute(
+                "UPDATE users SET password = ? WHERE name = ?", (hash_password(password), name)
+            )
+        if cur.rowcount == 0:
+            raise UserError("name", f"no account named {name!r}")
+
+    def set_active(self, name: str, active: bool) -> None:
+        with self._lock:
+            cur = self._db.execute("UPDATE users SET active = ? WHERE name = ?", (int(active), name))
+        if cur.rowcount == 0:
+            raise UserError("name", f"no account named {name!r}")
+
+    def get(self, name: str) -> User | None:
+        with self._lock:
+            row = self._db.execute("SELECT name, role, active FROM users WHERE name = ?", (name,)).fetchone()
+        return User(row[0], row[1], bool(row[2])) if row else None
+
+    def authenticate(self, name: str, password: str) -> User | None:
+        """The active account when the password matches, else ``None`` (same cost either way)."""
+        key = name.strip().lower() if isinstance(name, str) else ""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT name, role, active, password FROM users WHERE name = ?", (key,)
+            ).fetchone()
+        stored = row[3] if row else self._dummy_hash
+        ok = check_password(password, stored)
+        if not row or not ok or not row[2]:
+            return None
+        return User(row[0], row[1], True)
+
+    def all(self) -> list[User]:
+        with self._lock:
+            rows = self._db.execute("SELECT name, role, active FROM users ORDER BY name").fetchall()
+        return [User(r[0], r[1], bool(r[2])) for r in rows]
+
+    def count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT count(*) FROM users").fetchone()[0])
+
+    def secret_key(self) -> str:
+        """The session-signing key, made once and kept so logins survive a restart."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM settings WHERE name = 'secret_key'").fetchone()
+            if row:
+                return str(row[0])
+            key = secrets.token_hex(32)
+            self._db.execute("INSERT INTO settings (name, value) VALUES ('secret_key', ?)", (key,))
+            return key
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
