@@ -27,10 +27,12 @@ Fronts: ``singles`` (two unpaired cards), ``any``, ``high-pair``/``low-pair`` (a
 ``two-of-set`` (two cards of the largest group, or of the highest set of three with
 ``set = "trips"``), ``one-of-set`` (one card of that group and one unpaired card).
 
-Among the settings a rule allows, the dealer takes the best front, then the best back, and never
-a foul; when a rule allows no legal setting the next rule is tried, and a hand no rule covers
-gets the best legal front. Ties between equal settings break on the cards' canonical order, so
-the same seven cards always give the same setting whatever order they arrive in.
+Among the settings a rule allows, the dealer takes the best front, then the best back. A setting
+is legal when it is not a foul and no other setting beats it in both hands (a chart line read
+literally can point at one: tens, an ace and a straight that needs a ten, say); when a rule
+allows no legal setting the next rule is tried, and a hand no rule covers gets the best legal
+front. Ties between equal settings break on the cards' canonical order, so the same seven cards
+always give the same setting whatever order they arrive in.
 """
 
 from __future__ import annotations
@@ -217,7 +219,7 @@ class HouseWay:
             raise RuleViolation("seven-cards", f"a pai gow hand has seven cards, got {len(hand)}")
         splits = _splits(hand)
         shape = _shape(hand, splits)
-        options = [o for o in splits if not o.foul]
+        options = undominated([o for o in splits if not o.foul])
         for rule in self.rules:
             if not rule.matches(shape):
                 continue
@@ -248,6 +250,16 @@ def _splits(hand: Sequence[Card]) -> list[_Option]:
         bv = evaluate_five([hand[i] for i in back], wheel_second=True)
         found.append(_Option((front[0], front[1]), back, fv, bv))
     return found
+
+
+def undominated(options: Sequence[_Option]) -> list[_Option]:
+    """Drop every setting that another one beats in both hands: no house way should pick one."""
+    pairs = [(o.front_value.strength, o.back_value.strength) for o in options]
+    return [
+        o
+        for o, (front, back) in zip(options, pairs, strict=True)
+        if not any(f > front and b > back for f, b in pairs)
+    ]
 
 
 def _shape(hand: Sequence[Card], splits: Sequence[_Option]) -> Shape:
