@@ -64,7 +64,9 @@ class HighCardRound(GameRound):
             return
         limit = self.rules.limit(bet)
         if not limit.minimum <= amount <= limit.maximum:
-            raise RuleViolation("table-limits", f"ante must be {limit.minimum}..{limit.maximum} cents, got {amount}")
+            raise RuleViolation(
+                "table-limits", f"ante must be {limit.minimum}..{limit.maximum} cents, got {amount}"
+            )
         if amount % self.rules.chip:
             raise RuleViolation("chip-multiple", f"ante must be a multiple of {self.rules.chip} cents")
         self.antes[seat] = amount
@@ -148,12 +150,16 @@ class HighCardRound(GameRound):
                 results.append(WagerResult(seat, "ante", ante, "forfeit", hand=hand, position=position))
                 continue
             if seat in self.folded:
-                results.append(WagerResult(seat, "ante", ante, "lose", hand=hand, note="folded", position=position))
+                results.append(
+                    WagerResult(seat, "ante", ante, "lose", hand=hand, note="folded", position=position)
+                )
                 continue
             mine = self.cards[position][0].rank
             for bet, stake in (("ante", ante), ("raise", self.raises[seat])):
                 if mine > dealer.rank:
-                    results.append(WagerResult(seat, bet, stake, "win", stake, stake, hand, position=position))
+                    results.append(
+                        WagerResult(seat, bet, stake, "win", stake, stake, hand, position=position)
+                    )
                 elif mine == dealer.rank:
                     results.append(WagerResult(seat, bet, stake, "push", 0, stake, hand, position=position))
                 else:
@@ -204,4 +210,3 @@ def high_card_rules(table_id: str = "hc-1", **overrides: object) -> TableRules:
     }
     values.update(overrides)
     return TableRules(**values)  # type: ignore[arg-type]
-
