@@ -81,6 +81,7 @@ def test_unplug_and_replug_keeps_every_card(
     try:
         wait_for(lambda: shoe.link_up, what="link up")
         shoe_emulator.deal()
+        wait_for(lambda: shoe_emulator.acked == [1], what="first card acknowledged")
         shoe_emulator.unplug()
         wait_for(lambda: collector.links() == [True, False], what="link down")
         drawn_while_down = [shoe_emulator.deal() for _ in range(3)]
@@ -195,6 +196,7 @@ def test_refused_card_counts_as_delivered(shoe_emulator: ShoeEmulator) -> None:
     shoe = ShoeReader(plug(shoe_emulator, "tcp:"), "T", refuse)
     shoe.start()
     try:
+        wait_for(lambda: shoe.link_up, what="link up")
         shoe_emulator.deal()
         wait_for(lambda: shoe_emulator.acked == [1], what="refused card acknowledged")
         assert shoe_emulator.retransmissions == 0
