@@ -134,10 +134,6 @@ class TableEngine:
             out.append(ev.Phase(table=self.table, round_id=self.round_id, phase=self.phase))
         return out
 
-    def refusal(self, event: Event, exc: DealerAssistError) -> ev.Refused:
-        """The ``refused`` record for an input and the error that refused it."""
-        return refusal(self.table, event.kind, event.to_dict(), exc, self.round_id or None)
-
     # --- round lifecycle -------------------------------------------------------------------
 
     def _round_open(self, event: ev.RoundOpen) -> list[Event]:

@@ -110,6 +110,9 @@ class Tracker:
 
     def handle(self, event: Event) -> list[Event]:
         """Apply one input; returns the events it caused, all already durable in the log."""
+        return self._handle(event, None)
+
+    def _handle(self, event: Event, sent: dict[str, Any] | None) -> list[Event]:
         with self._lock:
             if not isinstance(event, Event):
                 raise EventError(f"an input must be an Event, got {type(event).__name__}")
@@ -120,7 +123,8 @@ class Tracker:
                     )
                 outputs = self.engine.apply(event)
             except DealerAssistError as exc:
-                self._commit([self.engine.refusal(event, exc)])
+                data = sent if sent is not None else event.to_dict()
+                self._commit([refusal(self.table, event.kind, data, exc, self.engine.round_id or None)])
                 raise
             except Exception:
                 self.engine, _ = self._rebuild()
@@ -148,7 +152,7 @@ class Tracker:
             with self._lock:
                 self._commit([refusal(self.table, str(kind or "?"), safe, exc, self.engine.round_id or None)])
             raise
-        return self.handle(event)
+        return self._handle(event, json.loads(json.dumps(data, default=repr)))
 
     def _commit(self, events: list[Event]) -> list[LogRecord]:
         records = self.log.append_many(events)
