@@ -47,6 +47,8 @@ from dealerassist.progressive.store import EventSink, LinkDown, LocalStore, Mete
 SUPERVISOR_ROLES = frozenset({"supervisor", "admin"})
 FAULT_TEXT = "LINK DOWN"
 StateListener = Callable[[dict[str, Any]], None]
+# Tracker inputs that may leave ``round_id`` out, meaning the table's current round.
+ROUND_INPUTS = frozenset({"wager", "correct-wager", "betting-closed", "round-close"})
 
 
 @dataclass
@@ -86,6 +88,7 @@ class ProgressiveController:
         self._books: dict[int, RoundBook] = {}
         self._local_keys: set[str] = set()
         self._open_round: int | None = None
+        self._last_round = 0
         self._fault: str | None = None
         self._seen_hits: dict[str, float] = {}
         self._listeners: list[StateListener] = []
@@ -177,12 +180,17 @@ class ProgressiveController:
             self._ingest_own(event)
             return None
         round_id = getattr(event, "round_id", None)
-        if not isinstance(round_id, int):
-            return None
-        book = self._books.setdefault(round_id, RoundBook())
         if kind == "round-open":
+            # The tracker numbers a round itself when the input names none: the next after the last.
+            round_id = round_id if isinstance(round_id, int) else self._last_round + 1
             self._open_round = round_id
-        elif kind in ("wager", "correct-wager") and getattr(event, "bet", None) == self._params.bet:
+        elif not isinstance(round_id, int):
+            if kind not in ROUND_INPUTS:
+                return None
+            round_id = self._last_round
+        self._last_round = max(self._last_round, round_id)
+        book = self._books.setdefault(round_id, RoundBook())
+        if kind in ("wager", "correct-wager") and getattr(event, "bet", None) == self._params.bet:
             seat, amount = int(event.seat), int(event.amount)  # type: ignore[attr-defined]
             if amount > 0:
                 book.wagers[seat] = amount
@@ -234,9 +242,8 @@ class ProgressiveController:
         try:
             if book.closed:
                 self._contribute(round_id, book)
-            if book.voided:
-                self._refund(round_id, book)
-            elif book.results is not None:
+            self._refund(round_id, book)
+            if not book.voided and book.results is not None:
                 self._hits(round_id, book)
         except LinkDown as exc:
             self._set_fault(str(exc))
@@ -245,11 +252,19 @@ class ProgressiveController:
             del self._books[round_id]
 
     def _finished(self, book: RoundBook) -> bool:
+        if self._withdrawn(book) - book.refunded:
+            return False
         if book.voided:
-            return set(book.contributed) <= book.refunded
+            return True
         if book.results is None:
             return False
         return set(self._qualifying(book)) <= set(book.contributed) and not self._due_hits(book)
+
+    def _withdrawn(self, book: RoundBook) -> set[int]:
+        """Contributed seats whose wager is gone: the round was voided or a supervisor corrected it."""
+        if book.voided:
+            return set(book.contributed)
+        return set(book.contributed) - set(self._qualifying(book))
 
     def _qualifying(self, book: RoundBook) -> dict[int, int]:
         return {seat: amount for seat, amount in book.wagers.items() if amount == self._params.wager}
@@ -301,13 +316,17 @@ class ProgressiveController:
         results = [r for r in book.results or () if r.get("bet") == self._params.bet]
         for r in results:
             seat = int(r.get("seat", 0))
-            if r.get("outcome") in ("void", "forfeit") or seat not in book.contributed:
+            if (
+                r.get("outcome") in ("void", "forfeit")
+                or seat not in book.contributed
+                or seat in book.refunded
+            ):
                 continue
             hand = str(r.get("hand") or book.hands.get(str(r.get("position") or f"seat-{seat}"), ""))
             if self._params.award(hand) is not None:
                 found[seat] = hand
         if not results:
-            for seat in book.contributed:
+            for seat in set(book.contributed) - book.refunded:
                 hand = str(book.hands.get(f"seat-{seat}", ""))
                 if self._params.award(hand) is not None:
                     found[seat] = hand
@@ -377,9 +396,10 @@ class ProgressiveController:
         self._commit(list(keys.values()), plan)
 
     def _refund(self, round_id: int, book: RoundBook) -> None:
-        due = {s: e for s, e in book.contributed.items() if s not in book.refunded}
+        due = {s: book.contributed[s] for s in self._withdrawn(book) - book.refunded}
         if not due:
             return
+        why = "round voided" if book.voided else "wager corrected by a supervisor"
         keys = {seat: refund_key(self.table, round_id, seat) for seat in due}
 
         def plan(state: meter.MeterState, params: ProgressiveParams, done: frozenset[str]) -> list[Event]:
@@ -399,7 +419,7 @@ class ProgressiveController:
                         round_id=round_id,
                         seat=seat,
                         user="tracker",
-                        reason="round voided: the progressive wager's contribution is given back",
+                        reason=f"{why}: the progressive wager's contribution is given back",
                         key=keys[seat],
                     )
                 )
