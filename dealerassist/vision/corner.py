@@ -1,0 +1,179 @@
+"""Rectify one card corner and split its printed index into a rank glyph and a suit glyph.
+
+Enrollment and reading share this code, so a template is cut out of a clean card exactly the way
+a glyph is cut out of a camera frame. All geometry is in units of the card height ``H``: the
+patch covers ``PATCH_SPAN`` of the card from the corner, sampled at ``PX_PER_H`` pixels per H.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+PX_PER_H = 200.0
+PATCH_SPAN = (0.30, 0.50)  # across, down (in card heights)
+PATCH_SIZE = (round(PATCH_SPAN[0] * PX_PER_H), round(PATCH_SPAN[1] * PX_PER_H))
+GLYPH_SIZE = (16, 24)  # width, height of a normalised glyph
+MIN_GLYPH_PX = 10  # ink pixels in the patch below which a blob is dirt
+
+
+@dataclass(frozen=True)
+class Glyph:
+    """One glyph: bounding box in card-height units from the corner, shape feature, ink colour."""
+
+    box: tuple[float, float, float, float]  # x0, y0, x1, y1
+    feature: np.ndarray  # zero-mean unit-norm GLYPH_SIZE image, flattened
+    colour: np.ndarray  # ink minus paper in Lab (a*, b*), float32[2]
+
+    @property
+    def aspect(self) -> float:
+        return (self.box[2] - self.box[0]) / max(self.box[3] - self.box[1], 1e-6)
+
+
+@dataclass(frozen=True)
+class CornerPatch:
+    """A rectified corner: BGR pixels and the ink map (0 paper .. 1 full ink)."""
+
+    bgr: np.ndarray
+    ink: np.ndarray
+
+
+def rectify(
+    image: np.ndarray, corner: np.ndarray, x_axis: np.ndarray, y_axis: np.ndarray, height_px: float
+) -> CornerPatch:
+    """Sample the corner region into a fixed patch; axes are unit vectors along the card edges."""
+    step = height_px / PX_PER_H
+    matrix = np.array(
+        [[x_axis[0] * step, y_axis[0] * step, corner[0]], [x_axis[1] * step, y_axis[1] * step, corner[1]]],
+        dtype=np.float64,
+    )
+    bgr = cv2.warpAffine(
+        image,
+        matrix,
+        PATCH_SIZE,
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return CornerPatch(bgr=bgr, ink=ink_map(bgr))
+
+
+def ink_map(bgr: np.ndarray) -> np.ndarray:
+    """Ink strength relative to this patch's own paper white, so felt colour and light cancel out."""
+    darkest = bgr.min(axis=2).astype(np.float32)
+    paper = float(np.percentile(darkest, 90))
+    if paper < 40.0:
+        return np.zeros(darkest.shape, np.float32)
+    return np.clip(1.0 - darkest / paper, 0.0, 1.0)
+
+
+def find_glyphs(
+    patch: CornerPatch, rank_box: tuple[float, float, float, float], slack: float = 0.35
+) -> tuple[Glyph, Glyph] | None:
+    """Split the index into (rank, suit) or return None when the corner holds no index.
+
+    ``rank_box`` is where the deck prints its rank (card-height units); a blob is accepted as the
+    rank when it starts inside that box widened by ``slack``, which absorbs scale error.
+    """
+    ink = patch.ink
+    level = _ink_threshold(ink)
+    if level is None:
+        return None
+    mask = (ink > level).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    h, w = mask.shape
+    blobs = []
+    for i in range(1, count):
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        if area < MIN_GLYPH_PX or x == 0 or y == 0 or x + bw >= w or y + bh >= h:
+            continue
+        blobs.append((y, x, x + bw, y + bh, i))
+    if not blobs:
+        return None
+    blobs.sort()
+    rx0, ry0, rx1, ry1 = (v * PX_PER_H for v in rank_box)
+    rank_w, rank_h = rx1 - rx0, ry1 - ry0
+    lo_x, hi_x = rx0 - slack * rank_w - 4, rx1 + slack * rank_w + 4
+    lo_y, hi_y = ry0 - slack * rank_h - 4, ry0 + slack * rank_h + 4
+    first = next((b for b in blobs if lo_x <= b[1] <= hi_x and lo_y <= b[0] <= hi_y), None)
+    if first is None:
+        return None
+    # A rank can be several blobs ("10"): everything starting level with the first blob and close to it.
+    group = [first] + [
+        b
+        for b in blobs
+        if b is not first
+        and abs(b[0] - first[0]) <= 0.25 * (first[3] - first[0]) + 2
+        and b[1] <= first[2] + 0.6 * (first[3] - first[0])
+        and b[2] <= hi_x + rank_w
+    ]
+    gx0, gy0 = min(b[1] for b in group), min(b[0] for b in group)
+    gx1, gy1 = max(b[2] for b in group), max(b[3] for b in group)
+    if gy1 - gy0 < 6:
+        return None
+    below = [
+        b
+        for b in blobs
+        if b[0] >= gy1 - 1 and b[1] < gx1 + 2 and b[2] > gx0 - 2 and b[0] - gy1 <= 0.8 * (gy1 - gy0) + 3
+    ]
+    if not below:
+        return None
+    suit = below[0]
+    suit_group = [
+        b for b in below if b[0] <= suit[3] and abs(b[0] - suit[0]) <= 0.3 * (suit[3] - suit[0]) + 2
+    ]
+    sx0, sy0 = min(b[1] for b in suit_group), min(b[0] for b in suit_group)
+    sx1, sy1 = max(b[2] for b in suit_group), max(b[3] for b in suit_group)
+    if sy1 - sy0 < 5:
+        return None
+    rank_ids = [b[4] for b in group]
+    suit_ids = [b[4] for b in suit_group]
+    return (
+        _glyph(patch, labels, rank_ids, (gx0, gy0, gx1, gy1)),
+        _glyph(patch, labels, suit_ids, (sx0, sy0, sx1, sy1)),
+    )
+
+
+def _ink_threshold(ink: np.ndarray) -> float | None:
+    """Otsu level between paper and ink, or None when the patch is blank paper."""
+    peak = float(ink.max())
+    if peak < 0.25:
+        return None
+    scaled = np.clip(ink * 255.0, 0, 255).astype(np.uint8)
+    level, _ = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    return float(np.clip(0.6 * level / 255.0, 0.15, 0.3))
+
+
+def _glyph(patch: CornerPatch, labels: np.ndarray, ids: list[int], box: tuple[int, int, int, int]) -> Glyph:
+    x0, y0, x1, y1 = box
+    crop = patch.ink[y0:y1, x0:x1]
+    member = np.isin(labels[y0:y1, x0:x1], ids)
+    # Keep the anti-aliased ink of this glyph only: neighbours inside the box are blanked.
+    grown = cv2.dilate(member.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    crop = np.where(grown, crop, 0.0).astype(np.float32)
+    feature = cv2.resize(
+        crop, GLYPH_SIZE, interpolation=cv2.INTER_AREA if crop.shape[0] > GLYPH_SIZE[1] else cv2.INTER_LINEAR
+    )
+    feature = cv2.GaussianBlur(feature, (3, 3), 0.7).ravel()
+    feature = feature - feature.mean()
+    norm = float(np.linalg.norm(feature))
+    feature = feature / norm if norm > 1e-6 else feature
+    return Glyph(
+        box=(x0 / PX_PER_H, y0 / PX_PER_H, x1 / PX_PER_H, y1 / PX_PER_H),
+        feature=feature.astype(np.float32),
+        colour=_ink_colour(patch.bgr[y0:y1, x0:x1], member, patch.bgr),
+    )
+
+
+def _ink_colour(bgr: np.ndarray, member: np.ndarray, whole: np.ndarray) -> np.ndarray:
+    """Chroma of the ink relative to the paper, so a tinted light does not change the suit colour."""
+    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    core = cv2.erode(member.astype(np.uint8), np.ones((2, 2), np.uint8)).astype(bool)
+    if core.sum() < 3:
+        core = member
+    ink = lab[core][:, 1:].mean(axis=0)
+    whole_lab = cv2.cvtColor(whole, cv2.COLOR_BGR2LAB).astype(np.float32).reshape(-1, 3)
+    bright = whole_lab[:, 0] >= np.percentile(whole_lab[:, 0], 85)
+    paper = whole_lab[bright][:, 1:].mean(axis=0)
+    return (ink - paper).astype(np.float32)

@@ -1,0 +1,144 @@
+"""Find card corners on the felt, whatever its colour and however the light falls.
+
+Cards are paper: brighter than the felt around them and without its tint. The felt's own
+brightness is estimated at low resolution (an opening wipes the cards out of it), so a lighting
+gradient divides away. Touching and fanned cards merge into one blob; every outer right-angle
+corner of a blob is a candidate card corner, and how far a card-shaped quad can grow from it
+inside the blob tells the card's size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+MIN_EDGE_PX = 7.0
+MIN_BLOB_AREA = 900
+MAX_CARD_HEIGHT = 280.0
+MIN_CARD_HEIGHT = 45.0
+
+
+@dataclass(frozen=True)
+class Corner:
+    """An outer card corner: the point and the unit edge directions (x across, y down the card)."""
+
+    point: np.ndarray
+    x_axis: np.ndarray
+    y_axis: np.ndarray
+    blob: int
+
+
+def card_mask(frame: np.ndarray) -> np.ndarray:
+    """255 where a pixel looks like card paper (face or the white border of a back)."""
+    blue, green, red = cv2.split(frame)
+    darkest = cv2.min(cv2.min(blue, green), red)
+    brightest = cv2.max(cv2.max(blue, green), red)
+    h, w = darkest.shape
+    small = cv2.resize(darkest, (w // 8, h // 8), interpolation=cv2.INTER_AREA)
+    felt = cv2.morphologyEx(small, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (35, 35)))
+    felt = cv2.resize(cv2.GaussianBlur(felt, (0, 0), 4), (w, h), interpolation=cv2.INTER_LINEAR)
+    # Paper is clearly brighter than the felt under the same light, and nearly colourless.
+    needed = cv2.max(cv2.add(felt, 45), cv2.convertScaleAbs(felt, alpha=1.5))
+    bright = cv2.compare(darkest, needed, cv2.CMP_GT)
+    pale = cv2.compare(
+        cv2.subtract(brightest, darkest), cv2.convertScaleAbs(brightest, alpha=0.38), cv2.CMP_LT
+    )
+    return cv2.morphologyEx(cv2.bitwise_and(bright, pale), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+
+def blob_outlines(mask: np.ndarray) -> list[np.ndarray]:
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return [c for c in contours if cv2.contourArea(c) >= MIN_BLOB_AREA]
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / max(float(np.hypot(v[0], v[1])), 1e-9)
+
+
+def _edge_direction(contour: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Direction of a straight stretch of outline, fitted to its middle so rounded ends do not tilt it."""
+    pts = contour.reshape(-1, 2).astype(np.float64)
+    seg = end - start
+    length = float(np.hypot(*seg))
+    rel = pts - start
+    t = rel @ seg / (length * length)
+    off = np.abs(rel[:, 0] * seg[1] - rel[:, 1] * seg[0]) / length
+    near = pts[(t > 0.15) & (t < 0.85) & (off < 2.0)]
+    if len(near) < 5:
+        return _unit(seg)
+    vx, vy = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()[:2]
+    direction = np.array([vx, vy], float)
+    return direction if direction @ seg > 0 else -direction
+
+
+def outline_corners(contour: np.ndarray, blob: int) -> list[Corner]:
+    """Right-angle convex corners of a blob outline, with rounded card corners squared off."""
+    poly = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2).astype(np.float64)
+    n = len(poly)
+    if n < 3:
+        return []
+    nxt = np.roll(poly, -1, axis=0)
+    orientation = np.sign(float(np.sum(poly[:, 0] * nxt[:, 1] - nxt[:, 0] * poly[:, 1])))
+    edges = [(poly[i], poly[(i + 1) % n]) for i in range(n)]
+    long_edges = [e for e in edges if np.hypot(*(e[1] - e[0])) >= MIN_EDGE_PX]
+    corners = []
+    for i, (a0, a1) in enumerate(long_edges):
+        b0, b1 = long_edges[(i + 1) % len(long_edges)]
+        if np.hypot(*(b0 - a1)) > 14.0:
+            continue  # a long stretch of short edges between them: not one corner
+        da, db = _edge_direction(contour, a0, a1), _edge_direction(contour, b0, b1)
+        cross = da[0] * db[1] - da[1] * db[0]
+        if abs(cross) < 0.7 or np.sign(cross) != orientation:
+            continue  # not near 90 degrees, or a concave (inner) corner
+        denom = da[0] * db[1] - da[1] * db[0]
+        t = ((b0[0] - a0[0]) * db[1] - (b0[1] - a0[1]) * db[0]) / denom
+        point = a0 + t * da
+        arm_a, arm_b = -da, db
+        if arm_a[0] * arm_b[1] - arm_a[1] * arm_b[0] > 0:
+            x_axis, y_axis = arm_a, arm_b
+        else:
+            x_axis, y_axis = arm_b, arm_a
+        corners.append(Corner(point=point, x_axis=x_axis, y_axis=y_axis, blob=blob))
+    return corners
+
+
+def card_quad(corner: Corner, height: float, aspect: float, long_across: bool = False) -> np.ndarray:
+    """The four card corners grown from ``corner``: across is the short edge unless ``long_across``."""
+    across = height if long_across else height / aspect
+    down = height / aspect if long_across else height
+    p = corner.point
+    return np.array(
+        [
+            p,
+            p + corner.x_axis * across,
+            p + corner.x_axis * across + corner.y_axis * down,
+            p + corner.y_axis * down,
+        ]
+    )
+
+
+def _arm_length(mask: np.ndarray, corner: Corner, along: np.ndarray, beside: np.ndarray) -> float:
+    """How far the paper runs from the corner along one edge (sampled just inside the edge)."""
+    h, w = mask.shape
+    t = np.arange(0.0, MAX_CARD_HEIGHT * 1.5)
+    pts = corner.point + np.outer(t, along) + beside * 4.0
+    xs, ys = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
+    inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+    paper = np.zeros(len(t), bool)
+    paper[inside] = mask[ys[inside], xs[inside]] > 0
+    gaps = np.flatnonzero(~paper[6:] & ~np.roll(paper, -1)[6:] & ~np.roll(paper, -2)[6:])
+    return float(t[gaps[0] + 6]) if len(gaps) else float(t[-1])
+
+
+def fit_height(mask: np.ndarray, corner: Corner, aspect: float, long_across: bool = False) -> float:
+    """Card height from how far the paper runs along both edges of a corner (0 if too small).
+
+    An edge that runs on into a touching or overlapping card only over-measures, so the shorter
+    of the two estimates wins; ``long_across`` reads the corner as if the across edge were long.
+    """
+    across = _arm_length(mask, corner, corner.x_axis, corner.y_axis)
+    down = _arm_length(mask, corner, corner.y_axis, corner.x_axis)
+    height = min(across, down * aspect) if long_across else min(down, across * aspect)
+    return height if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT else 0.0

@@ -1,0 +1,100 @@
+"""Score card sightings against a scene's truth: read right, read wrong, abstained, false alarms.
+
+Shared by the benchmark and the tests so both count the same way. A sighting belongs to the
+true card whose centre is nearest, within a third of the card's height.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Tally:
+    face_up_visible: int = 0
+    correct: int = 0
+    wrong: int = 0  # any face-up card named as a different card (index visible or not)
+    abstained: int = 0
+    face_up_hidden: int = 0
+    face_down: int = 0
+    face_down_read_as_face: int = 0
+    false_detections: int = 0
+    frames: int = 0
+    seconds: float = 0.0
+    mistakes: list[str] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        for name in (
+            "face_up_visible",
+            "correct",
+            "wrong",
+            "abstained",
+            "face_up_hidden",
+            "face_down",
+            "face_down_read_as_face",
+            "false_detections",
+            "frames",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.seconds += other.seconds
+        self.mistakes.extend(other.mistakes)
+
+    def summary(self) -> dict[str, float | int]:
+        shown = max(self.face_up_visible, 1)
+        face_up = max(self.face_up_visible + self.face_up_hidden, 1)
+        return {
+            "face_up_visible": self.face_up_visible,
+            "correct_pct": round(100.0 * self.correct / shown, 3),
+            "wrong_pct": round(100.0 * self.wrong / face_up, 3),
+            "abstained_pct": round(100.0 * self.abstained / shown, 3),
+            "face_down": self.face_down,
+            "face_down_read_as_face": self.face_down_read_as_face,
+            "false_detections": self.false_detections,
+            "ms_per_frame": round(1000.0 * self.seconds / max(self.frames, 1), 2),
+        }
+
+
+def score_frame(found: Sequence[dict], truth: Sequence[dict], label: str = "") -> Tally:
+    """Compare one frame's sightings (``vision read`` JSON form) with its truth (scene JSON form)."""
+    tally = Tally(frames=1)
+    centres = [np.mean(np.array(t["quad"], float), axis=0) for t in truth]
+    heights = [float(np.linalg.norm(np.array(t["quad"][3]) - np.array(t["quad"][0]))) for t in truth]
+    claimed: dict[int, dict] = {}
+    for sighting in sorted(found, key=lambda s: -float(s["confidence"])):
+        centre = np.mean(np.array(sighting["quad"], float), axis=0)
+        distances = [float(np.linalg.norm(centre - c)) / h for c, h in zip(centres, heights, strict=True)]
+        order = [i for i in np.argsort(distances) if distances[i] < 0.34 and i not in claimed]
+        if sighting["card"] is not None:
+            named = [i for i in order if truth[i]["card"] == sighting["card"] and truth[i]["face_up"]]
+            order = named + [i for i in order if i not in named]
+        if not order:
+            tally.false_detections += 1
+            if sighting["card"] is not None:
+                tally.wrong += 1
+                tally.mistakes.append(f"{label}: read {sighting['card']} where there is no card")
+            continue
+        claimed[order[0]] = sighting
+    for i, t in enumerate(truth):
+        seen = claimed.get(i)
+        read = seen["card"] if seen else None
+        if not t["face_up"]:
+            tally.face_down += 1
+            if read is not None:
+                tally.face_down_read_as_face += 1
+                tally.mistakes.append(f"{label}: face-down {t['card']} read as {read}")
+            continue
+        if read is not None and read != t["card"]:
+            tally.wrong += 1
+            tally.mistakes.append(f"{label}: {t['card']} read as {read}")
+        if not t["index_visible"]:
+            tally.face_up_hidden += 1
+            continue
+        tally.face_up_visible += 1
+        if read == t["card"]:
+            tally.correct += 1
+        elif read is None:
+            tally.abstained += 1
+    return tally

@@ -1,0 +1,247 @@
+"""Read every card in a frame from its corner indices, abstaining rather than guessing.
+
+A corner's read is trusted only when the rank and the suit each match their templates well, beat
+the runner-up class by a clear margin, and the ink colour agrees with the suit. Corners that
+grow into the same card are merged; two confident corners that disagree make the card unknown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from dealerassist.vision.corner import Glyph, find_glyphs, rectify
+from dealerassist.vision.deck import DeckModel, back_feature
+from dealerassist.vision.detect import (
+    Corner,
+    blob_outlines,
+    card_mask,
+    card_quad,
+    fit_height,
+    outline_corners,
+)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Decision levels, tuned on the development design only (kennard-2color)."""
+
+    min_rank_score: float = 0.75  # rank correlation (common part removed) needed at all
+    min_suit_score: float = 0.70  # the same for the suit, a simpler shape
+    full_ratio: float = 1.0  # runner-up distance / best distance - 1 that gives full confidence
+    accept: float = 0.60  # card confidence below this is reported as unknown
+    colour_tolerance: float = 45.0  # a*b* distance between seen ink and the suit's enrolled ink
+    back_distance: float = 16.0  # mean per-value Lab distance to the nearest enrolled back corner
+
+
+@dataclass
+class CardSighting:
+    """One card in one frame: the read (or None), how sure, which way up, where."""
+
+    card: str | None
+    confidence: float
+    face_up: bool
+    quad: np.ndarray  # 4x2 image points: the index corner first, then round the card
+    zone: str | None = None
+    votes: list[tuple[str | None, float]] = field(default_factory=list)
+
+    @property
+    def centre(self) -> np.ndarray:
+        return self.quad.mean(axis=0)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "card": self.card,
+            "confidence": round(float(self.confidence), 4),
+            "face_up": self.face_up,
+            "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in self.quad],
+            "zone": self.zone,
+        }
+
+
+class _Templates:
+    """Glyph templates with their common part (the generic blob every glyph shares) taken out.
+
+    Every suit is a dark blob in the middle of its box; correlating what is left after removing
+    the average glyph compares only what tells one class from another.
+    """
+
+    def __init__(self, features: np.ndarray, labels: np.ndarray) -> None:
+        self.mean = features.mean(axis=0)
+        self.features = _normalised(features - self.mean)
+        self.labels = labels
+
+    def scores(self, feature: np.ndarray) -> tuple[str, float, float]:
+        return _class_scores(_normalised((feature - self.mean)[None])[0], self.features, self.labels)
+
+
+def _normalised(rows: np.ndarray) -> np.ndarray:
+    return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-6)
+
+
+def _class_scores(feature: np.ndarray, features: np.ndarray, labels: np.ndarray) -> tuple[str, float, float]:
+    scores = features @ feature
+    best: dict[str, float] = {}
+    for label, score in zip(labels.tolist(), scores.tolist(), strict=True):
+        if score > best.get(label, -1.0):
+            best[label] = score
+    ranked = sorted(best.items(), key=lambda kv: -kv[1])
+    runner = ranked[1][1] if len(ranked) > 1 else -1.0
+    return ranked[0][0], ranked[0][1], runner
+
+
+class CardReader:
+    """Reads frames against one enrolled deck."""
+
+    def __init__(self, deck: DeckModel, thresholds: Thresholds | None = None) -> None:
+        self.deck = deck
+        self.thresholds = thresholds or Thresholds()
+        self.ranks = _Templates(deck.rank_features, deck.rank_labels)
+        self.suits = _Templates(deck.suit_features, deck.suit_labels)
+
+    def _glyph_confidence(self, score: float, runner: float, floor: float) -> float:
+        """Ratio test: the runner-up class must be several times further away than the best one."""
+        t = self.thresholds
+        if score < floor:
+            return 0.0
+        ratio = (1.0 - runner) / max(1.0 - score, 1e-3)
+        return float(min(1.0, (ratio - 1.0) / t.full_ratio))
+
+    def read_corner(self, rank: Glyph, suit: Glyph) -> tuple[str | None, float]:
+        """Classify one index; (None, confidence) when it must abstain."""
+        r_label, r_score, r_runner = self.ranks.scores(rank.feature)
+        s_label, s_score, s_runner = self.suits.scores(suit.feature)
+        t = self.thresholds
+        confidence = min(
+            self._glyph_confidence(r_score, r_runner, t.min_rank_score),
+            self._glyph_confidence(s_score, s_runner, t.min_suit_score),
+        )
+        if not self._colour_agrees(suit.colour, s_label):
+            confidence = min(confidence, 0.3)
+        code = f"{r_label}{s_label}"
+        return (code if confidence >= self.thresholds.accept else None), confidence
+
+    def _colour_agrees(self, seen: np.ndarray, suit: str) -> bool:
+        """The ink must be clearly nearer the suit's own colour than any differently coloured suit's."""
+        colours = self.deck.suit_colours
+        own = float(np.linalg.norm(seen - colours[suit]))
+        if own > self.thresholds.colour_tolerance:
+            return False
+        others = [
+            float(np.linalg.norm(seen - c))
+            for s, c in colours.items()
+            if float(np.linalg.norm(c - colours[suit])) > 30.0
+        ]
+        return all(own < 0.6 * d for d in others)
+
+    def _is_back(self, frame: np.ndarray, corner: Corner, height: float) -> float:
+        """Distance of this corner's inside to the nearest enrolled back corner (lower = more back-like)."""
+        feature = back_feature(frame, corner.point, corner.x_axis, corner.y_axis, height)
+        diffs = np.abs(self.deck.back_features - feature).mean(axis=1)
+        return float(diffs.min())
+
+    def read(self, frame: np.ndarray) -> list[CardSighting]:
+        """Every card found in a BGR frame."""
+        if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or min(frame.shape[:2]) < 64:
+            raise ValueError("a frame must be a BGR colour image of at least 64x64 pixels")
+        paper = card_mask(frame)
+        outlines = blob_outlines(paper)
+        filled = np.zeros_like(paper)
+        cv2.drawContours(filled, outlines, -1, 255, cv2.FILLED)
+        sightings: list[CardSighting] = []
+        aspect = self.deck.aspect
+        for index, outline in enumerate(outlines):
+            for corner in outline_corners(outline, index):
+                height = fit_height(filled, corner, aspect)
+                if height <= 0:
+                    continue
+                sighting = self._sight(frame, filled, corner, height)
+                if sighting is not None:
+                    sightings.append(sighting)
+        return _merge(sightings)
+
+    def _sight(
+        self, frame: np.ndarray, filled: np.ndarray, corner: Corner, height: float
+    ) -> CardSighting | None:
+        aspect = self.deck.aspect
+        pair = find_glyphs(
+            rectify(frame, corner.point, corner.x_axis, corner.y_axis, height), self.deck.rank_box
+        )
+        if pair is not None:
+            code, confidence = self.read_corner(*pair)
+            if confidence > 0.0:
+                return CardSighting(
+                    code, confidence, True, card_quad(corner, height, aspect), votes=[(code, confidence)]
+                )
+        across = fit_height(filled, corner, aspect, long_across=True)
+        long_across = across > height * 1.15
+        full = across if long_across else height
+        distance = self._is_back(frame, corner, full)
+        if distance <= self.thresholds.back_distance:
+            quad = card_quad(corner, full, aspect, long_across)
+            return CardSighting(
+                None,
+                float(max(0.0, 1.0 - distance / (2 * self.thresholds.back_distance))),
+                False,
+                quad,
+                votes=[("back", 1.0)],
+            )
+        if pair is not None:
+            return CardSighting(None, 0.0, True, card_quad(corner, height, aspect), votes=[(None, 0.0)])
+        return None
+
+
+def _merge(sightings: list[CardSighting]) -> list[CardSighting]:
+    """Corners of the same card grow into overlapping quads: one sighting per card.
+
+    A card is named only when its confident corners agree; a back corner alone makes it face down;
+    anything else is a card seen but not read.
+    """
+    sightings.sort(key=lambda s: (s.card is None, -s.confidence))
+    groups: list[list[CardSighting]] = []
+    for s in sightings:
+        size = float(np.linalg.norm(s.quad[2] - s.quad[0]))
+        home = next((g for g in groups if np.linalg.norm(g[0].centre - s.centre) < 0.25 * size), None)
+        if home is None:
+            groups.append([s])
+        else:
+            home.append(s)
+    merged = []
+    for group in groups:
+        lead = group[0]
+        reads = {s.card for s in group if s.card is not None}
+        votes = [v for s in group for v in s.votes]
+        if len(reads) > 1:
+            merged.append(CardSighting(None, 0.0, True, lead.quad, votes=votes))
+        elif reads:
+            merged.append(CardSighting(lead.card, lead.confidence, True, lead.quad, votes=votes))
+        else:
+            backs = [s for s in group if not s.face_up]
+            if backs and len(backs) == len(group):
+                merged.append(CardSighting(None, backs[0].confidence, False, backs[0].quad, votes=votes))
+            else:
+                merged.append(CardSighting(None, 0.0, True, lead.quad, votes=votes))
+    return _drop_shadows(merged)
+
+
+def _drop_shadows(sightings: list[CardSighting]) -> list[CardSighting]:
+    """An unread corner inside a card that was read or seen face down is that card's other corner."""
+    known = [s for s in sightings if s.card is not None or not s.face_up]
+    kept = []
+    for s in sightings:
+        if (
+            s.card is None
+            and s.face_up
+            and any(
+                cv2.pointPolygonTest(
+                    k.quad.astype(np.float32), (float(s.centre[0]), float(s.centre[1])), False
+                )
+                > 0
+                for k in known
+            )
+        ):
+            continue
+        kept.append(s)
+    return kept

@@ -1,0 +1,270 @@
+"""Synthetic overhead frames of a dealt table, with the truth written beside each frame.
+
+Cards of one design are laid out as single cards, touching pairs and fans (each card's index
+left visible unless glare or the fan hides it), seen through a tilted camera over felt of any
+colour, then spoiled the way real frames are: uneven light, glare, blur, noise, JPEG.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from dealerassist.core.cards import FULL_DECK
+from dealerassist.vision.deck import load_card_image
+
+FRAME_SIZE = (1280, 720)
+INDEX_WINDOW = (0.0, 0.0, 0.2, 0.46)  # card heights from an index corner: where any design prints it
+GLARE_HIDES = 70.0  # added brightness above which glare counts as hiding an index
+
+
+@dataclass
+class SceneCard:
+    code: str
+    face_up: bool
+    quad: np.ndarray  # TL, TR, BR, BL in the image
+    index_visible: bool = True
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "card": self.code,
+            "face_up": self.face_up,
+            "quad": np.round(self.quad, 2).tolist(),
+            "index_visible": self.index_visible,
+        }
+
+
+def load_design(folder: str | Path) -> dict[str, np.ndarray]:
+    """Card images of one design keyed by code, plus ``back``; transparent corners kept as alpha."""
+    folder = Path(folder)
+    images = {}
+    for name in [c.code for c in FULL_DECK] + ["back"]:
+        rgba = cv2.imread(str(folder / f"{name}.png"), cv2.IMREAD_UNCHANGED)
+        if rgba is None:
+            load_card_image(folder / f"{name}.png")  # raises the clear error
+        if rgba.shape[2] == 3:
+            rgba = cv2.cvtColor(rgba, cv2.COLOR_BGR2BGRA)
+        images[name] = rgba
+    return images
+
+
+def _felt(rng: np.random.Generator) -> np.ndarray:
+    w, h = FRAME_SIZE
+    if rng.random() < 0.15:
+        hsv = (rng.integers(0, 180), rng.integers(0, 25), rng.integers(50, 120))
+    else:
+        hsv = (rng.integers(0, 180), rng.integers(70, 240), rng.integers(60, 170))
+    colour = cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
+    felt = np.empty((h, w, 3), np.float32)
+    felt[:] = colour
+    grain = cv2.GaussianBlur(rng.normal(0, 6, (h, w)).astype(np.float32), (0, 0), 1.2)
+    return felt + grain[:, :, None]
+
+
+def _camera(rng: np.random.Generator) -> np.ndarray:
+    """A mild perspective: the far side of the table a little narrower than the near side."""
+    w, h = FRAME_SIZE
+    squeeze = rng.uniform(0.0, 0.12) * w
+    lift = rng.uniform(-0.05, 0.05) * h
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    if rng.random() < 0.5:
+        dst = np.float32([[squeeze, lift], [w - squeeze, -lift], [w, h], [0, h]])
+    else:
+        dst = np.float32([[0, 0], [w, 0], [w - squeeze, h + lift], [squeeze, h - lift]])
+    return cv2.getPerspectiveTransform(src, dst)
+
+
+def _layout_groups(
+    rng: np.random.Generator, count: int, height: float, aspect: float
+) -> list[list[np.ndarray]]:
+    """Quads (flat layout, before the camera) of card groups: singles, touching pairs, fans."""
+    width = height / aspect
+    groups: list[list[np.ndarray]] = []
+    boxes: list[tuple[float, float, float, float]] = []
+    left = count
+    attempts = 0
+    while left > 0 and attempts < 400:
+        attempts += 1
+        size = int(min(left, rng.choice([1, 1, 2, 2, 3, 4, 5])))
+        touching = size == 2 and rng.random() < 0.3
+        angle = rng.uniform(0, 2 * np.pi)
+        ux = np.array([np.cos(angle), np.sin(angle)])
+        uy = np.array([-np.sin(angle), np.cos(angle)])
+        quads = []
+        offset = np.zeros(2)
+        # Dealers spread a fan with a small step across too; it keeps each corner off the next card's edge.
+        step_down = rng.choice([-1.0, 1.0]) * rng.uniform(0.06, 0.12)
+        for _ in range(size):
+            scale = rng.uniform(0.95, 1.05)
+            w_, h_ = width * scale, height * scale
+            quads.append(np.array([offset, offset + ux * w_, offset + ux * w_ + uy * h_, offset + uy * h_]))
+            step = w_ * (rng.uniform(1.0, 1.02) if touching else rng.uniform(0.33, 0.6))
+            offset = offset + ux * step + uy * (0.0 if touching else step_down * h_)
+        pts = np.concatenate(quads)
+        span = pts.max(axis=0) - pts.min(axis=0)
+        x0 = rng.uniform(10, FRAME_SIZE[0] - span[0] - 10) if span[0] < FRAME_SIZE[0] - 20 else None
+        y0 = rng.uniform(10, FRAME_SIZE[1] - span[1] - 10) if span[1] < FRAME_SIZE[1] - 20 else None
+        if x0 is None or y0 is None:
+            continue
+        shift = np.array([x0, y0]) - pts.min(axis=0)
+        box = (x0 - 8, y0 - 8, x0 + span[0] + 8, y0 + span[1] + 8)
+        if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in boxes):
+            continue
+        boxes.append(box)
+        groups.append([q + shift for q in quads])
+        left -= size
+    return groups
+
+
+def _paste(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Warp one RGBA card onto the canvas inside its quad (with a soft shadow); returns its mask."""
+    h_img, w_img = canvas.shape[:2]
+    x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 6
+    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 6
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w_img), min(y1, h_img)
+    target_h = float(np.linalg.norm(quad[3] - quad[0]))
+    factor = max(1.0, card.shape[0] / (1.5 * target_h))
+    small = (
+        cv2.resize(card, None, fx=1 / factor, fy=1 / factor, interpolation=cv2.INTER_AREA)
+        if factor > 1
+        else card
+    )
+    sh, sw = small.shape[:2]
+    src = np.float32([[0, 0], [sw, 0], [sw, sh], [0, sh]])
+    matrix = cv2.getPerspectiveTransform(src, (quad - [x0, y0]).astype(np.float32))
+    warped = cv2.warpPerspective(
+        small,
+        matrix,
+        (x1 - x0, y1 - y0),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=(0, 0, 0, 0),
+    ).astype(np.float32)
+    alpha = warped[:, :, 3:4] / 255.0
+    roi = canvas[y0:y1, x0:x1]
+    shadow = cv2.GaussianBlur(alpha, (0, 0), 2.0)[:, :, None] if alpha.ndim == 3 else alpha
+    shadow = np.roll(shadow, (2, 2), axis=(0, 1))
+    roi *= 1.0 - 0.3 * shadow
+    roi[:] = roi * (1 - alpha) + warped[:, :, :3] * alpha
+    mask = np.zeros((h_img, w_img), np.uint8)
+    mask[y0:y1, x0:x1] = (alpha[:, :, 0] > 0.5).astype(np.uint8)
+    return mask
+
+
+def _index_windows(quad: np.ndarray, shape: tuple[int, int]) -> list[np.ndarray]:
+    """Image masks of the two index corners (top-left and bottom-right) of a card quad."""
+    out = []
+    for origin, across, down in ((0, 1, 3), (2, 3, 1)):
+        p, ux, uy = quad[origin], quad[across] - quad[origin], quad[down] - quad[origin]
+        height = np.linalg.norm(uy)
+        ux = ux / np.linalg.norm(ux) * height
+        x0, y0, x1, y1 = INDEX_WINDOW
+        poly = np.array(
+            [p + ux * x0 + uy * y0, p + ux * x1 + uy * y0, p + ux * x1 + uy * y1, p + ux * x0 + uy * y1]
+        )
+        mask = np.zeros(shape, np.uint8)
+        cv2.fillConvexPoly(mask, np.round(poly).astype(np.int32), 1)
+        out.append(mask)
+    return out
+
+
+def make_scene(
+    design: dict[str, np.ndarray],
+    rng: np.random.Generator,
+    cards: int | None = None,
+    face_down_share: float = 0.15,
+) -> tuple[np.ndarray, list[SceneCard]]:
+    """One JPEG-degraded 1280x720 frame and the truth for every card in it."""
+    w, h = FRAME_SIZE
+    canvas = _felt(rng)
+    aspect = design["AS"].shape[0] / design["AS"].shape[1]
+    count = int(cards if cards is not None else rng.integers(1, 15))
+    height = rng.uniform(78, 185)
+    camera = _camera(rng)
+    codes = rng.permutation([c.code for c in FULL_DECK])[:count]
+    placed: list[tuple[SceneCard, np.ndarray]] = []
+    k = 0
+    for group in _layout_groups(rng, count, height, aspect):
+        for quad in group:
+            code = str(codes[k])
+            k += 1
+            face_up = bool(rng.random() >= face_down_share)
+            img_quad = cv2.perspectiveTransform(quad[None].astype(np.float32), camera)[0].astype(np.float64)
+            mask = _paste(canvas, design[code] if face_up else design["back"], img_quad)
+            placed.append((SceneCard(code, face_up, img_quad), mask))
+    glare = _light(canvas, rng)
+    truth = []
+    for i, (card, _) in enumerate(placed):
+        above = np.zeros((h, w), np.uint8)
+        for _, mask in placed[i + 1 :]:
+            above |= mask
+        visible = False
+        for window in _index_windows(card.quad, (h, w)):
+            area = window.sum()
+            hidden = (window & above).sum() > 0.01 * area
+            glared = area > 0 and float(glare[window > 0].max()) > GLARE_HIDES
+            visible = visible or (not hidden and not glared)
+        card.index_visible = visible
+        truth.append(card)
+    frame = _spoil(canvas, rng)
+    return frame, truth
+
+
+def _light(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Uneven light and glare, applied in place; returns the glare brightness map."""
+    h, w = canvas.shape[:2]
+    angle = rng.uniform(0, 2 * np.pi)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    ramp = np.cos(angle) * xx / w + np.sin(angle) * yy / h
+    ramp = (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1e-6)
+    low = rng.uniform(0.5, 0.9)
+    gain = low + (1 - low) * ramp
+    tint = rng.uniform(0.93, 1.07, 3).astype(np.float32)
+    canvas *= gain[:, :, None] * tint
+    glare = np.zeros((h, w), np.float32)
+    for _ in range(int(rng.integers(0, 3))):
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        sx, sy = rng.uniform(20, 90), rng.uniform(20, 90)
+        glare += rng.uniform(50, 170) * np.exp(-(((xx - cx) / sx) ** 2 + ((yy - cy) / sy) ** 2))
+    canvas += glare[:, :, None]
+    return glare
+
+
+def _spoil(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    sigma = rng.uniform(0.0, 1.2)
+    if sigma > 0.3:
+        canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
+    canvas = canvas + rng.normal(0, rng.uniform(0, 6), canvas.shape).astype(np.float32)
+    frame = np.clip(canvas, 0, 255).astype(np.uint8)
+    quality = int(rng.integers(55, 96))
+    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else frame
+
+
+def write_scenes(
+    design_folder: str | Path, out_dir: str | Path, count: int, seed: int = 0, cards: int | None = None
+) -> list[Path]:
+    """Write ``scene-NNNN.jpg`` plus ``scene-NNNN.json`` (the truth) for ``count`` scenes."""
+    design = load_design(design_folder)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    written = []
+    for i in range(count):
+        frame, truth = make_scene(design, rng, cards)
+        path = out / f"scene-{i:04d}.jpg"
+        cv2.imwrite(str(path), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        meta = {
+            "design": Path(design_folder).name,
+            "size": list(FRAME_SIZE),
+            "seed": seed,
+            "scene": i,
+            "cards": [c.to_json() for c in truth],
+        }
+        path.with_suffix(".json").write_text(json.dumps(meta, indent=1))
+        written.append(path)
+    return written
