@@ -27,20 +27,21 @@ HANDS = (
 )
 
 
-def round_steps(round_id: int) -> list[Event]:
-    rng = random.Random(round_id)
-    steps: list[Event] = [RoundOpen(table=TABLE, round_id=round_id)]
+def round_steps(round_id: int, table: str = TABLE) -> list[Event]:
+    """One round's tracker records, the same every time for the same table and round."""
+    rng = random.Random(f"{table}:{round_id}")
+    steps: list[Event] = [RoundOpen(table=table, round_id=round_id)]
     seats = []
     for seat in range(1, 7):
         draw = rng.random()
         if draw < 0.6:
             seats.append(seat)
-            steps.append(Wager(table=TABLE, round_id=round_id, seat=seat, bet="progressive", amount=100))
+            steps.append(Wager(table=table, round_id=round_id, seat=seat, bet="progressive", amount=100))
         elif draw < 0.65:
-            steps.append(Wager(table=TABLE, round_id=round_id, seat=seat, bet="progressive", amount=500))
-    steps.append(BettingClosed(table=TABLE, round_id=round_id))
+            steps.append(Wager(table=table, round_id=round_id, seat=seat, bet="progressive", amount=500))
+    steps.append(BettingClosed(table=table, round_id=round_id))
     if rng.random() < 0.1:
-        steps.append(RoundVoided(table=TABLE, round_id=round_id, reason="misdeal"))
+        steps.append(RoundVoided(table=table, round_id=round_id, reason="misdeal"))
     else:
         results = []
         for seat in seats:
@@ -50,17 +51,19 @@ def round_steps(round_id: int) -> list[Event]:
                     hand = name
                     break
             results.append({"seat": seat, "position": f"seat-{seat}", "bet": "progressive", "hand": hand})
-        steps.append(RoundSettled(table=TABLE, round_id=round_id, results=tuple(results)))
-    steps.append(RoundClose(table=TABLE, round_id=round_id))
+        steps.append(RoundSettled(table=table, round_id=round_id, results=tuple(results)))
+    steps.append(RoundClose(table=table, round_id=round_id))
     return steps
 
 
-def play(log_path: Path, rounds: int) -> ProgressiveController:
+def play(log_path: Path, rounds: int, table: str = TABLE, link: str | None = None) -> ProgressiveController:
+    """Play ``rounds`` rounds at ``table`` (standalone, or on the shared meter at ``link``)."""
     log = EventLog(log_path)
-    feed = TableFeed(TABLE, log)
-    controller = attach(feed, ProgressiveController(TABLE, make_params(limit="10020"), log))
-    done = sum(1 for r in log.records(table=TABLE) if not r.event.kind.startswith(("progressive-", "table-")))
-    steps = [step for round_id in range(1, rounds + 1) for step in round_steps(round_id)]
+    feed = TableFeed(table, log)
+    params = make_params(limit="10020", **({"link": link} if link else {}))
+    controller = attach(feed, ProgressiveController(table, params, log))
+    done = sum(1 for r in log.records(table=table) if not r.event.kind.startswith(("progressive-", "table-")))
+    steps = [step for round_id in range(1, rounds + 1) for step in round_steps(round_id, table)]
     for index, step in enumerate(steps):
         confirm_pending(controller)
         if index >= done:
@@ -70,9 +73,12 @@ def play(log_path: Path, rounds: int) -> ProgressiveController:
 
 
 def confirm_pending(controller: ProgressiveController) -> None:
+    """The supervisor confirms this table's own jackpots (a linked meter may hold others' too)."""
     for hit_id in controller.meter.pending:
-        controller.confirm(hit_id, "sam", "supervisor")
+        if hit_id.startswith(f"{controller.table}:"):
+            controller.confirm(hit_id, "sam", "supervisor")
 
 
 if __name__ == "__main__":
-    play(Path(sys.argv[1]), int(sys.argv[2]))
+    args = sys.argv[1:]
+    play(Path(args[0]), int(args[1]), *args[2:4])

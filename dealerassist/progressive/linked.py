@@ -1,0 +1,184 @@
+"""A progressive shared by several tables through PostgreSQL.
+
+One row per progressive in ``progressive_meter`` holds the exact meter and the parameters; every
+change goes through ``commit``: lock the row (``SELECT ... FOR UPDATE``), run the plan, insert its
+events into ``progressive_ledger`` (unique ``(name, key)``: a retried contribution is never counted
+twice) and write the new meter, all in one transaction, then ``NOTIFY`` the other tables. The
+ledger replays to the meter exactly (``reconstruct``), which the reconciliation report checks.
+
+Any connection failure raises ``LinkDown``; the next call reconnects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from dealerassist.events import Event, event_from_dict
+from dealerassist.progressive import meter
+from dealerassist.progressive.events import ProgressiveParamsChanged, apply_event
+from dealerassist.progressive.params import ProgressiveParams, params_from_dict
+from dealerassist.progressive.store import LinkDown, MeterStore, Plan, event_key, opening_plan
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS progressive_meter (
+    name text PRIMARY KEY,
+    state jsonb NOT NULL,
+    params jsonb NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS progressive_ledger (
+    seq bigserial PRIMARY KEY,
+    name text NOT NULL REFERENCES progressive_meter(name),
+    key text NOT NULL,
+    kind text NOT NULL,
+    table_id text NOT NULL,
+    event jsonb NOT NULL,
+    recorded_at timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (name, key)
+);
+"""
+CHANNEL = "progressive_meter"
+_LINK_ERRORS = (psycopg.OperationalError, psycopg.InterfaceError)
+
+
+class LinkedStore(MeterStore):
+    """The shared meter named ``params.name`` at ``url``; created with ``params`` if it is new."""
+
+    shared = True
+
+    def __init__(self, url: str, table: str, params: ProgressiveParams, *, timeout_s: float = 2.0) -> None:
+        super().__init__(params.name)
+        self.url = url
+        self.table = table
+        self.timeout_s = timeout_s
+        self._conn: psycopg.Connection[Any] | None = None
+        self._params = params
+        self._ready = False
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            try:
+                self._conn = psycopg.connect(
+                    self.url,
+                    autocommit=True,
+                    connect_timeout=max(1, round(self.timeout_s)),
+                    options=f"-c statement_timeout={int(self.timeout_s * 1000)}",
+                )
+            except _LINK_ERRORS as exc:
+                raise LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}") from None
+        if not self._ready:
+            self._create(self._conn, self._params)
+            self._ready = True
+        return self._conn
+
+    def _create(self, conn: psycopg.Connection[Any], params: ProgressiveParams) -> None:
+        """Make the tables and this progressive's row (with its opening event) unless they exist."""
+        with self.lock:
+            try:
+                with conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(hashtext('dealerassist progressive schema'))")
+                    conn.execute(SCHEMA)
+                    opening = opening_plan(self.table, params)(meter.EMPTY, params, frozenset())[0]
+                    state = apply_event(meter.EMPTY, opening)
+                    created = conn.execute(
+                        "INSERT INTO progressive_meter (name, state, params) VALUES (%s, %s, %s) "
+                        "ON CONFLICT (name) DO NOTHING",
+                        (self.name, Jsonb(state.to_dict()), Jsonb(params.to_dict())),
+                    ).rowcount
+                    if created:
+                        self._insert(conn, [opening])
+            except _LINK_ERRORS as exc:
+                self._drop()
+                raise LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}") from None
+
+    def _insert(self, conn: psycopg.Connection[Any], events: Sequence[Event]) -> None:
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO progressive_ledger (name, key, kind, table_id, event) "
+                "VALUES (%s, %s, %s, %s, %s)",
+                [(self.name, event_key(e), e.kind, e.table, Jsonb(e.to_dict())) for e in events],
+            )
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except _LINK_ERRORS:
+                pass
+        self._conn = None
+
+    def snapshot(self) -> tuple[meter.MeterState, ProgressiveParams]:
+        with self.lock:
+            try:
+                conn = self._connect()
+                with conn.transaction():
+                    row = conn.execute(
+                        "SELECT state, params FROM progressive_meter WHERE name = %s", (self.name,)
+                    ).fetchone()
+            except _LINK_ERRORS as exc:
+                self._drop()
+                raise LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}") from None
+            if row is None:
+                raise LinkDown(f"shared meter {self.name!r} is missing from the database")
+            return meter.MeterState.from_dict(row[0]), params_from_dict(row[1])
+
+    def commit(self, keys: Sequence[str], plan: Plan) -> list[Event]:
+        with self.lock:
+            try:
+                conn = self._connect()
+                with conn.transaction():
+                    row = conn.execute(
+                        "SELECT state, params FROM progressive_meter WHERE name = %s FOR UPDATE", (self.name,)
+                    ).fetchone()
+                    if row is None:
+                        raise LinkDown(f"shared meter {self.name!r} is missing from the database")
+                    state, params = meter.MeterState.from_dict(row[0]), params_from_dict(row[1])
+                    stored = conn.execute(
+                        "SELECT event FROM progressive_ledger WHERE name = %s AND key = ANY(%s) ORDER BY seq",
+                        (self.name, list(keys)),
+                    ).fetchall()
+                    existing = [event_from_dict(r[0]) for r in stored]
+                    events = plan(state, params, frozenset(event_key(e) for e in existing))
+                    if events:
+                        for event in events:
+                            state = apply_event(state, event)
+                            if isinstance(event, ProgressiveParamsChanged):
+                                params = params_from_dict(event.new)
+                        self._insert(conn, events)
+                        conn.execute(
+                            "UPDATE progressive_meter SET state = %s, params = %s, updated_at = now() "
+                            "WHERE name = %s",
+                            (Jsonb(state.to_dict()), Jsonb(params.to_dict()), self.name),
+                        )
+                        conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.name))
+            except _LINK_ERRORS as exc:
+                self._drop()
+                raise LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}") from None
+            return existing + events
+
+    def ledger(self) -> list[Event]:
+        """Every event of this progressive in commit order."""
+        with self.lock:
+            try:
+                conn = self._connect()
+                with conn.transaction():
+                    rows = conn.execute(
+                        "SELECT event FROM progressive_ledger WHERE name = %s ORDER BY seq", (self.name,)
+                    ).fetchall()
+            except _LINK_ERRORS as exc:
+                self._drop()
+                raise LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}") from None
+            return [event_from_dict(r[0]) for r in rows]
+
+    def close(self) -> None:
+        with self.lock:
+            self._drop()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]

@@ -1,0 +1,170 @@
+"""The linked progressive on a real PostgreSQL server started by the test."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from dealerassist.errors import RuleViolation
+from dealerassist.progressive.controller import ProgressiveController
+from dealerassist.progressive.events import ProgressiveContribution, ProgressiveHit, replay
+from dealerassist.progressive.linked import LinkedStore
+from dealerassist.progressive.pgserver import ThrowawayPostgres
+from dealerassist.storage.eventlog import EventLog
+from tests.progressive import kill_driver
+from tests.progressive.support import FakeClock, TableFeed, attach, make_params
+
+pytestmark = pytest.mark.postgres
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def pg() -> Iterator[ThrowawayPostgres]:
+    with ThrowawayPostgres(durable=False) as server:
+        yield server
+
+
+def test_concurrent_tables_share_one_meter_exactly_to_the_cent(pg: ThrowawayPostgres, tmp_path: Path) -> None:
+    tables, rounds = [f"link-{i}" for i in range(4)], 60
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    link = pg.url + "?application_name=concurrent"
+    children = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tests.progressive.kill_driver",
+                str(tmp_path / f"{t}.db"),
+                str(rounds),
+                t,
+                link,
+            ],
+            cwd=ROOT,
+            env=env,
+        )
+        for t in tables
+    ]
+    assert [c.wait(timeout=300) for c in children] == [0] * len(tables)
+
+    store = LinkedStore(link, "auditor", make_params(link=link))
+    ledger = store.ledger()
+    row, _ = store.snapshot()
+    store.close()
+    # Every qualifying wager of every table is in the shared ledger exactly once.
+    expected = Counter(
+        step.table
+        for t in tables
+        for r in range(1, rounds + 1)
+        for step in kill_driver.round_steps(r, t)
+        if step.kind == "wager" and step.amount == 100
+    )
+    contributions = [e for e in ledger if isinstance(e, ProgressiveContribution)]
+    assert Counter(c.table for c in contributions) == expected
+    assert len({c.key for c in contributions}) == len(contributions)
+    # The row is exactly the ledger replayed, and money balances to the cent from the ledger alone.
+    assert replay(ledger) == row
+    base = Fraction(make_params().rates.base)
+    contributed = sum((c.contribution().total for c in contributions), Fraction(0))
+    awards = sum((e.payment().from_pools for e in ledger if isinstance(e, ProgressiveHit)), Fraction(0))
+    seeds = sum((Fraction(e.seed) for e in ledger if e.kind == "progressive-reset"), Fraction(0))
+    refunds = sum((e.correction().total for e in ledger if e.kind == "progressive-correction"), Fraction(0))
+    assert row.pools == base + seeds + contributed - awards + refunds
+    assert row.hits == sum(1 for e in ledger if isinstance(e, ProgressiveHit)) and not row.pending
+    assert len({e.table for e in ledger if isinstance(e, ProgressiveHit)}) >= 2, (
+        "hits came from one table only"
+    )
+    # Each table's own log holds exactly its share of the shared ledger.
+    for t in tables:
+        local = [r.event for r in EventLog(tmp_path / f"{t}.db").records(table=t)]
+        own = {e.key for e in local if e.kind.startswith("progressive-") and e.key}
+        shared = {e.key for e in ledger if e.table == t and not e.kind == "progressive-params"}
+        assert own == shared
+
+
+def test_a_lost_link_makes_the_progressive_unplayable_until_it_is_back(
+    pg: ThrowawayPostgres, tmp_path: Path
+) -> None:
+    link = pg.url + "?application_name=outage"
+    log = EventLog(tmp_path / "t.db")
+    feed = TableFeed("outage-1", log)
+    ctl = attach(
+        feed, ProgressiveController("outage-1", make_params(link=link, name="outage"), log, clock=FakeClock())
+    )
+    signs: list[dict] = []
+    ctl.subscribe(signs.append)
+    feed.round(1, {1: 100})
+    before = ctl.state()["amount"]
+    pg.kill()
+    try:
+        ctl.refresh()
+        state = ctl.state()
+        assert (state["status"], state["fault"]) == ("fault", "LINK DOWN")
+        assert "unreachable" in state["fault_detail"]
+        assert signs[-1]["status"] == "fault"
+        with pytest.raises(RuleViolation, match="link to the shared meter lost"):
+            ctl.check_wager(2, "progressive", 100)
+        feed.settle(1, {})
+        feed.round(2, {1: 100, 2: 100})  # closed while the link is down: waits, is not lost
+        assert ctl.state()["status"] == "fault"
+    finally:
+        pg.start()
+    ctl.refresh()
+    state = ctl.state()
+    assert (state["status"], state["fault"]) == ("normal", None), state["fault_detail"]
+    assert state["meters"]["qualifying_wagers"] == 3
+    assert state["amount"] == before + 31  # two more wagers at 15.5 cents each
+    ctl.check_wager(2, "progressive", 100)
+    local = [r.event for r in log.records() if r.event.kind == "progressive-contribution"]
+    assert sorted((c.round_id, c.seat) for c in local) == [(1, 1), (2, 1), (2, 2)]
+    ctl.stop()
+
+
+def test_a_retried_contribution_is_never_counted_twice(pg: ThrowawayPostgres, tmp_path: Path) -> None:
+    link = pg.url + "?application_name=retry"
+    log_a, log_b = EventLog(tmp_path / "a.db"), EventLog(tmp_path / "b.db")
+    params = make_params(link=link, name="retry")
+    feed = TableFeed("retry-1", log_a)
+    attach(feed, ProgressiveController("retry-1", params, log_a))
+    feed.round(1, {1: 100, 2: 100})
+    # The same table restarted on a log that lost the contributions (as after a crash between the
+    # shared commit and the local append): the shared ledger hands them back instead of recounting.
+    for record in log_a.records():
+        if not record.event.kind.startswith("progressive-"):
+            log_b.append(record.event)
+    again = ProgressiveController("retry-1", params, log_b)
+    copied = [r.event for r in log_b.records() if r.event.kind == "progressive-contribution"]
+    assert [c.seat for c in copied] == [1, 2]
+    assert again.meter.wagers == 2
+    again.stop()
+
+
+def test_linked_tables_see_each_others_hits_and_any_supervisor_confirms(
+    pg: ThrowawayPostgres, tmp_path: Path
+) -> None:
+    link = pg.url + "?application_name=hits"
+    params = make_params(link=link, name="hits")
+    logs = [EventLog(tmp_path / f"{i}.db") for i in range(2)]
+    feeds = [TableFeed(f"hits-{i}", log) for i, log in enumerate(logs)]
+    ctls = [
+        attach(feed, ProgressiveController(feed.table, params, log, clock=FakeClock()))
+        for feed, log in zip(feeds, logs, strict=True)
+    ]
+    feeds[0].round(1, {1: 100})
+    feeds[1].round(1, {4: 100})
+    feeds[1].settle(1, {4: "seven-card-straight-flush"})
+    ctls[0].refresh()
+    assert ctls[0].state()["win"]["table"] == "hits-1"
+    with pytest.raises(RuleViolation, match="locked"):
+        ctls[0].check_wager(1, "progressive", 100)
+    ctls[0].confirm("hits-1:1:4", "sam", "supervisor")
+    ctls[1].refresh()
+    assert ctls[1].state()["status"] == "normal" and ctls[1].state()["amount"] == 500_008
+    for ctl in ctls:
+        ctl.stop()
