@@ -25,9 +25,6 @@ from firmware_bridge.emulators.base import DeviceEmulator
 from firmware_bridge.sign import alpha
 
 DEFAULT_MEMORY = {"A": alpha.MemoryEntry("A", "text", 256)}
-MODE_NAMES = {code: name for name, code in alpha.MODES.items()}
-POSITION_NAMES = {code: name for name, code in alpha.POSITIONS.items()}
-COLOR_NAMES = {code: name for name, code in alpha.COLORS.items()}
 LED_BGR = {
     "red": (40, 40, 255),
     "green": (60, 230, 60),
@@ -38,19 +35,6 @@ LED_BGR = {
     "orange": (0, 130, 255),
     "yellow": (0, 230, 255),
 }
-
-
-@dataclass
-class Page:
-    """One message of a TEXT file as the sign runs it."""
-
-    mode: str = "automode"
-    position: str = "middle"
-    color: str = "amber"
-    text: str = ""
-
-    def to_dict(self) -> dict[str, str]:
-        return {"mode": self.mode, "position": self.position, "color": self.color, "text": self.text}
 
 
 @dataclass
@@ -79,7 +63,7 @@ class SignEmulator(DeviceEmulator):
 
     # --- API for tests, the demo and the dashboard --------------------------------------------------
 
-    def pages(self) -> list[Page]:
+    def pages(self) -> list[alpha.Page]:
         return self.call(self._pages)
 
     def text(self) -> str:
@@ -102,7 +86,7 @@ class SignEmulator(DeviceEmulator):
 
     def render_png(self, width: int = 480) -> bytes:
         """A picture of the sign face: one row of LED-coloured text per page."""
-        pages = self.pages() or [Page(text="")]
+        pages = self.pages() or [alpha.Page(text="")]
         row = 56
         image = np.zeros((row * len(pages) + 16, width, 3), np.uint8)
         image[:] = (12, 12, 12)
@@ -189,41 +173,11 @@ class SignEmulator(DeviceEmulator):
         self.memory = SignMemory(table=entries, texts={}, strings={})
         return True
 
-    def _pages(self) -> list[Page]:
-        pages: list[Page] = []
+    def _pages(self) -> list[alpha.Page]:
+        pages: list[alpha.Page] = []
         for label in sorted(self.memory.texts):
-            pages.extend(self._run_text(self.memory.texts[label]))
+            pages.extend(alpha.read_pages(self.memory.texts[label], self.memory.strings))
         return [p for p in pages if p.text]
-
-    def _run_text(self, content: bytes) -> list[Page]:
-        pages = [Page()]
-        i = 0
-        while i < len(content):
-            byte = content[i]
-            if byte == alpha.ESC and i + 2 < len(content):
-                pages.append(
-                    Page(
-                        mode=MODE_NAMES.get(chr(content[i + 2]), "automode"),
-                        position=POSITION_NAMES.get(chr(content[i + 1]), "middle"),
-                    )
-                )
-                i += 3
-            elif byte == alpha.CALL_STRING and i + 1 < len(content):
-                called = self.memory.strings.get(chr(content[i + 1]), b"")
-                pages[-1].text += called.decode("ascii", "replace")
-                i += 2
-            elif byte == alpha.SELECT_COLOR and i + 1 < len(content):
-                pages[-1].color = COLOR_NAMES.get(chr(content[i + 1]), pages[-1].color)
-                i += 2
-            elif byte == alpha.SELECT_CHARSET:
-                i += 2
-            else:
-                if 0x20 <= byte <= 0x7E:
-                    pages[-1].text += chr(byte)
-                i += 1
-        for page in pages:
-            page.text = page.text.strip()
-        return pages
 
 
 def main(argv: list[str] | None = None) -> int:

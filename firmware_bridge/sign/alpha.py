@@ -7,6 +7,7 @@ like the shoe decoder, reports damage instead of raising.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -212,3 +213,55 @@ def _parse(raw: bytes) -> AlphaPacket | AlphaProblem:
     if not command or not command.isprintable():
         return AlphaProblem("bad-header", raw)
     return AlphaPacket(type_code, address, command, bytes(section[2:-1]))
+
+
+# --- what a TEXT file shows -----------------------------------------------------------------------
+
+_MODE_NAMES: Final = {code: name for name, code in MODES.items()}
+_POSITION_NAMES: Final = {code: name for name, code in POSITIONS.items()}
+_COLOR_NAMES: Final = {code: name for name, code in COLORS.items()}
+
+
+@dataclass
+class Page:
+    """One message of a TEXT file as a sign runs it."""
+
+    mode: str = "automode"
+    position: str = "middle"
+    color: str = "amber"
+    text: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"mode": self.mode, "position": self.position, "color": self.color, "text": self.text}
+
+
+def read_pages(content: bytes, strings: Mapping[str, bytes]) -> list[Page]:
+    """Interpret TEXT file control codes: pages (ESC), colours, called STRING files; empty pages dropped."""
+    pages = [Page()]
+    i = 0
+    while i < len(content):
+        byte = content[i]
+        if byte == ESC and i + 2 < len(content):
+            mode_code, position_code = chr(content[i + 2]), chr(content[i + 1])
+            pages.append(
+                Page(
+                    mode=_MODE_NAMES.get(mode_code, "automode"),
+                    position=_POSITION_NAMES.get(position_code, "middle"),
+                )
+            )
+            i += 3
+        elif byte == CALL_STRING and i + 1 < len(content):
+            pages[-1].text += strings.get(chr(content[i + 1]), b"").decode("ascii", "replace")
+            i += 2
+        elif byte == SELECT_COLOR and i + 1 < len(content):
+            pages[-1].color = _COLOR_NAMES.get(chr(content[i + 1]), pages[-1].color)
+            i += 2
+        elif byte == SELECT_CHARSET:
+            i += 2
+        else:
+            if 0x20 <= byte <= 0x7E:
+                pages[-1].text += chr(byte)
+            i += 1
+    for page in pages:
+        page.text = page.text.strip()
+    return [p for p in pages if p.text]
