@@ -354,40 +354,37 @@ class FaceUpPaiGowRound(GameRound):
         player = self.settings[position]
         hand = self._hand_name(position)
         if seat in self.fouled:
-            return _result(seat, "wager", stake, "lose", hand=hand, note="foul: hand forfeited")
+            return wager_result(seat, "wager", stake, "lose", hand=hand, note="foul: hand forfeited")
         if pai_gow:
-            return _result(seat, "wager", stake, "push", returned=stake, hand=hand, note="dealer pai gow")
+            return wager_result(
+                seat, "wager", stake, "push", returned=stake, hand=hand, note="dealer pai gow"
+            )
         outcome = compare(player, dealer)
         if outcome == "win":
             payout = pay_odds(stake, EVEN_MONEY, self.rules.chip)
-            return _result(seat, "wager", stake, "win", payout.amount, stake, hand, payout.remainder)
+            return wager_result(seat, "wager", stake, "win", payout.amount, stake, hand, payout.remainder)
         if outcome == "push":
-            return _result(seat, "wager", stake, "push", returned=stake, hand=hand)
-        return _result(seat, "wager", stake, "lose", hand=hand)
+            return wager_result(seat, "wager", stake, "push", returned=stake, hand=hand)
+        return wager_result(seat, "wager", stake, "lose", hand=hand)
 
     def _side_results(self, seat: int, classes: Mapping[int, str], pai_gow: bool) -> list[WagerResult]:
         bets = self.wagers[seat]
         mine = classes[seat]
         results = []
         if "fortune" in bets:
-            results.append(self._paid(seat, "fortune", bets["fortune"], mine))
+            results.append(pay_by_table(seat, "fortune", bets["fortune"], mine, self.rules))
         if "envy" in bets:
             others = [classes[s] for s in self.live_seats() if s != seat]
             results.append(envy_result(seat, bets["envy"], others, self.rules.paytables["envy"]))
         if "ace-high" in bets:
-            results.append(self._paid(seat, "ace-high", bets["ace-high"], "ace-high" if pai_gow else ""))
+            results.append(
+                pay_by_table(seat, "ace-high", bets["ace-high"], "ace-high" if pai_gow else "", self.rules)
+            )
         if "progressive" in bets:
             results.append(
                 progressive_result(seat, bets["progressive"], mine, self.rules.paytables["progressive"])
             )
         return results
-
-    def _paid(self, seat: int, bet: str, stake: int, hand_class: str) -> WagerResult:
-        award = self.rules.paytables[bet].award(hand_class) if hand_class else None
-        if award is None:
-            return _result(seat, bet, stake, "lose", hand=hand_class)
-        payout = award.pay(stake, self.rules.chip)
-        return _result(seat, bet, stake, "win", payout.amount, stake, hand_class, payout.remainder)
 
     def _bank(self, base: list[WagerResult], pai_gow: bool) -> list[WagerResult]:
         """Table stakes: the player-dealer covers main wagers from the dealer's left while the bank
@@ -403,19 +400,21 @@ class FaceUpPaiGowRound(GameRound):
         banker_net = -sum(r.net for r in out)
         note = "dealer pai gow" if pai_gow else "player-dealer bank"
         if banker_net > 0:
-            mine = _result(self.banker, "bank", bank, "win", banker_net, bank, note=note, position=DEALER)
+            mine = wager_result(
+                self.banker, "bank", bank, "win", banker_net, bank, note=note, position=DEALER
+            )
         elif banker_net < 0:
-            mine = _result(
+            mine = wager_result(
                 self.banker, "bank", bank, "lose", returned=bank + banker_net, note=note, position=DEALER
             )
         else:
-            mine = _result(self.banker, "bank", bank, "push", returned=bank, note=note, position=DEALER)
+            mine = wager_result(self.banker, "bank", bank, "push", returned=bank, note=note, position=DEALER)
         return [*out, mine]
 
     def _forfeited(self, seat: int) -> list[WagerResult]:
         reason = self.forfeits[seat]
         return [
-            _result(seat, bet, stake, "forfeit", note=f"forfeit: {reason}")
+            wager_result(seat, bet, stake, "forfeit", note=f"forfeit: {reason}")
             for bet, stake in self.wagers[seat].items()
         ]
 
@@ -429,7 +428,7 @@ class FaceUpPaiGowRound(GameRound):
         if self.phase == "settled":
             raise RuleViolation("void-before-settlement", "the round is already settled")
         results = [
-            _result(seat, bet, stake, "void", returned=stake, note=reason)
+            wager_result(seat, bet, stake, "void", returned=stake, note=reason)
             for seat in sorted(self.wagers)
             for bet, stake in self.wagers[seat].items()
         ]
@@ -487,15 +486,26 @@ def cover(result: WagerResult, covered: int) -> WagerResult:
     extra = result.stake - covered
     note = f"player-dealer covers {covered} cents; {extra} cents returned"
     if covered == 0 or result.outcome == "push":
-        return _result(
+        return wager_result(
             result.seat, result.bet, result.stake, "push", returned=result.stake, hand=result.hand, note=note
         )
     if result.outcome == "win":
         payout = pay_odds(covered, EVEN_MONEY)
-        return _result(
+        return wager_result(
             result.seat, result.bet, result.stake, "win", payout.amount, result.stake, result.hand, note=note
         )
-    return _result(result.seat, result.bet, result.stake, "lose", returned=extra, hand=result.hand, note=note)
+    return wager_result(
+        result.seat, result.bet, result.stake, "lose", returned=extra, hand=result.hand, note=note
+    )
+
+
+def pay_by_table(seat: int, bet: str, stake: int, hand_class: str, rules: TableRules) -> WagerResult:
+    """A bet paid on a hand class at the bet's pay table; a class the table does not list loses."""
+    award = rules.paytables[bet].award(hand_class) if hand_class else None
+    if award is None:
+        return wager_result(seat, bet, stake, "lose", hand=hand_class)
+    payout = award.pay(stake, rules.chip)
+    return wager_result(seat, bet, stake, "win", payout.amount, stake, hand_class, payout.remainder)
 
 
 def envy_result(seat: int, stake: int, others: Sequence[str], table: PayTable) -> WagerResult:
@@ -503,10 +513,10 @@ def envy_result(seat: int, stake: int, others: Sequence[str], table: PayTable) -
     paid = [(name, table.award(name)) for name in others]
     winners = [(name, award) for name, award in paid if award is not None]
     if not winners:
-        return _result(seat, "envy", stake, "lose")
+        return wager_result(seat, "envy", stake, "lose")
     total = sum(award.pay(stake).amount for _, award in winners)
     hands = ", ".join(name for name, _ in winners)
-    return _result(seat, "envy", stake, "win", total, stake, hands, note=f"{len(winners)} other hand(s)")
+    return wager_result(seat, "envy", stake, "win", total, stake, hands, note=f"{len(winners)} other hand(s)")
 
 
 def progressive_result(
@@ -517,9 +527,9 @@ def progressive_result(
     itself is the jackpot's contribution and is never returned."""
     award = table.award(hand_class) if hand_class else None
     if award is None:
-        return _result(seat, "progressive", stake, "lose", hand=hand_class, position=position)
+        return wager_result(seat, "progressive", stake, "lose", hand=hand_class, position=position)
     if isinstance(award, MeterAward):
-        return _result(
+        return wager_result(
             seat,
             "progressive",
             stake,
@@ -528,12 +538,12 @@ def progressive_result(
             note=f"meter award {float(award.percent):g}%",
             position=position,
         )
-    return _result(
+    return wager_result(
         seat, "progressive", stake, "win", award.pay(stake).amount, hand=hand_class, position=position
     )
 
 
-def _result(
+def wager_result(
     seat: int,
     bet: str,
     stake: int,
@@ -545,6 +555,7 @@ def _result(
     note: str = "",
     position: str = "",
 ) -> WagerResult:
+    """One wager's result; the position defaults to the seat's own hand."""
     return WagerResult(
         seat=seat,
         bet=bet,

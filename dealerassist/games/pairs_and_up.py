@@ -1,0 +1,427 @@
+"""Pairs & Up Poker (``rules/pairs-and-up-poker.txt``; ``shared/reference/rule-decisions.md``).
+
+The rules in the order the text gives them, and where the code keeps each one:
+
+* Deck: 52 cards of aces, twos, threes and fours with duplicate faces (``pairs-and-up-52``); a
+  card the composition cannot supply once more is a misdeal (``deal``).
+* Wagers: an Ante at every playing spot; Double Match and Progressive are optional and need an
+  Ante (option ``side_bets_require_ante``, default true).
+* Dealing: two cards face down to each spot with an Ante and two to the dealer, one at a time
+  around the table twice (``deal_order = "rounds"``; ``"packets"`` gives each spot both cards at
+  once). The dealer's cards are community cards.
+* The dealer then turns one card; the other must stay hidden until every Play is set: its
+  exposure before then voids the round (``must_be_hidden``).
+* Each player folds (the Ante loses, the cards stay in the fold area and still settle Double Match
+  and Progressive) or plays, choosing exactly one of the eight hands (``Decision(action="play",
+  choice=HAND)``). The Play bet is twice the Ante (``play_ratio``, set by the casino).
+* Result (``play_outcome``): four cards, player's two and dealer's two, are exactly one hand under
+  the table's precedence (rarer four-card hands first, three of a kind last; computed from the
+  deck or listed in ``precedence``). The chosen hand wins when the cards are that hand; a three of
+  a kind chosen and made of aces pushes; any other hand, higher or lower, loses Ante and Play.
+* Ante and Play are coupled: a win pays both at the chosen hand's odds (the ``play`` pay table).
+* Double Match (``double_match_class``): the player's two ranks equal the dealer's two ranks; the
+  super jackpot needs both to hold the 3 and 4 of diamonds. Progressive (``progressive_class``):
+  the four cards are a flush; paid by flush type, meter shares left to the progressive controller
+  (``face_up_pai_gow.progressive_result``).
+* A player showing cards may be forfeited by a supervisor (``forfeit``): every wager of the seat
+  is lost. A misdeal or an exposed dealer card voids all hands (``void``).
+
+Options (``[options]``): ``play_ratio`` (2), ``side_bets_require_ante`` (true), ``deal_order``
+("rounds" | "packets"), ``precedence`` (list of the eight hands, strongest first; default from the
+table's deck), ``progressive_unit`` ("1").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Final
+
+from dealerassist.core.cards import ACE, Card
+from dealerassist.core.decks import RoundCards
+from dealerassist.core.money import parse_amount
+from dealerassist.core.paytables import PayTable
+from dealerassist.errors import RuleViolation
+from dealerassist.games.base import (
+    DEALER,
+    DealStep,
+    Decision,
+    Game,
+    GameRound,
+    Settlement,
+    TableRules,
+    WagerResult,
+    parse_position,
+    seat_position,
+)
+from dealerassist.games.face_up_pai_gow import pay_by_table, progressive_result, wager_result
+from dealerassist.hands import (
+    PAIRS_AND_UP_PATTERNS,
+    pairs_and_up_hand,
+    pairs_and_up_made,
+    pairs_and_up_precedence,
+)
+
+HANDS: Final = PAIRS_AND_UP_PATTERNS
+FLUSHES: Final = frozenset({"flush", "straight-flush", "two-pair-flush", "four-aces-flush"})
+PLACEABLE: Final = ("ante", "double-match", "progressive")
+SUPER_JACKPOT_CARDS: Final = frozenset({Card(3, "D"), Card(4, "D")})
+
+
+# --- What four cards pay ------------------------------------------------------------------------
+
+
+def play_outcome(choice: str, four: Sequence[Card], precedence: Sequence[str]) -> str:
+    """``win``, ``push`` or ``lose`` for a played hand: it wins only when the four cards are
+    exactly the chosen hand; three of a kind chosen and made of aces pushes."""
+    made = pairs_and_up_hand(four, precedence)
+    if made != choice:
+        return "lose"
+    if choice == "three-of-a-kind" and three_aces(four):
+        return "push"
+    return "win"
+
+
+def three_aces(four: Sequence[Card]) -> bool:
+    return sum(1 for c in four if c.rank == ACE) == 3
+
+
+def double_match_class(player: Sequence[Card], dealer: Sequence[Card]) -> str | None:
+    """The Double Match class, or None when the two ranks do not match.
+
+    ``super-jackpot``: both hold the 3 and 4 of diamonds; ``matched-aces``: A-A against A-A;
+    ``matched-pair``: the same low pair on both sides; ``matched-ace-kicker``: an ace and the same
+    low card on both sides; ``matched-low``: the same two different low ranks.
+    """
+    mine = sorted(c.rank for c in player)
+    theirs = sorted(c.rank for c in dealer)
+    if mine != theirs:
+        return None
+    if set(player) == SUPER_JACKPOT_CARDS and set(dealer) == SUPER_JACKPOT_CARDS:
+        return "super-jackpot"
+    if mine[0] == mine[1]:
+        return "matched-aces" if mine[0] == ACE else "matched-pair"
+    return "matched-ace-kicker" if ACE in mine else "matched-low"
+
+
+def progressive_class(four: Sequence[Card], precedence: Sequence[str]) -> str | None:
+    """The flush type the four cards make (the strongest under ``precedence``), or None."""
+    made = pairs_and_up_made(four) & FLUSHES
+    return next((name for name in precedence if name in made), None)
+
+
+# --- The game -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairsAndUpOptions:
+    play_ratio: int
+    side_bets_require_ante: bool
+    deal_order: str
+    precedence: tuple[str, ...]
+    progressive_unit: int
+
+    @classmethod
+    def from_rules(cls, rules: TableRules) -> PairsAndUpOptions:
+        ratio = rules.option("play_ratio", 2)
+        if isinstance(ratio, bool) or not isinstance(ratio, int) or ratio < 1:
+            raise RuleViolation("play-ratio", f"play_ratio must be a whole number >= 1, got {ratio!r}")
+        order = rules.option("deal_order", "rounds")
+        if order not in ("rounds", "packets"):
+            raise RuleViolation("deal-order", f"deal_order must be 'rounds' or 'packets', got {order!r}")
+        listed = rules.option("precedence", None)
+        precedence = tuple(listed) if listed is not None else pairs_and_up_precedence(rules.deck)
+        if sorted(precedence) != sorted(HANDS):
+            raise RuleViolation("precedence", f"precedence must list each of {', '.join(HANDS)} once")
+        return cls(
+            play_ratio=ratio,
+            side_bets_require_ante=bool(rules.option("side_bets_require_ante", True)),
+            deal_order=order,
+            precedence=precedence,
+            progressive_unit=parse_amount(str(rules.option("progressive_unit", "1"))),
+        )
+
+
+class PairsAndUp(Game):
+    slug: ClassVar[str] = "pairs-and-up"
+    name: ClassVar[str] = "Pairs & Up Poker"
+    default_deck: ClassVar[str] = "pairs-and-up-52"
+    bets: ClassVar[tuple[str, ...]] = ("ante", "play", "double-match", "progressive")
+
+    def new_round(self) -> PairsAndUpRound:
+        return PairsAndUpRound(self.rules)
+
+
+class PairsAndUpRound(GameRound):
+    """Phases: ``betting`` -> ``dealing`` -> ``decisions`` -> ``complete`` -> ``settled`` (or
+    ``void`` at any time before settlement)."""
+
+    DEALER_CARDS: ClassVar[int] = 2
+
+    def __init__(self, rules: TableRules) -> None:
+        self.rules = rules
+        self.options = PairsAndUpOptions.from_rules(rules)
+        self.phase = "betting"
+        self.wagers: dict[int, dict[str, int]] = {}
+        self.plays: dict[int, tuple[str, int]] = {}
+        self.folded: set[int] = set()
+        self.forfeits: dict[int, str] = {}
+        self.cards: dict[str, list[Card]] = {}
+        self.shoe = RoundCards(rules.deck)
+        self._plan: list[DealStep] = []
+        self._settlement: Settlement | None = None
+
+    # Betting ---------------------------------------------------------------------------------
+
+    def place_wager(self, seat: int, bet: str, amount: int) -> None:
+        self._require("betting", "wagers-while-betting-open", "betting is closed")
+        if not 1 <= seat <= self.rules.seats:
+            raise RuleViolation(
+                "seat-exists", f"seat {seat} is not one of this table's 1..{self.rules.seats}"
+            )
+        if bet not in PLACEABLE:
+            raise RuleViolation("bet-offered", f"{bet!r} is not a wager placed before the deal here")
+        seat_bets = self.wagers.setdefault(seat, {})
+        if amount == 0:
+            seat_bets.pop(bet, None)
+            if not seat_bets:
+                del self.wagers[seat]
+            return
+        self._check_limit(bet, amount)
+        if bet != "ante" and bet not in self.rules.paytables:
+            raise RuleViolation("bet-offered", f"no pay table is configured for {bet!r}")
+        if bet == "progressive" and amount != self.options.progressive_unit:
+            raise RuleViolation(
+                "progressive-unit", f"the progressive takes exactly {self.options.progressive_unit} cents"
+            )
+        seat_bets[bet] = amount
+
+    def _check_limit(self, bet: str, amount: int) -> None:
+        limit = self.rules.limit(bet)
+        if not limit.minimum <= amount <= limit.maximum:
+            raise RuleViolation(
+                "table-limits", f"{bet} of {amount} cents is outside {limit.minimum}..{limit.maximum} cents"
+            )
+
+    def close_betting(self) -> None:
+        self._require("betting", "wagers-while-betting-open", "betting is already closed")
+        if not self.wagers:
+            raise RuleViolation("no-wagers", "no seat has a wager: there is nothing to deal")
+        for seat, bets in sorted(self.wagers.items()):
+            if "ante" not in bets and self.options.side_bets_require_ante:
+                raise RuleViolation(
+                    "side-bet-needs-ante", f"seat {seat}: Double Match and Progressive need an Ante"
+                )
+        positions = [seat_position(s) for s in sorted(self.wagers)] + [DEALER]
+        if self.options.deal_order == "rounds":
+            pairs = [(p, i) for i in range(2) for p in positions]
+        else:
+            pairs = [(p, i) for p in positions for i in range(2)]
+        self._plan = [DealStep(p, i, face_up=False) for p, i in pairs]
+        self.cards = {p: [] for p in positions}
+        self.phase = "dealing"
+
+    # Dealing ---------------------------------------------------------------------------------
+
+    def next_deal(self) -> DealStep | None:
+        if self.phase != "dealing":
+            return None
+        return self._plan[sum(len(c) for c in self.cards.values())]
+
+    def deal(self, card: Card) -> DealStep:
+        step = self.next_deal()
+        if step is None:
+            raise RuleViolation("no-card-expected", f"no card is expected in phase {self.phase!r}")
+        self.shoe.take(card)
+        self.cards[step.position].append(card)
+        if sum(len(c) for c in self.cards.values()) == len(self._plan):
+            self.phase = "decisions"
+            self._maybe_complete()
+        return step
+
+    # Decisions -------------------------------------------------------------------------------
+
+    def pending_decisions(self) -> Sequence[str]:
+        if self.phase != "decisions":
+            return []
+        return [seat_position(s) for s in self._undecided()]
+
+    def legal_actions(self, position: str) -> Sequence[str]:
+        return ["fold", "play"] if position in self.pending_decisions() else []
+
+    def decide(self, decision: Decision) -> None:
+        self._require("decisions", "decide-after-deal", "no decision is due now")
+        seat = self._seat_of(decision.position)
+        if seat not in self._undecided():
+            raise RuleViolation("hand-set-is-final", f"{decision.position} has no Ante waiting to play")
+        if decision.action == "fold":
+            self.folded.add(seat)
+        elif decision.action == "play":
+            if decision.choice not in HANDS:
+                raise RuleViolation(
+                    "choose-one-hand", f"a Play names one of {', '.join(HANDS)}; got {decision.choice!r}"
+                )
+            required = self.wagers[seat]["ante"] * self.options.play_ratio
+            amount = required if decision.amount is None else decision.amount
+            if amount != required:
+                raise RuleViolation(
+                    "play-ratio",
+                    f"seat {seat}: Play must be {self.options.play_ratio}x the Ante ({required} cents)",
+                )
+            if "play" in self.rules.limits:
+                self._check_limit("play", amount)
+            self.plays[seat] = (decision.choice, amount)
+        else:
+            raise RuleViolation("fold-or-play", f"a player folds or plays, not {decision.action!r}")
+        self._maybe_complete()
+
+    def _undecided(self) -> list[int]:
+        return [
+            s
+            for s in sorted(self.wagers)
+            if "ante" in self.wagers[s]
+            and s not in self.plays
+            and s not in self.folded
+            and s not in self.forfeits
+        ]
+
+    def _maybe_complete(self) -> None:
+        if self.phase == "decisions" and not self._undecided():
+            self.phase = "complete"
+
+    def must_be_hidden(self) -> frozenset[tuple[str, int]]:
+        """Both dealer cards while dealing; the second until every Play is set; then none."""
+        if self.phase in ("betting", "dealing"):
+            return frozenset((DEALER, i) for i in range(self.DEALER_CARDS))
+        if self.phase == "decisions":
+            return frozenset({(DEALER, 1)})
+        return frozenset()
+
+    @property
+    def complete(self) -> bool:
+        return self.phase in ("complete", "settled")
+
+    def hands(self) -> Mapping[str, Sequence[Card]]:
+        return {p: tuple(c) for p, c in self.cards.items()}
+
+    # Settlement ------------------------------------------------------------------------------
+
+    def settle(self) -> Settlement:
+        if self.phase == "settled" and self._settlement is not None:
+            return self._settlement
+        self._require("complete", "settle-when-complete", "the round is not complete")
+        results: list[WagerResult] = []
+        hands: dict[str, str] = {}
+        for seat in sorted(self.wagers):
+            four = self.four_cards(seat)
+            hands[seat_position(seat)] = pairs_and_up_hand(four, self.options.precedence) or "no hand"
+            results.extend(self._forfeited(seat) if seat in self.forfeits else self._settle_seat(seat, four))
+        self._settlement = Settlement(tuple(results), hands=hands)
+        self.phase = "settled"
+        return self._settlement
+
+    def four_cards(self, seat: int) -> list[Card]:
+        return [*self.cards[seat_position(seat)], *self.cards[DEALER]]
+
+    def _settle_seat(self, seat: int, four: Sequence[Card]) -> list[WagerResult]:
+        bets = self.wagers[seat]
+        made = pairs_and_up_hand(four, self.options.precedence) or ""
+        results: list[WagerResult] = []
+        if "ante" in bets:
+            if seat in self.folded:
+                results.append(wager_result(seat, "ante", bets["ante"], "lose", hand=made, note="folded"))
+            else:
+                choice, play = self.plays[seat]
+                results.extend(settle_ante_play(seat, bets["ante"], play, choice, four, self))
+        if "double-match" in bets:
+            found = double_match_class(self.cards[seat_position(seat)], self.cards[DEALER]) or ""
+            results.append(pay_by_table(seat, "double-match", bets["double-match"], found, self.rules))
+        if "progressive" in bets:
+            flush = progressive_class(four, self.options.precedence) or ""
+            results.append(
+                progressive_result(seat, bets["progressive"], flush, self.rules.paytables["progressive"])
+            )
+        return results
+
+    @property
+    def play_table(self) -> PayTable:
+        try:
+            return self.rules.paytables["play"]
+        except KeyError:
+            raise RuleViolation("bet-offered", "no pay table is configured for the Play") from None
+
+    def _forfeited(self, seat: int) -> list[WagerResult]:
+        reason = self.forfeits[seat]
+        return [
+            wager_result(seat, bet, stake, "forfeit", note=f"forfeit: {reason}")
+            for bet, stake in self._stakes(seat)
+        ]
+
+    def _stakes(self, seat: int) -> list[tuple[str, int]]:
+        stakes = list(self.wagers[seat].items())
+        if seat in self.plays:
+            stakes.append(("play", self.plays[seat][1]))
+        return stakes
+
+    def void(self, reason: str) -> Settlement:
+        if self.phase == "settled":
+            raise RuleViolation("void-before-settlement", "the round is already settled")
+        results = [
+            wager_result(seat, bet, stake, "void", returned=stake, note=reason)
+            for seat in sorted(self.wagers)
+            for bet, stake in self._stakes(seat)
+        ]
+        self.phase = "void"
+        self._settlement = Settlement(tuple(results), void=True, reason=reason)
+        return self._settlement
+
+    def forfeit(self, seat: int, reason: str) -> None:
+        if self.phase in ("settled", "void"):
+            raise RuleViolation("forfeit-before-settlement", f"the round is already {self.phase}")
+        if seat not in self.wagers:
+            raise RuleViolation("forfeit-needs-wager", f"seat {seat} has no wager to forfeit")
+        self.forfeits[seat] = reason
+        self._maybe_complete()
+
+    # Helpers ---------------------------------------------------------------------------------
+
+    def _require(self, phase: str, rule: str, message: str) -> None:
+        if self.phase != phase:
+            raise RuleViolation(rule, f"{message} (phase {self.phase!r})")
+
+    def _seat_of(self, position: str) -> int:
+        try:
+            parsed = parse_position(position)
+        except ValueError as exc:
+            raise RuleViolation("position-exists", str(exc)) from None
+        if parsed is None or parsed[1] != 1:
+            raise RuleViolation("position-exists", f"{position} does not make decisions in this game")
+        return parsed[0]
+
+
+def settle_ante_play(
+    seat: int, ante: int, play: int, choice: str, four: Sequence[Card], round_: PairsAndUpRound
+) -> list[WagerResult]:
+    """Ante and Play of a played hand: coupled, both paid the chosen hand's odds on a win."""
+    outcome = play_outcome(choice, four, round_.options.precedence)
+    note = f"chose {choice}"
+    if outcome == "push":
+        return [
+            wager_result(seat, "ante", ante, "push", returned=ante, hand=choice, note="three aces push"),
+            wager_result(seat, "play", play, "push", returned=play, hand=choice, note="three aces push"),
+        ]
+    if outcome == "lose":
+        made = pairs_and_up_hand(four, round_.options.precedence) or "no hand"
+        return [
+            wager_result(seat, "ante", ante, "lose", hand=made, note=note),
+            wager_result(seat, "play", play, "lose", hand=made, note=note),
+        ]
+    award = round_.play_table.award(choice)
+    if award is None:
+        raise RuleViolation("play-pays", f"the Play pay table has no line for {choice!r}")
+    chip = round_.rules.chip
+    ante_pay, play_pay = award.pay(ante, chip), award.pay(play, chip)
+    return [
+        wager_result(seat, "ante", ante, "win", ante_pay.amount, ante, choice, ante_pay.remainder, note),
+        wager_result(seat, "play", play, "win", play_pay.amount, play, choice, play_pay.remainder, note),
+    ]
