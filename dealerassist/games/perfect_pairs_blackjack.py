@@ -127,11 +127,8 @@ class PerfectPairsRound(GameRound):
             raise RuleViolation("seat-exists", f"no seat {seat} at a {self.rules.seats}-seat table")
         if bet not in ("main", "perfect-pairs"):
             raise RuleViolation("bet-offered", f"{bet!r} is not a wager placed before the deal here")
-        seat_bets = self.wagers.setdefault(seat, {})
         if amount == 0:
-            seat_bets.pop(bet, None)
-            if not seat_bets:
-                del self.wagers[seat]
+            self._remove_wager(seat, bet)
             return
         limit = self.rules.limit(bet)
         if not limit.minimum <= amount <= limit.maximum:
@@ -140,7 +137,13 @@ class PerfectPairsRound(GameRound):
             )
         if bet == "perfect-pairs":
             self._check_perfect_pairs_limit(amount)
-        seat_bets[bet] = amount
+        self.wagers.setdefault(seat, {})[bet] = amount
+
+    def _remove_wager(self, seat: int, bet: str) -> None:
+        seat_bets = self.wagers.get(seat, {})
+        seat_bets.pop(bet, None)
+        if not seat_bets:
+            self.wagers.pop(seat, None)
 
     def _check_perfect_pairs_limit(self, amount: int) -> None:
         """Perfect Pairs runs from the table minimum to 20% of the table maximum."""

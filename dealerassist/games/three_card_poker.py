@@ -129,11 +129,8 @@ class AnteRound(GameRound):
             )
         if bet not in self.PLACEABLE:
             raise RuleViolation("bet-offered", f"{bet!r} is not a wager placed before the deal here")
-        seat_bets = self.wagers.setdefault(seat, {})
         if amount == 0:
-            seat_bets.pop(bet, None)
-            if not seat_bets:
-                del self.wagers[seat]
+            self._remove_wager(seat, bet)
             return
         limit = self.rules.limit(bet)
         if not limit.minimum <= amount <= limit.maximum:
@@ -141,7 +138,13 @@ class AnteRound(GameRound):
                 "table-limits", f"{bet} of {amount} cents is outside {limit.minimum}..{limit.maximum} cents"
             )
         self.check_wager(seat, bet, amount)
-        seat_bets[bet] = amount
+        self.wagers.setdefault(seat, {})[bet] = amount
+
+    def _remove_wager(self, seat: int, bet: str) -> None:
+        seat_bets = self.wagers.get(seat, {})
+        seat_bets.pop(bet, None)
+        if not seat_bets:
+            self.wagers.pop(seat, None)
 
     def check_wager(self, seat: int, bet: str, amount: int) -> None:
         """Game-specific limits of one wager (hook)."""

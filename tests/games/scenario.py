@@ -8,10 +8,11 @@ between deals (blackjack) and games dealt all at once (poker). Amounts are dolla
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from dealerassist.core.cards import parse_cards
+from dealerassist.core.cards import Card, parse_cards
 from dealerassist.core.decks import load_deck
 from dealerassist.core.money import parse_amount
 from dealerassist.core.paytables import load_paytables
@@ -109,3 +110,38 @@ def play(
 def results(settlement: Settlement) -> dict[tuple[str, str], tuple[str, int, int]]:
     """``{(position, bet): (outcome, win, returned)}`` for compact assertions."""
     return {(r.position, r.bet): (r.outcome, r.win, r.returned) for r in settlement.results}
+
+
+def shuffled(table: TableRules, seed: int) -> list[Card]:
+    """The table's whole deck (or shoe) in a seeded random order."""
+    cards = table.deck.cards()
+    random.Random(seed).shuffle(cards)
+    return cards
+
+
+def play_out(round_: GameRound, shoe: list[Card], choose: Callable[[str, Sequence[str]], Decision]) -> None:
+    """Deal from ``shoe`` and ask ``choose(position, legal_actions)`` for every decision until the
+    round is complete (property tests: random but legal play)."""
+    while not round_.complete:
+        if round_.next_deal() is not None:
+            round_.deal(shoe.pop())
+            continue
+        pending = round_.pending_decisions()
+        assert pending, f"round stuck in phase {round_.phase}: no card expected and no decision pending"
+        position = pending[0]
+        round_.decide(choose(position, round_.legal_actions(position)))
+
+
+def assert_consistent(settlement: Settlement, chip: int) -> None:
+    """What every settled wager must satisfy whatever the game: money flows match the outcome,
+    nothing is negative, rounding never withholds a whole chip."""
+    for r in settlement.results:
+        where = f"{r.position} {r.bet}"
+        assert r.win >= 0 and r.stake >= 0, where
+        assert 0 <= r.remainder < chip, where
+        if r.outcome == "win":
+            assert r.returned == r.stake and (r.win > 0 or r.remainder > 0 or r.stake == 0), where
+        elif r.outcome in ("push", "void"):
+            assert (r.win, r.returned) == (0, r.stake), where
+        else:
+            assert (r.win, r.returned) == (0, 0), where

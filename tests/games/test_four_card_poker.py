@@ -4,8 +4,10 @@ the text is silent) per test. Cards go in packets: five to each betting seat, th
 
 from __future__ import annotations
 
+import random
+
 import pytest
-from scenario import cents, new_round, play, results, rules, run, wager
+from scenario import assert_consistent, cents, new_round, play, play_out, results, rules, run, shuffled, wager
 
 from dealerassist.core.cards import Card
 from dealerassist.core.tables import load_table
@@ -261,3 +263,39 @@ def test_example_table_config_loads() -> None:
     assert config.rules.limits["bad-beat"].maximum == cents("5")
     assert config.rules.limits["ante"].minimum == cents("3")
     assert config.rules.paytables["aces-up"].name == "aces-up-50-30-7-6-5-2-1"
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_rounds_settle_every_wager_once_within_the_cap(seed: int) -> None:
+    """Seeded random rounds with random Play sizes: every wager settles once, money matches the
+    outcome, the round never pays more than the aggregate cap."""
+    rng = random.Random(seed)
+    round_ = new_round(TABLE)
+    placed = set()
+    for seat in range(1, 7):
+        if rng.random() < 0.7:
+            round_.place_wager(seat, "ante", cents(str(rng.randint(3, 30))))
+            placed.add((seat, "ante"))
+            for bet, dollars in (("aces-up", "10"), ("bad-beat", "5")):
+                if rng.random() < 0.5:
+                    round_.place_wager(seat, bet, cents(dollars))
+                    placed.add((seat, bet))
+    if not placed:
+        round_.place_wager(1, "ante", cents("3"))
+        placed.add((1, "ante"))
+    round_.close_betting()
+
+    def choose(position: str, legal: list[str]) -> Decision:
+        if rng.random() < 0.3:
+            return Decision(position, "fold")
+        ante = round_.wagers[int(position.removeprefix("seat-"))]["ante"]
+        return Decision(position, "play", amount=rng.randint(ante, 3 * ante))
+
+    play_out(round_, shuffled(TABLE, seed), choose)
+    settlement = round_.settle()
+    assert_consistent(settlement, TABLE.chip)
+    assert sorted(
+        (r.seat, r.bet) for r in settlement.results if r.bet not in ("play", "ante-bonus")
+    ) == sorted(placed)
+    assert sum(r.win for r in settlement.results) <= cents("25000")
+    assert all(len(cards) == (6 if p == DEALER else 5) for p, cards in round_.hands().items())

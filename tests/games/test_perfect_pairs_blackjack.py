@@ -4,15 +4,17 @@ player card, dealer up card; then the player's draws, then the dealer's."""
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 
 import pytest
-from scenario import cents, new_round, play, results, rules, run, wager
+from scenario import assert_consistent, cents, new_round, play, play_out, results, rules, run, shuffled, wager
 
 from dealerassist.core.cards import Card
 from dealerassist.core.tables import load_table
 from dealerassist.errors import RuleViolation
 from dealerassist.games.base import DEALER, DealStep, Decision
+from dealerassist.hands import blackjack_total
 
 LIMITS = {"main": ("5", "1000"), "perfect-pairs": ("5", "200")}
 TABLE = rules("perfect-pairs-blackjack", limits=LIMITS, seats=7)
@@ -338,3 +340,34 @@ def test_example_table_config_loads() -> None:
     config = load_table("config/tables/perfect-pairs-blackjack.toml")
     assert config.rules.deck.size == 312
     assert config.rules.limits["perfect-pairs"].maximum == config.rules.limits["main"].maximum // 5
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_random_rounds_follow_the_dealer_rule_and_settle_every_hand(seed: int) -> None:
+    """Seeded random rounds with random legal actions: the round always completes, the dealer
+    stops at the first total of 17 or more (soft 17 included) when a hand is live, and every hand,
+    double, insurance and Perfect Pairs bet settles exactly once."""
+    rng = random.Random(seed)
+    round_ = new_round(TABLE)
+    seats = [s for s in range(1, 8) if rng.random() < 0.6] or [4]
+    for seat in seats:
+        round_.place_wager(seat, "main", cents(str(rng.randint(5, 100))))
+        if rng.random() < 0.5:
+            round_.place_wager(seat, "perfect-pairs", cents("5"))
+    round_.close_betting()
+    shoe = shuffled(TABLE, seed)
+    play_out(round_, shoe, lambda pos, legal: Decision(pos, rng.choice(list(legal))))
+    assert len(shoe) + sum(len(c) for c in round_.hands().values()) == 312
+    settlement = round_.settle()
+    assert_consistent(settlement, TABLE.chip)
+
+    dealer = list(round_.hands()[DEALER])
+    live = [p for p, name in settlement.hands.items() if p != DEALER and name not in ("bust", "blackjack")]
+    if live and not round_.dealer_blackjack:
+        assert blackjack_total(dealer).total >= 17
+        if len(dealer) > 2:
+            assert blackjack_total(dealer[:-1]).total < 17
+    mains = [r.position for r in settlement.results if r.bet == "main"]
+    assert sorted(mains) == sorted(p for p in round_.hands() if p != DEALER)
+    per_seat = {bet: sorted(r.seat for r in settlement.results if r.bet == bet) for bet in ("perfect-pairs",)}
+    assert per_seat["perfect-pairs"] == sorted(s for s in seats if "perfect-pairs" in round_.wagers[s])

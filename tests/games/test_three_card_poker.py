@@ -3,8 +3,10 @@ is silent) per test. Cards are dealt in packets: each betting seat's three, then
 
 from __future__ import annotations
 
+import random
+
 import pytest
-from scenario import cents, new_round, play, results, rules, run, wager
+from scenario import assert_consistent, cents, new_round, play, play_out, results, rules, run, shuffled, wager
 
 from dealerassist.core.cards import Card
 from dealerassist.core.tables import load_table
@@ -285,3 +287,44 @@ def test_example_table_config_loads_with_the_text_tables() -> None:
     assert config.rules.paytables["pair-plus"].name == "pair-plus-1-3-6-30-40"
     assert config.rules.paytables["ante-bonus"].name == "ante-bonus-1-4-5"
     assert config.rules.limits["ante"].minimum == cents("5")
+
+
+def test_a_refused_wager_leaves_nothing_behind() -> None:
+    """A wager refused by the limits must not leave an empty seat that would be dealt in."""
+    round_ = new_round(TABLE)
+    with pytest.raises(RuleViolation):
+        round_.place_wager(4, "ante", cents("1"))
+    round_.place_wager(1, "ante", cents("5"))
+    round_.close_betting()
+    assert round_.next_deal() == DealStep("seat-1", 0, False)
+    assert "seat-4" not in round_.hands()
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_rounds_settle_every_wager_once(seed: int) -> None:
+    """Seeded random rounds: each wager placed (and each Play made) is settled exactly once, the
+    money matches the outcome, the dealer's cards are free to show once every Ante is decided."""
+    rng = random.Random(seed)
+    round_ = new_round(TABLE)
+    placed = set()
+    for seat in range(1, 7):
+        if rng.random() < 0.7:
+            round_.place_wager(seat, "ante", cents(str(rng.randint(5, 50))))
+            placed.add((seat, "ante"))
+            if rng.random() < 0.5:
+                round_.place_wager(seat, "pair-plus", cents("5"))
+                placed.add((seat, "pair-plus"))
+    if not placed:
+        round_.place_wager(1, "ante", cents("5"))
+        placed.add((1, "ante"))
+    round_.close_betting()
+    play_out(round_, shuffled(TABLE, seed), lambda pos, legal: Decision(pos, rng.choice(list(legal))))
+    assert round_.must_be_hidden() == frozenset()
+    settlement = round_.settle()
+    assert_consistent(settlement, TABLE.chip)
+    settled = [(r.seat, r.bet) for r in settlement.results if r.bet not in ("play", "ante-bonus")]
+    assert sorted(settled) == sorted(placed)
+    plays = {r.seat for r in settlement.results if r.bet == "play"}
+    assert plays == {s for s, b in placed if b == "ante"} - {
+        r.seat for r in settlement.results if r.bet == "ante" and r.note == "folded"
+    }
