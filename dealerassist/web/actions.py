@@ -26,6 +26,8 @@ from dealerassist.events import Event, EventError, event_from_dict, event_types
 SERVER_FIELDS: Final = frozenset({"table", "user", "role"})
 MONEY_FIELDS: Final = frozenset({"amount", "stake", "cents"})
 REASON_FIELDS: Final = frozenset({"reason"})
+# Values the dashboard fixes whatever the client sends: a card typed in is a manual read.
+FORCED_FIELDS: Final[dict[str, dict[str, Any]]] = {"card-read": {"source": "manual", "confidence": 1.0}}
 
 
 @dataclass(frozen=True)
@@ -87,8 +89,9 @@ def client_fields(kind: str) -> dict[str, tuple[Any, bool]]:
         return {}
     hints = typing.get_type_hints(cls)
     out: dict[str, tuple[Any, bool]] = {}
+    forced = FORCED_FIELDS.get(kind, {})
     for f in dataclasses.fields(cls):
-        if f.name in SERVER_FIELDS:
+        if f.name in SERVER_FIELDS or f.name in forced:
             continue
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         out[f.name] = (hints[f.name], required)
@@ -142,10 +145,10 @@ def build_event(kind: str, body: Mapping[str, Any], *, table: str, user: str, ro
     if not isinstance(body, Mapping):
         raise ActionError(400, "body", "must be a JSON object of the action's fields")
     fields = client_fields(kind)
-    unknown = sorted(set(body) - set(fields) - {"csrf_token", *SERVER_FIELDS})
+    unknown = sorted(set(body) - set(fields) - {"csrf_token", *SERVER_FIELDS, *FORCED_FIELDS.get(kind, {})})
     if unknown:
         raise ActionError(422, unknown[0], f"not a field of {kind} (fields: {', '.join(fields)})")
-    data: dict[str, Any] = {"kind": kind, "table": table}
+    data: dict[str, Any] = {"kind": kind, "table": table, **FORCED_FIELDS.get(kind, {})}
     cls_fields = {f.name for f in dataclasses.fields(event_class(kind))}  # type: ignore[arg-type]
     if "user" in cls_fields:
         data["user"] = user
@@ -163,8 +166,6 @@ def build_event(kind: str, body: Mapping[str, Any], *, table: str, user: str, ro
         if name in REASON_FIELDS and (not isinstance(value, str) or not value.strip()):
             raise ActionError(422, name, "a reason is required")
         data[name] = value
-    if kind == "card-read":
-        data["source"] = "manual"
     for name in REASON_FIELDS & set(fields):
         if name not in data:
             raise ActionError(422, name, "a reason is required")

@@ -68,8 +68,8 @@ class _Failures:
 class LoginThrottle:
     """Locks a name (and separately a client address) after repeated failed logins.
 
-    ``free_attempts`` failures are allowed; each failure after that locks for ``base_delay``
-    seconds doubling up to ``max_delay``. Failures are forgotten ``forget_after`` seconds after
+    The ``free_attempts``-th failure locks for ``base_delay`` seconds; each further failure
+    doubles the lock, up to ``max_delay``. Failures are forgotten ``forget_after`` seconds after
     the last one, and a success clears that name's record.
     """
 
@@ -97,7 +97,7 @@ class LoginThrottle:
                     rec = self._records[key] = _Failures()
                 rec.count += 1
                 rec.last = now
-                over = rec.count - self.free_attempts
+                over = rec.count - self.free_attempts + 1
                 if over > 0:
                     rec.locked_until = now + min(self.max_delay, self.base_delay * 2 ** (over - 1))
 

@@ -57,13 +57,16 @@ class User:
     active: bool = True
 
 
-def hash_password(password: str, *, salt: bytes | None = None) -> str:
-    """``scrypt$n$r$p$salt_hex$hash_hex`` with a fresh 16-byte salt per call."""
+def hash_password(password: str, *, salt: bytes | None = None, n: int = _SCRYPT_N) -> str:
+    """``scrypt$n$r$p$salt_hex$hash_hex`` with a fresh 16-byte salt per call.
+
+    The cost ``n`` is stored with the hash, so it can be raised later without breaking old hashes.
+    """
     salt = salt if salt is not None else secrets.token_bytes(16)
     digest = hashlib.scrypt(
-        password.encode("utf-8"), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P, maxmem=_SCRYPT_MAXMEM
+        password.encode("utf-8"), salt=salt, n=n, r=_SCRYPT_R, p=_SCRYPT_P, maxmem=_SCRYPT_MAXMEM
     )
-    return f"scrypt${_SCRYPT_N}${_SCRYPT_R}${_SCRYPT_P}${salt.hex()}${digest.hex()}"
+    return f"scrypt${n}${_SCRYPT_R}${_SCRYPT_P}${salt.hex()}${digest.hex()}"
 
 
 def check_password(password: str, stored: str) -> bool:
@@ -93,10 +96,14 @@ def validate_password(password: str, name: str) -> None:
 
 
 class UserStore:
-    """Thread-safe access to the accounts file (one connection guarded by a lock)."""
+    """Thread-safe access to the accounts file (one connection guarded by a lock).
 
-    def __init__(self, path: str | Path) -> None:
+    ``scrypt_n`` is the cost of new hashes; only tests lower it (to keep hundreds of logins fast).
+    """
+
+    def __init__(self, path: str | Path, *, scrypt_n: int = _SCRYPT_N) -> None:
         self.path = Path(path)
+        self._n = scrypt_n
         if str(path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
@@ -104,7 +111,7 @@ class UserStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
         # A dummy hash so a login for an unknown name costs as much time as a real check.
-        self._dummy_hash = hash_password(secrets.token_hex(8))
+        self._dummy_hash = hash_password(secrets.token_hex(8), n=scrypt_n)
 
     def add(self, name: str, role: str, password: str) -> User:
         name = name.strip().lower() if isinstance(name, str) else name
@@ -118,7 +125,7 @@ class UserStore:
                 raise UserError("name", f"an account named {name!r} already exists")
             self._db.execute(
                 "INSERT INTO users (name, role, password) VALUES (?, ?, ?)",
-                (name, role, hash_password(password)),
+                (name, role, hash_password(password, n=self._n)),
             )
         return User(name, role)
 
@@ -126,7 +133,7 @@ class UserStore:
         validate_password(password, name)
         with self._lock:
             cur = self._db.execute(
-                "UPDATE users SET password = ? WHERE name = ?", (hash_password(password), name)
+                "UPDATE users SET password = ? WHERE name = ?", (hash_password(password, n=self._n), name)
             )
         if cur.rowcount == 0:
             raise UserError("name", f"no account named {name!r}")

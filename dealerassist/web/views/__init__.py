@@ -16,7 +16,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def wants_json() -> bool:
-    return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+    """API and event-stream callers get JSON errors; people get pages."""
+    return (
+        request.path.startswith(("/api/", "/stream", "/sign/stream"))
+        or request.accept_mimetypes.best == "application/json"
+    )
 
 
 def render_error(status: int, field: str, message: str) -> Any:

@@ -36,8 +36,8 @@ def _start_seq() -> int | str:
     return int(runtime().log.last_seq())
 
 
-def _events(sub: Subscription, render: Callable[[Any], str]) -> Iterator[str]:
-    heartbeat = float(current_app.config.get("SSE_HEARTBEAT", 15.0))
+def _events(sub: Subscription, render: Callable[[Any], str], heartbeat: float) -> Iterator[str]:
+    """The body of a stream (runs after the view returned: no request or app context here)."""
     try:
         yield "retry: 1500\n\n"
         while True:
@@ -51,8 +51,9 @@ def _events(sub: Subscription, render: Callable[[Any], str]) -> Iterator[str]:
         sub.close()
 
 
-def _respond(body: Iterator[str]) -> Response:
-    response = Response(body, mimetype="text/event-stream")
+def _respond(sub: Subscription, render: Callable[[Any], str]) -> Response:
+    heartbeat = float(current_app.config.get("SSE_HEARTBEAT", 15.0))
+    response = Response(_events(sub, render, heartbeat), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     return response
@@ -74,7 +75,7 @@ def records() -> Any:
     if table is not None and table not in rt.tables:
         return render_error(404, "table", f"no table {table!r} (tables: {', '.join(rt.table_ids())})")
     accept = None if table is None else (lambda r: r.event.table == table)
-    return _respond(_events(rt.fanout.connect(start, accept), _record_message))
+    return _respond(rt.fanout.connect(start, accept), _record_message)
 
 
 @bp.get("/sign/stream")
@@ -91,4 +92,4 @@ def sign() -> Any:
     def render(record: Any) -> str:
         return f"id: {record.seq}\nevent: sign\ndata: {json.dumps(controller.state(), default=str)}\n\n"
 
-    return _respond(_events(rt.fanout.connect(start, is_progressive), render))
+    return _respond(rt.fanout.connect(start, is_progressive), render)

@@ -1,0 +1,75 @@
+"""CSRF on every state change, login throttling, cookie flags and response headers."""
+
+from __future__ import annotations
+
+from conftest import TCP, Dashboard
+
+from dealerassist.web.security import PERMISSIONS, LoginThrottle, allowed
+
+
+def test_throttle_locks_after_free_attempts_doubling_and_forgets() -> None:
+    now = [0.0]
+    throttle = LoginThrottle(
+        free_attempts=2, base_delay=10, max_delay=25, forget_after=100, clock=lambda: now[0]
+    )
+    throttle.failed("name:a")
+    assert throttle.wait_seconds("name:a") == 0
+    throttle.failed("name:a")
+    assert throttle.wait_seconds("name:a") == 10
+    throttle.failed("name:a")
+    assert throttle.wait_seconds("name:a") == 20
+    throttle.failed("name:a")
+    assert throttle.wait_seconds("name:a", "client:x") == 25  # capped
+    now[0] = 200.0
+    throttle.failed("name:a")  # long after the last failure: counting starts again
+    assert throttle.wait_seconds("name:a") == 0
+    throttle.succeeded("name:a")
+    assert throttle.wait_seconds("name:a") == 0
+
+
+def test_dealer_never_holds_integrity_or_meter_permissions() -> None:
+    assert not allowed("dealer", "supervise")
+    assert not allowed("dealer", "manage-users")
+    assert not allowed("surveillance", "play")
+    assert not allowed(None, "status")
+    assert all("admin" in roles for roles in PERMISSIONS.values())
+
+
+def test_post_without_csrf_token_is_refused_for_forms_and_json(dash: Dashboard) -> None:
+    dealer = dash.client("dana")
+    response = dealer.http.post(f"/api/tables/{TCP}/actions/round-open", json={})
+    assert response.status_code == 403
+    assert response.get_json()["field"] == "csrf_token"
+    response = dealer.http.post(
+        f"/api/tables/{TCP}/actions/round-open", json={}, headers={"X-CSRF-Token": "x"}
+    )
+    assert response.status_code == 403
+    assert dealer.http.post("/logout").status_code == 403
+    fresh = dash.client()
+    fresh.get("/login")
+    assert fresh.http.post("/login", data={"name": "dana", "password": "dealer-pass-1"}).status_code == 403
+    assert "round-open" not in dash.kinds()
+
+
+def test_session_cookie_flags_and_security_headers(dash: Dashboard) -> None:
+    session = dash.client()
+    response = session.login("dana", "dealer-pass-1")
+    cookie = response.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    page = session.get(f"/tables/{TCP}")
+    assert page.headers["X-Frame-Options"] == "DENY"
+    assert "script-src 'self'" in page.headers["Content-Security-Policy"]
+    assert "<script>" not in page.get_data(as_text=True)  # no inline script: the CSP forbids it
+
+
+def test_failed_logins_are_throttled_and_logged(dash: Dashboard) -> None:
+    session = dash.client()
+    for _ in range(5):
+        assert session.login("dana", "wrong-password").status_code == 401
+    throttled = session.login("dana", "dealer-pass-1")
+    assert throttled.status_code == 429
+    assert "try again in 31 seconds" in throttled.get_data(as_text=True)
+    dash.clock.now += 31
+    assert session.login("dana", "dealer-pass-1").status_code == 302
+    actions = [r.event.action for r in dash.log.records() if r.event.kind == "user-action"]
+    assert actions == ["login-failed"] * 5 + ["login-throttled", "login"]
