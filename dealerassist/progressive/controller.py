@@ -37,6 +37,7 @@ from dealerassist.progressive.events import (
     ProgressivePaid,
     ProgressiveParamsChanged,
     ProgressiveReset,
+    apply_event,
     contribution_key,
     hit_key,
     refund_key,
@@ -371,8 +372,9 @@ class ProgressiveController:
                     meter_before=payment.meter_before,
                     hit_id=hit_id,
                     key=keys[seat],
+                    locks=isinstance(award, MeterAward),
                 )
-                state = meter.lock(meter.apply_payment(state, payment, hit.summary()), hit_id)
+                state = apply_event(state, hit)
                 events.append(hit)
                 reset = (
                     meter.reset_after_payment(state, params.rates) if isinstance(award, MeterAward) else None

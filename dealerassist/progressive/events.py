@@ -66,7 +66,9 @@ class ProgressiveHit(Event):
     """A qualifying hand won an award; the meter is locked until a supervisor confirms payment.
 
     Hits of one round are logged in seat order from the dealer's left (``order`` 1, 2, ...), each
-    paid from the meter as the previous hit (and its reset) left it.
+    paid from the meter as the previous hit (and its reset) left it. A share of the meter locks the
+    meter until a supervisor confirms the payment; a fixed prize (which the game's settlement
+    already tells the dealer to pay) is only accounted against the reserve and locks nothing.
     """
 
     kind: ClassVar[str] = "progressive-hit"
@@ -83,6 +85,7 @@ class ProgressiveHit(Event):
     meter_before: int
     hit_id: str
     key: str
+    locks: bool = True
 
     def __post_init__(self) -> None:
         for name in ("from_meter", "from_reserve", "from_house"):
@@ -208,7 +211,8 @@ def apply_event(state: meter.MeterState, event: Event) -> meter.MeterState:
     if isinstance(event, ProgressiveContribution):
         return meter.apply_contribution(state, event.contribution())
     if isinstance(event, ProgressiveHit):
-        return meter.lock(meter.apply_payment(state, event.payment(), event.summary()), event.hit_id)
+        state = meter.apply_payment(state, event.payment(), event.summary())
+        return meter.lock(state, event.hit_id) if event.locks else state
     if isinstance(event, ProgressiveReset):
         return meter.apply_reset(state, event.reset())
     if isinstance(event, ProgressivePaid):

@@ -129,6 +129,9 @@ def test_fixed_awards_come_from_the_reserve(
         7500 - Fraction("4.25"),
     )
     assert ctl.state()["amount"] == 1_000_015
+    # The game's settlement tells the dealer to pay a fixed prize: it locks nothing.
+    assert ctl.state()["status"] == "normal" and ctl.state()["hits"][0]["amount"] == 7500
+    ctl.check_wager(3, "progressive", 100)
 
 
 def test_a_voided_round_gives_its_contributions_back_by_a_documented_correction(
@@ -176,7 +179,7 @@ def test_a_restarted_controller_finishes_what_a_crash_interrupted(log: EventLog,
     feed.round(1, {1: 100})
     feed.subscribers.clear()  # the controller "dies": the tracker keeps logging without it
     feed.round(2, {1: 100, 2: 100})
-    feed.settle(2, {2: "five-aces"})
+    feed.settle(2, {2: "royal-match"})
     second = ProgressiveController(TABLE, make_params(), log, clock=clock)
     events = progressive_events(log)
     assert [e.kind for e in events].count("progressive-contribution") == 3
