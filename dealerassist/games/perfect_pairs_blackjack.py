@@ -24,6 +24,9 @@ the code keeps each one:
   the main bet's limits); judged on the seat's first two cards whatever happens to the hand:
   perfect (same suit), coloured (same colour), mixed pair, from its pay table.
 
+The shoe is reshuffled after each round (the text), so each round's cards are checked against
+the whole shoe. "System malfunction voids all pays and play" is ``void()``.
+
 Positions: ``seat-N`` and, after a split, ``seat-N.2`` (which starts with the second card of the
 pair). Bets in results: ``main`` per hand, ``double``, ``insurance``, ``perfect-pairs``.
 """

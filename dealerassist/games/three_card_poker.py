@@ -15,6 +15,9 @@ Rules in the order the text gives them, and where the code keeps each one:
 * The dealer plays with queen high or better (``dealer_qualifies``). Dealer does not play: Ante
   wins 1 to 1, Play pushes. Dealer plays: the better hand wins Ante and Play 1 to 1; a tie pushes
   both (``shared/reference/rule-decisions.md``).
+* "It is the player's responsibility to notify the dealer of winning bonus hands": the system
+  names every bonus hand itself. "No partnership may exceed the table maximum": one seat's wager
+  is one partnership's, held to the table limits.
 
 Dealing (our choice, the text is silent): every seat with a wager gets its three cards face down
 in seat order, then the dealer's three face down. ``deal_order = "packets"`` (default, a shuffler

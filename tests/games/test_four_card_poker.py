@@ -132,6 +132,7 @@ def test_bad_beat_pays_on_the_dealers_beaten_hand() -> None:
 
 
 def test_bad_beat_trips_beaten_pays_one_hundred_to_one() -> None:
+    """Bad Beat table: three of a kind beaten pays 100 to 1."""
     s = play(TABLE, [(1, "ante", "10"), (1, "bad-beat", "5")], "8S 8H 8D 2C 5S  AS AH AD AC 3H 4C", [PLAY])
     assert results(s)[("seat-1", "bad-beat")] == ("win", 100 * cents("5"), cents("5"))
 
@@ -177,6 +178,7 @@ def test_aggregate_payout_is_capped_and_shared_pro_rata() -> None:
 
 
 def test_small_rounds_are_not_capped() -> None:
+    """Under the $25,000 aggregate a win is paid in full (Aces Up four of a kind 50 to 1 on $100)."""
     s = play(TABLE, [(1, "aces-up", "100")], f"8S 8H 8D 8C 5S  {DEALER_Q_HIGH}")
     assert results(s)[("seat-1", "aces-up")] == ("win", cents("5000"), cents("100"))
 
@@ -205,6 +207,7 @@ def test_two_spots_need_double_minimum_aces_up_or_play() -> None:
 
 
 def test_a_player_takes_two_spots_at_most() -> None:
+    """'Players may play up to two spots': a third spot for the same player is refused."""
     round_ = new_round(TABLE)
     round_.same_player(1, 2)
     with pytest.raises(RuleViolation) as refused:
@@ -242,6 +245,7 @@ def test_card_counts_are_table_configuration() -> None:
 
 
 def test_void_returns_everything_and_forfeit_loses_everything() -> None:
+    """A void returns every wager including the Play; a supervisor's forfeit loses the seat's wagers."""
     round_ = new_round(TABLE)
     wager(round_, [(1, "ante", "10"), (1, "bad-beat", "5")])
     run(round_, "9S 9H 5C 5D 2S  TS TH 6C 6D 3H 4C", [Decision("seat-1", "play", amount=cents("20"))])
@@ -259,6 +263,7 @@ def test_void_returns_everything_and_forfeit_loses_everything() -> None:
 
 
 def test_example_table_config_loads() -> None:
+    """The example table carries the text's $3-$100 wagers and the $1-$5 Bad Beat."""
     config = load_table("config/tables/four-card-poker.toml")
     assert config.rules.limits["bad-beat"].maximum == cents("5")
     assert config.rules.limits["ante"].minimum == cents("3")

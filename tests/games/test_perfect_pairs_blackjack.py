@@ -77,6 +77,7 @@ def test_higher_total_wins_even_money() -> None:
 
 
 def test_equal_totals_push() -> None:
+    """'If you and the dealer have the same totals, it's a push': the bet is returned."""
     s = play(TABLE, BET, "TS 8D 8H TH", [STAND])
     assert results(s)[("seat-1", "main")] == ("push", 0, cents("10"))
 
@@ -148,6 +149,7 @@ def test_insurance_is_half_the_bet_and_pays_two_to_one() -> None:
 
 
 def test_insurance_loses_without_dealer_blackjack_and_play_goes_on() -> None:
+    """No dealer blackjack: the insurance bet is lost and the hand is played out as normal."""
     s = play(TABLE, BET, "TS 7D 9H AH", [act("insurance"), STAND])
     got = results(s)
     assert got[("seat-1", "insurance")] == ("lose", 0, 0)
@@ -167,6 +169,7 @@ def test_even_money_is_paid_one_to_one_whatever_the_dealer_has() -> None:
 
 
 def test_declined_even_money_pushes_a_dealer_blackjack_or_wins_three_to_two() -> None:
+    """A blackjack that declines even money pushes a dealer blackjack, else is paid 3 to 2."""
     both = play(TABLE, BET, "AS KD KH AH", [act("decline")])
     assert results(both)[("seat-1", "main")] == ("push", 0, cents("10"))
     alone = play(TABLE, BET, "AS 7D KH AH", [act("decline")])
@@ -183,6 +186,7 @@ def test_double_down_doubles_the_bet_for_exactly_one_card() -> None:
 
 
 def test_double_is_the_bet_again_and_only_on_two_cards() -> None:
+    """'The original bet is automatically doubled' and 'only on your first two cards'."""
     round_ = new_round(TABLE)
     wager(round_, BET)
     run(round_, "2S TD 3H 7H")
@@ -277,6 +281,7 @@ def test_perfect_pairs_ignores_a_third_card_and_survives_a_split() -> None:
 
 
 def test_perfect_pairs_needs_a_main_bet() -> None:
+    """'You cannot place a Perfect Pairs bet only': it is refused when betting closes."""
     round_ = new_round(TABLE)
     round_.place_wager(3, "perfect-pairs", cents("5"))
     with pytest.raises(RuleViolation) as refused:
@@ -297,6 +302,7 @@ def test_perfect_pairs_limit_is_table_minimum_to_a_fifth_of_the_maximum() -> Non
 
 
 def test_actions_out_of_turn_are_refused() -> None:
+    """Hands act in seat order; insurance exists only against an ace up."""
     round_ = new_round(TABLE)
     wager(round_, [(1, "main", "10"), (2, "main", "10")])
     run(round_, "TS 5C 6D 7H 6H TD")
@@ -310,6 +316,7 @@ def test_actions_out_of_turn_are_refused() -> None:
 
 
 def test_void_returns_doubles_and_insurance_too() -> None:
+    """'System malfunction voids all pays and play': every wager comes back, doubles and insurance too."""
     round_ = new_round(TABLE)
     wager(round_, [(1, "main", "10"), (1, "perfect-pairs", "5")])
     run(round_, "6S 7D 5H AH", [act("insurance"), DOUBLE])
@@ -324,6 +331,7 @@ def test_void_returns_doubles_and_insurance_too() -> None:
 
 
 def test_forfeit_loses_every_wager_and_skips_the_seat() -> None:
+    """A supervisor's forfeit loses all the seat's wagers and play moves on to the next seat."""
     round_ = new_round(TABLE)
     wager(round_, [(1, "main", "10"), (1, "perfect-pairs", "5"), (2, "main", "10")])
     run(round_, "8S 9C 8S 6D TH TD")
@@ -337,6 +345,7 @@ def test_forfeit_loses_every_wager_and_skips_the_seat() -> None:
 
 
 def test_example_table_config_loads() -> None:
+    """The example table: six-deck shoe, Perfect Pairs up to 20% of the table maximum."""
     config = load_table("config/tables/perfect-pairs-blackjack.toml")
     assert config.rules.deck.size == 312
     assert config.rules.limits["perfect-pairs"].maximum == config.rules.limits["main"].maximum // 5
@@ -371,3 +380,13 @@ def test_random_rounds_follow_the_dealer_rule_and_settle_every_hand(seed: int) -
     assert sorted(mains) == sorted(p for p in round_.hands() if p != DEALER)
     per_seat = {bet: sorted(r.seat for r in settlement.results if r.bet == bet) for bet in ("perfect-pairs",)}
     assert per_seat["perfect-pairs"] == sorted(s for s in seats if "perfect-pairs" in round_.wagers[s])
+
+
+def test_a_blackjack_takes_no_decision() -> None:
+    """'Double downs cannot be applied to a Blackjack hand': a natural is finished as dealt, and the
+    hand beside it is the one asked to act."""
+    round_ = new_round(TABLE)
+    wager(round_, [(1, "main", "10"), (2, "main", "10")])
+    run(round_, "AS 9C 7D KH 5D TC")
+    assert round_.pending_decisions() == ["seat-2"]
+    assert round_.legal_actions("seat-1") == []

@@ -210,6 +210,7 @@ def test_wagers_outside_the_table_limits_are_refused() -> None:
 
 
 def test_no_wager_after_betting_closes_and_no_unknown_bet() -> None:
+    """Wagers go on the Ante and Pair Plus spots only, and only while betting is open."""
     round_ = new_round(TABLE)
     with pytest.raises(RuleViolation) as refused:
         round_.place_wager(1, "bad-beat", cents("5"))
@@ -221,6 +222,7 @@ def test_no_wager_after_betting_closes_and_no_unknown_bet() -> None:
 
 
 def test_a_wager_of_zero_takes_it_back() -> None:
+    """A wager changed to zero is taken back; a round with no wager deals nothing."""
     round_ = new_round(TABLE)
     round_.place_wager(1, "ante", cents("5"))
     round_.place_wager(1, "ante", 0)
@@ -230,6 +232,7 @@ def test_a_wager_of_zero_takes_it_back() -> None:
 
 
 def test_only_play_or_fold_and_only_once() -> None:
+    """After looking, an Ante either plays or folds, once; other actions are refused."""
     round_ = new_round(TABLE)
     wager(round_, [(1, "ante", "5"), (2, "pair-plus", "5"), (2, "ante", "5")])
     run(round_, "2S 4H 6C  KS 4D 2C  JD 9C 2D")
@@ -283,6 +286,7 @@ def test_supervisor_forfeit_loses_every_wager_of_the_seat() -> None:
 
 
 def test_example_table_config_loads_with_the_text_tables() -> None:
+    """The shipped example table uses the text's pay tables (Pair Plus 1/3/6/30/40, Ante Bonus 1/4/5)."""
     config = load_table("config/tables/three-card-poker.toml")
     assert config.rules.paytables["pair-plus"].name == "pair-plus-1-3-6-30-40"
     assert config.rules.paytables["ante-bonus"].name == "ante-bonus-1-4-5"
