@@ -1,7 +1,7 @@
 """Perfect Pairs by complete enumeration of the first two cards from the shoe.
 
 Every unordered pair of physical cards in the shoe (``--decks N`` standard decks, default the
-game's six-deck shoe) is judged by ``perfect_pair``, the function that settles live rounds, and
+game's six-deck shoe) is judged by ``perfect_pairs_class``, the function that settles live rounds, and
 priced through the Perfect Pairs pay table. Card faces are enumerated with their copy counts, so
 the work is 52 x 52 whatever the number of decks.
 """
@@ -14,8 +14,7 @@ from math import comb
 from dealerassist.analysis import AnalysisError, AnalysisRequest, BetAnalysis
 from dealerassist.analysis.three_card_poker import chosen_paytable, pay_table_analysis
 from dealerassist.core.decks import DeckComposition, load_deck
-from dealerassist.games.perfect_pairs_blackjack import PerfectPairsBlackjack
-from dealerassist.hands import perfect_pair
+from dealerassist.games.perfect_pairs_blackjack import PerfectPairsBlackjack, perfect_pairs_class
 
 GAME = "perfect-pairs-blackjack"
 
@@ -38,8 +37,7 @@ def perfect_pairs(request: AnalysisRequest) -> BetAnalysis:
             n1, n2 = composition.counts[first], composition.counts[second]
             ways = comb(n1, 2) if first == second else n1 * n2
             if ways:
-                kind = perfect_pair(first, second)
-                counts["no-pair" if kind is None else f"{kind}-pair"] += ways
+                counts[perfect_pairs_class(first, second) or "no-pair"] += ways
         request.progress(i + 1, len(faces))
     assert sum(counts.values()) == comb(composition.size, 2)
     decks = composition.size // 52

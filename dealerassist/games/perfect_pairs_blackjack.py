@@ -104,6 +104,13 @@ class Hand:
         return total_name(self.total)
 
 
+def perfect_pairs_class(first: Card, second: Card) -> str | None:
+    """The Perfect Pairs pay-table class of a hand's first two cards (``perfect-pair``,
+    ``coloured-pair``, ``mixed-pair``), or None when they are no pair."""
+    kind = perfect_pair(first, second)
+    return None if kind is None else f"{kind}-pair"
+
+
 class PerfectPairsRound(GameRound):
     def __init__(self, rules: TableRules) -> None:
         self.rules = rules
@@ -421,10 +428,9 @@ class PerfectPairsRound(GameRound):
 
     def _settle_perfect_pairs(self, seat: int, stake: int) -> WagerResult:
         position = seat_position(seat)
-        kind = perfect_pair(*self.first_two[seat])
-        if kind is None:
+        hand_class = perfect_pairs_class(*self.first_two[seat])
+        if hand_class is None:
             return WagerResult(seat, "perfect-pairs", stake, "lose", hand="no pair", position=position)
-        hand_class = f"{kind}-pair"
         award = self.rules.paytables["perfect-pairs"].award(hand_class)
         if award is None:
             return WagerResult(seat, "perfect-pairs", stake, "lose", hand=hand_class, position=position)
