@@ -89,11 +89,20 @@ def _per_class(
         counts[classify(deal, precedence) or "lose"] += ways
         total += ways
     request.progress(total, total)
-    return _priced(bet, table, counts, total, keeps_stake)
+    return price_classes(bet, table, counts, total, keeps_stake=keeps_stake)
 
 
-def _priced(bet: str, table: PayTable, counts: Counter[str], total: int, keeps_stake: bool) -> BetAnalysis:
-    """Expected net per unit staked from class counts; ``keeps_stake``: a win does not return it."""
+def price_classes(
+    bet: str,
+    table: PayTable,
+    counts: Counter[str],
+    total: int,
+    *,
+    keeps_stake: bool = False,
+    meter_units: int = ASSUMED_METER_UNITS,
+) -> BetAnalysis:
+    """Expected net per unit staked from class counts, each class priced by its award on a $1
+    stake; ``keeps_stake``: a win does not return the stake (a progressive's contribution)."""
     net = Fraction(0)
     hits = 0
     for name, n in counts.items():
@@ -102,9 +111,9 @@ def _priced(bet: str, table: PayTable, counts: Counter[str], total: int, keeps_s
             net -= n
             continue
         hits += n
-        win = award.pay(UNIT, 1, meter=ASSUMED_METER_UNITS * UNIT).exact / UNIT
+        win = award.pay(UNIT, 1, meter=meter_units * UNIT).exact / UNIT
         net += n * (win - 1 if keeps_stake else win)
-    notes = f"meter shares priced on a meter of ${ASSUMED_METER_UNITS:,}" if keeps_stake else ""
+    notes = f"meter shares priced on a meter of ${meter_units:,} per $1" if keeps_stake else ""
     return BetAnalysis(
         bet=bet,
         house_edge=-net / total,
