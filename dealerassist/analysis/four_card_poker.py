@@ -79,14 +79,26 @@ def best_four_strengths(request: AnalysisRequest) -> tuple[np.ndarray, np.ndarra
     return best, hands
 
 
+_HISTOGRAM: list[tuple[HandValue, int]] = []
+
+
+def strength_histogram(request: AnalysisRequest) -> list[tuple[HandValue, int]]:
+    """Every distinct best-four value with its number of five-card hands (computed once per
+    process: both bets read the same enumeration). Each value is a real ``best_four`` result."""
+    if not _HISTOGRAM:
+        strengths, hands = best_four_strengths(request)
+        _, first, counts = np.unique(strengths, return_index=True, return_counts=True)
+        for index, count in zip(first.tolist(), counts.tolist(), strict=True):
+            value = best_four(FULL_DECK[i] for i in hands[index])
+            assert value.strength == strengths[index], "vectorized best four disagrees with best_four"
+            _HISTOGRAM.append((value, count))
+    return _HISTOGRAM
+
+
 def class_counts(request: AnalysisRequest, name_of: Callable[[HandValue], str]) -> dict[str, int]:
-    """Hands per pay-table class; each distinct strength is named through a real ``best_four``."""
-    strengths, hands = best_four_strengths(request)
-    _, first, counts = np.unique(strengths, return_index=True, return_counts=True)
+    """Hands per pay-table class, each distinct hand value named by the live game's function."""
     totals: Counter[str] = Counter()
-    for index, count in zip(first.tolist(), counts.tolist(), strict=True):
-        value = best_four(FULL_DECK[i] for i in hands[index])
-        assert value.strength == strengths[index], "vectorized best four disagrees with best_four"
+    for value, count in strength_histogram(request):
         totals[name_of(value)] += count
     return dict(totals)
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 
 import pytest
 
 from dealerassist.analysis import AnalysisError, AnalysisRequest
 from dealerassist.analysis.perfect_pairs_blackjack import perfect_pairs
+from dealerassist.cli import main
 
 
 def test_six_deck_text_table_matches_the_texts_own_return() -> None:
@@ -38,3 +40,13 @@ def test_other_pay_tables_and_bad_deck_counts() -> None:
     assert result.house_edge == Fraction(19 + 12, 311)
     with pytest.raises(AnalysisError):
         perfect_pairs(AnalysisRequest("perfect-pairs-blackjack", decks=0))
+
+
+def test_cli_json_for_the_shoe_size(capsys: pytest.CaptureFixture[str]) -> None:
+    """``dealerassist analyze perfect-pairs-blackjack --decks 8 --json`` prints one object."""
+    assert main(["analyze", "perfect-pairs-blackjack", "--decks", "8", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    bet = out["bets"]["perfect-pairs"]
+    assert out["game"] == "perfect-pairs-blackjack"
+    assert bet["total"] == 416 * 415 // 2
+    assert abs(bet["house_edge"] - 17 / 415) < 1e-12

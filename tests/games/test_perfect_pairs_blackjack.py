@@ -390,3 +390,10 @@ def test_a_blackjack_takes_no_decision() -> None:
     run(round_, "AS 9C 7D KH 5D TC")
     assert round_.pending_decisions() == ["seat-2"]
     assert round_.legal_actions("seat-1") == []
+
+
+def test_with_no_live_hand_the_dealer_only_turns_the_hole_card() -> None:
+    """Our decision: when every hand has busted the dealer draws nothing (12 stays 12)."""
+    s = play(TABLE, BET, "TS 5C 6D 7H KC", [HIT])
+    assert s.hands == {"seat-1": "bust", DEALER: "12"}
+    assert results(s)[("seat-1", "main")] == ("lose", 0, 0)
