@@ -417,20 +417,7 @@ def settle_ante_play(
         results = [lost(seat, "ante", ante, hand), lost(seat, "play", play, hand)]
     award = bonus.award(hand)
     if award is not None:
-        payout = award.pay(ante, chip)
-        results.append(
-            WagerResult(
-                seat,
-                "ante-bonus",
-                0,
-                "win",
-                win=payout.amount,
-                hand=hand,
-                remainder=payout.remainder,
-                note="paid on the Ante",
-                position=seat_position(seat),
-            )
-        )
+        results.append(won(seat, "ante-bonus", 0, award.pay(ante, chip), hand, "paid on the Ante"))
     return results
 
 
@@ -442,6 +429,3 @@ class ThreeCardPoker(Game):
 
     def new_round(self) -> ThreeCardPokerRound:
         return ThreeCardPokerRound(self.rules)
-
-
-__all__ = ["ThreeCardPoker", "ThreeCardPokerRound", "dealer_qualifies", "settle_ante_play"]
