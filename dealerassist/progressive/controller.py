@@ -16,6 +16,7 @@ whatever a kill -9 or an outage interrupted is done exactly once, nothing twice.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -45,6 +46,7 @@ from dealerassist.progressive.events import (
 from dealerassist.progressive.params import ProgressiveParams, award_text
 from dealerassist.progressive.store import EventSink, LinkDown, LocalStore, MeterStore, event_key
 
+log = logging.getLogger(__name__)
 SUPERVISOR_ROLES = frozenset({"supervisor", "admin"})
 FAULT_TEXT = "LINK DOWN"
 StateListener = Callable[[dict[str, Any]], None]
@@ -119,8 +121,9 @@ class ProgressiveController:
             self._act_all()
 
     def start(self) -> None:
-        """For a linked meter: follow the other tables' changes and watch the link."""
-        if self.store.shared and self._poller is None:
+        """Follow the other tables' changes and watch the link (a linked meter), and turn WIN into
+        PENDING on the sign when its time is up."""
+        if self._poller is None:
             self._poller = threading.Thread(target=self._poll, name=f"progressive-{self.table}", daemon=True)
             self._poller.start()
 
@@ -586,6 +589,7 @@ class ProgressiveController:
                     "handle": m.handle,
                     "hits": m.hits,
                     "total_won": m.won,
+                    "corrections": str(m.corrected),
                 },
             }
 
@@ -600,7 +604,10 @@ class ProgressiveController:
             return
         self._last_sent = current
         for listener in list(self._listeners):
-            listener(current)
+            try:
+                listener(current)
+            except Exception:
+                log.exception("progressive %s: a state listener failed", self.store.name)
 
 
 def _supervisor_only(role: str, what: str) -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,3 +85,16 @@ def attach(feed: TableFeed, controller: ProgressiveController) -> ProgressiveCon
 
 def kinds(events: Iterable[Any]) -> list[str]:
     return [e.kind for e in events]
+
+
+def wait_for(check: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+def shows(emulator: Any, text: str) -> Callable[[], bool]:
+    """True once the emulated sign's running messages read ``text``."""
+    return lambda: emulator.text() == text

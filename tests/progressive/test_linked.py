@@ -17,9 +17,12 @@ from dealerassist.progressive.controller import ProgressiveController
 from dealerassist.progressive.events import ProgressiveContribution, ProgressiveHit, replay
 from dealerassist.progressive.linked import LinkedStore
 from dealerassist.progressive.pgserver import ThrowawayPostgres
+from dealerassist.progressive.sign import SignFeed
 from dealerassist.storage.eventlog import EventLog
+from firmware_bridge.emulators.sign import SignEmulator
+from firmware_bridge.sign import JackpotSign
 from tests.progressive import kill_driver
-from tests.progressive.support import FakeClock, TableFeed, attach, make_params
+from tests.progressive.support import FakeClock, TableFeed, attach, make_params, shows, wait_for
 
 pytestmark = pytest.mark.postgres
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +92,7 @@ def test_concurrent_tables_share_one_meter_exactly_to_the_cent(pg: ThrowawayPost
 
 
 def test_a_lost_link_makes_the_progressive_unplayable_until_it_is_back(
-    pg: ThrowawayPostgres, tmp_path: Path
+    pg: ThrowawayPostgres, tmp_path: Path, emulator: SignEmulator, sign: JackpotSign
 ) -> None:
     link = pg.url + "?application_name=outage"
     log = EventLog(tmp_path / "t.db")
@@ -99,8 +102,10 @@ def test_a_lost_link_makes_the_progressive_unplayable_until_it_is_back(
     )
     signs: list[dict] = []
     ctl.subscribe(signs.append)
+    ctl.subscribe(SignFeed(sign))
     feed.round(1, {1: 100})
     before = ctl.state()["amount"]
+    wait_for(shows(emulator, "JACKPOT $10,000.15"), "the amount before the outage")
     pg.kill()
     try:
         ctl.refresh()
@@ -108,6 +113,7 @@ def test_a_lost_link_makes_the_progressive_unplayable_until_it_is_back(
         assert (state["status"], state["fault"]) == ("fault", "LINK DOWN")
         assert "unreachable" in state["fault_detail"]
         assert signs[-1]["status"] == "fault"
+        wait_for(shows(emulator, "PROGRESSIVE LINK DOWN | JACKPOT $10,000.15"), "the fault alternating")
         with pytest.raises(RuleViolation, match="link to the shared meter lost"):
             ctl.check_wager(2, "progressive", 100)
         feed.settle(1, {})
@@ -121,6 +127,7 @@ def test_a_lost_link_makes_the_progressive_unplayable_until_it_is_back(
     assert state["meters"]["qualifying_wagers"] == 3
     assert state["amount"] == before + 31  # two more wagers at 15.5 cents each
     ctl.check_wager(2, "progressive", 100)
+    wait_for(shows(emulator, "JACKPOT $10,000.46"), "the sign back to the amount alone")
     local = [r.event for r in log.records() if r.event.kind == "progressive-contribution"]
     assert sorted((c.round_id, c.seat) for c in local) == [(1, 1), (2, 1), (2, 2)]
     ctl.stop()

@@ -1,0 +1,61 @@
+"""Keeps a jackpot sign showing what the controller says (``controller.state()``).
+
+The sign driver coalesces updates to its own rate, so every state change is simply handed over:
+WIN with the table and amount, then PENDING until a supervisor confirms, the amount otherwise,
+and the fault text alternating with the amount while the shared meter is unreachable. The sign
+refuses to go backwards unless a hit was announced; a lower amount caused by a logged correction
+(a voided round's contributions given back) is passed on as a documented decrease.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+SIGN_FAULT_TEXT = "PROGRESSIVE LINK DOWN"
+
+
+class Sign(Protocol):
+    """What ``firmware_bridge.sign.JackpotSign`` offers."""
+
+    def show_amount(self, cents: int, *, allow_decrease: bool = False, reason: str = "") -> None: ...
+
+    def show_win(self, table: str, cents: int) -> None: ...
+
+    def show_pending(self, table: str) -> None: ...
+
+    def set_fault(self, text: str | None) -> None: ...
+
+
+class SignFeed:
+    """A controller listener: ``controller.subscribe(SignFeed(sign))``."""
+
+    def __init__(self, sign: Sign) -> None:
+        self.sign = sign
+        self._last: dict[str, Any] | None = None
+
+    def __call__(self, state: dict[str, Any]) -> None:
+        last, self._last = self._last, state
+        self.sign.set_fault(SIGN_FAULT_TEXT if state["status"] == "fault" else None)
+        win = state.get("win")
+        if state["status"] == "win" and win:
+            self.sign.show_win(str(win["table"]), int(win["amount"]))
+            return
+        if state["status"] == "pending" and win:
+            self.sign.show_pending(str(win["table"]))
+            return
+        if state["status"] == "fault" and win:
+            return  # the jackpot is still pending: keep it on the sign beside the fault
+        self._show_amount(state, last)
+
+    def _show_amount(self, state: dict[str, Any], last: dict[str, Any] | None) -> None:
+        amount = int(state["amount"])
+        reason = ""
+        if last is not None and amount < int(last["amount"]):
+            meters, before = state["meters"], last["meters"]
+            if meters["hits"] > before["hits"]:
+                reason = "jackpot paid and the meter reset"
+            elif meters["corrections"] != before["corrections"]:
+                reason = "logged correction (contributions of a voided round given back)"
+        self.sign.show_amount(amount, allow_decrease=bool(reason), reason=reason)

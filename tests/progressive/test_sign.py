@@ -1,0 +1,38 @@
+"""The controller driving the real sign driver against the sign emulator over a TCP socket."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dealerassist.progressive.controller import ProgressiveController
+from dealerassist.progressive.sign import SignFeed
+from dealerassist.storage.eventlog import EventLog
+from firmware_bridge.emulators.sign import SignEmulator
+from firmware_bridge.sign import JackpotSign
+from tests.progressive.support import FakeClock, TableFeed, attach, make_params, shows, wait_for
+
+
+def test_a_user_watches_the_meter_climb_the_hit_the_confirmation_and_the_reset(
+    tmp_path: Path, emulator: SignEmulator, sign: JackpotSign
+) -> None:
+    log, clock = EventLog(tmp_path / "events.db"), FakeClock()
+    feed = TableFeed("fupg-1", log)
+    ctl = attach(feed, ProgressiveController("fupg-1", make_params(), log, clock=clock, win_display_s=5))
+    ctl.subscribe(SignFeed(sign))
+    ctl.refresh()
+    wait_for(shows(emulator, "JACKPOT $10,000.00"), "the opening amount")
+    feed.round(1, {1: 100, 2: 100, 3: 100})
+    wait_for(shows(emulator, "JACKPOT $10,000.46"), "the meter climbing")
+    feed.settle(1, {2: "seven-card-straight-flush"})
+    wait_for(shows(emulator, "WINNER TABLE fupg-1 | $10,000.46"), "WIN with table and amount")
+    clock.now += 6
+    ctl.refresh()
+    wait_for(shows(emulator, "JACKPOT PENDING fupg-1 | $10,000.46"), "PENDING")
+    ctl.confirm("fupg-1:1:2", "sam", "supervisor")
+    wait_for(shows(emulator, "JACKPOT $5,000.12"), "the reset (reset value plus reserve)")
+    feed.round(2, {1: 100})
+    wait_for(shows(emulator, "JACKPOT $5,000.28"), "climbing again")
+    feed.void(2)
+    wait_for(shows(emulator, "JACKPOT $5,000.12"), "a voided round's contribution given back")
+    assert sign.corrections and "voided" in sign.corrections[-1]["reason"]
+    assert emulator.problems == {} or set(emulator.problems) <= {"not-for-me"}
