@@ -5,12 +5,16 @@ frame at a time and repeats it until the host ACKs (stop-and-wait), keeps un-ACK
 an unplug, and injects faults on command. Run standalone::
 
     python -m firmware_bridge.emulators.shoe --pty --link /tmp/shoe0 --deck standard-52 --seed 7
-    python -m firmware_bridge.emulators.shoe --tcp 7001 --auto 2
+    python -m firmware_bridge.emulators.shoe --tcp 7001 --auto 2 --state /tmp/shoe0.json
+
+With ``--state`` the shoe keeps its memory (cards left, counters, frames not yet acknowledged) in a
+file, so stopping and restarting the emulator is a cable pull, not a new shoe.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import signal
 import sys
@@ -18,6 +22,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
 from dealerassist.core.cards import Card, parse_cards
@@ -63,6 +68,7 @@ class ShoeEmulator(DeviceEmulator):
         baudrate: int | None = None,
         heartbeat: float = 1.0,
         retransmit: float = 0.25,
+        state: str | Path | None = None,
     ) -> None:
         super().__init__(baudrate=baudrate, name="shoe")
         self.deck = load_deck(deck)
@@ -86,6 +92,9 @@ class ShoeEmulator(DeviceEmulator):
         self._silent_until = 0.0
         self._decoder = FrameDecoder()
         self.sent_at: dict[int, float] = {}
+        self.state_path = Path(state) if state else None
+        if self.state_path is not None and self.state_path.exists():
+            self._restore(self.state_path)
 
     # --- public API ----------------------------------------------------------------------------------
 
@@ -141,7 +150,39 @@ class ShoeEmulator(DeviceEmulator):
     def _queue(self, kind: int, payload: bytes) -> None:
         self._outbox.append(Frame(self._next_seq, kind, payload))
         self._next_seq = self._next_seq % 255 + 1
+        self._save()
         self._pump(time.monotonic())
+
+    def _save(self) -> None:
+        """Keep the shoe's memory on disk (like a real shoe's flash) so a restart loses no card."""
+        if self.state_path is None:
+            return
+        frames = list(self._outbox)
+        if self._in_flight is not None:
+            frames.insert(0, self._in_flight.frame)
+        state = {
+            "boot_id": self.boot_id,
+            "cards_drawn": self.cards_drawn,
+            "next_seq": self._next_seq,
+            "shoe": [c.code for c in self._shoe],
+            "script": [c.code for c in self._script],
+            "unacknowledged": [[f.seq, f.type, f.payload.hex()] for f in frames],
+        }
+        tmp = self.state_path.with_name(self.state_path.name + ".tmp")
+        tmp.write_text(json.dumps(state), encoding="utf-8")
+        tmp.replace(self.state_path)
+
+    def _restore(self, path: Path) -> None:
+        try:
+            state = json.loads(path.read_text(encoding="utf-8"))
+            self.boot_id = int(state["boot_id"])
+            self.cards_drawn = int(state["cards_drawn"])
+            self._next_seq = int(state["next_seq"])
+            self._shoe = deque(parse_cards(state["shoe"]))
+            self._script = deque(parse_cards(state["script"]))
+            self._outbox = deque(Frame(s, t, bytes.fromhex(p)) for s, t, p in state["unacknowledged"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}: not a shoe emulator state file ({exc})") from None
 
     def _inject(self, fault: str, seconds: float) -> None:
         if fault == "garbage":
@@ -167,6 +208,7 @@ class ShoeEmulator(DeviceEmulator):
                 if self._in_flight.frame.type == T_CARD:
                     self.acked.append(int.from_bytes(self._in_flight.frame.payload[:4], "big"))
                 self._in_flight = None
+                self._save()
             elif item.type == T_NAK:
                 self.naks_received += 1
                 if self._in_flight is not None:
@@ -254,6 +296,7 @@ def console(emu: ShoeEmulator, lines: list[str] | None = None) -> bool:
                 emu.replug()
             elif cmd == "shuffle":
                 emu.call(emu.shuffle)
+                emu.call(emu._save)
             elif cmd == "info":
                 print(
                     f"drawn {emu.cards_drawn}, acked {len(emu.acked)}, pending {emu.pending()}, "
@@ -277,9 +320,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None, help="shuffle seed (repeatable shoes)")
     parser.add_argument("--script", help="cards to deal first, e.g. 'AS KD 10h'")
     parser.add_argument("--baud", type=int, default=None, help="pace output like a real line at this baud")
+    parser.add_argument("--state", help="keep the shoe's memory in this file so a restart loses no card")
     parser.add_argument("--auto", type=float, default=0.0, metavar="SECONDS", help="deal a card every N s")
     args = parser.parse_args(argv)
-    emu = ShoeEmulator(deck=args.deck, seed=args.seed, script=args.script, baudrate=args.baud)
+    emu = ShoeEmulator(
+        deck=args.deck, seed=args.seed, script=args.script, baudrate=args.baud, state=args.state
+    )
     where_text = (
         f"socket://127.0.0.1:{emu.serve_tcp(port=args.tcp)}"
         if args.tcp is not None
@@ -296,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
                 emu.deal()
 
         threading.Thread(target=dealer, daemon=True).start()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         if not console(emu):
             while not stop.wait(0.5):
@@ -307,6 +353,11 @@ def main(argv: list[str] | None = None) -> int:
         stop.set()
         emu.stop()
     return 0
+
+
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM ends the emulator like Ctrl-C does, even while it waits for a console command."""
+    raise SystemExit(0)
 
 
 if __name__ == "__main__":

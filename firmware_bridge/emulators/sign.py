@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     emu.start()
     print(f"sign emulator listening on {where_text}", flush=True)
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGTERM, _terminate)
     shown = ""
     try:
         while not stop.wait(0.2):
@@ -212,6 +212,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         emu.stop()
     return 0
+
+
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM ends the emulator like Ctrl-C does, even while it waits for a console command."""
+    raise SystemExit(0)
 
 
 if __name__ == "__main__":
