@@ -12,18 +12,20 @@ Also home of the small helpers the other analyses share (pay-table choice, prici
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from itertools import combinations
 from math import lcm
 
 import numpy as np
 
-from dealerassist.analysis import AnalysisRequest, BetAnalysis
+from dealerassist.analysis import AnalysisRequest, BetAnalysis, Progress
 from dealerassist.core.cards import FULL_DECK, RANK_CHARS
 from dealerassist.core.paytables import PayTable, load_paytables
 from dealerassist.games.base import WagerResult
-from dealerassist.games.three_card_poker import dealer_qualifies, settle_ante_play, showdown
+from dealerassist.games.three_card_poker import dealer_qualifies, settle_ante_play
 from dealerassist.hands import THREE_CLASSES, evaluate_three
 from dealerassist.hands.value import HandValue
 
@@ -107,17 +109,35 @@ def pair_plus(request: AnalysisRequest) -> BetAnalysis:
     return pay_table_analysis("pair-plus", table, counts)
 
 
+@dataclass(frozen=True)
+class HandTable:
+    """All 22,100 three-card hands as the evaluator judged them, in arrays for vector work."""
+
+    values: list[HandValue]
+    masks: np.ndarray  # one bit per card held
+    strength: np.ndarray
+    qualifies: np.ndarray  # dealer_qualifies, per hand
+    class_of: np.ndarray  # index into THREE_CLASSES
+
+
+@cache
+def hand_table() -> HandTable:
+    values = all_hands()
+    return HandTable(
+        values=values,
+        masks=np.array([sum(1 << c.index for c in v.held) for v in values], dtype=np.uint64),
+        strength=np.array([v.strength for v in values], dtype=np.int64),
+        qualifies=np.array([dealer_qualifies(v) for v in values], dtype=bool),
+        class_of=np.array([THREE_CLASSES.index(v.name) for v in values], dtype=np.int64),
+    )
+
+
 def ante_play(request: AnalysisRequest) -> BetAnalysis:
     """Ante and Play of one unit each, with the best play-or-fold choice for every player hand."""
     bonus = chosen_paytable(GAME, "ante-bonus", request)
-    values = all_hands()
-    n = len(values)
-    masks = np.array([sum(1 << c.index for c in v.held) for v in values], dtype=np.uint64)
-    strength = np.array([v.strength for v in values], dtype=np.int64)
-    qualifies = np.array([dealer_qualifies(v) for v in values], dtype=bool)
-    class_of = np.array([THREE_CLASSES.index(v.name) for v in values], dtype=np.int64)
-
-    counts = outcome_counts(masks, strength, qualifies, request)
+    hands = hand_table()
+    n = len(hands.values)
+    counts = outcome_counts(hands, range(n), request.progress)
     dealer_hands = int(counts[0].sum())
 
     # Net of one played hand per (outcome, class), priced by the live settlement code, made whole.
@@ -127,7 +147,7 @@ def ante_play(request: AnalysisRequest) -> BetAnalysis:
     ]
     scale = lcm(*(x.denominator for row in nets for x in row))
     net_table = np.array([[int(x * scale) for x in row] for row in nets], dtype=np.int64)
-    per_hand = net_table[:, class_of].T  # (n, outcome)
+    per_hand = net_table[:, hands.class_of].T  # (hand, outcome)
     play_value = (counts * per_hand).sum(axis=1)
     fold_value = -scale * counts.sum(axis=1)
     plays = play_value > fold_value
@@ -138,8 +158,7 @@ def ante_play(request: AnalysisRequest) -> BetAnalysis:
     for j, outcome in enumerate(OUTCOMES):
         combos[OUTCOME_NAMES[outcome]] = int(counts[plays, j].sum())
     hits = int((counts * (per_hand > 0))[plays].sum())
-    weakest = min((values[i] for i in np.flatnonzero(plays)), key=lambda v: v.strength)
-    _check_against_evaluator(values, strength, qualifies)
+    weakest = min((hands.values[i] for i in np.flatnonzero(plays)), key=lambda v: v.strength)
     return BetAnalysis(
         bet="ante-play",
         house_edge=-Fraction(expected, scale * total),
@@ -152,32 +171,24 @@ def ante_play(request: AnalysisRequest) -> BetAnalysis:
     )
 
 
-def outcome_counts(
-    masks: np.ndarray, strength: np.ndarray, qualifies: np.ndarray, request: AnalysisRequest
-) -> np.ndarray:
-    """For every player hand, how many disjoint dealer hands give each of ``OUTCOMES``."""
-    n = len(masks)
-    counts = np.zeros((n, len(OUTCOMES)), dtype=np.int64)
-    for start in range(0, n, CHUNK):
-        stop = min(start + CHUNK, n)
-        disjoint = (masks[start:stop, None] & masks[None, :]) == 0
-        mine = strength[start:stop, None]
-        live = disjoint & qualifies[None, :]
-        counts[start:stop, 0] = (disjoint & ~qualifies[None, :]).sum(axis=1)
-        counts[start:stop, 1] = (live & (mine > strength[None, :])).sum(axis=1)
-        counts[start:stop, 2] = (live & (mine == strength[None, :])).sum(axis=1)
-        counts[start:stop, 3] = (live & (mine < strength[None, :])).sum(axis=1)
-        request.progress(stop, n)
+def outcome_counts(hands: HandTable, players: Sequence[int], progress: Progress) -> np.ndarray:
+    """For each player hand (row index), how many dealer hands from the cards left give each of
+    ``OUTCOMES``; the same answer ``showdown`` gives, one dealer hand at a time."""
+    rows = np.asarray(players, dtype=np.int64)
+    counts = np.zeros((len(rows), len(OUTCOMES)), dtype=np.int64)
+    dealer_plays = hands.qualifies[None, :]
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start : start + CHUNK]
+        disjoint = (hands.masks[chunk, None] & hands.masks[None, :]) == 0
+        mine = hands.strength[chunk, None]
+        live = disjoint & dealer_plays
+        block = counts[start : start + CHUNK]
+        block[:, 0] = (disjoint & ~dealer_plays).sum(axis=1)
+        block[:, 1] = (live & (mine > hands.strength[None, :])).sum(axis=1)
+        block[:, 2] = (live & (mine == hands.strength[None, :])).sum(axis=1)
+        block[:, 3] = (live & (mine < hands.strength[None, :])).sum(axis=1)
+        progress(start + len(chunk), len(rows))
     return counts
-
-
-def _check_against_evaluator(values: list[HandValue], strength: np.ndarray, qualifies: np.ndarray) -> None:
-    """The vectorized comparison must agree with ``showdown`` (sampled, cheap)."""
-    for i, j in ((0, len(values) - 1), (len(values) // 3, len(values) // 2), (17, 9000)):
-        vec = "no-qualify" if not qualifies[j] else None
-        if vec is None:
-            vec = "win" if strength[i] > strength[j] else "tie" if strength[i] == strength[j] else "loss"
-        assert vec == showdown(values[i], values[j]), (values[i], values[j])
 
 
 BETS = {"pair-plus": pair_plus, "ante-play": ante_play}

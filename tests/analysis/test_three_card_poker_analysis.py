@@ -8,8 +8,9 @@ from fractions import Fraction
 import pytest
 
 from dealerassist.analysis import AnalysisRequest, analyze
-from dealerassist.analysis.three_card_poker import ante_play, pair_plus
+from dealerassist.analysis.three_card_poker import OUTCOMES, ante_play, hand_table, outcome_counts, pair_plus
 from dealerassist.cli import main
+from dealerassist.games.three_card_poker import showdown
 
 
 def test_pair_plus_text_table_edge_is_exact() -> None:
@@ -55,3 +56,19 @@ def test_cli_json_prints_one_object(capsys: pytest.CaptureFixture[str]) -> None:
 def test_registry_lists_both_bets() -> None:
     results = analyze(AnalysisRequest("three-card-poker"), ["pair-plus"])
     assert list(results) == ["pair-plus"]
+
+
+def test_vectorized_outcomes_agree_with_showdown_hand_by_hand() -> None:
+    """The ante-play counts must be exactly what the live ``showdown`` says, dealer hand by dealer
+    hand, for sample player hands (strong, marginal, weak)."""
+    hands = hand_table()
+    players = [0, 5000, 11111, 17000, len(hands.values) - 1]
+    counts = outcome_counts(hands, players, lambda done, total: None)
+    for row, player in zip(counts.tolist(), players, strict=True):
+        mine = hands.values[player]
+        tally = dict.fromkeys(OUTCOMES, 0)
+        for dealer in hands.values:
+            if not set(dealer.held) & set(mine.held):
+                tally[showdown(mine, dealer)] += 1
+        assert row == [tally[o] for o in OUTCOMES]
+        assert sum(row) == 18424
