@@ -21,7 +21,7 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 
-from dealerassist.analysis import AnalysisRequest, BetAnalysis
+from dealerassist.analysis import AnalysisError, AnalysisRequest, BetAnalysis, Progress
 from dealerassist.analysis.three_card_poker import chosen_paytable, pay_table_analysis, unit_win
 from dealerassist.core.cards import FULL_DECK, SUITS, Card
 from dealerassist.games.four_card_poker import aces_up_class
@@ -62,10 +62,9 @@ def _cards(ranks: tuple[int, ...], suited: bool) -> list[Card]:
     return [Card(r + 2, SUITS[0] if suited else SUITS[i]) for i, r in enumerate(ranks)]
 
 
-def best_four_strengths(request: AnalysisRequest) -> tuple[np.ndarray, np.ndarray]:
-    """(strength of the best four, five-card hands as card indexes) for all 2,598,960 hands."""
-    hands = combination_array(52, 5)  # FULL_DECK indexes are rank-major: ranks come out sorted
-    ranks = (hands // 4).astype(np.int64)
+def best_four_of(hands: np.ndarray, progress: Progress) -> np.ndarray:
+    """Strength of the best four cards of each five-card hand (rows of ascending card indexes)."""
+    ranks = (hands // 4).astype(np.int64)  # FULL_DECK indexes are rank-major: ranks come out sorted
     suits = hands % 4
     table = four_card_table()
     best = np.full(len(hands), -1, dtype=np.int64)
@@ -75,8 +74,8 @@ def best_four_strengths(request: AnalysisRequest) -> tuple[np.ndarray, np.ndarra
         key = ((r[:, 0] * RANKS + r[:, 1]) * RANKS + r[:, 2]) * RANKS + r[:, 3]
         suited = ((s[:, 0] == s[:, 1]) & (s[:, 1] == s[:, 2]) & (s[:, 2] == s[:, 3])).astype(np.int64)
         np.maximum(best, table[suited, key], out=best)
-        request.progress(dropped + 1, 5)
-    return best, hands
+        progress(dropped + 1, 5)
+    return best
 
 
 _HISTOGRAM: list[tuple[HandValue, int]] = []
@@ -86,11 +85,13 @@ def strength_histogram(request: AnalysisRequest) -> list[tuple[HandValue, int]]:
     """Every distinct best-four value with its number of five-card hands (computed once per
     process: both bets read the same enumeration). Each value is a real ``best_four`` result."""
     if not _HISTOGRAM:
-        strengths, hands = best_four_strengths(request)
+        hands = combination_array(52, 5)
+        strengths = best_four_of(hands, request.progress)
         _, first, counts = np.unique(strengths, return_index=True, return_counts=True)
         for index, count in zip(first.tolist(), counts.tolist(), strict=True):
             value = best_four(FULL_DECK[i] for i in hands[index])
-            assert value.strength == strengths[index], "vectorized best four disagrees with best_four"
+            if value.strength != strengths[index]:
+                raise AnalysisError(f"vectorized best four disagrees with best_four on {value!r}")
             _HISTOGRAM.append((value, count))
     return _HISTOGRAM
 

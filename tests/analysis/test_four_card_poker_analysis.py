@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from dealerassist.analysis import AnalysisRequest
-from dealerassist.analysis.four_card_poker import aces_up, ante_bonus, combination_array
+from dealerassist.analysis.four_card_poker import aces_up, ante_bonus, best_four_of, combination_array
+from dealerassist.core.cards import FULL_DECK
+from dealerassist.hands import best_four
 
 # Best four of five cards, all 2,598,960 hands (published Four Card Poker frequencies).
 BEST_FOUR_OF_FIVE = {
@@ -50,3 +53,12 @@ def test_ante_bonus_gives_back_a_fixed_share_of_the_ante() -> None:
     result = ante_bonus(AnalysisRequest("four-card-poker"))
     expected = Fraction(624 * 25 + 2072 * 20 + 58656 * 2, 2598960)
     assert result.house_edge == -expected
+
+
+def test_vectorized_best_four_agrees_with_best_four() -> None:
+    """The analysis' numpy best-four equals the live evaluator on random five-card hands."""
+    rng = np.random.default_rng(7)
+    hands = np.sort(np.array([rng.choice(52, 5, replace=False) for _ in range(3000)], dtype=np.int8), axis=1)
+    strengths = best_four_of(hands, lambda done, total: None)
+    for row, strength in zip(hands.tolist(), strengths.tolist(), strict=True):
+        assert best_four(FULL_DECK[i] for i in row).strength == strength
