@@ -482,8 +482,11 @@ class ProgressiveController:
             self._notify()
             return next(e for e in events if isinstance(e, ProgressivePaid))
 
-    def change_params(self, new: ProgressiveParams, user: str, role: str) -> ProgressiveParamsChanged:
-        """Change the parameters between rounds; logged with the old and the new values."""
+    def change_params(
+        self, new: ProgressiveParams, user: str, role: str, reason: str = ""
+    ) -> ProgressiveParamsChanged:
+        """Change the parameters between rounds; logged with the old and the new values. They apply
+        from the next round on: the next contributions, the next jackpot and its reset."""
         _supervisor_only(role, "change progressive parameters")
         with self._lock:
             if self._open_round is not None:
@@ -505,6 +508,7 @@ class ProgressiveController:
                         user=user,
                         old=params.to_dict(),
                         new=new.to_dict(),
+                        reason=reason,
                         key=key,
                     )
                 ]

@@ -156,6 +156,7 @@ class ProgressiveParamsChanged(Event):
     user: str
     old: dict[str, Any] = field(default_factory=dict)
     new: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
     key: str = ""
 
     @property
@@ -225,9 +226,17 @@ def apply_event(state: meter.MeterState, event: Event) -> meter.MeterState:
 
 
 def replay(events: Iterable[Event], progressive: str | None = None) -> meter.MeterState:
-    """The meter exactly as the logged events of ``progressive`` (all when ``None``) leave it."""
+    """The meter exactly as the logged events of ``progressive`` (all when ``None``) leave it; an
+    idempotency key met again (two writers racing on one log) counts once."""
     state = meter.EMPTY
+    keys: set[str] = set()
     for event in events:
-        if getattr(event, "progressive", None) is not None and progressive in (None, event.progressive):
-            state = apply_event(state, event)
+        name = getattr(event, "progressive", None)
+        if name is None or progressive not in (None, name):
+            continue
+        key = str(getattr(event, "key", ""))
+        if key and key in keys:
+            continue
+        keys.add(key)
+        state = apply_event(state, event)
     return state

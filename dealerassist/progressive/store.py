@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from dealerassist.errors import DealerAssistError
@@ -63,7 +63,12 @@ class MeterStore(ABC):
 
 
 class LocalStore(MeterStore):
-    """A standalone table's meter: the event log is the ledger, the meter is its replay."""
+    """A standalone table's meter: the event log is the ledger, the meter is its replay.
+
+    Other writers of the same log (``dealerassist progressive confirm`` in another process) are
+    picked up by reading the log's new records before every snapshot and commit; a key met twice
+    (two writers racing) is applied once.
+    """
 
     def __init__(self, log: EventSink, table: str, params: ProgressiveParams) -> None:
         super().__init__(params.name)
@@ -72,29 +77,34 @@ class LocalStore(MeterStore):
         self.state = meter.EMPTY
         self.params = params
         self.keys: set[str] = set()
-        self.ingest(record.event for record in log.records(table=table))
+        self.seen = 0
+        self._catch_up()
         if not self.keys:
             self.commit([f"params:{params.name}:opening"], opening_plan(table, params))
 
-    def ingest(self, events: Iterable[Event]) -> None:
-        """Replay logged progressive events of this meter (at start-up)."""
-        for event in events:
-            if getattr(event, "progressive", None) != self.name:
-                continue
-            self._apply(event)
+    def _catch_up(self) -> None:
+        for record in self.log.records(after=self.seen, table=self.table):
+            self.seen = max(self.seen, record.seq)
+            if getattr(record.event, "progressive", None) == self.name:
+                self._apply(record.event)
 
     def _apply(self, event: Event) -> None:
+        key = event_key(event)
+        if key in self.keys:
+            return
         self.state = apply_event(self.state, event)
         if isinstance(event, ProgressiveParamsChanged):
             self.params = params_from_dict(event.new)
-        self.keys.add(event_key(event))
+        self.keys.add(key)
 
     def snapshot(self) -> tuple[meter.MeterState, ProgressiveParams]:
         with self.lock:
+            self._catch_up()
             return self.state, self.params
 
     def commit(self, keys: Sequence[str], plan: Plan) -> list[Event]:
         with self.lock:
+            self._catch_up()
             done = frozenset(k for k in keys if k in self.keys)
             events = plan(self.state, self.params, done)
             if events:
