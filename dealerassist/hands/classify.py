@@ -7,7 +7,6 @@ both built from these functions, so the rules live once.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 from dealerassist.core.cards import ACE
@@ -19,9 +18,21 @@ _T5 = {name: i for i, name in enumerate(FIVE_CLASSES)}
 _T2 = {name: i for i, name in enumerate(TWO_CLASSES)}
 
 
+def rank_counts(ranks: Sequence[int]) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for rank in ranks:
+        counts[rank] = counts.get(rank, 0) + 1
+    return counts
+
+
+def shape(ranks: Sequence[int]) -> list[int]:
+    """Group sizes, biggest first: [2, 1, 1, 1] is a pair, [3, 2] a full house."""
+    return sorted(rank_counts(ranks).values(), reverse=True)
+
+
 def grouped(ranks: Sequence[int]) -> list[int]:
     """Ranks ordered for tie-breaks: bigger groups first, higher rank first within a group size."""
-    counts = Counter(ranks)
+    counts = rank_counts(ranks)
     order = sorted(counts, key=lambda r: (counts[r], r), reverse=True)
     return [r for r in order for _ in range(counts[r])]
 
@@ -51,7 +62,7 @@ def classify_two(ranks: Sequence[int]) -> int:
 
 
 def classify_three(ranks: Sequence[int], suited: bool) -> int:
-    counts = sorted(Counter(ranks).values(), reverse=True)
+    counts = shape(ranks)
     straight = straight_ranks(ranks)
     if straight and suited:
         return pack(_T3["straight-flush"], straight, 3)
@@ -66,7 +77,7 @@ def classify_three(ranks: Sequence[int], suited: bool) -> int:
 
 
 def classify_four(ranks: Sequence[int], suited: bool) -> int:
-    counts = sorted(Counter(ranks).values(), reverse=True)
+    counts = shape(ranks)
     straight = straight_ranks(ranks)
     if counts[0] == 4:
         return pack(_T4["four-of-a-kind"], ranks, 4)
@@ -86,7 +97,7 @@ def classify_four(ranks: Sequence[int], suited: bool) -> int:
 
 def classify_five(ranks: Sequence[int], suited: bool, *, wheel_second: bool = False) -> int:
     """Five natural cards (the joker is resolved by ``classify_five_joker``)."""
-    counts = sorted(Counter(ranks).values(), reverse=True)
+    counts = shape(ranks)
     if counts[0] == 5:
         return pack(_T5["five-aces"], ranks, 5)
     straight = straight_ranks(ranks, wheel_second=wheel_second)
@@ -109,7 +120,11 @@ def classify_five(ranks: Sequence[int], suited: bool, *, wheel_second: bool = Fa
     return pack(_T5[name], grouped(ranks), 5)
 
 
-_STRAIGHT_ISH = frozenset({_T5["straight"], _T5["straight-flush"], _T5["royal-flush"]})
+# Every five-rank straight as a set of ranks (the wheel holds the ace).
+_STRAIGHT_SETS = (
+    frozenset({ACE, 2, 3, 4, 5}),
+    *(frozenset(range(top - 4, top + 1)) for top in range(6, ACE + 1)),
+)
 
 
 def classify_five_joker(ranks: Sequence[int], suited: bool, *, wheel_second: bool = False) -> int:
@@ -119,13 +134,11 @@ def classify_five_joker(ranks: Sequence[int], suited: bool, *, wheel_second: boo
     suited) as any rank the suit lacks to complete a flush or straight flush. The best reading
     wins, which puts a flush's joker on the highest missing rank.
     """
-    best = classify_five([*ranks, ACE], False, wheel_second=wheel_second)
-    for rank in range(2, ACE + 1):
-        if rank in ranks:
-            continue
-        plain = classify_five([*ranks, rank], False, wheel_second=wheel_second)
-        if plain >> 20 in _STRAIGHT_ISH:
-            best = max(best, plain)
-        if suited:
-            best = max(best, classify_five([*ranks, rank], True, wheel_second=wheel_second))
-    return best
+    held = set(ranks)
+    readings = [classify_five([*ranks, ACE], False, wheel_second=wheel_second)]
+    fillers = {next(iter(s - held)) for s in _STRAIGHT_SETS if len(held) == 4 and held < s}
+    if suited:
+        fillers.add(max(r for r in range(2, ACE + 1) if r not in held))
+    for rank in fillers:
+        readings.append(classify_five([*ranks, rank], suited, wheel_second=wheel_second))
+    return max(readings)

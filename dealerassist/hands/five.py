@@ -3,31 +3,100 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import combinations
+from functools import cache
+from typing import Final
 
-from dealerassist.core.cards import Card
-from dealerassist.hands.classify import classify_five, classify_five_joker
-from dealerassist.hands.value import FIVE_CLASSES, HandValue, check_cards
+from dealerassist.core.cards import JOKER_RANK, SUITS, Card
+from dealerassist.hands.tables import (
+    FACE_CODES,
+    RANK_MASK,
+    Table,
+    best_plain_table,
+    best_suited,
+    five_tables,
+    flag_repeats,
+    one_suit,
+    suit_ranks,
+)
+from dealerassist.hands.value import HandValue, hold, refuse
+
+WHAT: Final = "a five-card hand"
+WHAT_BEST: Final = "a best-five hand"
+BEST_COUNTS: Final = range(5, 8)
+# Five cards of a suit, or four and the joker.
+_FLUSH: Final = one_suit(5) | one_suit(4, jokers=1)
+_new = tuple.__new__
 
 
-def _strength(five: tuple[Card, ...], wheel_second: bool) -> int:
-    naturals = [c for c in five if not c.is_joker]
-    ranks = [c.rank for c in naturals]
-    suited = len({c.suit for c in naturals}) == 1
-    if len(naturals) == 5:
-        return classify_five(ranks, suited, wheel_second=wheel_second)
-    return classify_five_joker(ranks, suited, wheel_second=wheel_second)
+@cache
+def _flagged(wheel_second: bool) -> tuple[Table, Table]:
+    """(plain with repeats flagged, suited) for the per-hand path; see ``tables.flag_repeats``.
+    A one-suit hand with a repeated rank holds a duplicate card and simply misses ``suited``."""
+    plain, suited = five_tables(wheel_second)
+    return flag_repeats(plain), suited
+
+
+_DEFAULT: Final = _flagged(False)
 
 
 def evaluate_five(cards: Iterable[Card], *, wheel_second: bool = False) -> HandValue:
-    """Judge five cards; ``wheel_second`` ranks A-2-3-4-5 just below A-K-Q-J-T (pai gow)."""
-    held = check_cards(cards, (5,), "a five-card hand", joker=True)
-    strength = _strength(held, wheel_second)
-    return HandValue(strength, FIVE_CLASSES[strength >> 20], held, 5)
+    """Judge five cards; ``wheel_second`` ranks A-2-3-4-5 just below A-K-Q-J-T (pai gow).
+
+    Fast path: one sum of face codes (``tables.py``) gives the flush test, the rank key and, for
+    hands with a repeated rank, the duplicate check; one lookup gives the strength, joker included.
+    """
+    held = cards if type(cards) is tuple else hold(cards, (5,), WHAT)
+    plain, suited = _flagged(True) if wheel_second else _DEFAULT
+    codes = FACE_CODES
+    try:
+        a, b, c, d, e = held
+        total = (
+            codes[a.suit][a.rank]
+            + codes[b.suit][b.rank]
+            + codes[c.suit][c.rank]
+            + codes[d.suit][d.rank]
+            + codes[e.suit][e.rank]
+        )
+        if total >> 128 in _FLUSH:
+            strength = suited[total & RANK_MASK]
+        else:
+            strength = plain[total & RANK_MASK]
+            if strength < 0:
+                if (total >> 64 & RANK_MASK).bit_count() != 5:
+                    raise KeyError(total)
+                strength = -strength
+    except (TypeError, ValueError, AttributeError, IndexError, KeyError):
+        refuse(held, (5,), WHAT, joker=True)
+    return _new(HandValue, (strength, held, 5))
 
 
 def best_five(cards: Iterable[Card], *, wheel_second: bool = False) -> HandValue:
-    """The best five of five to seven cards (joker allowed)."""
-    held = check_cards(cards, range(5, 8), "a best-five hand", joker=True)
-    strength = max(_strength(five, wheel_second) for five in combinations(held, 5))
-    return HandValue(strength, FIVE_CLASSES[strength >> 20], held, 5)
+    """The best five of five to seven cards (joker allowed).
+
+    The unsuited reading is one lookup keyed by all the ranks; only a suit holding five cards, or
+    four and the joker, is searched for a flush or straight flush.
+    """
+    held = cards if type(cards) is tuple else hold(cards, BEST_COUNTS, WHAT_BEST)
+    size = len(held)
+    if size == 5:
+        return evaluate_five(held, wheel_second=wheel_second)
+    if size not in BEST_COUNTS:
+        refuse(held, BEST_COUNTS, WHAT_BEST, joker=True)
+    codes = FACE_CODES
+    try:
+        total = 0
+        for card in held:
+            total += codes[card.suit][card.rank]
+        if (total >> 64 & RANK_MASK).bit_count() != size:
+            raise KeyError(total)
+        strength = best_plain_table(size, 5, wheel_second)[total & RANK_MASK]
+        counts = total >> 128
+        if counts & 0xCCCC:  # some suit holds four or more cards
+            jokers = counts >> 16
+            for s in range(len(SUITS)):
+                if (counts >> 4 * s & 15) + jokers >= 5:
+                    ranks = suit_ranks(total, s) + [JOKER_RANK] * jokers
+                    strength = max(strength, best_suited(ranks, 5, five_tables(wheel_second).suited))
+    except (TypeError, ValueError, AttributeError, IndexError, KeyError):
+        refuse(held, BEST_COUNTS, WHAT_BEST, joker=True)
+    return _new(HandValue, (strength, held, 5))

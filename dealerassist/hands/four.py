@@ -4,25 +4,71 @@ pair > pair > high card; A-2-3-4 is the lowest straight and nothing wraps round 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import combinations
+from typing import Final
 
-from dealerassist.core.cards import Card
-from dealerassist.hands.classify import classify_four
-from dealerassist.hands.value import FOUR_CLASSES, HandValue, check_cards
+from dealerassist.core.cards import SUITS, Card
+from dealerassist.hands.tables import (
+    FACE_CODES,
+    FOUR_PLAIN,
+    FOUR_SUITED,
+    RANK_MASK,
+    best_plain_table,
+    best_suited,
+    one_suit,
+    suit_ranks,
+)
+from dealerassist.hands.value import HandValue, hold, refuse
+
+WHAT: Final = "a Four Card Poker hand"
+WHAT_BEST: Final = "a Four Card Poker best-four hand"
+BEST_COUNTS: Final = range(4, 8)
+_FLUSH: Final = one_suit(4)
+_new = tuple.__new__
 
 
 def evaluate_four(cards: Iterable[Card]) -> HandValue:
-    """Judge exactly four cards from one 52-card deck."""
-    held = check_cards(cards, (4,), "a Four Card Poker hand")
-    strength = classify_four([c.rank for c in held], len({c.suit for c in held}) == 1)
-    return HandValue(strength, FOUR_CLASSES[strength >> 16], held, 4)
+    """Judge exactly four cards from one 52-card deck (face-code sum, as in ``evaluate_three``)."""
+    held = cards if type(cards) is tuple else hold(cards, (4,), WHAT)
+    codes = FACE_CODES
+    try:
+        a, b, c, d = held
+        total = codes[a.suit][a.rank] + codes[b.suit][b.rank] + codes[c.suit][c.rank] + codes[d.suit][d.rank]
+        if (total >> 64 & RANK_MASK).bit_count() != 4:
+            raise KeyError(total)
+        if total >> 128 in _FLUSH:
+            strength = FOUR_SUITED[total & RANK_MASK]
+        else:
+            strength = FOUR_PLAIN[total & RANK_MASK]
+    except (TypeError, ValueError, AttributeError, IndexError, KeyError):
+        refuse(held, (4,), WHAT)
+    return _new(HandValue, (strength, held, 4))
 
 
 def best_four(cards: Iterable[Card]) -> HandValue:
-    """The best four of four to seven cards (the player holds five, the dealer six)."""
-    held = check_cards(cards, range(4, 8), "a Four Card Poker best-four hand")
-    strength = max(
-        classify_four([c.rank for c in four], len({c.suit for c in four}) == 1)
-        for four in combinations(held, 4)
-    )
-    return HandValue(strength, FOUR_CLASSES[strength >> 16], held, 4)
+    """The best four of four to seven cards (the player holds five, the dealer six).
+
+    The unsuited reading is one lookup keyed by all the ranks; only a suit holding four or more
+    cards is searched for a flush or straight flush.
+    """
+    held = cards if type(cards) is tuple else hold(cards, BEST_COUNTS, WHAT_BEST)
+    size = len(held)
+    if size == 4:
+        return evaluate_four(held)
+    if size not in BEST_COUNTS:
+        refuse(held, BEST_COUNTS, WHAT_BEST)
+    codes = FACE_CODES
+    try:
+        total = 0
+        for card in held:
+            total += codes[card.suit][card.rank]
+        if (total >> 64 & RANK_MASK).bit_count() != size:
+            raise KeyError(total)
+        strength = best_plain_table(size, 4)[total & RANK_MASK]
+        counts = total >> 128
+        if counts & 0xCCCC:  # some suit holds four or more cards
+            for s in range(len(SUITS)):
+                if counts >> 4 * s & 15 >= 4:
+                    strength = max(strength, best_suited(suit_ranks(total, s), 4, FOUR_SUITED))
+    except (TypeError, ValueError, AttributeError, IndexError, KeyError):
+        refuse(held, BEST_COUNTS, WHAT_BEST)
+    return _new(HandValue, (strength, held, 4))

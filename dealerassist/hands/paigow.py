@@ -6,14 +6,14 @@ from collections.abc import Iterable
 
 from dealerassist.core.cards import ACE, Card
 from dealerassist.hands.classify import classify_two
-from dealerassist.hands.value import TWO_CLASSES, HandError, HandValue, check_cards
+from dealerassist.hands.value import HandError, HandValue, check_cards
 
 
 def evaluate_two(cards: Iterable[Card]) -> HandValue:
     """Judge the two-card hand: a pair or high cards; the joker plays as an ace."""
     held = check_cards(cards, (2,), "a pai gow two-card hand", joker=True)
     strength = classify_two([ACE if c.is_joker else c.rank for c in held])
-    return HandValue(strength, TWO_CLASSES[strength >> 8], held, 2)
+    return HandValue(strength, held, 2)
 
 
 def front_outranks_back(two: HandValue, five: HandValue) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 from dealerassist.core.cards import ACE, Card
 from dealerassist.errors import CardError
@@ -79,12 +79,16 @@ def strength_ranks(strength: int, size: int) -> tuple[int, ...]:
 
 class HandValue(tuple):
     """A judged hand: ``strength`` (bigger is better), ``name`` (class slug, pay-table key) and
-    ``cards`` (the cards that make the hand, best first). Built by the evaluators only."""
+    ``cards`` (the cards that make the hand, best first). Built by the evaluators only.
+
+    Only the strength, the cards given and the size are stored; the name and the display order
+    are derived on access, which keeps building one (the hot path) to a single tuple.
+    """
 
     __slots__ = ()
 
-    def __new__(cls, strength: int, name: str, held: tuple[Card, ...], size: int) -> HandValue:
-        return tuple.__new__(cls, (strength, name, held, size))
+    def __new__(cls, strength: int, held: tuple[Card, ...], size: int) -> HandValue:
+        return tuple.__new__(cls, (strength, held, size))
 
     @property
     def strength(self) -> int:
@@ -92,43 +96,44 @@ class HandValue(tuple):
 
     @property
     def name(self) -> str:
-        return self[1]
+        return CLASSES_BY_SIZE[self[2]][self[0] >> (4 * self[2])]
 
     @property
     def size(self) -> int:
         """How many cards make the hand (2, 3, 4 or 5): values compare only within one size."""
-        return self[3]
+        return self[2]
 
     @property
     def held(self) -> tuple[Card, ...]:
         """Every card the evaluator was given (for best-of-N, more than ``size``)."""
-        return self[2]
+        return self[1]
 
     @property
     def cards(self) -> tuple[Card, ...]:
         """The ``size`` cards that make the hand, in tie-break order (for display)."""
-        return arrange(self[2], self[0], self[1], self[3])
+        return arrange(self[1], self[0], self.name, self[2])
 
     @property
     def ranks(self) -> tuple[int, ...]:
-        return strength_ranks(self[0], self[3])
+        """Tie-break ranks packed in the strength (1 is an ace playing low)."""
+        return strength_ranks(self[0], self[2])
 
     def _other(self, other: object) -> HandValue:
         if not isinstance(other, HandValue):
             raise TypeError(f"cannot compare a hand value with {type(other).__name__}")
-        if other[3] != self[3]:
-            raise TypeError(f"cannot compare a {self[3]}-card hand with a {other[3]}-card hand")
+        if other[2] != self[2]:
+            raise TypeError(f"cannot compare a {self[2]}-card hand with a {other[2]}-card hand")
         return other
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, HandValue):
             return NotImplemented
-        return self[3] == other[3] and self[0] == other[0]
+        return self[2] == other[2] and self[0] == other[0]
 
     def __ne__(self, other: object) -> bool:
         if not isinstance(other, HandValue):
             return NotImplemented
-        return self[3] != other[3] or self[0] != other[0]
+        return self[2] != other[2] or self[0] != other[0]
 
     def __lt__(self, other: Any) -> bool:
         return self[0] < self._other(other)[0]
@@ -143,14 +148,14 @@ class HandValue(tuple):
         return self[0] >= self._other(other)[0]
 
     def __hash__(self) -> int:
-        return hash((self[3], self[0]))
+        return hash((self[2], self[0]))
 
     def __repr__(self) -> str:
         shown = " ".join(c.code for c in self.cards)
-        return f"HandValue({self[1]}, {shown}, strength={self[0]:#x})"
+        return f"HandValue({self.name}, {shown}, strength={self[0]:#x})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (HandValue, (self[0], self[1], self[2], self[3]))
+        return (HandValue, (self[0], self[1], self[2]))
 
 
 def arrange(held: tuple[Card, ...], strength: int, name: str, size: int) -> tuple[Card, ...]:
@@ -207,3 +212,19 @@ def check_cards(
                 raise HandError(f"{what}: {card.code} appears twice but the deck holds one: {describe(held)}")
             seen.add(card)
     return held
+
+
+def refuse(cards: Iterable[Card], counts: Iterable[int], what: str, *, joker: bool = False) -> NoReturn:
+    """Raise the precise ``HandError`` for input a fast path could not judge."""
+    check_cards(cards, counts, what, joker=joker)
+    raise HandError(f"{what}: cannot judge {describe(cards)}")
+
+
+def hold(cards: Iterable[Card], counts: Iterable[int], what: str) -> tuple[Card, ...]:
+    """The cards as a tuple (free when they already are one)."""
+    if type(cards) is tuple:
+        return cards
+    try:
+        return tuple(cards)
+    except TypeError:
+        refuse(cards, counts, what)
