@@ -10,7 +10,6 @@ match its head or whose file is damaged: it never resets or repairs anything by 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import json
 import os
 import pkgutil
@@ -105,9 +104,10 @@ def utc_now() -> str:
 def load_vocabulary() -> None:
     """Import every ``dealerassist.<package>.events`` module so every stored kind can be decoded."""
     for info in pkgutil.iter_modules(dealerassist.__path__):
-        name = f"dealerassist.{info.name}.events"
-        if info.ispkg and importlib.util.find_spec(name) is not None:
-            importlib.import_module(name)
+        if info.ispkg and any(
+            (Path(root) / info.name / "events.py").is_file() for root in dealerassist.__path__
+        ):
+            importlib.import_module(f"dealerassist.{info.name}.events")
 
 
 class EventLog:

@@ -9,6 +9,8 @@ round is exactly what the log says it is.
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import importlib.util
 import json
 import logging
 import threading
@@ -31,17 +33,28 @@ class TrackerError(DealerAssistError):
     """The log cannot be replayed into this table's tracker (it was written under other rules)."""
 
 
+def _loaded_game(slug: str) -> type[Game] | None:
+    stack = list(Game.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        if getattr(cls, "slug", None) == slug and not getattr(cls, "__abstractmethods__", None):
+            return cls
+        stack.extend(cls.__subclasses__())
+    return None
+
+
 def resolve_game(rules: TableRules) -> type[Game]:
-    """The game class for ``rules.game``: the registry, or any loaded ``Game`` subclass with that slug."""
+    """The game class for ``rules.game``: its own module first (so one broken game module cannot stop
+    the other tables), then the registry; a test may also define a ``Game`` subclass itself."""
+    module = f"dealerassist.games.{rules.game.replace('-', '_')}"
+    if importlib.util.find_spec(module) is not None:
+        importlib.import_module(module)
+    found = _loaded_game(rules.game)
+    if found is not None:
+        return found
     try:
         return game_class(rules.game)
     except KeyError as exc:
-        stack = list(Game.__subclasses__())
-        while stack:
-            cls = stack.pop()
-            if getattr(cls, "slug", None) == rules.game and not getattr(cls, "__abstractmethods__", None):
-                return cls
-            stack.extend(cls.__subclasses__())
         raise ConfigError(rules.table_id, "table.game", str(exc.args[0])) from None
 
 
