@@ -32,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-from dealerassist.core.money import cap_pro_rata, parse_amount
+from dealerassist.core.money import MoneyError, cap_pro_rata, parse_amount
 from dealerassist.errors import RuleViolation
 from dealerassist.games.base import DEALER, Game, TableRules, WagerResult, seat_position
 from dealerassist.games.three_card_poker import AnteRound, lost, settle_ante_play
@@ -75,6 +75,7 @@ class FourCardPokerRound(AnteRound):
         self.player_cards = _card_count(rules, "player_cards", self.PLAYER_CARDS)
         self.dealer_cards = _card_count(rules, "dealer_cards", self.DEALER_CARDS)
         self.dealer_up = frozenset({self.dealer_cards - 1})
+        self.aggregate_cap = _aggregate_cap(rules)
         self.partners: dict[int, int] = {}
 
     def same_player(self, seat: int, other_seat: int) -> None:
@@ -152,8 +153,7 @@ class FourCardPokerRound(AnteRound):
 
     def finish_results(self, results: list[WagerResult]) -> list[WagerResult]:
         """The aggregate payout cap: over it, every win is paid its pro-rata share."""
-        cap_text = self.rules.option("aggregate_cap", "25000")
-        cap = parse_amount(str(cap_text))
+        cap = self.aggregate_cap
         wins = [r.win for r in results]
         if sum(wins) <= cap:
             return results
@@ -173,6 +173,16 @@ class FourCardPokerRound(AnteRound):
 
 def _join(*notes: str) -> str:
     return "; ".join(n for n in notes if n)
+
+
+def _aggregate_cap(rules: TableRules) -> int:
+    text = rules.option("aggregate_cap", "25000")
+    try:
+        return parse_amount(str(text))
+    except MoneyError:
+        raise RuleViolation(
+            "aggregate-cap", f"aggregate_cap must be dollars like '25000', got {text!r}"
+        ) from None
 
 
 def _card_count(rules: TableRules, option: str, default: int) -> int:

@@ -304,3 +304,14 @@ def test_random_rounds_settle_every_wager_once_within_the_cap(seed: int) -> None
     ) == sorted(placed)
     assert sum(r.win for r in settlement.results) <= cents("25000")
     assert all(len(cards) == (6 if p == DEALER else 5) for p, cards in round_.hands().items())
+
+
+def test_aggregate_cap_is_table_configuration() -> None:
+    """The $25,000 aggregate is the default; a table may set another, and a bad value is refused
+    before any card is dealt."""
+    table = rules("four-card-poker", limits=LIMITS, options={"aggregate_cap": "1000"})
+    s = play(table, [(1, "aces-up", "100")], f"8S 8H 8D 8C 5S  {DEALER_Q_HIGH}")
+    assert results(s)[("seat-1", "aces-up")] == ("win", cents("1000"), cents("100"))
+    with pytest.raises(RuleViolation) as refused:
+        new_round(rules("four-card-poker", limits=LIMITS, options={"aggregate_cap": "lots"}))
+    assert refused.value.rule == "aggregate-cap"
