@@ -554,6 +554,11 @@ class ProgressiveController:
         return self._meter
 
     @property
+    def last_round(self) -> int:
+        """The highest round number this table's log has shown so far."""
+        return self._last_round
+
+    @property
     def round_open(self) -> bool:
         return self._open_round is not None
 
