@@ -62,7 +62,9 @@ def rectify(
 def ink_map(bgr: np.ndarray) -> np.ndarray:
     """Ink strength relative to this patch's own paper white, so felt colour and light cancel out."""
     darkest = bgr.min(axis=2).astype(np.float32)
-    paper = float(np.percentile(darkest, 90))
+    flat = darkest.ravel()
+    k = int(0.9 * (flat.size - 1))
+    paper = float(np.partition(flat, k)[k])
     if paper < 40.0:
         return np.zeros(darkest.shape, np.float32)
     return np.clip(1.0 - darkest / paper, 0.0, 1.0)

@@ -114,26 +114,31 @@ def load_card_image(path: Path, felt: tuple[int, int, int] = (90, 110, 60)) -> n
 def back_feature(
     image: np.ndarray, corner: np.ndarray, x_axis: np.ndarray, y_axis: np.ndarray, height_px: float
 ) -> np.ndarray:
-    """Coarse colour layout just inside a corner: what a card back looks like from any side."""
-    x0, y0, x1, y1 = BACK_REGION
+    """Coarse colour layout just inside a corner: what a card back looks like from any side.
+
+    Lightness is taken relative to the paper white at the very edge of the card (every design
+    has one), so the light level cancels but a grey back pattern still differs from a white face.
+    """
+    x1, y1 = BACK_REGION[2], BACK_REGION[3]
     cols, rows = BACK_GRID
-    size = (cols * 4, rows * 4)
-    step_x = (x1 - x0) * height_px / size[0]
-    step_y = (y1 - y0) * height_px / size[1]
-    origin = corner + x_axis * x0 * height_px + y_axis * y0 * height_px
+    size = (cols * 10, rows * 10)  # fine enough that a fine back pattern averages instead of aliasing
+    step_x = x1 * height_px / size[0]
+    step_y = y1 * height_px / size[1]
     matrix = np.array(
         [
-            [x_axis[0] * step_x, y_axis[0] * step_y, origin[0]],
-            [x_axis[1] * step_x, y_axis[1] * step_y, origin[1]],
+            [x_axis[0] * step_x, y_axis[0] * step_y, corner[0]],
+            [x_axis[1] * step_x, y_axis[1] * step_y, corner[1]],
         ]
     )
     region = cv2.warpAffine(
-        image, matrix, size, flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
+        image, matrix, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
     )
-    lab = cv2.cvtColor(cv2.resize(region, BACK_GRID, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2LAB)
-    lab = lab.astype(np.float32)
-    lab[:, :, 0] -= lab[:, :, 0].max()  # lightness relative to the brightest cell: light level cancels
-    return lab.ravel()
+    lab = cv2.cvtColor(region, cv2.COLOR_BGR2LAB).astype(np.float32)
+    white = float(np.percentile(lab[:, :, 0], 97))
+    inner = lab[round(size[1] * BACK_REGION[1] / y1) :, round(size[0] * BACK_REGION[0] / x1) :]
+    cells = cv2.resize(inner, BACK_GRID, interpolation=cv2.INTER_AREA)
+    cells[:, :, 0] -= white
+    return cells.ravel()
 
 
 def _scaled(image: np.ndarray, height: int, pad: int, blur: float = 0.5) -> tuple[np.ndarray, float]:

@@ -104,6 +104,54 @@ def outline_corners(contour: np.ndarray, blob: int) -> list[Corner]:
     return corners
 
 
+def _handed(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Order two edge directions as (across, down) the way a card lies face up: across x down > 0."""
+    return (a, b) if a[0] * b[1] - a[1] * b[0] > 0 else (b, a)
+
+
+JUNCTION_DEPTH = (3, 16)  # pixels inside the outline where a buried card edge is looked for
+
+
+def edge_junctions(gray: np.ndarray, filled: np.ndarray, contour: np.ndarray, blob: int) -> list[Corner]:
+    """Corners of cards whose corner sits on another card's straight edge (fans, touching cards).
+
+    Along every long outline edge, a card edge that runs inward from it shows as a line of strong
+    brightness change across the whole strip just inside; where it meets the outline a card has
+    a corner, with one edge along the outline and one along the buried line.
+    """
+    poly = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2).astype(np.float64)
+    corners = []
+    depths = np.arange(*JUNCTION_DEPTH, dtype=np.float32)
+    h, w = filled.shape
+    for i in range(len(poly)):
+        a0, a1 = poly[i], poly[(i + 1) % len(poly)]
+        length = float(np.hypot(*(a1 - a0)))
+        if length < 30.0:
+            continue
+        d = _edge_direction(contour, a0, a1)
+        n = np.array([-d[1], d[0]])
+        probe = np.round(a0 + d * length / 2 + n * 5).astype(int)
+        if not (0 <= probe[0] < w and 0 <= probe[1] < h) or filled[probe[1], probe[0]] == 0:
+            n = -n
+        ts = np.arange(8.0, length - 8.0, dtype=np.float32)
+        if len(ts) < 8:
+            continue
+        map_x = (a0[0] + np.outer(depths, n[0] * np.ones_like(ts)) + ts[None] * d[0]).astype(np.float32)
+        map_y = (a0[1] + np.outer(depths, n[1] * np.ones_like(ts)) + ts[None] * d[1]).astype(np.float32)
+        strip = cv2.remap(gray, map_x, map_y, cv2.INTER_LINEAR).astype(np.float32)
+        step = np.abs(strip[:, 2:] - strip[:, :-2])
+        profile = np.median(step, axis=0)
+        level = max(10.0, 4.0 * float(np.median(profile)))
+        for k in np.flatnonzero(profile > level):
+            window = profile[max(0, k - 4) : k + 5]
+            if profile[k] < window.max():
+                continue
+            point = a0 + d * float(ts[k + 1])
+            for x_axis, y_axis in (_handed(d, n), _handed(-d, n)):
+                corners.append(Corner(point=point, x_axis=x_axis, y_axis=y_axis, blob=blob))
+    return corners
+
+
 def card_quad(corner: Corner, height: float, aspect: float, long_across: bool = False) -> np.ndarray:
     """The four card corners grown from ``corner``: across is the short edge unless ``long_across``."""
     across = height if long_across else height / aspect

@@ -96,8 +96,8 @@ def _layout_groups(
         uy = np.array([-np.sin(angle), np.cos(angle)])
         quads = []
         offset = np.zeros(2)
-        # Dealers spread a fan with a small step across too; it keeps each corner off the next card's edge.
-        step_down = rng.choice([-1.0, 1.0]) * rng.uniform(0.06, 0.12)
+        # Half the fans are spread flush, half with a small step across.
+        step_down = 0.0 if rng.random() < 0.5 else rng.choice([-1.0, 1.0]) * rng.uniform(0.03, 0.1)
         for _ in range(size):
             scale = rng.uniform(0.95, 1.05)
             w_, h_ = width * scale, height * scale

@@ -1,0 +1,129 @@
+"""From per-frame sightings to table events: only what stays put for a few frames is reported.
+
+A card in a zone becomes a ``CardRead`` once the same read (card and face) has been seen for
+``stable_frames`` frames in a row; a snapshot of the card is written as JPEG for the audit trail
+and the event carries its path relative to the snapshot folder. A reported card that turns over
+(a dealer card exposed early) is reported again with its new face; one that is gone for
+``missing_frames`` frames is reported as ``CardRemoved``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from dealerassist.core.cards import Card
+from dealerassist.events import CardRead, CardRemoved, Event
+from dealerassist.vision.reader import CardSighting
+
+SNAPSHOT_SIZE = (126, 176)
+
+
+@dataclass
+class _Track:
+    zone: str
+    quad: np.ndarray
+    state: tuple[str | None, bool]  # (card, face_up) being counted
+    streak: int = 1
+    missing: int = 0
+    reported: tuple[str | None, bool] | None = None
+    confidence: float = 0.0
+    history: list[float] = field(default_factory=list)
+
+    @property
+    def centre(self) -> np.ndarray:
+        return self.quad.mean(axis=0)
+
+    @property
+    def size(self) -> float:
+        return float(np.linalg.norm(self.quad[2] - self.quad[0]))
+
+
+class CardStabiliser:
+    """Turns each frame's sightings (with zones) into CardRead / CardRemoved events."""
+
+    def __init__(
+        self, table: str, snapshot_dir: str | Path, *, stable_frames: int = 5, missing_frames: int = 5
+    ) -> None:
+        if stable_frames < 1 or missing_frames < 1:
+            raise ValueError("stable_frames and missing_frames must be at least 1")
+        self.table = table
+        self.snapshot_dir = Path(snapshot_dir)
+        self.stable_frames = stable_frames
+        self.missing_frames = missing_frames
+        self.tracks: list[_Track] = []
+        self._serial = itertools.count(1)
+
+    def update(self, frame: np.ndarray, sightings: list[CardSighting]) -> list[Event]:
+        events: list[Event] = []
+        unmatched = list(self.tracks)
+        for sighting in sightings:
+            if sighting.zone is None:
+                continue
+            track = self._match(sighting, unmatched)
+            state = (sighting.card, sighting.face_up)
+            if track is None:
+                self.tracks.append(
+                    _Track(sighting.zone, sighting.quad, state, confidence=sighting.confidence)
+                )
+                track = self.tracks[-1]
+            else:
+                unmatched.remove(track)
+                track.quad, track.missing = sighting.quad, 0
+                if state[0] is None and track.state[0] is not None and state[1] == track.state[1]:
+                    continue  # one frame that could not read a card already read: no news
+                if state == track.state:
+                    track.streak += 1
+                else:
+                    track.state, track.streak = state, 1
+                track.confidence = sighting.confidence
+            if track.streak >= self.stable_frames and track.reported != track.state:
+                events.append(self._read_event(frame, track))
+        for track in unmatched:
+            track.missing += 1
+            if track.missing >= self.missing_frames:
+                self.tracks.remove(track)
+                if track.reported is not None:
+                    card = Card.parse(track.reported[0]) if track.reported[0] else None
+                    events.append(
+                        CardRemoved(table=self.table, source="camera", card=card, position=track.zone)
+                    )
+        return events
+
+    def _match(self, sighting: CardSighting, candidates: list[_Track]) -> _Track | None:
+        best, best_distance = None, float("inf")
+        for track in candidates:
+            distance = float(np.linalg.norm(track.centre - sighting.centre))
+            if track.zone == sighting.zone and distance < 0.3 * track.size and distance < best_distance:
+                best, best_distance = track, distance
+        return best
+
+    def _read_event(self, frame: np.ndarray, track: _Track) -> CardRead:
+        track.reported = track.state
+        code, face_up = track.state
+        name = f"{self.table}-{next(self._serial):06d}-{track.zone}.jpg"
+        self.snapshot_dir.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(
+            str(self.snapshot_dir / name), card_snapshot(frame, track.quad), [cv2.IMWRITE_JPEG_QUALITY, 90]
+        )
+        return CardRead(
+            table=self.table,
+            source="camera",
+            card=Card.parse(code) if code else None,
+            face_up=face_up,
+            confidence=round(min(max(track.confidence, 0.0), 1.0), 4),
+            position=track.zone,
+            snapshot=name,
+        )
+
+
+def card_snapshot(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The card cut out of the frame and turned upright (index corner top-left)."""
+    w, h = SNAPSHOT_SIZE
+    target = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    matrix = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), target)
+    return cv2.warpPerspective(frame, matrix, (w, h), borderMode=cv2.BORDER_REPLICATE)
