@@ -39,7 +39,7 @@ from fractions import Fraction
 
 from dealerassist.core.cards import ACE, Card
 from dealerassist.core.decks import RoundCards
-from dealerassist.core.money import Odds, Payout, pay_odds
+from dealerassist.core.money import MoneyError, Odds, Payout, pay_odds
 from dealerassist.errors import RuleViolation
 from dealerassist.games.base import (
     DEALER,
@@ -125,6 +125,10 @@ class PerfectPairsRound(GameRound):
         self.dealer_blackjack = False
         self.shoe = RoundCards(rules.deck)
         self.hole = 0 if rules.option("hole_card_first", True) else 1
+        try:
+            self.blackjack_odds = Odds.parse(rules.option("blackjack_pays", "3 to 2"))
+        except MoneyError as exc:
+            raise RuleViolation("blackjack-pays", f"blackjack_pays: {exc}") from None
         self._plan: list[DealStep] = []
         self._dealt = 0
         self._settlement: Settlement | None = None
@@ -391,8 +395,7 @@ class PerfectPairsRound(GameRound):
         if self.dealer_blackjack:
             return ("push", None, "both blackjack") if hand.natural else ("lose", None, "dealer blackjack")
         if hand.natural:
-            odds = Odds.parse(self.rules.option("blackjack_pays", "3 to 2"))
-            return "win", pay_odds(hand.stake, odds, chip), "blackjack"
+            return "win", pay_odds(hand.stake, self.blackjack_odds, chip), "blackjack"
         mine = hand.total
         if mine.bust:
             return "lose", None, "bust"

@@ -55,6 +55,7 @@ from dealerassist.hands import evaluate_three
 from dealerassist.hands.value import HandValue
 
 EVEN_MONEY = Odds(1, 1)
+DEAL_ORDERS = ("packets", "rounds")
 QUEEN = 12
 
 
@@ -111,6 +112,11 @@ class AnteRound(GameRound):
         self.player_cards = self.PLAYER_CARDS
         self.dealer_cards = self.DEALER_CARDS
         self.dealer_up = self.DEALER_UP
+        self.deal_order = rules.option("deal_order", "packets")
+        if self.deal_order not in DEAL_ORDERS:
+            raise RuleViolation(
+                "deal-order", f"deal_order must be 'packets' or 'rounds', got {self.deal_order!r}"
+            )
         self.phase = "betting"
         self.wagers: dict[int, dict[str, int]] = {}
         self.cards: dict[str, list[Card]] = {}
@@ -163,7 +169,7 @@ class AnteRound(GameRound):
             self.check_seat(seat, self.wagers[seat])
         positions = [seat_position(s) for s in sorted(self.wagers)] + [DEALER]
         counts = {p: self.player_cards for p in positions} | {DEALER: self.dealer_cards}
-        self._plan = deal_plan(positions, counts, self.rules.option("deal_order", "packets"), self.dealer_up)
+        self._plan = deal_plan(positions, counts, self.deal_order, self.dealer_up)
         self.cards = {p: [] for p in positions}
         self.phase = "dealing"
 
@@ -342,10 +348,8 @@ def deal_plan(
     """The shoe's order: whole packets position by position, or one card per position per pass."""
     if order == "packets":
         pairs = [(p, i) for p in positions for i in range(counts[p])]
-    elif order == "rounds":
-        pairs = [(p, i) for i in range(max(counts.values())) for p in positions if i < counts[p]]
     else:
-        raise RuleViolation("deal-order", f"deal_order must be 'packets' or 'rounds', got {order!r}")
+        pairs = [(p, i) for i in range(max(counts.values())) for p in positions if i < counts[p]]
     return [DealStep(p, i, p == DEALER and i in dealer_up) for p, i in pairs]
 
 

@@ -397,3 +397,12 @@ def test_with_no_live_hand_the_dealer_only_turns_the_hole_card() -> None:
     s = play(TABLE, BET, "TS 5C 6D 7H KC", [HIT])
     assert s.hands == {"seat-1": "bust", DEALER: "12"}
     assert results(s)[("seat-1", "main")] == ("lose", 0, 0)
+
+
+def test_blackjack_odds_are_table_configuration() -> None:
+    """Blackjack pays 3:2 by default; a table may set other odds (6:5 here), read before the deal."""
+    six_five = rules("perfect-pairs-blackjack", limits=LIMITS, options={"blackjack_pays": "6 to 5"})
+    assert play(six_five, BET, "AS 9D KH 7C").results[0].win == cents("12")
+    with pytest.raises(RuleViolation) as refused:
+        new_round(rules("perfect-pairs-blackjack", limits=LIMITS, options={"blackjack_pays": "lots"}))
+    assert refused.value.rule == "blackjack-pays"

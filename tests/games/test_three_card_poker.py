@@ -332,3 +332,9 @@ def test_random_rounds_settle_every_wager_once(seed: int) -> None:
     assert plays == {s for s, b in placed if b == "ante"} - {
         r.seat for r in settlement.results if r.bet == "ante" and r.note == "folded"
     }
+
+
+def test_an_unknown_deal_order_is_refused_before_the_round() -> None:
+    with pytest.raises(RuleViolation) as refused:
+        new_round(rules("three-card-poker", limits=LIMITS, options={"deal_order": "sideways"}))
+    assert refused.value.rule == "deal-order"
