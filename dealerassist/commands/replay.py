@@ -44,22 +44,24 @@ def _replay(args: argparse.Namespace) -> int:
             config = load_table(name)
             tables[config.table_id] = config
     report = Replayer(tables, base_dir=path.parent).run(read_replay_file(path))
+    lines: list[tuple[int, str]] = []
     for number, event in report.outputs:
         if args.json:
-            print(json.dumps({"line": number, **event.to_dict()}, sort_keys=True))
+            lines.append((number, json.dumps({"line": number, **event.to_dict()}, sort_keys=True)))
         elif event.kind in SHOWN:
-            print(f"line {number}: {describe(event)}")
+            lines.append((number, f"line {number}: {describe(event)}"))
     for number, message in report.refused:
-        if args.json:
-            print(json.dumps({"line": number, "kind": "refused", "message": message}))
-        else:
-            print(f"line {number}: REFUSED {message}")
+        text = json.dumps({"line": number, "kind": "refused", "message": message}) if args.json else ""
+        lines.append((number, text or f"line {number}: REFUSED {message}"))
     for check in report.checks:
-        where = f"line {check.line}: " if check.line else ""
         if args.json:
-            print(json.dumps({"line": check.line, "kind": "check", "ok": check.ok, "message": check.message}))
+            text = json.dumps({"line": check.line, "kind": "check", "ok": check.ok, "message": check.message})
         else:
-            print(f"{where}{'ok' if check.ok else 'FAILED'}: {check.message}")
+            text = f"line {check.line}: " if check.line else ""
+            text += f"{'ok' if check.ok else 'FAILED'}: {check.message}"
+        lines.append((check.line or 1 << 30, text))
+    for _, text in sorted(lines, key=lambda item: item[0]):
+        print(text)
     return 0 if report.ok else 1
 
 

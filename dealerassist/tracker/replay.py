@@ -2,10 +2,11 @@
 
 A replay file is JSON Lines. Each line is either an event (``{"kind": "wager", ...}``) or an
 exported record (``{"seq": ..., "event": {...}}``, as ``dealerassist export`` writes). Inputs are
-handed to the table's tracker; recorded outputs are kept and compared with what the replay
-produces, so an exported round that does not settle the same way again is reported. ``meta`` lines
-name a table's configuration (``table_file`` or an inline ``table_config``) and may state what a
-round must come to (``expect``); see ``docs/events.md``.
+handed to the table's tracker, and so are the inputs kept in recorded ``refused`` records (they
+must be refused again). Recorded outputs are compared with what the replay produces, so an
+exported round that does not settle the same way again is reported. ``meta`` lines name a table's
+configuration (``table_file`` or an inline ``table_config``) and may state what a round must come
+to (``expect``); see ``docs/events.md``.
 """
 
 from __future__ import annotations
@@ -110,8 +111,14 @@ def rules_from_description(config: Mapping[str, Any]) -> TableRules:
 class Replayer:
     """Feeds replay lines to a ``Pit`` whose tables are set up from the file or given by the caller."""
 
-    def __init__(self, tables: Mapping[str, Any] | None = None, base_dir: Path | None = None) -> None:
-        self.log = EventLog(":memory:")
+    def __init__(
+        self,
+        tables: Mapping[str, Any] | None = None,
+        base_dir: Path | None = None,
+        log: EventLog | None = None,
+    ) -> None:
+        self.owns_log = log is None
+        self.log = log or EventLog(":memory:")
         self.pit = Pit(self.log)
         self.known = dict(tables or {})
         self.base_dir = base_dir or Path.cwd()
@@ -124,7 +131,8 @@ class Replayer:
         self._compare_recorded()
         for table in self.pit.tables():
             self.report.snapshots[table] = self.pit.tracker(table).snapshot()
-        self.log.close()
+        if self.owns_log:
+            self.log.close()
         return self.report
 
     def feed(self, line: ReplayLine) -> None:
@@ -134,6 +142,9 @@ class Replayer:
         if kind == "table-config" and line.recorded and isinstance(table, str):
             self.known.setdefault(table, _config_from_record(data))
             return
+        if kind == "refused" and line.recorded and isinstance(data.get("input"), dict):
+            line = ReplayLine(line.number, {"table": table, **data["input"]}, recorded=False)
+            data, kind = line.data, line.data.get("kind")
         if kind == "meta" and isinstance(data.get("data"), dict):
             self._meta(line, data["data"], table)
         if kind not in INPUT_KINDS:

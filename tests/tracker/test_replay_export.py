@@ -1,0 +1,138 @@
+"""Hand-written rounds of every game replay to their stated results; exported rounds replay to the
+settlement they were recorded with; the export and replay commands behave on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from dealer_bot import make_script
+from highcard_game import high_card_rules
+
+from dealerassist.core.decks import CONFIG_DIR
+from dealerassist.errors import DealerAssistError
+from dealerassist.events import EventError
+from dealerassist.storage.eventlog import EventLog
+from dealerassist.tracker import Tracker
+from dealerassist.tracker.replay import Replayer, ReplayLine, read_replay_file
+
+ROUNDS = CONFIG_DIR.parent / "tests" / "rounds"
+FIXTURES = sorted(ROUNDS.glob("*.jsonl"))
+
+
+def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dealerassist", *args], capture_output=True, text=True, timeout=120, cwd=cwd
+    )
+
+
+def _stated_refusals(path: Path) -> int:
+    count = 0
+    for line in read_replay_file(path):
+        expect = line.data.get("data", {}).get("expect", {}) if line.data.get("kind") == "meta" else {}
+        count += len(expect.get("refused", []))
+    return count
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_hand_written_rounds_settle_as_stated(path: Path) -> None:
+    report = Replayer(base_dir=path.parent).run(read_replay_file(path))
+    failed = [c.message for c in report.checks if not c.ok]
+    assert not failed
+    assert len(report.checks) >= 3, "each game's file states the result of several rounds"
+    assert len(report.refused) == _stated_refusals(path), report.refused
+
+
+def test_every_shipped_game_has_hand_written_rounds() -> None:
+    games = {json.loads(p.read_text().splitlines()[0])["data"]["table_file"] for p in FIXTURES}
+    assert {"config/tables/three-card-poker.toml"} <= games
+
+
+def _play_into(db: Path, seed: int, rounds: int) -> int:
+    with EventLog(db) as log:
+        tracker = Tracker(high_card_rules("hc-1"), log)
+        for data in make_script(seed, rounds):
+            try:
+                tracker.handle_data(data)
+            except DealerAssistError:
+                pass
+        return log.last_seq()
+
+
+def _export_lines(db: Path, *extra: str) -> list[ReplayLine]:
+    result = _cli("export", "--db", str(db), *extra)
+    assert result.returncode == 0, result.stderr
+    path = db.with_suffix(".jsonl")
+    path.write_text(result.stdout, encoding="utf-8")
+    return read_replay_file(path)
+
+
+def test_exported_rounds_replay_to_the_recorded_settlements(tmp_path: Path) -> None:
+    db = tmp_path / "events.db"
+    records = _play_into(db, seed=11, rounds=12)
+    lines = _export_lines(db)
+    assert len(lines) == records
+    report = Replayer({"hc-1": high_card_rules("hc-1")}).run(lines)
+    compared = [c for c in report.checks if c.line == 0]
+    assert len(compared) == 12 and all(c.ok for c in compared), [c.message for c in compared]
+
+
+def test_an_altered_export_no_longer_settles_as_recorded(tmp_path: Path) -> None:
+    db = tmp_path / "events.db"
+    _play_into(db, seed=5, rounds=4)
+    lines = _export_lines(db)
+    reads = [line for line in lines if line.data["kind"] == "card-read" and line.data["source"] == "shoe"]
+    dealer_card = reads[-1]
+    dealer_card.data["card"] = "2C" if dealer_card.data["card"] != "2C" else "AC"
+    report = Replayer({"hc-1": high_card_rules("hc-1")}).run(lines)
+    assert not report.ok
+    assert any("DIFFERS" in c.message for c in report.checks)
+
+
+def test_export_and_replay_commands_round_trip_a_real_game(tmp_path: Path) -> None:
+    db = tmp_path / "events.db"
+    fixture = ROUNDS / "three-card-poker.jsonl"
+    with EventLog(db) as log:
+        assert Replayer(base_dir=ROUNDS, log=log).run(read_replay_file(fixture)).ok
+    export = tmp_path / "tcp.jsonl"
+    assert _cli("export", "--db", str(db), "--table", "tcp-1", "-o", str(export)).returncode == 0
+    replay = _cli("replay", str(export), cwd=tmp_path)
+    assert replay.returncode == 0, replay.stdout + replay.stderr
+    assert replay.stdout.count("settles as recorded") == 6
+    assert "ALARM tcp-1 round 3 exposed-dealer-card" in replay.stdout
+    as_json = _cli("replay", str(export), "--json", cwd=tmp_path)
+    kinds = [json.loads(line)["kind"] for line in as_json.stdout.splitlines()]
+    assert kinds.count("round-settled") == 4 and kinds.count("round-voided") == 2
+
+
+def test_csv_export_and_time_window(tmp_path: Path) -> None:
+    db = tmp_path / "events.db"
+    records = _play_into(db, seed=3, rounds=2)
+    csv_out = _cli("export", "--db", str(db), "--format", "csv")
+    rows = csv_out.stdout.splitlines()
+    assert rows[0] == "seq,recorded_at,table,round_id,kind,user,event,prev_hash,hash"
+    assert len(rows) == records + 1
+    assert _export_lines(db, "--to", "2000-01-01") == []
+    assert len(_export_lines(db, "--from", "2000-01-01T00:00:00+02:00")) == records
+    bad = _cli("export", "--db", str(db), "--from", "yesterday")
+    assert bad.returncode == 1 and "--from: not an ISO-8601" in bad.stderr
+
+
+def test_replay_file_errors_name_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"kind": "round-open", "table": "hc-1"}\n{"kind": oops}\n', encoding="utf-8")
+    with pytest.raises(EventError, match=r"bad\.jsonl:2: not a JSON line"):
+        read_replay_file(path)
+    result = _cli("replay", str(path))
+    assert result.returncode == 1 and "bad.jsonl:2" in result.stderr
+    path.write_text(
+        '{"kind": "round-settled", "table": "hc-1", "round_id": 1, "results": []}\n'
+        '{"kind": "round-open", "table": "nowhere"}\n',
+        encoding="utf-8",
+    )
+    report = Replayer().run(read_replay_file(path))
+    assert [n for n, _ in report.refused] == [1, 2]
+    assert "not an input" in report.refused[0][1] and "no configuration" in report.refused[1][1]
