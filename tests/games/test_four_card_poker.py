@@ -315,3 +315,12 @@ def test_aggregate_cap_is_table_configuration() -> None:
     with pytest.raises(RuleViolation) as refused:
         new_round(rules("four-card-poker", limits=LIMITS, options={"aggregate_cap": "lots"}))
     assert refused.value.rule == "aggregate-cap"
+
+
+def test_a_tie_needs_all_four_cards_equal() -> None:
+    """'Consider the entire four-card hand when declaring a tie': K-K-9-5 beats K-K-9-4, and
+    K-K-9-4 loses to K-K-9-5 even though the player wins true ties."""
+    higher = play(TABLE, [(1, "ante", "10")], "KS KH 9C 5D 2S  KD KC 9H 4S 3C 2H", [PLAY])
+    assert results(higher)[("seat-1", "ante")][0] == "win"
+    lower = play(TABLE, [(1, "ante", "10")], "KS KH 9C 4D 2S  KD KC 9H 5S 3C 2H", [PLAY])
+    assert results(lower)[("seat-1", "ante")][0] == "lose"

@@ -406,3 +406,20 @@ def test_blackjack_odds_are_table_configuration() -> None:
     with pytest.raises(RuleViolation) as refused:
         new_round(rules("perfect-pairs-blackjack", limits=LIMITS, options={"blackjack_pays": "lots"}))
     assert refused.value.rule == "blackjack-pays"
+
+
+def test_hit_as_often_as_desired_until_standing() -> None:
+    """'You can hit as often as desired until you select stand or you bust.'"""
+    s = play(TABLE, BET, "2S TD 3H 7H 2C 4D 3C", [HIT, HIT, HIT, STAND])
+    assert s.hands == {"seat-1": "14", DEALER: "17"}
+    assert results(s)[("seat-1", "main")] == ("lose", 0, 0)
+
+
+def test_split_twenty_one_pushes_a_dealer_twenty_one() -> None:
+    """A two-card 21 after a split is no blackjack: against a dealer's 21 it pushes."""
+    s = play(TABLE, BET, "KS 6D KH 5H AC 9C TD", [SPLIT, act("stand", "seat-1.2")])
+    got = results(s)
+    assert s.hands["seat-1"] == "21"
+    assert s.hands[DEALER] == "21"
+    assert got[("seat-1", "main")] == ("push", 0, cents("10"))
+    assert got[("seat-1.2", "main")] == ("lose", 0, 0)
