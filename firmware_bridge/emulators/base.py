@@ -218,12 +218,8 @@ class DeviceEmulator:
                 ready = []
             if self._wake_r in ready:
                 os.read(self._wake_r, 4096)
-            while True:
-                try:
-                    job = self._jobs.get_nowait()
-                except queue.Empty:
-                    break
-                job()
+            if self._run_jobs() and self._fd() != fd:
+                continue  # a job replugged the cable: this select's readiness is about a closed fd
             if self._listener is not None and self._listener.fileno() in ready and self._conn is None:
                 sock, _ = self._listener.accept()
                 self._adopt(sock)
@@ -232,6 +228,16 @@ class DeviceEmulator:
             if self._replug_at is not None and time.monotonic() >= self._replug_at:
                 self._replug()
             self.on_tick(time.monotonic())
+
+    def _run_jobs(self) -> bool:
+        ran = False
+        while True:
+            try:
+                job = self._jobs.get_nowait()
+            except queue.Empty:
+                return ran
+            job()
+            ran = True
 
     def _fd(self) -> int | None:
         if self._conn is not None:

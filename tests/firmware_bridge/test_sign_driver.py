@@ -126,6 +126,7 @@ def test_emu_sign_url_and_bad_urls() -> None:
     sign.start()
     try:
         sign.show_amount(77)
+        wait_for(lambda: registry.lookup("sign", "pit") is not None, what="emulator created on first open")
         emu = registry.lookup("sign", "pit")
         assert isinstance(emu, SignEmulator)
         wait_for(lambda: emu.text() == "JACKPOT $0.77", what="addressed sign")
