@@ -35,7 +35,7 @@ def shuffled(cards: list[Card]) -> st.SearchStrategy[list[Card]]:
     return st.permutations(cards)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_card_order_never_matters(data: st.DataObject) -> None:
     three = data.draw(deals(3))
@@ -57,7 +57,7 @@ def test_card_order_never_matters(data: st.DataObject) -> None:
     assert pairs_and_up_made(data.draw(shuffled(pu))) == pairs_and_up_made(pu)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(deals(8, WITH_JOKER))
 def test_adding_a_card_never_lowers_a_best_of_n_hand(cards: list[Card]) -> None:
     assert best_five(cards[:5]) <= best_five(cards[:6]) <= best_five(cards[:7])
@@ -68,7 +68,7 @@ def test_adding_a_card_never_lowers_a_best_of_n_hand(cards: list[Card]) -> None:
     )
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(deals(7, WITH_JOKER))
 def test_best_five_cards_are_five_of_the_hand_and_judge_the_same(cards: list[Card]) -> None:
     value = best_five(cards)
@@ -77,7 +77,7 @@ def test_best_five_cards_are_five_of_the_hand_and_judge_the_same(cards: list[Car
     assert evaluate_five(value.cards).name == value.name
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(PAIRS_AND_UP_FACES), min_size=4, max_size=4))
 def test_pairs_and_up_patterns_are_consistent(cards: list[Card]) -> None:
     made = pairs_and_up_made(cards)
@@ -91,7 +91,7 @@ def test_pairs_and_up_patterns_are_consistent(cards: list[Card]) -> None:
         assert hand != "three-of-a-kind"
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(deals(2, WITH_JOKER), deals(5, WITH_JOKER))
 def test_a_back_hand_of_two_pair_or_better_is_never_fouled(front: list[Card], back: list[Card]) -> None:
     five = evaluate_five(back, wheel_second=True)
