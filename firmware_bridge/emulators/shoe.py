@@ -73,7 +73,7 @@ class ShoeEmulator(DeviceEmulator):
         super().__init__(baudrate=baudrate, name="shoe")
         self.deck = load_deck(deck)
         self.rng = random.Random(seed)
-        self.boot_id = self.rng.getrandbits(32)
+        self.boot_id = random.SystemRandom().getrandbits(32)  # a new power-up even with the same seed
         self.heartbeat = heartbeat
         self.retransmit = retransmit
         self._shoe: deque[Card] = deque()
