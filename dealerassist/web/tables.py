@@ -20,8 +20,17 @@ from dealerassist.web.runtime import runtime
 AMOUNT_ACTIONS = frozenset({"double", "split", "insurance", "raise"})
 # Decisions that need cards named (pai gow: the two-card hand the player sets).
 CARDS_ACTIONS = frozenset({"set-hand"})
-# Decisions that name a chosen hand (Pairs & Up).
-CHOICE_ACTIONS = frozenset({"choose"})
+# Bets placed by a decision after the deal, never at betting time.
+DECISION_BETS = frozenset({"play"})
+
+
+def decision_choices(game: str, action: str) -> list[str]:
+    """The hands a decision must name (Pairs & Up: which hand the Play is on), else none."""
+    if game == "pairs-and-up" and action == "play":
+        from dealerassist.games.pairs_and_up import HANDS
+
+        return list(HANDS)
+    return []
 
 
 def snapshot_of(table: str) -> dict[str, Any]:
@@ -67,6 +76,7 @@ class HandView:
     hand_name: str = ""
     actions: list[str] = field(default_factory=list)
     next_card: bool = False
+    choices: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -120,7 +130,7 @@ class TableView:
 
     @property
     def can_open(self) -> bool:
-        return not self.round_open
+        return self.status in ("idle", "closed")
 
     @property
     def can_close(self) -> bool:
@@ -134,18 +144,13 @@ class TableView:
             and not self.snapshot.get("revealed")
             and not self.snapshot.get("pending_decisions")
             and self.snapshot.get("next_deal") is None
-            and self.game != "face-up-pai-gow"
+            and self.phase not in ("dice", "complete", "settled")
+            and self.dealer.cards != []
         )
 
     @property
     def wants_dice(self) -> bool:
-        return (
-            self.round_open
-            and self.game == "face-up-pai-gow"
-            and not self.betting
-            and not any(h.cards for s in self.seats for h in s.hands)
-            and not self.dealer.cards
-        )
+        return self.round_open and self.phase == "dice"
 
     @property
     def alarms(self) -> list[dict[str, Any]]:
@@ -173,6 +178,14 @@ class TableView:
 
     def money(self, cents: int) -> str:
         return format_amount(cents)
+
+    @staticmethod
+    def needs_amount(action: str) -> bool:
+        return action in AMOUNT_ACTIONS
+
+    @staticmethod
+    def needs_cards(action: str) -> bool:
+        return action in CARDS_ACTIONS
 
 
 def _cards(entries: list[Mapping[str, Any]]) -> list[CardView]:
@@ -210,13 +223,15 @@ def dealer_view(table: str) -> TableView:
             continue
         if parsed is None or parsed[0] not in seats:
             continue
+        actions = list(legal.get(position, []))
         seats[parsed[0]].hands.append(
             HandView(
                 position,
                 _cards(list(positions.get(position, []))),
                 str(hands_named.get(position, "")),
-                list(legal.get(position, [])),
+                actions,
                 next_pos == position,
+                {a: decision_choices(rules.game, a) for a in actions if decision_choices(rules.game, a)},
             )
         )
     for seat_text, bets in (snap.get("wagers") or {}).items():
@@ -240,7 +255,7 @@ def dealer_view(table: str) -> TableView:
     for seat in seats.values():
         if not seat.hands:
             seat.hands.append(HandView(f"seat-{seat.seat}"))
-    bets = list(rules.limits) or [b for b in _game_bets(rules.game) if b != "play"]
+    bets = [b for b in (list(rules.limits) or _game_bets(rules.game)) if b not in DECISION_BETS]
     controller = rt.progressive_for(table)
     return TableView(
         table=table,

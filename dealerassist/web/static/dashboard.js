@@ -29,7 +29,8 @@
     const buttons = form.querySelectorAll("button");
     buttons.forEach((b) => (b.disabled = true));
     try {
-      const response = await fetch(form.action, {
+      // getAttribute: a field named "action" (a decision's) would shadow form.action
+      const response = await fetch(form.getAttribute("action"), {
         method: "POST",
         credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf(), Accept: "application/json" },

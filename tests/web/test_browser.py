@@ -1,0 +1,326 @@
+"""End to end in real headless Chromium: a dealer plays a whole round of every game from the
+touchscreen while the shoe's reads arrive as the shoe driver delivers them, and the screen must show
+exactly what settlement pays. Supervisor, surveillance, sign and status screens are driven too, and
+each test saves the README screenshot of its screen into docs/screenshots/."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser import chromium
+from conftest import PASSWORDS, Dashboard, make_dashboard
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.select import Select
+from selenium.webdriver.support.ui import WebDriverWait
+
+from dealerassist.commands.web import serve_in_thread
+from dealerassist.core.money import format_amount, parse_amount
+from dealerassist.core.tables import TABLES_DIR, load_table, table_from_mapping
+from dealerassist.events import DeviceLink
+from dealerassist.progressive.controller import ProgressiveController
+from dealerassist.progressive.params import params_from_table
+
+pytestmark = pytest.mark.browser
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# (table, wagers as (seat, bet, dollars), decision preference, shuffle seed)
+GAMES = [
+    ("tcp-1", [(1, "ante", "10"), (2, "ante", "25"), (2, "pair-plus", "5")], 11),
+    ("fcp-1", [(1, "ante", "10"), (2, "ante", "5"), (2, "aces-up", "5")], 12),
+    ("fupg-1", [(1, "wager", "25"), (2, "wager", "10"), (2, "fortune", "5")], 13),
+    ("ppbj-1", [(1, "main", "10"), (2, "main", "25"), (2, "perfect-pairs", "10")], 14),
+    ("pu-1", [(1, "ante", "5"), (2, "ante", "10"), (2, "double-match", "1")], 15),
+]
+PREFERRED = ("decline", "stand", "house-way", "play")
+
+
+def _tables_with_a_progressive(tmp: Path) -> list[Any]:
+    """Every shipped table; Pai Gow gets a [progressive] section so the sign has a meter to show."""
+    tables = [load_table(p) for p in sorted(TABLES_DIR.glob("*.toml"))]
+    out = []
+    for config in tables:
+        if config.table_id == "fupg-1":
+            raw = dict(config.raw)
+            raw["progressive"] = {
+                "name": "fortune-link",
+                "bet": "progressive",
+                "wager": "1",
+                "base": "10000",
+                "increment": "15",
+                "reserve": "5",
+            }
+            config = table_from_mapping(raw, str(config.path))
+        out.append(config)
+    return out
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Dashboard, str]]:
+    tmp = tmp_path_factory.mktemp("browser")
+    configs = _tables_with_a_progressive(tmp)
+    board = make_dashboard(tmp, configs)
+    fupg = next(c for c in configs if c.table_id == "fupg-1")
+    controller = ProgressiveController("fupg-1", params_from_table(fupg), board.log)
+    controller.attach(board.pit.tracker("fupg-1"))
+    board.runtime.progressive = {"fupg-1": controller}
+    controller.subscribe(board.runtime.fanout.catch_up)
+    server = serve_in_thread(board.app, "127.0.0.1", 0)
+    yield board, f"http://127.0.0.1:{server.port}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[WebDriver]:
+    with chromium() as driver:
+        yield driver
+
+
+def wait(driver: WebDriver, condition: Callable[[], Any], what: str, timeout: float = 10) -> Any:
+    return WebDriverWait(
+        driver, timeout, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)
+    ).until(lambda _d: condition(), message=what)
+
+
+def sign_in(driver: WebDriver, base: str, name: str) -> None:
+    driver.get(base + "/login")
+    driver.find_element(By.ID, "name").send_keys(name)
+    driver.find_element(By.ID, "password").send_keys(PASSWORDS[name][1])
+    driver.find_element(By.ID, "sign-in").click()
+    wait(driver, lambda: "/login" not in driver.current_url, f"{name} signed in")
+
+
+def sign_out(driver: WebDriver) -> None:
+    driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
+    wait(driver, lambda: "/login" in driver.current_url, "signed out")
+
+
+def click(driver: WebDriver, selector: str) -> None:
+    wait(driver, lambda: driver.find_element(By.CSS_SELECTOR, selector).is_enabled(), selector)
+    wait(driver, lambda: driver.find_element(By.CSS_SELECTOR, selector).click() or True, f"click {selector}")
+
+
+def no_error(driver: WebDriver) -> None:
+    box = driver.find_element(By.ID, "action-error")
+    assert not box.is_displayed(), box.text
+
+
+def shot(driver: WebDriver, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    driver.execute_script("window.scrollTo(0, 0); document.activeElement.blur();")
+    driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+
+
+def deal_from_shoe(board: Dashboard, table: str, shoe: list[str]) -> bool:
+    """Feed shoe reads while the round expects a card; True if any card went out."""
+    dealt = False
+    while board.pit.tracker(table).snapshot()["next_deal"] is not None:
+        board.shoe(table, shoe.pop())
+        dealt = True
+    return dealt
+
+
+@pytest.mark.parametrize(("table", "wagers", "seed"), GAMES, ids=[g[0] for g in GAMES])
+def test_dealer_plays_a_whole_round_and_sees_exactly_what_to_pay(
+    site: tuple[Dashboard, str], browser: WebDriver, table: str, wagers: list[tuple[int, str, str]], seed: int
+) -> None:
+    board, base = site
+    tracker = board.pit.tracker(table)
+    shoe = [c.code for c in tracker.rules.deck.cards()]
+    random.Random(seed).shuffle(shoe)
+    sign_in(browser, base, "dana")
+    browser.get(f"{base}/tables/{table}")
+    phase = lambda: browser.find_element(By.ID, "phase").get_attribute("data-phase")  # noqa: E731
+    click(browser, "button[data-kind=round-open]")
+    wait(browser, lambda: phase() == "betting", "betting opens")
+
+    for seat, bet, dollars in wagers:
+        box = f"#seat-{seat} form.act"
+        Select(browser.find_element(By.CSS_SELECTOR, f"{box} select[name=bet]")).select_by_visible_text(bet)
+        field = browser.find_element(By.CSS_SELECTOR, f"{box} input[name=amount]")
+        field.clear()
+        field.send_keys(dollars)
+        click(browser, f"{box} button[data-kind=wager]")
+        wait(
+            browser,
+            lambda s=seat, b=bet: b in browser.find_element(By.CSS_SELECTOR, f"#seat-{s} .wagers").text,
+            f"seat {seat} shows its {bet}",
+        )
+        no_error(browser)
+    expected_wagers = {str(s): {} for s, _, _ in wagers}
+    for s, b, d in wagers:
+        expected_wagers[str(s)][b] = parse_amount(d)
+    assert tracker.snapshot()["wagers"] == expected_wagers
+    if table == "tcp-1":
+        shot(browser, "dealer-betting")
+
+    click(browser, "button[data-kind=betting-closed]")
+    wait(browser, lambda: phase() != "betting", "betting closes")
+    for _ in range(40):
+        snap = tracker.snapshot()
+        if snap["status"] != "open":
+            break
+        if deal_from_shoe(board, table, shoe):
+            continue
+        if snap["phase"] == "dice":
+            browser.find_element(By.CSS_SELECTOR, "form.act input[name=total]").send_keys("9")
+            click(browser, "button[data-kind=dice]")
+            wait(browser, lambda: tracker.snapshot()["phase"] != "dice", "dice thrown")
+            continue
+        if snap["pending_decisions"]:
+            position = snap["pending_decisions"][0]
+            actions = snap["legal_actions"][position]
+            action = next((a for a in PREFERRED if a in actions), actions[0])
+            before = len(list(board.log.records(table=table)))
+            click(browser, f"[data-position='{position}'] button.decision.{action}")
+            wait(
+                browser,
+                lambda b=before: len(list(board.log.records(table=table))) > b,
+                f"{position} {action}",
+            )
+            no_error(browser)
+            continue
+        if snap["phase"] not in ("complete", "settled"):
+            click(browser, "button[data-kind=dealer-reveal]")
+            time.sleep(0.2)
+    settled = tracker.snapshot()
+    assert settled["status"] == "settled", settled
+
+    owed: dict[int, int] = {}
+    for r in settled["settlement"]["results"]:
+        owed[r["seat"]] = owed.get(r["seat"], 0) + r["win"] + r["returned"]
+    wait(browser, lambda: browser.find_elements(By.ID, "total-to-pay"), "the settlement is on screen")
+    for seat, cents in owed.items():
+        shown = browser.find_element(By.CSS_SELECTOR, f"#seat-{seat} .to-pay")
+        assert int(shown.get_attribute("data-to-pay")) == cents
+        if cents:
+            assert format_amount(cents) in shown.text
+        rows = browser.find_elements(By.CSS_SELECTOR, f"#seat-{seat} table.results tbody tr")
+        assert len(rows) == len([r for r in settled["settlement"]["results"] if r["seat"] == seat])
+    assert browser.find_element(By.ID, "total-to-pay").text == format_amount(sum(owed.values()))
+    for position, cards in settled["positions"].items():
+        if position == "dealer":
+            continue
+        shown_cards = browser.find_elements(By.CSS_SELECTOR, f"[data-position='{position}'] .card")
+        assert [c.get_attribute("data-card") for c in shown_cards] == [c["card"] for c in cards]
+    for position, name in settled["hands"].items():
+        if position != "dealer" and name:
+            assert name in browser.find_element(By.CSS_SELECTOR, f"[data-position='{position}']").text
+    shot(browser, f"dealer-{table}")
+    click(browser, "button[data-kind=round-close]")
+    wait(browser, lambda: phase() == "closed", "round closed")
+    sign_out(browser)
+
+
+def test_supervisor_clears_an_alarm_the_dealer_cannot(
+    site: tuple[Dashboard, str], browser: WebDriver
+) -> None:
+    board, base = site
+    board.pit.handle(
+        "tcp-1", DeviceLink(table="tcp-1", device="shoe", up=False, detail="USB cable unplugged")
+    )
+    sign_in(browser, base, "dana")
+    browser.get(f"{base}/tables/tcp-1")
+    alarm = browser.find_element(By.CSS_SELECTOR, "#alarms .alarm")
+    assert "USB cable unplugged" in alarm.text
+    assert alarm.value_of_css_property("background-color") == "rgba(198, 40, 40, 1)"  # red
+    assert not browser.find_elements(By.CSS_SELECTOR, "button[data-kind=ack-alarm]")
+    shot(browser, "dealer-alarm")
+    sign_out(browser)
+
+    sign_in(browser, base, "sam")
+    assert browser.current_url.endswith("/supervisor")
+    form = browser.find_element(By.CSS_SELECTOR, "#sup-tcp-1 .alarm form.act")
+    click(browser, "#sup-tcp-1 .alarm button[data-kind=ack-alarm]")  # no reason: the browser refuses
+    assert board.pit.tracker("tcp-1").snapshot()["alarms"]
+    form.find_element(By.CSS_SELECTOR, "input[name=reason]").send_keys("cable plugged back in")
+    shot(browser, "supervisor")
+    click(browser, "#sup-tcp-1 .alarm button[data-kind=ack-alarm]")
+    wait(browser, lambda: not board.pit.tracker("tcp-1").snapshot()["alarms"], "alarm cleared")
+    wait(browser, lambda: "No open alarms" in browser.find_element(By.ID, "sup-tcp-1").text, "panel updated")
+    cleared = [r.event for r in board.log.records() if r.event.kind == "alarm-cleared"]
+    assert cleared[-1].user == "sam" and cleared[-1].reason == "cable plugged back in"
+    board.pit.handle("tcp-1", DeviceLink(table="tcp-1", device="shoe", up=True))
+    sign_out(browser)
+
+
+def test_surveillance_filters_history_opens_a_timeline_and_verifies_the_chain(
+    site: tuple[Dashboard, str], browser: WebDriver
+) -> None:
+    _board, base = site
+    sign_in(browser, base, "sue")
+    assert "/surveillance" in browser.current_url
+    rows = browser.find_elements(By.CSS_SELECTOR, "#rounds tbody tr")
+    assert len(rows) >= len(GAMES)
+    Select(browser.find_element(By.NAME, "table")).select_by_visible_text("tcp-1")
+    browser.find_element(By.CSS_SELECTOR, "#filters button[type=submit]").click()
+    wait(browser, lambda: "table=tcp-1" in browser.current_url, "filtered")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#rounds tbody tr")
+    assert rows and all(r.find_element(By.CSS_SELECTOR, "td").text == "tcp-1" for r in rows)
+    browser.find_element(By.ID, "verify-chain").click()
+    wait(browser, lambda: "Intact" in browser.find_element(By.ID, "chain-status").text, "chain verified")
+    browser.get(f"{base}/surveillance/?table=tcp-1")
+    assert "intact" in browser.find_element(By.ID, "chain-status").text
+    shot(browser, "surveillance-history")
+    browser.find_element(By.CSS_SELECTOR, "#rounds tbody tr td a").click()
+    wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, ".timeline li"), "timeline")
+    texts = [li.text for li in browser.find_elements(By.CSS_SELECTOR, ".timeline li")]
+    assert any("round settled" in t for t in texts) and any("seat 1 ante $10.00 by dana" in t for t in texts)
+    shot(browser, "surveillance-round")
+    browser.get(f"{base}/surveillance/analytics")
+    assert browser.find_elements(By.CSS_SELECTOR, "#chart-hold svg .bar")
+    shot(browser, "surveillance-analytics")
+    sign_out(browser)
+
+
+def test_sign_page_mirrors_the_progressive_live(site: tuple[Dashboard, str], browser: WebDriver) -> None:
+    board, base = site
+    controller = board.runtime.progressive_for("fupg-1")
+    browser.get(f"{base}/sign?table=fupg-1")
+    amount = browser.find_element(By.ID, "sign-amount")
+    assert amount.text == format_amount(controller.state()["amount"])
+    before = controller.state()["amount"]
+    dealer = board.client("dana")
+    assert dealer.act("fupg-1", "round-open").status_code == 200
+    for seat in (1, 2, 3):
+        dealer.act("fupg-1", "wager", seat=seat, bet="wager", amount="10")
+        assert dealer.act("fupg-1", "wager", seat=seat, bet="progressive", amount="1").status_code == 200
+    assert dealer.act("fupg-1", "betting-closed").status_code == 200
+    after = controller.state()["amount"]
+    assert after > before
+    wait(
+        browser,
+        lambda: browser.find_element(By.ID, "sign-amount").text == format_amount(after),
+        "sign updated",
+    )
+    shot(browser, "sign")
+    assert dealer.act("fupg-1", "approve-void").status_code == 403
+    board.client("sam").act("fupg-1", "approve-void", reason="browser test ends the round")
+
+
+def test_status_page_shows_links_and_the_last_error(site: tuple[Dashboard, str], browser: WebDriver) -> None:
+    board, base = site
+    board.pit.handle(
+        "ppbj-1", DeviceLink(table="ppbj-1", device="camera", up=False, detail="no frames for 5 s")
+    )
+    sign_in(browser, base, "ada")
+    browser.get(f"{base}/status")
+    row = browser.find_element(By.CSS_SELECTOR, "tr[data-device=camera]")
+    assert "no frames for 5 s" in row.text and "DOWN" in row.text
+    board.pit.handle("ppbj-1", DeviceLink(table="ppbj-1", device="camera", up=True, detail="frames again"))
+    wait(
+        browser,
+        lambda: (
+            browser.find_element(By.CSS_SELECTOR, "tr[data-device=camera]").get_attribute("class") == "ok"
+        ),
+        "status live",
+    )
+    assert "no frames for 5 s" in browser.find_element(By.CSS_SELECTOR, "tr[data-device=camera]").text
+    shot(browser, "status")
+    sign_out(browser)
