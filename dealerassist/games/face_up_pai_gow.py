@@ -9,13 +9,15 @@ The rules in the order the text gives them, and where the code keeps each one:
 * The player-dealer: a seated player banks by placing ``bank`` (the table stake they put up,
   within the ``bank`` limits; a table without them offers no player-dealer). The banker's hand is
   the ``dealer`` position and the seat places no other wager. Without a banker the house banks.
-* Dice (``set_dice``): the total counts positions from the house dealer's, which is 1, then seat 1
-  (the dealer's left), seat 2, ... around the table, and dealing starts at the position it lands
-  on. Each live hand gets seven cards in turn from there; empty spots get none (seven spots and
-  the dealer would need 56 cards from 53, so only hands in play are dealt: our documented
-  choice). Players' cards are face down; the dealer's are dealt face up, since this variant
-  exposes the dealer's hand first, so no dealer card is ever hidden (``must_be_hidden``). Nothing
-  is dealt before betting closes and the dice are thrown.
+* Dice (``set_dice``): the total counts positions from the dealer's place, which is 1 (the
+  player-dealer's hand lies there too, so the count starts there whoever banks), then seat 1 (the
+  dealer's left), seat 2, ... around the table; dealing starts at the position it lands on and
+  each hand gets seven cards in turn. Empty spots get none by default (seven spots and the
+  dealer would need 56 cards from 53); a table of six spots or fewer may set
+  ``deal_empty_spots = true`` to deal every spot as the tray does, the unused hands going to the
+  discard unplayed. Players' cards are face down; the dealer's are dealt face up, since this
+  variant exposes the dealer's hand first, so no dealer card is ever hidden (``must_be_hidden``).
+  Nothing is dealt before betting closes and the dice are thrown.
 * The house dealer sets the dealer hand by the House Way (``house_way`` option, data table
   ``gold-star``: ``dealerassist.games.house_way``), as soon as its seventh card is in.
 * Players set their hands (``Decision(action="set-hand", cards=<two-card front>)``) or ask the
@@ -29,13 +31,14 @@ The rules in the order the text gives them, and where the code keeps each one:
   player's hand of the Envy table (never the dealer's nor one's own). Progressive: fixed awards
   are paid here; a share of the meter is reported as a win with ``win = 0`` and the note
   ``meter award N%`` and the qualifying class in ``hand``: the progressive controller pays it.
+  The progressive stake is the jackpot's contribution and never comes back, win or lose.
 * Player-dealer with table stakes (``_bank``): main wagers are covered in seat order from the
   dealer's left until the bank runs out; what is not covered goes back to its player. Side bets
   are always the house's.
 
 Options (``[options]``): ``foul_policy`` ("refuse" | "forfeit"), ``house_way`` ("gold-star"),
 ``envy_min_fortune`` ("5"), ``progressive_unit`` ("1"), ``side_bets_require_wager`` (true),
-``dice`` (3: totals 3..18 are accepted).
+``dice`` (3: totals 3..18 are accepted), ``deal_empty_spots`` (false).
 """
 
 from __future__ import annotations
@@ -128,6 +131,7 @@ class PaiGowOptions:
     progressive_unit: int
     side_bets_require_wager: bool
     dice: int
+    deal_empty_spots: bool
 
     @classmethod
     def from_rules(cls, rules: TableRules) -> PaiGowOptions:
@@ -144,7 +148,19 @@ class PaiGowOptions:
             progressive_unit=parse_amount(str(rules.option("progressive_unit", "1"))),
             side_bets_require_wager=bool(rules.option("side_bets_require_wager", True)),
             dice=dice,
+            deal_empty_spots=_empty_spots(rules),
         )
+
+
+def _empty_spots(rules: TableRules) -> bool:
+    wanted = bool(rules.option("deal_empty_spots", False))
+    if wanted and (rules.seats + 1) * HAND_SIZE > rules.deck.size:
+        raise RuleViolation(
+            "deal-empty-spots",
+            f"{rules.seats} spots and the dealer need {(rules.seats + 1) * HAND_SIZE} cards; "
+            f"the {rules.deck.name} deck has {rules.deck.size}",
+        )
+    return wanted
 
 
 class FaceUpPaiGow(Game):
@@ -243,7 +259,10 @@ class FaceUpPaiGowRound(GameRound):
         if isinstance(total, bool) or not isinstance(total, int) or not low <= total <= high:
             raise RuleViolation("dice-total", f"{self.options.dice} dice total {low}..{high}, got {total!r}")
         self.dice = total
-        self.order = deal_order(total, self.rules.seats, self.live_seats())
+        dealt = self.live_seats()
+        if self.options.deal_empty_spots:
+            dealt = [s for s in range(1, self.rules.seats + 1) if s != self.banker]
+        self.order = deal_order(total, self.rules.seats, dealt)
         self.cards = {p: [] for p in self.order}
         self.phase = "dealing"
 
@@ -343,7 +362,7 @@ class FaceUpPaiGowRound(GameRound):
             side.extend(self._side_results(seat, classes, pai_gow))
         if self.banker is not None:
             base = self._bank(base, pai_gow)
-        hands = {p: self._hand_name(p) for p in self.order}
+        hands = {p: self._hand_name(p) for p in self.order if p in self.settings}
         self._settlement = Settlement(tuple(base + side), hands=hands)
         self.phase = "settled"
         return self._settlement

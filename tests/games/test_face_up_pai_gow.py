@@ -412,3 +412,58 @@ def test_the_example_table_file_loads_and_plays() -> None:
         round_.deal(card)
     round_.decide(Decision("seat-1", "house-way"))
     assert results(round_.settle())[("seat-1", "wager")] == ("lose", 0, 0)
+
+
+def test_fortune_bet_without_a_qualifying_hand_is_collected() -> None:
+    settled = play(
+        [(1, "wager", "25"), (1, "fortune", "5")],
+        {"seat-1": "AS AH KS KH 7C 3D 2C", DEALER: DEALER_NINES},
+        {1: "KS KH"},
+    )
+    assert results(settled)[("seat-1", "fortune")] == ("lose", 0, 0)
+
+
+def test_player_dealer_wins_what_the_covered_players_lose() -> None:
+    settled = play(
+        [(4, "bank", "100"), (1, "wager", "30"), (2, "wager", "20")],
+        {"seat-1": "8S 8H JC TD 6C 3D 2C", "seat-2": "AS AH JD TH 6D 3S 4C", DEALER: DEALER_NINES},
+        {1: "JC TD", 2: "JD TH"},
+    )
+    got = results(settled)
+    assert got[("seat-1", "wager")] == ("lose", 0, 0)
+    assert got[("seat-2", "wager")] == ("push", 0, 2000)
+    assert got[(DEALER, "bank")] == ("win", 3000, 10000)
+
+
+def test_ace_high_dealer_pushes_a_player_dealers_bank_too() -> None:
+    settled = play(
+        [(4, "bank", "100"), (1, "wager", "30")],
+        {"seat-1": "8S 8H JC TD 6C 3D 2C", DEALER: "AC KD 9H 7S 5D 3C 2D"},
+        {1: "JC TD"},
+    )
+    got = results(settled)
+    assert got[("seat-1", "wager")] == ("push", 0, 3000)
+    assert got[(DEALER, "bank")] == ("push", 0, 10000)
+
+
+def test_empty_spots_may_be_dealt_when_the_deck_allows() -> None:
+    """A six-spot table may deal all seven hands (49 cards), the unused ones going unplayed."""
+    small = rules("face-up-pai-gow", limits=LIMITS, seats=6, options={"deal_empty_spots": True})
+    round_ = new_round(small)
+    round_.place_wager(3, "wager", cents("10"))
+    round_.close_betting()
+    round_.set_dice(8)  # seven places around a six-spot table: 8 comes back to the dealer
+    assert round_.order == [DEALER, *(f"seat-{s}" for s in range(1, 7))]
+    assert round_.pending_decisions() == []
+    with pytest.raises(RuleViolation) as err:
+        new_round(table(deal_empty_spots=True))
+    assert err.value.rule == "deal-empty-spots"
+
+
+def test_dice_totals_outside_three_dice_are_refused() -> None:
+    round_ = new_round(table())
+    round_.place_wager(1, "wager", cents("10"))
+    round_.close_betting()
+    with pytest.raises(RuleViolation) as err:
+        round_.set_dice(19)
+    assert err.value.rule == "dice-total"
