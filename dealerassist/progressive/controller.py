@@ -130,13 +130,16 @@ class ProgressiveController:
     def stop(self) -> None:
         self._stop.set()
         if self._poller is not None:
+            self.store.wake()
             self._poller.join(timeout=5)
             self._poller = None
         self.store.close()
 
     def _poll(self) -> None:
-        while not self._stop.wait(self.poll_s):
-            self.refresh()
+        while not self._stop.is_set():
+            self.store.wait_for_change(self.poll_s)
+            if not self._stop.is_set():
+                self.refresh()
 
     def refresh(self) -> None:
         """Re-read the meter; after a lost link, push what waited for it."""

@@ -11,6 +11,7 @@ Any connection failure raises ``LinkDown``; the next call reconnects.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -58,6 +59,7 @@ class LinkedStore(MeterStore):
         self._conn: psycopg.Connection[Any] | None = None
         self._params = params
         self._ready = False
+        self._listener: psycopg.Connection[Any] | None = None
 
     def _connect(self) -> psycopg.Connection[Any]:
         if self._conn is None or self._conn.closed or self._conn.broken:
@@ -174,7 +176,37 @@ class LinkedStore(MeterStore):
                 raise LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}") from None
             return [event_from_dict(r[0]) for r in rows]
 
+    def wait_for_change(self, timeout: float) -> bool:
+        """Wait for another table's commit (``NOTIFY``) on a connection of its own."""
+        try:
+            if self._listener is None or self._listener.closed or self._listener.broken:
+                self._listener = psycopg.connect(
+                    self.url, autocommit=True, connect_timeout=max(1, round(timeout))
+                )
+                self._listener.execute(f"LISTEN {CHANNEL}")
+            return any(n.payload == self.name for n in self._listener.notifies(timeout=timeout, stop_after=1))
+        except _LINK_ERRORS:
+            self._close_listener()
+            time.sleep(timeout)
+            return False
+
+    def wake(self) -> None:
+        with self.lock:
+            try:
+                self._connect().execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.name))
+            except (LinkDown, *_LINK_ERRORS):
+                pass
+
+    def _close_listener(self) -> None:
+        if self._listener is not None:
+            try:
+                self._listener.close()
+            except _LINK_ERRORS:
+                pass
+        self._listener = None
+
     def close(self) -> None:
+        self._close_listener()
         with self.lock:
             self._drop()
 

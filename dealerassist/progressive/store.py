@@ -9,6 +9,7 @@ is what makes a retry after a crash or a lost link safe.
 from __future__ import annotations
 
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
@@ -57,6 +58,14 @@ class MeterStore(ABC):
 
         Returns the new events and, for a shared store, the already stored events of ``keys``
         (so a table can copy into its own log what a crash kept it from copying)."""
+
+    def wait_for_change(self, timeout: float) -> bool:
+        """Block until another writer may have changed the meter (or ``timeout`` passes)."""
+        time.sleep(timeout)
+        return False
+
+    def wake(self) -> None:  # noqa: B027 - a local store's wait is a plain sleep
+        """End a ``wait_for_change`` early (the controller is stopping)."""
 
     def close(self) -> None:  # noqa: B027 - only a shared store holds a connection
         """Release connections; a local store has none."""

@@ -175,3 +175,20 @@ def test_linked_tables_see_each_others_hits_and_any_supervisor_confirms(
     assert ctls[1].state()["status"] == "normal" and ctls[1].state()["amount"] == 500_008
     for ctl in ctls:
         ctl.stop()
+
+
+def test_a_following_table_hears_each_commit_at_once(pg: ThrowawayPostgres, tmp_path: Path) -> None:
+    link = pg.url + "?application_name=follow"
+    params = make_params(link=link, name="follow")
+    feed = TableFeed("follow-1", EventLog(tmp_path / "a.db"))
+    attach(feed, ProgressiveController("follow-1", params, feed.log))
+    follower = ProgressiveController("follow-2", params, EventLog(tmp_path / "b.db"), poll_s=5.0)
+    follower.start()
+    try:
+        feed.round(1, {1: 100, 2: 100})
+        # The poll interval is 5 s: only the NOTIFY can bring the new amount this fast.
+        wait_for(
+            lambda: follower.state()["amount"] == 1_000_031, "the follower to hear the commit", timeout=2.0
+        )
+    finally:
+        follower.stop()
