@@ -73,6 +73,24 @@ def _edge_direction(contour: np.ndarray, start: np.ndarray, end: np.ndarray) -> 
     return direction if direction @ seg > 0 else -direction
 
 
+def _local_direction(pts: np.ndarray, index: int, span: int, forward: bool) -> np.ndarray | None:
+    """Direction of the outline leaving ``index`` (forward or backward), fitted over ``span`` points.
+
+    Only the stretch next to the corner counts: in a fan the same outline edge goes on along other
+    cards, which need not be in line with this one.
+    """
+    n = len(pts)
+    offsets = np.arange(7, max(span, 12))
+    idx = (index + offsets) % n if forward else (index - offsets) % n
+    near = pts[idx]
+    if len(near) < 4:
+        return None
+    vx, vy = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()[:2]
+    direction = np.array([vx, vy], float)
+    travel = near[-1] - near[0]
+    return direction if direction @ travel > 0 else -direction
+
+
 def outline_corners(contour: np.ndarray, blob: int) -> list[Corner]:
     """Right-angle convex corners of a blob outline, with rounded card corners squared off."""
     poly = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2).astype(np.float64)
@@ -88,7 +106,16 @@ def outline_corners(contour: np.ndarray, blob: int) -> list[Corner]:
         b0, b1 = long_edges[(i + 1) % len(long_edges)]
         if np.hypot(*(b0 - a1)) > 14.0:
             continue  # a long stretch of short edges between them: not one corner
-        da, db = _edge_direction(contour, a0, a1), _edge_direction(contour, b0, b1)
+        pts = contour.reshape(-1, 2).astype(np.float64)
+        ia = int(np.argmin(np.sum((pts - a1) ** 2, axis=1)))
+        ib = int(np.argmin(np.sum((pts - b0) ** 2, axis=1)))
+        span_a = int(min(0.85 * np.hypot(*(a1 - a0)), 30))
+        span_b = int(min(0.85 * np.hypot(*(b1 - b0)), 30))
+        back = _local_direction(pts, ia, span_a, forward=False)
+        ahead = _local_direction(pts, ib, span_b, forward=True)
+        if back is None or ahead is None:
+            continue
+        da, db = -back, ahead
         cross = da[0] * db[1] - da[1] * db[0]
         if abs(cross) < 0.7 or np.sign(cross) != orientation:
             continue  # not near 90 degrees, or a concave (inner) corner
@@ -178,6 +205,21 @@ def _arm_length(mask: np.ndarray, corner: Corner, along: np.ndarray, beside: np.
     paper[inside] = mask[ys[inside], xs[inside]] > 0
     gaps = np.flatnonzero(~paper[6:] & ~np.roll(paper, -1)[6:] & ~np.roll(paper, -2)[6:])
     return float(t[gaps[0] + 6]) if len(gaps) else float(t[-1])
+
+
+def height_candidates(mask: np.ndarray, corner: Corner, aspect: float) -> list[float]:
+    """Card heights worth trying at this corner, most likely first.
+
+    The long edge usually gives the height; in a stepped fan the short edge steps out early, and in
+    cards touching end to end the long edge runs on, so the short edge's guess is kept as well.
+    """
+    across = _arm_length(mask, corner, corner.x_axis, corner.y_axis) * aspect
+    down = _arm_length(mask, corner, corner.y_axis, corner.x_axis)
+    found: list[float] = []
+    for height in (min(down, across), max(down, across)):
+        if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT and all(abs(height - f) > 0.1 * f for f in found):
+            found.append(height)
+    return found
 
 
 def fit_height(mask: np.ndarray, corner: Corner, aspect: float, long_across: bool = False) -> float:

@@ -1,7 +1,8 @@
 """Score card sightings against a scene's truth: read right, read wrong, abstained, false alarms.
 
 Shared by the benchmark and the tests so both count the same way. A sighting belongs to the
-true card whose centre is nearest, within a third of the card's height.
+true card whose centre is nearest (within a third of the card's height), or whose index corner
+lies where the sighting put its index corner: a right name with a poor outline is still right.
 """
 
 from __future__ import annotations
@@ -61,11 +62,16 @@ def score_frame(found: Sequence[dict], truth: Sequence[dict], label: str = "") -
     """Compare one frame's sightings (``vision read`` JSON form) with its truth (scene JSON form)."""
     tally = Tally(frames=1)
     centres = [np.mean(np.array(t["quad"], float), axis=0) for t in truth]
+    index_corners = [(np.array(t["quad"][0], float), np.array(t["quad"][2], float)) for t in truth]
     heights = [float(np.linalg.norm(np.array(t["quad"][3]) - np.array(t["quad"][0]))) for t in truth]
     claimed: dict[int, dict] = {}
     for sighting in sorted(found, key=lambda s: -float(s["confidence"])):
         centre = np.mean(np.array(sighting["quad"], float), axis=0)
-        distances = [float(np.linalg.norm(centre - c)) / h for c, h in zip(centres, heights, strict=True)]
+        corner = np.array(sighting["quad"][0], float)
+        distances = []
+        for c, h, ks in zip(centres, heights, index_corners, strict=True):
+            by_corner = 0.1 * h + min(float(np.linalg.norm(corner - k)) for k in ks)
+            distances.append(min(float(np.linalg.norm(centre - c)), by_corner) / h)
         order = [i for i in np.argsort(distances) if distances[i] < 0.34 and i not in claimed]
         if sighting["card"] is not None:
             named = [i for i in order if truth[i]["card"] == sighting["card"] and truth[i]["face_up"]]

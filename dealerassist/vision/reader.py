@@ -21,6 +21,7 @@ from dealerassist.vision.detect import (
     card_quad,
     edge_junctions,
     fit_height,
+    height_candidates,
     outline_corners,
 )
 
@@ -139,6 +140,13 @@ class CardReader:
         ]
         return all(own < 0.6 * d for d in others)
 
+    def _size_from_rank(self, rank: Glyph, height: float, heights: list[float]) -> float:
+        """Card height implied by the printed rank's size; snapped to an edge measurement that agrees."""
+        expected = self.deck.rank_box[3] - self.deck.rank_box[1]
+        implied = height * (rank.box[3] - rank.box[1]) / max(expected, 1e-6)
+        nearest = min(heights, key=lambda h: abs(h - implied))
+        return nearest if abs(nearest - implied) <= 0.2 * implied else implied
+
     def _is_back(self, frame: np.ndarray, corner: Corner, height: float) -> float:
         """Distance of this corner's inside to the nearest enrolled back corner (lower = more back-like)."""
         feature = back_feature(frame, corner.point, corner.x_axis, corner.y_axis, height)
@@ -159,27 +167,35 @@ class CardReader:
         for index, outline in enumerate(outlines):
             corners = outline_corners(outline, index) + edge_junctions(gray, filled, outline, index)
             for corner in corners:
-                height = fit_height(filled, corner, aspect)
-                if height <= 0:
-                    continue
-                sighting = self._sight(frame, filled, corner, height)
+                sighting = self._sight(frame, filled, corner, height_candidates(filled, corner, aspect))
                 if sighting is not None:
                     sightings.append(sighting)
         return _merge(sightings)
 
     def _sight(
-        self, frame: np.ndarray, filled: np.ndarray, corner: Corner, height: float
+        self, frame: np.ndarray, filled: np.ndarray, corner: Corner, heights: list[float]
     ) -> CardSighting | None:
+        if not heights:
+            return None
         aspect = self.deck.aspect
-        pair = find_glyphs(
-            rectify(frame, corner.point, corner.x_axis, corner.y_axis, height), self.deck.rank_box
-        )
-        if pair is not None:
-            code, confidence = self.read_corner(*pair)
-            if confidence > 0.0:
-                return CardSighting(
-                    code, confidence, True, card_quad(corner, height, aspect), votes=[(code, confidence)]
+        best: CardSighting | None = None
+        pair = None
+        for height in heights:
+            found = find_glyphs(
+                rectify(frame, corner.point, corner.x_axis, corner.y_axis, height), self.deck.rank_box
+            )
+            if found is None:
+                continue
+            pair = found
+            code, confidence = self.read_corner(*found)
+            if confidence > 0.0 and (best is None or confidence > best.confidence):
+                size = self._size_from_rank(found[0], height, heights)
+                best = CardSighting(
+                    code, confidence, True, card_quad(corner, size, aspect), votes=[(code, confidence)]
                 )
+        if best is not None:
+            return best
+        height = heights[0]
         across = fit_height(filled, corner, aspect, long_across=True)
         long_across = across > height * 1.15
         full = across if long_across else height
