@@ -526,6 +526,8 @@ class TableEngine:
                     "camera_checked": dealt.camera_checked,
                 }
             )
+        for cards in positions.values():
+            cards.sort(key=lambda c: c["index"])
         in_play = self.status == "open" and round_ is not None
         pending = list(round_.pending_decisions()) if in_play and round_ is not None else []
         step = round_.next_deal() if in_play and round_ is not None else None

@@ -217,6 +217,11 @@ class Replayer:
             rules = [r["rule"] for r in refusals if r.get("round_id") == round_id]
             if sorted(rules) != sorted(expect["refused"]):
                 problems.append(f"refusals {sorted(rules)}, expected {sorted(expect['refused'])}")
+        layout = self.pit.tracker(table).snapshot()["positions"] if table in self.pit.tables() else {}
+        dealt = {position: [c["card"] for c in cards] for position, cards in layout.items()}
+        for position, cards in dict(expect.get("dealt", {})).items():
+            if dealt.get(position, []) != list(cards):
+                problems.append(f"{position} was dealt {dealt.get(position, [])}, expected {list(cards)}")
         for position, name in dict(expect.get("hands", {})).items():
             got = ended[-1].get("hands", {}).get(position) if ended else None
             if got != name:

@@ -94,7 +94,26 @@ class RoundBook:
         self.actions.append(action)
         if placed is not None:
             self.dealt.append(placed)
+        self._follow_hands()
         return placed
+
+    def _follow_hands(self) -> None:
+        """Keep every dealt card where the game holds it now: a split moves a card to a new hand."""
+        held = [(p, i, card) for p, cards in self.round.hands().items() for i, card in enumerate(cards)]
+        at = {(d.position, d.index): d for d in self.dealt}
+        if all((same := at.get((p, i))) is not None and same.card == card for p, i, card in held):
+            return
+        free = {id(d): d for d in self.dealt}
+        moves = []
+        for p, i, card in held:
+            same = at.get((p, i))
+            if same is None or same.card != card or id(same) not in free:
+                same = next((d for d in free.values() if d.card == card), None)
+            if same is not None:
+                del free[id(same)]
+                moves.append((same, p, i))
+        for dealt, position, index in moves:
+            dealt.position, dealt.index = position, index
 
     def rerun(self, actions: list[Action]) -> None:
         """Make the round what ``actions`` make it; raises (leaving the book unchanged) if one fails."""
@@ -109,6 +128,7 @@ class RoundBook:
             if old is not None:
                 dealt[index] = replace(card, seen_face_up=old.seen_face_up, camera_checked=old.camera_checked)
         self.round, self.cards, self.actions, self.dealt = fresh, cards, list(actions), dealt
+        self._follow_hands()
 
     def at(self, position: str, index: int) -> DealtCard | None:
         return next((d for d in self.dealt if d.position == position and d.index == index), None)
