@@ -24,7 +24,7 @@ from fractions import Fraction
 from functools import cache
 from typing import Final
 
-from dealerassist.analysis import AnalysisRequest, BetAnalysis
+from dealerassist.analysis import AnalysisRequest, BetAnalysis, Progress
 from dealerassist.analysis.three_card_poker import chosen_paytable, unit_win
 from dealerassist.core.cards import Card
 from dealerassist.core.decks import DeckComposition, load_deck
@@ -46,10 +46,12 @@ UNIT: Final = 100  # price a one-dollar stake in cents, so fixed dollar awards k
 Deal = tuple[Card, Card, Card, Card]
 
 
-def deals(deck: DeckComposition) -> Iterator[tuple[Deal, int]]:
+def deals(deck: DeckComposition, progress: Progress | None = None) -> Iterator[tuple[Deal, int]]:
     """Every ordered (player, player, up card, hole card) deal of faces with its number of ways."""
     faces = sorted(deck.counts)
-    for a in faces:
+    for n, a in enumerate(faces):
+        if progress:
+            progress(n, len(faces))
         for b in faces:
             for c in faces:
                 for d in faces:
@@ -85,7 +87,7 @@ def _per_class(
     precedence = pairs_and_up_precedence(deck)
     counts: Counter[str] = Counter()
     total = 0
-    for deal, ways in deals(deck):
+    for deal, ways in deals(deck, request.progress):
         counts[classify(deal, precedence) or "lose"] += ways
         total += ways
     request.progress(total, total)
