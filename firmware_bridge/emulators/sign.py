@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,7 @@ class SignEmulator(DeviceEmulator):
         self.last_packet_at = 0.0
         self.history: list[tuple[float, str, bytes]] = []
         self.png_path: Path | None = None
-        self.on_change: list[Any] = []
+        self.on_packet: list[Callable[[float, alpha.AlphaPacket], None]] = []
         self._decoder = alpha.AlphaDecoder()
 
     # --- API for tests, the demo and the dashboard --------------------------------------------------
@@ -122,6 +123,8 @@ class SignEmulator(DeviceEmulator):
             self.history.append((arrived, item.command, item.data))
             del self.history[:-200]
             changed = self._apply(item) or changed
+            for hook in self.on_packet:
+                hook(arrived, item)
         if changed and self.png_path is not None:
             self.png_path.write_bytes(self.render_png())
 

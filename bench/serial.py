@@ -1,0 +1,175 @@
+"""Serial latency benchmark: shoe card frame -> event, meter change -> last sign byte, per baud rate.
+
+Both emulators model a real line (10 bits a byte at the configured baud): the shoe emulator paces
+what it sends, the sign emulator stamps when the last byte of each transmission would have
+arrived. Each latency is printed next to the time its bytes physically need on the wire, and the
+difference is what our software adds (target: p99 within 5 ms of physical).
+
+    nice python -m bench.serial                  # 9600 and 115200 baud
+    nice python -m bench.serial --baud 19200 --cards 50 --updates 50
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if not __package__:  # run as a file: keep bench/ off sys.path so ``import serial`` finds pyserial
+    _here = Path(__file__).resolve().parent
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _here]
+
+import argparse
+import statistics
+import tempfile
+import threading
+import time
+from typing import Any
+
+from dealerassist.events import Event
+from firmware_bridge.emulators.shoe import ShoeEmulator
+from firmware_bridge.emulators.sign import SignEmulator
+from firmware_bridge.ports import DeviceConfig
+from firmware_bridge.shoe import ShoeReader
+from firmware_bridge.shoe.framing import Frame, encode_frame
+from firmware_bridge.shoe.messages import T_CARD, card_payload
+from firmware_bridge.sign import JackpotSign, alpha
+from firmware_bridge.sign.layout import AMOUNT_LABEL, SignState
+
+TARGET_MS = 5.0
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def summary(latencies: list[float], physical: list[float]) -> dict[str, float]:
+    extra = [lat - phys for lat, phys in zip(latencies, physical, strict=True)]
+    return {
+        "n": len(latencies),
+        "p50_ms": percentile(latencies, 50) * 1000,
+        "p99_ms": percentile(latencies, 99) * 1000,
+        "physical_ms": statistics.median(physical) * 1000,
+        "extra_p50_ms": percentile(extra, 50) * 1000,
+        "extra_p99_ms": percentile(extra, 99) * 1000,
+    }
+
+
+def bench_shoe(baud: int, cards: int, workdir: Path) -> dict[str, float]:
+    """Time from the first bit of a CARD frame leaving the shoe to the CardRead reaching the table."""
+    emu = ShoeEmulator(seed=1, deck="shoe-6", baudrate=baud, heartbeat=10.0)
+    url = emu.serve_pty(workdir / f"shoe-{baud}")
+    emu.start()
+    arrived: dict[int, float] = {}
+    ready = threading.Event()
+
+    def on_event(event: Event) -> None:
+        now = time.monotonic()
+        if event.kind == "card-read":
+            arrived[event.shoe_sequence] = now  # type: ignore[attr-defined]
+        elif event.kind == "device-link" and event.up:  # type: ignore[attr-defined]
+            ready.set()
+
+    reader = ShoeReader(DeviceConfig.for_url(url, baud), "bench", on_event)
+    reader.start()
+    try:
+        if not ready.wait(10):
+            raise RuntimeError(f"shoe link did not come up at {baud} baud")
+        frame_bytes: dict[int, int] = {}
+        gap = max(0.01, 80 * 10 / baud)  # room for the frame and its ACK before the next card
+        for _ in range(cards):
+            seq = emu.deal()
+            assert seq is not None
+            card = emu.drawn[seq]
+            frame_bytes[seq] = len(encode_frame(Frame(1, T_CARD, card_payload(seq, card, 0))))
+            time.sleep(gap)
+        deadline = time.monotonic() + 10
+        while len(arrived) < cards and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        reader.stop()
+        emu.stop()
+    seqs = sorted(arrived)
+    return summary([arrived[s] - emu.sent_at[s] for s in seqs], [frame_bytes[s] * 10 / baud for s in seqs])
+
+
+def bench_sign(baud: int, updates: int, workdir: Path) -> dict[str, float]:
+    """Time from ``show_amount`` to the last byte of the STRING write arriving at the sign."""
+    emu = SignEmulator(baudrate=baud)
+    url = emu.serve_pty(workdir / f"sign-{baud}")
+    emu.start()
+    sign = JackpotSign(DeviceConfig.for_url(url, baud), max_rate_hz=1000.0, refresh_seconds=3600)
+    sign.start()
+    latencies: list[float] = []
+    physical: list[float] = []
+    arrivals: dict[bytes, float] = {}
+    landed = threading.Event()
+
+    def on_packet(arrived: float, packet: alpha.AlphaPacket) -> None:
+        if packet.command == alpha.WRITE_STRING:
+            arrivals[packet.data[1:]] = arrived
+            landed.set()
+
+    emu.on_packet.append(on_packet)
+    try:
+        sign.show_amount(1)
+        deadline = time.monotonic() + 10
+        while emu.string_file() != "$0.01" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        landed.clear()
+        arrivals.clear()
+        gap = max(0.01, 120 * 10 / baud)
+        for step in range(updates):
+            cents = 100_000 + step
+            wire = alpha.write_string(AMOUNT_LABEL, SignState(cents=cents).amount_text())
+            expected = wire[wire.index(alpha.STX) + 3 : wire.index(alpha.ETX)]
+            started = time.monotonic()
+            sign.show_amount(cents)
+            if not landed.wait(5):
+                raise RuntimeError(f"sign never received {expected!r} at {baud} baud")
+            landed.clear()
+            got = arrivals.pop(expected)
+            latencies.append(got - started)
+            physical.append(len(wire) * 10 / baud)
+            time.sleep(gap)
+    finally:
+        sign.stop()
+        emu.stop()
+    return summary(latencies, physical)
+
+
+def run(bauds: list[int], cards: int, updates: int) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="bench-serial-") as tmp:
+        for baud in bauds:
+            rows.append({"path": "shoe card -> event", "baud": baud, **bench_shoe(baud, cards, Path(tmp))})
+            rows.append({"path": "meter -> sign byte", "baud": baud, **bench_sign(baud, updates, Path(tmp))})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench.serial", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--baud", type=int, action="append", help="baud rate (repeatable; default 9600 115200)"
+    )
+    parser.add_argument("--cards", type=int, default=100, help="card frames per baud rate")
+    parser.add_argument("--updates", type=int, default=100, help="meter updates per baud rate")
+    args = parser.parse_args(argv)
+    rows = run(args.baud or [9600, 115200], args.cards, args.updates)
+    print(
+        f"{'path':20} {'baud':>7} {'n':>4} {'p50 ms':>8} {'p99 ms':>8} {'wire ms':>8} {'+p50':>7} {'+p99':>7}"
+    )
+    worst = 0.0
+    for r in rows:
+        worst = max(worst, r["extra_p99_ms"])
+        print(
+            f"{r['path']:20} {r['baud']:>7} {r['n']:>4} {r['p50_ms']:8.2f} {r['p99_ms']:8.2f} "
+            f"{r['physical_ms']:8.2f} {r['extra_p50_ms']:7.2f} {r['extra_p99_ms']:7.2f}"
+        )
+    verdict = "within" if worst <= TARGET_MS else "OVER"
+    print(f"worst p99 beyond the wire time: {worst:.2f} ms ({verdict} the {TARGET_MS:.0f} ms target)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
