@@ -66,8 +66,8 @@ def describe(event: Event) -> str:
     if event.kind == "dealer-button":
         return "BUTTON    dealer pressed the shoe button"
     if event.kind == "shoe-status":
-        flag = "" if data["status"] == "ok" else "  ** ALARM **"
-        return f"STATUS    {data['status']} {data['detail']}{flag}".rstrip()
+        words = [data["status"], data["detail"], "" if data["status"] == "ok" else " ** ALARM **"]
+        return "STATUS    " + " ".join(w for w in words if w)
     if event.kind == "device-link":
         if data["up"]:
             return f"LINK UP   {data['device']}: {data['detail']}"
@@ -131,9 +131,7 @@ def _sign(args: argparse.Namespace) -> int:
                 break
             time.sleep(0.02)
         else:
-            raise DeviceCommandError(
-                f"the sign on {args.url} did not take the update within {args.timeout} s"
-            )
+            raise DeviceCommandError(f"the sign on {args.url} took no update within {args.timeout} s")
     finally:
         sign.stop()
     print(f"sign on {args.url} now shows:", flush=True)
