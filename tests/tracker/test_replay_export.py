@@ -147,3 +147,12 @@ def test_replay_file_errors_name_the_line(tmp_path: Path) -> None:
     report = Replayer().run(read_replay_file(path))
     assert [n for n, _ in report.refused] == [1, 2]
     assert "not an input" in report.refused[0][1] and "no configuration" in report.refused[1][1]
+
+
+def test_tracker_benchmark_runs_and_reports_both_sides(tmp_path: Path) -> None:
+    result = _cli("bench", "tracker", "--rounds", "2", "--slices", "2", "--json", "--dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["tracker"]["inputs"] == figures["raw"]["rows"] > 0
+    assert figures["tracker"]["records"] > figures["tracker"]["inputs"]
+    assert figures["ratio"] > 0 and figures["tracker"]["p99_ms"] >= figures["tracker"]["p50_ms"]
