@@ -9,13 +9,14 @@ from typing import Final
 from dealerassist.core.cards import JOKER_RANK, SUITS, Card
 from dealerassist.hands.tables import (
     FACE_CODES,
+    KEY_MASK,
     RANK_MASK,
     Table,
     best_plain_table,
     best_suited,
+    combined,
     five_tables,
-    flag_repeats,
-    one_suit,
+    flush_offset,
     suit_ranks,
 )
 from dealerassist.hands.value import HandValue, hold, refuse
@@ -23,48 +24,44 @@ from dealerassist.hands.value import HandValue, hold, refuse
 WHAT: Final = "a five-card hand"
 WHAT_BEST: Final = "a best-five hand"
 BEST_COUNTS: Final = range(5, 8)
-# Five cards of a suit, or four and the joker.
-_FLUSH: Final = one_suit(5) | one_suit(4, jokers=1)
 _new = tuple.__new__
 
 
 @cache
-def _flagged(wheel_second: bool) -> tuple[Table, Table]:
-    """(plain with repeats flagged, suited) for the per-hand path; see ``tables.flag_repeats``.
-    A one-suit hand with a repeated rank holds a duplicate card and simply misses ``suited``."""
+def _table(wheel_second: bool) -> Table:
+    """The fast path's one table (``tables.combined``) for a wheel rule."""
     plain, suited = five_tables(wheel_second)
-    return flag_repeats(plain), suited
+    return combined(plain, suited)
 
 
-_DEFAULT: Final = _flagged(False)
+_DEFAULT: Final = _table(False)
+_OFFSET: Final = flush_offset(5)
 
 
 def evaluate_five(cards: Iterable[Card], *, wheel_second: bool = False) -> HandValue:
     """Judge five cards; ``wheel_second`` ranks A-2-3-4-5 just below A-K-Q-J-T (pai gow).
 
-    Fast path: one sum of face codes (``tables.py``) gives the flush test, the rank key and, for
-    hands with a repeated rank, the duplicate check; one lookup gives the strength, joker included.
+    Fast path: one sum of face codes (``tables.py``) gives the key of one table lookup (rank
+    pattern and flush bit, joker included) and, for a repeated rank, the duplicate check.
     """
     held = cards if type(cards) is tuple else hold(cards, (5,), WHAT)
-    plain, suited = _flagged(True) if wheel_second else _DEFAULT
+    table = _table(True) if wheel_second else _DEFAULT
     codes = FACE_CODES
     try:
         a, b, c, d, e = held
         total = (
-            codes[a.suit][a.rank]
+            _OFFSET
+            + codes[a.suit][a.rank]
             + codes[b.suit][b.rank]
             + codes[c.suit][c.rank]
             + codes[d.suit][d.rank]
             + codes[e.suit][e.rank]
         )
-        if total >> 128 in _FLUSH:
-            strength = suited[total & RANK_MASK]
-        else:
-            strength = plain[total & RANK_MASK]
-            if strength < 0:
-                if (total >> 64 & RANK_MASK).bit_count() != 5:
-                    raise KeyError(total)
-                strength = -strength
+        strength = table[total & KEY_MASK]
+        if strength < 0:  # a repeated rank: make sure no card is there twice
+            if (total >> 64 & RANK_MASK).bit_count() != 5:
+                raise KeyError(total)
+            strength = -strength
     except (TypeError, ValueError, AttributeError, IndexError, KeyError):
         refuse(held, (5,), WHAT, joker=True)
     return _new(HandValue, (strength, held, 5))
@@ -91,10 +88,10 @@ def best_five(cards: Iterable[Card], *, wheel_second: bool = False) -> HandValue
             raise KeyError(total)
         strength = best_plain_table(size, 5, wheel_second)[total & RANK_MASK]
         counts = total >> 128
-        if counts & 0xCCCC:  # some suit holds four or more cards
+        if counts & 0xCCCC:  # some suit counts four or more (the joker counts in every suit)
             jokers = counts >> 16
             for s in range(len(SUITS)):
-                if (counts >> 4 * s & 15) + jokers >= 5:
+                if counts >> 4 * s & 15 >= 5:
                     ranks = suit_ranks(total, s) + [JOKER_RANK] * jokers
                     strength = max(strength, best_suited(ranks, 5, five_tables(wheel_second).suited))
     except (TypeError, ValueError, AttributeError, IndexError, KeyError):

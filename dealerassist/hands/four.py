@@ -11,10 +11,12 @@ from dealerassist.hands.tables import (
     FACE_CODES,
     FOUR_PLAIN,
     FOUR_SUITED,
+    KEY_MASK,
     RANK_MASK,
     best_plain_table,
     best_suited,
-    one_suit,
+    combined,
+    flush_offset,
     suit_ranks,
 )
 from dealerassist.hands.value import HandValue, hold, refuse
@@ -22,7 +24,8 @@ from dealerassist.hands.value import HandValue, hold, refuse
 WHAT: Final = "a Four Card Poker hand"
 WHAT_BEST: Final = "a Four Card Poker best-four hand"
 BEST_COUNTS: Final = range(4, 8)
-_FLUSH: Final = one_suit(4)
+_TABLE: Final = combined(FOUR_PLAIN, FOUR_SUITED)
+_OFFSET: Final = flush_offset(4)
 _new = tuple.__new__
 
 
@@ -32,13 +35,18 @@ def evaluate_four(cards: Iterable[Card]) -> HandValue:
     codes = FACE_CODES
     try:
         a, b, c, d = held
-        total = codes[a.suit][a.rank] + codes[b.suit][b.rank] + codes[c.suit][c.rank] + codes[d.suit][d.rank]
-        if (total >> 64 & RANK_MASK).bit_count() != 4:
-            raise KeyError(total)
-        if total >> 128 in _FLUSH:
-            strength = FOUR_SUITED[total & RANK_MASK]
-        else:
-            strength = FOUR_PLAIN[total & RANK_MASK]
+        total = (
+            _OFFSET
+            + codes[a.suit][a.rank]
+            + codes[b.suit][b.rank]
+            + codes[c.suit][c.rank]
+            + codes[d.suit][d.rank]
+        )
+        strength = _TABLE[total & KEY_MASK]
+        if strength < 0:  # a repeated rank: make sure no card is there twice
+            if (total >> 64 & RANK_MASK).bit_count() != 4:
+                raise KeyError(total)
+            strength = -strength
     except (TypeError, ValueError, AttributeError, IndexError, KeyError):
         refuse(held, (4,), WHAT)
     return _new(HandValue, (strength, held, 4))
@@ -65,7 +73,7 @@ def best_four(cards: Iterable[Card]) -> HandValue:
             raise KeyError(total)
         strength = best_plain_table(size, 4)[total & RANK_MASK]
         counts = total >> 128
-        if counts & 0xCCCC:  # some suit holds four or more cards
+        if counts & 0xCCCC:  # some suit holds four or more cards (the fourth nibble bit or above)
             for s in range(len(SUITS)):
                 if counts >> 4 * s & 15 >= 4:
                     strength = max(strength, best_suited(suit_ranks(total, s), 4, FOUR_SUITED))

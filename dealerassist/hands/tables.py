@@ -8,8 +8,13 @@ codes says everything a table lookup needs:
 * bits 64-127, one bit per card face (16 per suit, the joker on bit 64). A repeated face carries
   into the next bit, so ``popcount`` of this field is below the card count exactly when the hand
   holds a duplicate card (or two jokers).
-* bits 128-147, 4 bits per suit counting its cards, and a joker counter at bit 144: a flush is
-  one of a few values of this field, and the field above gives the flush suit's ranks.
+* bits 128-147, 4 bits per suit counting its cards (the joker counts in every suit, as it can
+  join any flush) and a joker counter at bit 144; the field above gives a flush suit's ranks.
+
+A fixed-size evaluator adds ``flush_offset(n)`` to the sum: it lifts every suit count so that
+exactly a flush (n cards of a suit, the joker included) sets bit 3 of that suit's count. Masking
+the sum with ``KEY_MASK`` then yields the rank key plus, for a flush, its suit's flush bit, and
+one ``combined`` table answers both readings with a single lookup.
 
 Tables map a rank key to a packed strength (``value.py``). ``plain`` tables read a hand as not
 suited; ``suited`` tables read a one-suit hand (distinct ranks only). Three-, four- and five-card
@@ -48,7 +53,8 @@ def _face_codes() -> dict[str | None, tuple[int, ...]]:
             for r in NATURAL_RANKS
         ]
         codes[suit] = (0, 0, *faces)
-    joker = (1 << 4 * JOKER_RANK) | (1 << FACE_SHIFT) | (JOKER_COUNT << SUIT_SHIFT)
+    every_suit = sum(1 << (SUIT_SHIFT + 4 * s) for s in range(len(SUITS)))
+    joker = (1 << 4 * JOKER_RANK) | (1 << FACE_SHIFT) | every_suit | (JOKER_COUNT << SUIT_SHIFT)
     codes[None] = (*([0] * JOKER_RANK), joker)
     return codes
 
@@ -57,9 +63,23 @@ def _face_codes() -> dict[str | None, tuple[int, ...]]:
 FACE_CODES: Final = _face_codes()
 
 
-def one_suit(count: int, jokers: int = 0) -> frozenset[int]:
-    """Suit-count fields of a hand of ``count`` natural cards all in one suit, plus ``jokers``."""
-    return frozenset((count << 4 * s) | jokers * JOKER_COUNT for s in range(len(SUITS)))
+FLUSH_BITS: Final = sum(8 << (SUIT_SHIFT + 4 * s) for s in range(len(SUITS)))
+KEY_MASK: Final = RANK_MASK | FLUSH_BITS
+
+
+def flush_offset(count: int) -> int:
+    """Added to a ``count``-card face-code sum so that only a flush reaches 8 in a suit count."""
+    return sum((8 - count) << (SUIT_SHIFT + 4 * s) for s in range(len(SUITS)))
+
+
+def combined(plain: Table, suited: Table) -> Table:
+    """One table for a fixed-size fast path, keyed by ``(sum + flush_offset) & KEY_MASK``: plain
+    readings (repeats flagged, see ``flag_repeats``) and suited readings under each suit's bit."""
+    table = flag_repeats(plain)
+    for key, strength in suited.items():
+        for s in range(len(SUITS)):
+            table[key | 8 << (SUIT_SHIFT + 4 * s)] = strength
+    return table
 
 
 def suit_ranks(total: int, suit_index: int) -> list[int]:

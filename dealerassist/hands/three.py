@@ -6,32 +6,40 @@ from collections.abc import Iterable
 from typing import Final
 
 from dealerassist.core.cards import Card
-from dealerassist.hands.tables import FACE_CODES, RANK_MASK, THREE_PLAIN, THREE_SUITED, one_suit
+from dealerassist.hands.tables import (
+    FACE_CODES,
+    KEY_MASK,
+    RANK_MASK,
+    THREE_PLAIN,
+    THREE_SUITED,
+    combined,
+    flush_offset,
+)
 from dealerassist.hands.value import HandValue, hold, refuse
 
 WHAT: Final = "a Three Card Poker hand"
-_FLUSH: Final = one_suit(3)
+_TABLE: Final = combined(THREE_PLAIN, THREE_SUITED)
+_OFFSET: Final = flush_offset(3)
 _new = tuple.__new__
 
 
 def evaluate_three(cards: Iterable[Card]) -> HandValue:
     """Judge a three-card hand from one 52-card deck (A-2-3 is the lowest straight).
 
-    Fast path: the hand's face codes are summed (``tables.py``) and the rank key indexes a table;
-    anything odd (a duplicate, a joker, a wrong count, not a card) drops to ``refuse``, which
-    names the problem.
+    Fast path: the hand's face codes plus the flush offset are summed (``tables.py``) and the
+    masked sum indexes one table; anything odd (a duplicate, a joker, a wrong count, not a card)
+    drops to ``refuse``, which names the problem.
     """
     held = cards if type(cards) is tuple else hold(cards, (3,), WHAT)
     codes = FACE_CODES
     try:
         a, b, c = held
-        total = codes[a.suit][a.rank] + codes[b.suit][b.rank] + codes[c.suit][c.rank]
-        if (total >> 64 & RANK_MASK).bit_count() != 3:
-            raise KeyError(total)
-        if total >> 128 in _FLUSH:
-            strength = THREE_SUITED[total & RANK_MASK]
-        else:
-            strength = THREE_PLAIN[total & RANK_MASK]
+        total = _OFFSET + codes[a.suit][a.rank] + codes[b.suit][b.rank] + codes[c.suit][c.rank]
+        strength = _TABLE[total & KEY_MASK]
+        if strength < 0:  # a repeated rank: make sure no card is there twice
+            if (total >> 64 & RANK_MASK).bit_count() != 3:
+                raise KeyError(total)
+            strength = -strength
     except (TypeError, ValueError, AttributeError, IndexError, KeyError):
         refuse(held, (3,), WHAT)
     return _new(HandValue, (strength, held, 3))
