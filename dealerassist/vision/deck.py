@@ -21,7 +21,7 @@ from dealerassist.vision.corner import PX_PER_H, Glyph, find_glyphs, rectify
 ENROLL_HEIGHTS = (72, 86, 100, 120, 145, 175, 210)
 ENROLL_BLURS = (0.5, 1.0)
 FIRST_PASS_RANK_BOX = (0.0, 0.0, 0.16, 0.16)
-BACK_REGION = (0.07, 0.07, 0.27, 0.37)  # x0, y0, x1, y1 in card heights: inside the card either way round
+BACK_REGION = (0.05, 0.05, 0.2, 0.35)  # x0, y0, x1, y1 in card heights: inside the card either way round
 BACK_GRID = (4, 6)
 DECK_FORMAT = 1
 

@@ -207,6 +207,21 @@ def _arm_length(mask: np.ndarray, corner: Corner, along: np.ndarray, beside: np.
     return float(t[gaps[0] + 6]) if len(gaps) else float(t[-1])
 
 
+_GRID = np.stack(np.meshgrid(np.linspace(0.08, 0.92, 6), np.linspace(0.08, 0.92, 8)), axis=-1).reshape(-1, 2)
+
+
+def paper_coverage(mask: np.ndarray, quad: np.ndarray) -> float:
+    """Share of a grid over the quad that lies on card paper: a real card lies wholly on paper."""
+    p0, p1, _, p3 = quad
+    pts = p0 + np.outer(_GRID[:, 0], p1 - p0) + np.outer(_GRID[:, 1], p3 - p0)
+    xs, ys = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
+    h, w = mask.shape
+    inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+    hits = np.zeros(len(pts), bool)
+    hits[inside] = mask[ys[inside], xs[inside]] > 0
+    return float(hits.mean())
+
+
 def height_candidates(mask: np.ndarray, corner: Corner, aspect: float) -> list[float]:
     """Card heights worth trying at this corner, most likely first.
 

@@ -15,15 +15,19 @@ import numpy as np
 from dealerassist.vision.corner import Glyph, find_glyphs, rectify
 from dealerassist.vision.deck import DeckModel, back_feature
 from dealerassist.vision.detect import (
+    MAX_CARD_HEIGHT,
+    MIN_CARD_HEIGHT,
     Corner,
     blob_outlines,
     card_mask,
     card_quad,
     edge_junctions,
-    fit_height,
     height_candidates,
     outline_corners,
+    paper_coverage,
 )
+
+MIN_COVERAGE = 0.9
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,7 @@ class Thresholds:
     full_ratio: float = 1.0  # runner-up distance / best distance - 1 that gives full confidence
     accept: float = 0.60  # card confidence below this is reported as unknown
     colour_tolerance: float = 45.0  # a*b* distance between seen ink and the suit's enrolled ink
+    index_offset: float = 0.04  # card heights the rank may sit away from where the deck prints it
     back_distance: float = 12.0  # mean per-value Lab distance to the nearest enrolled back corner
 
 
@@ -140,6 +145,17 @@ class CardReader:
         ]
         return all(own < 0.6 * d for d in others)
 
+    def _index_in_place(self, rank: Glyph, height: float) -> bool:
+        """The rank must start where the deck prints it, measured in the card size its own height implies."""
+        expected = self.deck.rank_box
+        scale = (rank.box[3] - rank.box[1]) / max(expected[3] - expected[1], 1e-6)
+        if not 0.6 <= scale <= 1.6:
+            return False
+        limit = self.thresholds.index_offset
+        off_x = abs(rank.box[0] / scale - expected[0])
+        off_y = abs(rank.box[1] / scale - expected[1])
+        return off_x <= limit and off_y <= limit
+
     def _size_from_rank(self, rank: Glyph, height: float, heights: list[float]) -> float:
         """Card height implied by the printed rank's size; snapped to an edge measurement that agrees."""
         expected = self.deck.rank_box[3] - self.deck.rank_box[1]
@@ -187,6 +203,8 @@ class CardReader:
             if found is None:
                 continue
             pair = found
+            if not self._index_in_place(found[0], height):
+                continue  # an index, but not this corner's: another card's, seen through a fan
             code, confidence = self.read_corner(*found)
             if confidence > 0.0 and (best is None or confidence > best.confidence):
                 size = self._size_from_rank(found[0], height, heights)
@@ -195,13 +213,21 @@ class CardReader:
                 )
         if best is not None:
             return best
+        # Not an index corner: maybe a back. Either edge may be the long one; the card must lie on paper.
+        options = [(h, False) for h in heights] + [(h * aspect, True) for h in heights]
+        options = [(h, lng) for h, lng in options if MIN_CARD_HEIGHT <= h <= MAX_CARD_HEIGHT]
+        options = [
+            (h, lng)
+            for h, lng in options
+            if paper_coverage(filled, card_quad(corner, h, aspect, lng)) >= MIN_COVERAGE
+        ]
+        if not options:
+            return None
+        full, long_across = max(options)
+        quad = card_quad(corner, full, aspect, long_across)
         height = heights[0]
-        across = fit_height(filled, corner, aspect, long_across=True)
-        long_across = across > height * 1.15
-        full = across if long_across else height
         distance = self._is_back(frame, corner, full)
         if distance <= self.thresholds.back_distance:
-            quad = card_quad(corner, full, aspect, long_across)
             return CardSighting(
                 None,
                 float(max(0.0, 1.0 - distance / (2 * self.thresholds.back_distance))),
@@ -224,7 +250,7 @@ def _merge(sightings: list[CardSighting]) -> list[CardSighting]:
     groups: list[list[CardSighting]] = []
     for s in sightings:
         size = float(np.linalg.norm(s.quad[2] - s.quad[0]))
-        home = next((g for g in groups if np.linalg.norm(g[0].centre - s.centre) < 0.25 * size), None)
+        home = next((g for g in groups if _same_card(g[0], s, size)), None)
         if home is None:
             groups.append([s])
         else:
@@ -245,6 +271,20 @@ def _merge(sightings: list[CardSighting]) -> list[CardSighting]:
             else:
                 merged.append(CardSighting(None, 0.0, True, lead.quad, votes=votes))
     return _drop_shadows(merged)
+
+
+def _same_card(a: CardSighting, b: CardSighting, size: float) -> bool:
+    """Two corners see one card when their quads share a centre, or name one card and overlap."""
+    if a.face_up != b.face_up:
+        return False  # a back next to a face is a card under a card, not one card
+    if np.linalg.norm(a.centre - b.centre) < 0.1 * size:
+        return True
+    if a.card is not None and a.card == b.card:
+        return (
+            cv2.pointPolygonTest(a.quad.astype(np.float32), (float(b.centre[0]), float(b.centre[1])), False)
+            > 0
+        )
+    return False
 
 
 def _drop_shadows(sightings: list[CardSighting]) -> list[CardSighting]:
