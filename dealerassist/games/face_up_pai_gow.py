@@ -28,10 +28,11 @@ The rules in the order the text gives them, and where the code keeps each one:
   flush in its seven cards, an ace or joker on top) pushes every main wager and wins Ace-High.
 * Fortune: the best five of the seven (with the seven-card straight flush and royal-match
   specials, ``fortune_class``) at the Fortune table's odds. Envy: a fixed amount for every other
-  player's hand of the Envy table (never the dealer's nor one's own). Progressive: fixed awards
-  are paid here; a share of the meter is reported as a win with ``win = 0`` and the note
-  ``meter award N%`` and the qualifying class in ``hand``: the progressive controller pays it.
-  The progressive stake is the jackpot's contribution and never comes back, win or lose.
+  player's hand of the Envy table (never the dealer's, one's own or a forfeited one).
+  Progressive: fixed awards are paid here; a share of the meter is reported as a win with
+  ``win = 0``, the note ``meter award N%`` and the qualifying class in ``hand``, and the
+  progressive controller pays it. The progressive stake is the jackpot's contribution and never
+  comes back, win or lose.
 * Player-dealer with table stakes (``_bank``): main wagers are covered in seat order from the
   dealer's left until the bank runs out; what is not covered goes back to its player. Side bets
   are always the house's.
@@ -393,7 +394,7 @@ class FaceUpPaiGowRound(GameRound):
         if "fortune" in bets:
             results.append(pay_by_table(seat, "fortune", bets["fortune"], mine, self.rules))
         if "envy" in bets:
-            others = [classes[s] for s in self.live_seats() if s != seat]
+            others = [classes[s] for s in self.live_seats() if s not in (seat, *self.forfeits)]
             results.append(envy_result(seat, bets["envy"], others, self.rules.paytables["envy"]))
         if "ace-high" in bets:
             results.append(

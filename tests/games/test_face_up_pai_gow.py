@@ -467,3 +467,13 @@ def test_dice_totals_outside_three_dice_are_refused() -> None:
     with pytest.raises(RuleViolation) as err:
         round_.set_dice(19)
     assert err.value.rule == "dice-total"
+
+
+def test_a_forfeited_hand_earns_no_one_an_envy_bonus() -> None:
+    round_ = start(
+        [(1, "wager", "25"), (1, "fortune", "5"), (1, "envy", "1"), (2, "wager", "25")],
+        {"seat-1": "2S 2H 6D 7C JD TC 3C", "seat-2": "8S 8H 8D 8C QS 4D 5H", DEALER: DEALER_NINES},
+    )
+    round_.forfeit(2, "showed cards")
+    set_front(round_, 1, "JD TC")
+    assert results(round_.settle())[("seat-1", "envy")] == ("lose", 0, 0)
