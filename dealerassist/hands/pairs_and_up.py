@@ -79,11 +79,9 @@ def pairs_and_up_made(cards: Iterable[Card]) -> frozenset[str]:
 
 def pattern_counts(deck: DeckComposition) -> dict[str, int]:
     """How many four-card hands dealt from ``deck`` satisfy each pattern (copies counted)."""
-    faces = sorted(c for c in deck.counts if not c.is_joker)
+    faces = sorted(c for c in deck.counts if c.rank in PAIRS_AND_UP_RANKS)
     totals = dict.fromkeys(PATTERNS, 0)
     for four in combinations_with_replacement(faces, 4):
-        if any(c.rank not in PAIRS_AND_UP_RANKS for c in four):
-            continue
         ways = 1
         for face, k in Counter(four).items():
             ways *= comb(deck.counts[face], k)
@@ -97,8 +95,9 @@ def pattern_counts(deck: DeckComposition) -> dict[str, int]:
 def pairs_and_up_precedence(deck: DeckComposition) -> tuple[str, ...]:
     """The eight hands, strongest first: four-card hands rarest first, then three of a kind.
 
-    Hands that cannot be dealt from ``deck`` at all sort first (they never decide anything);
-    equal counts keep the layout's listing order so the result is stable.
+    Hands that cannot be dealt from ``deck`` at all sort first (they never decide anything).
+    Equal counts put the hand listed later on the layout first (the layout lists them weakest
+    first), so the result is stable.
     """
     counts = pattern_counts(deck)
     four_card = [p for p in PATTERNS if p not in THREE_CARD_PATTERNS]
