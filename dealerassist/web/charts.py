@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from markupsafe import Markup, escape
 
-_W, _BAR_H, _GAP, _LABEL_W, _VALUE_W = 640, 22, 6, 170, 90
+_W, _BAR_H, _GAP, _LABEL_W, _VALUE_W = 720, 22, 6, 170, 200
 
 
 def bar_chart(title: str, items: Sequence[tuple[str, float, str]], *, css_class: str = "") -> Markup:

@@ -118,6 +118,7 @@ class LogIndex:
         self.devices: dict[tuple[str, str], DeviceState] = {}
         self.alarm_log: list[dict[str, Any]] = []
         self.last_refused: dict[str, dict[str, Any]] = {}
+        self._current: dict[str, tuple[str, int]] = {}
 
     def refresh(self) -> LogIndex:
         with self._lock:
@@ -135,9 +136,17 @@ class LogIndex:
         if kind == "refused":
             self.last_refused[table] = {"at": record.recorded_at, **event}
         round_id = event.get("round_id")
-        if not isinstance(round_id, int) or table == PIT_WIDE:
+        if table == PIT_WIDE:
+            return
+        if not isinstance(round_id, int):
+            # Inputs without a round number (shoe and camera reads, buttons) belong to the round
+            # in play at their table: they extend its timeline.
+            current = self._current.get(table)
+            if current is not None and self.rounds[current].outcome == "open":
+                self.rounds[current].last_seq = record.seq
             return
         key = (table, round_id)
+        self._current[table] = key
         summary = self.rounds.get(key)
         if summary is None:
             summary = self.rounds[key] = RoundSummary(table, round_id, record.recorded_at, record.seq)

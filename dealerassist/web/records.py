@@ -7,6 +7,8 @@ from typing import Any
 from dealerassist.core.money import format_amount
 
 PROGRESSIVE_PREFIX = "progressive"
+# Fields every line already shows another way (the who and why suffixes, the round header).
+_SHOWN_APART = frozenset({"kind", "table", "user", "role", "round_id", "reason"})
 
 
 def record_json(record: Any) -> dict[str, Any]:
@@ -59,10 +61,10 @@ def describe(event: dict[str, Any]) -> str:
     if kind == "round-voided":
         return f"round voided: {event.get('reason')}"
     if kind == "refused":
-        return f"refused {event.get('input', event.get('input_kind', ''))}: {event.get('message')}"
+        return f"refused {event.get('input_kind', '')}: {event.get('message')} [rule {event.get('rule')}]"
     if kind == "user-action":
         return f"{event.get('user') or '?'} {event.get('action')}"
     fields = ", ".join(
-        f"{k}={v}" for k, v in event.items() if k not in ("kind", "table") and v not in ("", None)
+        f"{k}={v}" for k, v in event.items() if k not in _SHOWN_APART and v not in ("", None, [], {})
     )
     return f"{kind}{': ' + fields if fields else ''}{who}{why}"

@@ -13,8 +13,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from dealerassist.core.cards import Card
-from dealerassist.core.tables import TABLES_DIR, load_table
+from dealerassist.core.tables import TABLES_DIR, load_table, table_from_mapping
 from dealerassist.events import CardRead
+from dealerassist.progressive.controller import ProgressiveController
+from dealerassist.progressive.params import params_from_table
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.tracker.pit import Pit
 from dealerassist.web.app import create_app
@@ -100,6 +102,30 @@ class Session:
 
     def act(self, table: str, kind: str, **body: Any) -> Any:
         return self.post_json(f"/api/tables/{table}/actions/{kind}", body)
+
+
+def pai_gow_with_progressive() -> Any:
+    """The shipped Face Up Pai Gow table with a [progressive] section, so the sign has a meter."""
+    config = load_table(TABLES_DIR / "face-up-pai-gow.toml")
+    raw = dict(config.raw)
+    raw["progressive"] = {
+        "name": "fortune-link",
+        "bet": "progressive",
+        "wager": "1",
+        "base": "10000",
+        "increment": "15",
+        "reserve": "5",
+    }
+    return table_from_mapping(raw, str(config.path))
+
+
+def attach_progressive(board: Dashboard, table_config: Any) -> ProgressiveController:
+    """A progressive controller following the table's tracker, shown by the dashboard."""
+    controller = ProgressiveController(table_config.table_id, params_from_table(table_config), board.log)
+    controller.attach(board.pit.tracker(table_config.table_id))
+    board.runtime.progressive = {table_config.table_id: controller}
+    controller.subscribe(board.runtime.fanout.catch_up)
+    return controller
 
 
 def make_dashboard(tmp_path: Path, tables: list[Any], **kwargs: Any) -> Dashboard:

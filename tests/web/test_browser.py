@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from browser import chromium
-from conftest import PASSWORDS, Dashboard, make_dashboard
+from conftest import PASSWORDS, Dashboard, attach_progressive, make_dashboard, pai_gow_with_progressive
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -22,10 +22,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from dealerassist.commands.web import serve_in_thread
 from dealerassist.core.money import format_amount, parse_amount
-from dealerassist.core.tables import TABLES_DIR, load_table, table_from_mapping
+from dealerassist.core.tables import TABLES_DIR, load_table
 from dealerassist.events import DeviceLink
-from dealerassist.progressive.controller import ProgressiveController
-from dealerassist.progressive.params import params_from_table
 
 pytestmark = pytest.mark.browser
 
@@ -41,36 +39,13 @@ GAMES = [
 PREFERRED = ("decline", "stand", "house-way", "play")
 
 
-def _tables_with_a_progressive(tmp: Path) -> list[Any]:
-    """Every shipped table; Pai Gow gets a [progressive] section so the sign has a meter to show."""
-    tables = [load_table(p) for p in sorted(TABLES_DIR.glob("*.toml"))]
-    out = []
-    for config in tables:
-        if config.table_id == "fupg-1":
-            raw = dict(config.raw)
-            raw["progressive"] = {
-                "name": "fortune-link",
-                "bet": "progressive",
-                "wager": "1",
-                "base": "10000",
-                "increment": "15",
-                "reserve": "5",
-            }
-            config = table_from_mapping(raw, str(config.path))
-        out.append(config)
-    return out
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Dashboard, str]]:
     tmp = tmp_path_factory.mktemp("browser")
-    configs = _tables_with_a_progressive(tmp)
-    board = make_dashboard(tmp, configs)
-    fupg = next(c for c in configs if c.table_id == "fupg-1")
-    controller = ProgressiveController("fupg-1", params_from_table(fupg), board.log)
-    controller.attach(board.pit.tracker("fupg-1"))
-    board.runtime.progressive = {"fupg-1": controller}
-    controller.subscribe(board.runtime.fanout.catch_up)
+    fupg = pai_gow_with_progressive()
+    others = [load_table(p) for p in sorted(TABLES_DIR.glob("*.toml")) if p.stem != "face-up-pai-gow"]
+    board = make_dashboard(tmp, [fupg, *others])
+    attach_progressive(board, fupg)
     server = serve_in_thread(board.app, "127.0.0.1", 0)
     yield board, f"http://127.0.0.1:{server.port}"
     server.shutdown()
@@ -111,9 +86,12 @@ def no_error(driver: WebDriver) -> None:
     assert not box.is_displayed(), box.text
 
 
-def shot(driver: WebDriver, name: str) -> None:
+def shot(driver: WebDriver, name: str, focus: str | None = None) -> None:
+    """Save a README screenshot, scrolled to the top or to the ``focus`` element."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     driver.execute_script("window.scrollTo(0, 0); document.activeElement.blur();")
+    if focus:
+        driver.execute_script("document.querySelector(arguments[0]).scrollIntoView();", focus)
     driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
 
 
@@ -240,7 +218,7 @@ def test_supervisor_clears_an_alarm_the_dealer_cannot(
     click(browser, "#sup-tcp-1 .alarm button[data-kind=ack-alarm]")  # no reason: the browser refuses
     assert board.pit.tracker("tcp-1").snapshot()["alarms"]
     form.find_element(By.CSS_SELECTOR, "input[name=reason]").send_keys("cable plugged back in")
-    shot(browser, "supervisor")
+    shot(browser, "supervisor", focus="#sup-tcp-1")
     click(browser, "#sup-tcp-1 .alarm button[data-kind=ack-alarm]")
     wait(browser, lambda: not board.pit.tracker("tcp-1").snapshot()["alarms"], "alarm cleared")
     wait(browser, lambda: "No open alarms" in browser.find_element(By.ID, "sup-tcp-1").text, "panel updated")

@@ -1,0 +1,109 @@
+"""``dealerassist users add`` and ``dealerassist web serve`` as an operator runs them."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from dealerassist.core.tables import TABLES_DIR
+from dealerassist.web.users import UserStore
+
+
+def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dealerassist", *args], input=stdin, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_first_admin_is_created_with_a_password_from_stdin(tmp_path: Path) -> None:
+    users = str(tmp_path / "users.sqlite3")
+    done = cli("users", "add", "ada", "--role", "admin", "--users", users, stdin="a-strong-password\n")
+    assert done.returncode == 0, done.stderr
+    assert "created admin account 'ada'" in done.stdout
+    store = UserStore(users)
+    assert store.authenticate("ada", "a-strong-password").role == "admin"
+    listing = cli("users", "list", "--users", users)
+    assert re.search(r"^ada\s+admin\s+active$", listing.stdout, re.M)
+
+
+def test_no_password_no_account(tmp_path: Path) -> None:
+    users = str(tmp_path / "users.sqlite3")
+    empty = cli("users", "add", "ada", "--role", "admin", "--users", users, stdin="")
+    assert empty.returncode == 1 and "password: nothing on standard input" in empty.stderr
+    short = cli("users", "add", "ada", "--role", "admin", "--users", users, stdin="short\n")
+    assert short.returncode == 1 and "password: must be at least 10 characters" in short.stderr
+    role = cli("users", "add", "ada", "--role", "boss", "--users", users, stdin="a-strong-password\n")
+    assert role.returncode == 2 and "invalid choice" in role.stderr
+    assert UserStore(users).count() == 0
+
+
+def test_serve_refuses_to_start_without_an_account(tmp_path: Path) -> None:
+    done = cli(
+        "web",
+        "serve",
+        "--db",
+        str(tmp_path / "log.sqlite3"),
+        "--table",
+        str(TABLES_DIR / "three-card-poker.toml"),
+        "--users",
+        str(tmp_path / "users.sqlite3"),
+        "--port",
+        "0",
+    )
+    assert done.returncode == 1
+    assert "no accounts yet" in done.stderr and "dealerassist users add" in done.stderr
+
+
+def test_serve_runs_the_dashboard_for_a_table(tmp_path: Path) -> None:
+    users = str(tmp_path / "users.sqlite3")
+    cli("users", "add", "ada", "--role", "admin", "--users", users, stdin="a-strong-password\n")
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "dealerassist",
+            "web",
+            "serve",
+            "--db",
+            str(tmp_path / "log.sqlite3"),
+            "--table",
+            str(TABLES_DIR / "three-card-poker.toml"),
+            "--users",
+            users,
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = server.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert found, line + server.stderr.read()
+        with urllib.request.urlopen(f"http://127.0.0.1:{found.group(1)}/healthz", timeout=10) as response:
+            assert json.loads(response.read())["ok"] is True
+        with urllib.request.urlopen(
+            f"http://127.0.0.1:{found.group(1)}/api/openapi.json", timeout=10
+        ) as response:
+            assert "/api/tables/{table}/actions/wager" in json.loads(response.read())["paths"]
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    bad = cli(
+        "web",
+        "serve",
+        "--db",
+        str(tmp_path / "log.sqlite3"),
+        "--table",
+        str(tmp_path / "nope.toml"),
+        "--users",
+        users,
+        "--port",
+        "0",
+    )
+    assert bad.returncode == 1 and "nope.toml" in bad.stderr

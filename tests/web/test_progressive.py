@@ -1,0 +1,87 @@
+"""The sign page and the supervisor's progressive operations, against a real progressive controller."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import TCP, Dashboard, attach_progressive, make_dashboard, pai_gow_with_progressive
+
+from dealerassist.core.tables import TABLES_DIR, load_table
+
+PG = "fupg-1"
+
+
+@pytest.fixture
+def jackpot(tmp_path: Path) -> Iterator[tuple[Dashboard, object]]:
+    config = pai_gow_with_progressive()
+    board = make_dashboard(tmp_path, [config, load_table(TABLES_DIR / "three-card-poker.toml")])
+    yield board, attach_progressive(board, config)
+    board.log.close()
+
+
+def _op(board: Dashboard, name: str, op: str, **body: object) -> object:
+    session = board.client(name)
+    return session.post_json(f"/api/progressive/{op}", {"table": PG, **body})
+
+
+def test_sign_page_is_public_and_shows_the_meter(jackpot: tuple[Dashboard, object]) -> None:
+    board, controller = jackpot
+    visitor = board.client()
+    page = visitor.get(f"/sign?table={PG}").get_data(as_text=True)
+    assert "$10,000.00" in page and "fortune-link" in page
+    assert visitor.get(f"/api/progressive?table={PG}").get_json()["amount"] == 1_000_000
+    assert visitor.get(f"/api/progressive?table={TCP}").status_code == 404
+    dealer = board.client("dana")
+    dealer.act(PG, "round-open")
+    dealer.act(PG, "wager", seat=1, bet="wager", amount="10")
+    dealer.act(PG, "wager", seat=1, bet="progressive", amount="1")
+    dealer.act(PG, "betting-closed")
+    assert controller.state()["amount"] == 1_000_015  # 15% of $1
+    assert "$10,000.15" in visitor.get(f"/sign?table={PG}").get_data(as_text=True)
+    assert "Jackpot <strong>$10,000.15" in dealer.get(f"/tables/{PG}/panel").get_data(as_text=True)
+
+
+def test_supervisor_changes_parameters_with_a_reason(jackpot: tuple[Dashboard, object]) -> None:
+    board, controller = jackpot
+    assert _op(board, "dana", "params", increment="20", reason="x").status_code == 403
+    missing = _op(board, "sam", "params", increment="20")
+    assert missing.status_code == 422 and missing.get_json()["field"] == "reason"
+    bad = _op(board, "sam", "params", increment="120", reason="typo test")
+    assert bad.status_code == 422 and bad.get_json()["field"] == "increment"
+    unknown = _op(board, "sam", "params", colour="red", reason="x")
+    assert unknown.status_code == 422 and unknown.get_json()["field"] == "colour"
+    ok = _op(board, "sam", "params", increment="20", reason="new rate from the gaming board")
+    assert ok.status_code == 200, ok.get_json()
+    assert controller.params.to_dict()["increment"] == "20"
+    changed = [r.event for r in board.log.records() if r.event.kind == "progressive-params"]
+    assert changed[-1].user == "sam" and changed[-1].new["increment"] == "20"
+    notes = [r.event for r in board.log.records() if getattr(r.event, "action", "") == "progressive-params"]
+    assert notes[-1].detail["reason"] == "new rate from the gaming board"
+
+
+def test_parameters_change_only_between_rounds(jackpot: tuple[Dashboard, object]) -> None:
+    board, _ = jackpot
+    board.client("dana").act(PG, "round-open")
+    refused = _op(board, "sam", "params", increment="20", reason="mid-round")
+    assert refused.status_code == 409 and refused.get_json()["rule"] == "progressive-round-open"
+
+
+def test_meter_corrections_and_confirmations_are_checked(jackpot: tuple[Dashboard, object]) -> None:
+    board, controller = jackpot
+    ok = _op(board, "sam", "correct", meter="+5.00", reason="audit found a missed contribution")
+    assert ok.status_code == 200 and controller.state()["amount"] == 1_000_500
+    assert _op(board, "sam", "correct", meter="5.00").get_json()["field"] == "reason"
+    assert _op(board, "sam", "correct", meter="five", reason="x").get_json()["field"] == "meter"
+    below = _op(board, "sam", "correct", meter="-1,000,000", reason="x")
+    assert below.status_code == 409 and below.get_json()["rule"] == "progressive-correction"
+    nothing = _op(board, "sam", "confirm-paid", hit_id="no-such-hit")
+    assert nothing.status_code == 409 and nothing.get_json()["rule"] == "progressive-no-hit"
+    assert _op(board, "sam", "open-the-vault").status_code == 404
+    assert (
+        board.client("sam").post_json("/api/progressive/params", {"table": TCP, "reason": "x"}).status_code
+        == 404
+    )
+    page = board.client("sam").get("/supervisor").get_data(as_text=True)
+    assert "Progressive fortune-link: $10,005.00" in page
