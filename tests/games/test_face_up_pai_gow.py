@@ -253,6 +253,8 @@ def test_front_must_be_two_of_the_players_own_cards() -> None:
         ("3S 4S 5S JK 7S 8S 9S", "seven-card-straight-flush-joker"),
         ("AS KS QS JS TS KH QH", "royal-flush-royal-match"),
         ("AS KS QS JS TS KH QD", "royal-flush"),
+        ("AS KS QS JK TS KH QH", "royal-flush-royal-match"),
+        ("AS KS QS JS JK KH QH", "royal-flush-royal-match"),
         ("AS AH AD AC JK 2D 3H", "five-aces"),
         ("9S 9H 9D 9C KS 2D 3H", "four-of-a-kind"),
         ("2S 2H KD 7C 6D 3D 9C", "pair"),
@@ -477,3 +479,19 @@ def test_a_forfeited_hand_earns_no_one_an_envy_bonus() -> None:
     round_.forfeit(2, "showed cards")
     set_front(round_, 1, "JD TC")
     assert results(round_.settle())[("seat-1", "envy")] == ("lose", 0, 0)
+
+
+def test_a_wheel_is_the_second_highest_straight() -> None:
+    """rule-decisions.md: A-2-3-4-5 ranks just below A-K-Q-J-T, above K-Q-J-T-9."""
+    settled = play(
+        [(1, "wager", "25")],
+        {"seat-1": "AS 2H 3D 4C 5S KH QD", DEALER: "KS QH JD TC 9S 7H 6D"},
+        {1: "KH QD"},
+    )
+    assert results(settled)[("seat-1", "wager")] == ("win", 2500, 2500)
+
+
+def test_the_joker_plays_as_an_ace_unless_it_completes_a_straight() -> None:
+    assert fortune_class(parse_cards("JK 2H 3D 4C 5S 9H QD")) == "straight"
+    assert fortune_class(parse_cards("JK AH 3D 7C 9S JH QD")) == "pair"
+    assert not ace_high_pai_gow(parse_cards("JK 2H 3D 4C 5S 9H QD"))
