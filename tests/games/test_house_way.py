@@ -49,6 +49,12 @@ def front_of(cards: str) -> list[str]:
             "TS TD JC QH KS AS 3D",
             "AS KS",
         ),
+        (
+            "7. three of a kind and a straight: two of the set front, straight back",
+            "7S 7H 7D 8C 9S TH JD",
+            "7S 7H",
+        ),
+        ("7. two pair and a flush: the two-pair rule splits jacks up", "KS KH 5S 5D 9S 2S 3S", "5S 5D"),
         ("8. full house: set back, pair front", "9S 9D 9C 5H 5S KD 2C", "5H 5S"),
         ("8. full house of 2s with ace and king: keep it, A-K front", "9S 9D 9C 2H 2S KD AC", "AC KD"),
         ("8. set and two pairs: higher pair front", "9S 9D 9C 5H 5S KD KC", "KC KD"),
