@@ -1,9 +1,9 @@
 """Four Card Poker by complete enumeration of the player's five cards (2,598,960 hands).
 
-The best four of five is found for every hand at numpy speed from a table that ``evaluate_four``
-itself fills (one entry per four-card rank pattern, plain and suited), so the ranking is the
-evaluator's. Every distinct strength is then named once by the live code (``best_four`` on a hand
-that has it, then ``aces_up_class``) and priced through the pay table's awards.
+The best four of five is counted for every hand with the evaluators' numpy batch API (strengths
+bit for bit those of ``best_four``). Every distinct strength is then named once by the live code
+(``best_four`` on a hand that has it, then ``aces_up_class``) and priced through the pay table's
+awards.
 
 * ``aces-up``: the Aces Up side bet.
 * ``ante-bonus``: what the automatic Ante Bonus returns per unit of Ante, for a player who plays
@@ -16,66 +16,30 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from fractions import Fraction
-from functools import cache
-from itertools import combinations_with_replacement
 
 import numpy as np
 
 from dealerassist.analysis import AnalysisError, AnalysisRequest, BetAnalysis, Progress
 from dealerassist.analysis.three_card_poker import chosen_paytable, pay_table_analysis, unit_win
-from dealerassist.core.cards import FULL_DECK, SUITS, Card
+from dealerassist.core.cards import FULL_DECK
 from dealerassist.games.four_card_poker import aces_up_class
-from dealerassist.hands import HandValue, best_four, evaluate_four
+from dealerassist.hands import HandValue, best_four
+from dealerassist.hands.batch import best_four_strengths, combinations_array
 
 GAME = "four-card-poker"
-RANKS = 13
+CHUNK = 400_000
 
 
-@cache
-def combination_array(n: int, k: int) -> np.ndarray:
-    """Every ``k``-subset of ``range(n)`` in lexicographic order, as an (C(n,k), k) int8 array."""
-    if k == 0:
-        return np.zeros((1, 0), dtype=np.int8)
-    parts = []
-    for first in range(n - k + 1):
-        rest = combination_array(n - first - 1, k - 1) + np.int8(first + 1)
-        parts.append(np.column_stack([np.full(len(rest), first, dtype=np.int8), rest]))
-    return np.concatenate(parts)
-
-
-def four_card_table() -> np.ndarray:
-    """Strength of every four-card rank pattern: ``table[suited, key]`` with key the four rank
-    indexes (ascending) in base 13. Filled by ``evaluate_four`` on a hand with that pattern."""
-    table = np.full((2, RANKS**4), -1, dtype=np.int64)
-    for ranks in combinations_with_replacement(range(RANKS), 4):
-        if max(Counter(ranks).values()) > 4:
-            continue
-        key = ((ranks[0] * RANKS + ranks[1]) * RANKS + ranks[2]) * RANKS + ranks[3]
-        table[0, key] = evaluate_four(_cards(ranks, suited=False)).strength
-        if len(set(ranks)) == 4:
-            table[1, key] = evaluate_four(_cards(ranks, suited=True)).strength
-    return table
-
-
-def _cards(ranks: tuple[int, ...], suited: bool) -> list[Card]:
-    """Cards with these rank indexes: all spades, or one suit per card so no flush can form."""
-    return [Card(r + 2, SUITS[0] if suited else SUITS[i]) for i, r in enumerate(ranks)]
-
-
-def best_four_of(hands: np.ndarray, progress: Progress) -> np.ndarray:
-    """Strength of the best four cards of each five-card hand (rows of ascending card indexes)."""
-    ranks = (hands // 4).astype(np.int64)  # FULL_DECK indexes are rank-major: ranks come out sorted
-    suits = hands % 4
-    table = four_card_table()
-    best = np.full(len(hands), -1, dtype=np.int64)
-    for dropped in range(5):
-        keep = [i for i in range(5) if i != dropped]
-        r, s = ranks[:, keep], suits[:, keep]
-        key = ((r[:, 0] * RANKS + r[:, 1]) * RANKS + r[:, 2]) * RANKS + r[:, 3]
-        suited = ((s[:, 0] == s[:, 1]) & (s[:, 1] == s[:, 2]) & (s[:, 2] == s[:, 3])).astype(np.int64)
-        np.maximum(best, table[suited, key], out=best)
-        progress(dropped + 1, 5)
-    return best
+def best_four_of_all(progress: Progress) -> tuple[np.ndarray, np.ndarray]:
+    """(every five-card hand as card indexes, the strength of its best four), by the evaluators'
+    batch API in chunks so progress can be shown."""
+    hands = combinations_array(52, 5)
+    strengths = np.empty(len(hands), dtype=np.int64)
+    for start in range(0, len(hands), CHUNK):
+        stop = min(start + CHUNK, len(hands))
+        strengths[start:stop] = best_four_strengths(hands[start:stop], check=False)
+        progress(stop, len(hands))
+    return hands, strengths
 
 
 _HISTOGRAM: list[tuple[HandValue, int]] = []
@@ -85,8 +49,7 @@ def strength_histogram(request: AnalysisRequest) -> list[tuple[HandValue, int]]:
     """Every distinct best-four value with its number of five-card hands (computed once per
     process: both bets read the same enumeration). Each value is a real ``best_four`` result."""
     if not _HISTOGRAM:
-        hands = combination_array(52, 5)
-        strengths = best_four_of(hands, request.progress)
+        hands, strengths = best_four_of_all(request.progress)
         _, first, counts = np.unique(strengths, return_index=True, return_counts=True)
         for index, count in zip(first.tolist(), counts.tolist(), strict=True):
             value = best_four(FULL_DECK[i] for i in hands[index])
