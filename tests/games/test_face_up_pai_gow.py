@@ -6,11 +6,12 @@ cents. Amounts are dollars as a dealer says them.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 
 import pytest
 
-from dealerassist.core.cards import parse_cards
+from dealerassist.core.cards import FULL_DECK, JOKER, parse_cards
 from dealerassist.core.tables import load_table
 from dealerassist.errors import DeckError, RuleViolation
 from dealerassist.games.base import DEALER, Decision, Settlement
@@ -495,3 +496,36 @@ def test_the_joker_plays_as_an_ace_unless_it_completes_a_straight() -> None:
     assert fortune_class(parse_cards("JK 2H 3D 4C 5S 9H QD")) == "straight"
     assert fortune_class(parse_cards("JK AH 3D 7C 9S JH QD")) == "pair"
     assert not ace_high_pai_gow(parse_cards("JK 2H 3D 4C 5S 9H QD"))
+
+
+def test_table_stakes_on_seeded_rounds() -> None:
+    """On random rounds with a player-dealer: no more is covered than the bank, coverage runs
+    from the dealer's left, each player risks at most the covered part, the house neither wins
+    nor loses a main wager, and the bank's result is exactly what the players lost or won."""
+    rng = random.Random(7)
+    for _ in range(60):
+        banker = rng.randint(1, 7)
+        players = sorted(rng.sample([s for s in range(1, 8) if s != banker], rng.randint(1, 5)))
+        stakes = {s: rng.choice([10, 25, 50, 100]) * 100 for s in players}
+        bank = rng.choice([10, 60, 150, 1000]) * 100
+        round_ = new_round(table())
+        round_.place_wager(banker, "bank", bank)
+        for seat, amount in stakes.items():
+            round_.place_wager(seat, "wager", amount)
+        round_.close_betting()
+        round_.set_dice(rng.randint(3, 18))
+        for card in rng.sample([*FULL_DECK, JOKER], 7 * (len(players) + 1)):
+            round_.deal(card)
+        for seat in players:
+            round_.decide(Decision(f"seat-{seat}", "house-way"))
+        settled = round_.settle()
+        mains = {r.seat: r for r in settled.results if r.bet == "wager"}
+        covered, left = {}, bank
+        for seat in players:
+            covered[seat] = min(stakes[seat], left)
+            left -= covered[seat]
+        for seat in players:
+            assert -covered[seat] <= mains[seat].net <= covered[seat]
+        bank_result = next(r for r in settled.results if r.bet == "bank")
+        assert bank_result.net == -sum(r.net for r in mains.values())
+        assert settled.house_net == 0

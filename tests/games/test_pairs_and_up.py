@@ -8,6 +8,7 @@ kind 1 to 1, four of a kind 3 to 1, a straight 3 to 1, a flush 4 to 1.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import combinations_with_replacement
 
 import pytest
 
@@ -284,3 +285,19 @@ def test_the_example_table_file_loads_and_plays() -> None:
         round_.deal(card)
     round_.decide(Decision("seat-1", "play", choice="straight"))
     assert results(round_.settle())[("seat-1", "play")] == ("win", 3000, 1000)
+
+
+def test_four_cards_win_at_most_one_of_the_eight_choices() -> None:
+    """ "To win, your hand must match your exact bet": on every four-card combination of the deck,
+    at most one choice wins (or pushes, for three aces)."""
+    faces = sorted(table().deck.counts)
+    for cards in combinations_with_replacement(faces, 4):
+        outcomes = [play_outcome(choice, cards, PRECEDENCE) for choice in PRECEDENCE]
+        assert sum(1 for o in outcomes if o != "lose") <= 1, cards
+
+
+def test_every_pattern_but_three_of_a_kind_needs_all_four_cards() -> None:
+    """Three of a kind is the only hand won with three cards: the fourth card decides the rest."""
+    assert play_outcome("three-of-a-kind", four("2S 2H 2D AC"), PRECEDENCE) == "win"
+    assert play_outcome("three-of-a-kind", four("2S 2H 2D 3C"), PRECEDENCE) == "win"
+    assert play_outcome("straight", four("AS 2H 3D 3C"), PRECEDENCE) == "lose"
