@@ -79,7 +79,7 @@ def test_emulator_keeps_files_and_runs_pages() -> None:
     assert png.startswith(b"\x89PNG")
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+@settings(max_examples=100, deadline=None, derandomize=True)
 @given(noise=st.binary(max_size=200), amounts=st.lists(st.integers(0, 10**11), min_size=1, max_size=4))
 def test_every_packet_after_noise_is_read(noise: bytes, amounts: list[int]) -> None:
     packets = [alpha.write_string("1", b"$%d" % a) for a in amounts]
@@ -88,7 +88,7 @@ def test_every_packet_after_noise_is_read(noise: bytes, amounts: list[int]) -> N
     assert [r.data for r in read[len(read) - len(amounts) :]] == [b"1$%d" % a for a in amounts]
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+@settings(max_examples=100, deadline=None, derandomize=True)
 @given(data=st.binary(max_size=400))
 def test_emulator_survives_any_bytes(data: bytes) -> None:
     sign = SignEmulator()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -40,7 +41,7 @@ def test_sign_command_errors_are_clean(capsys: pytest.CaptureFixture[str]) -> No
 def test_watch_shoe_prints_cards_and_the_link_alarm(shoe_emulator: ShoeEmulator, tmp_path: Path) -> None:
     url = plug(shoe_emulator, f"pty:{tmp_path / 'shoe0'}")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dealerassist", "devices", "watch-shoe", url, "--seconds", "4"],
+        [sys.executable, "-m", "dealerassist", "devices", "watch-shoe", url, "--seconds", "20"],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -66,6 +67,7 @@ def test_watch_shoe_prints_cards_and_the_link_alarm(shoe_emulator: ShoeEmulator,
         read_until("LINK UP")
         shoe_emulator.deal(unreadable=True)
         read_until("CARD      #2 ?? (unreadable)")
+        proc.send_signal(signal.SIGINT)
         read_until("stopped:")
         assert "cards 2" in lines[-1]
     finally:

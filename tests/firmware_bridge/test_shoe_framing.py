@@ -101,7 +101,7 @@ frames = st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=150, deadline=None, derandomize=True)
 @given(noise=st.binary(max_size=200), batch=st.lists(frames, min_size=1, max_size=5), cut=st.integers(1, 40))
 def test_every_frame_after_noise_is_read(noise: bytes, batch: list[Frame], cut: int) -> None:
     wire = b"".join(encode_frame(f) for f in batch)
@@ -115,7 +115,7 @@ def test_every_frame_after_noise_is_read(noise: bytes, batch: list[Frame], cut: 
     assert frames_read[len(frames_read) - len(batch) :] == batch
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=150, deadline=None, derandomize=True)
 @given(
     frame=frames, flips=st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 7)), min_size=1, max_size=3)
 )
@@ -132,7 +132,7 @@ def test_bit_flips_never_pass_as_a_different_frame(frame: Frame, flips: list[tup
     assert all(survivor == frame for survivor in frames_read[:-1])
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+@settings(max_examples=100, deadline=None, derandomize=True)
 @given(data=st.binary(max_size=300))
 def test_protocol_feed_never_raises(data: bytes) -> None:
     out = DaShoeProtocol().feed(data)
