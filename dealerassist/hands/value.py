@@ -68,10 +68,6 @@ def pack(class_index: int, ranks: Iterable[int], size: int) -> int:
     return value
 
 
-def strength_class(strength: int, size: int) -> int:
-    return strength >> (4 * size)
-
-
 def strength_ranks(strength: int, size: int) -> tuple[int, ...]:
     """The tie-breaking ranks packed in a strength, best first (1 is an ace playing low)."""
     return tuple((strength >> (4 * (size - 1 - i))) & 15 for i in range(size))
@@ -125,15 +121,12 @@ class HandValue(tuple):
             raise TypeError(f"cannot compare a {self[2]}-card hand with a {other[2]}-card hand")
         return other
 
+    # A plain tuple with the same items is not a hand value: no fallback to tuple equality.
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, HandValue):
-            return NotImplemented
-        return self[2] == other[2] and self[0] == other[0]
+        return isinstance(other, HandValue) and self[2] == other[2] and self[0] == other[0]
 
     def __ne__(self, other: object) -> bool:
-        if not isinstance(other, HandValue):
-            return NotImplemented
-        return self[2] != other[2] or self[0] != other[0]
+        return not self.__eq__(other)
 
     def __lt__(self, other: Any) -> bool:
         return self[0] < self._other(other)[0]

@@ -134,15 +134,12 @@ def test_best_five_shows_the_flush_it_found() -> None:
     assert [c.code for c in value.cards] == ["KH", "9H", "7H", "4H", "2H"]
 
 
-def test_two_card_hand_classes_and_the_joker_as_an_ace() -> None:
+def test_every_two_card_hand_matches_the_reference_and_the_joker_is_an_ace() -> None:
     assert evaluate_two(parse_cards("JK AS")).name == "pair"
     assert evaluate_two(parse_cards("JK KS")).ranks == (14, 13)
     assert evaluate_two(parse_cards("9S 9D")) > evaluate_two(parse_cards("AS KD"))
     pairs = []
-    rng = random.Random(2)
-    deck = [*FULL_DECK, JOKER]
-    for _ in range(3000):
-        hand = rng.sample(deck, 2)
+    for hand in combinations([*FULL_DECK, JOKER], 2):
         name, key = ref_two(hand)
         value = evaluate_two(hand)
         assert value.name == name

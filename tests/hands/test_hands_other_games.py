@@ -94,9 +94,9 @@ def test_pattern_consistency_on_every_face_combination() -> None:
             assert "flush" in made
 
 
-def test_every_two_and_three_card_blackjack_count_matches_the_reference() -> None:
+def test_every_blackjack_count_up_to_four_cards_matches_the_reference() -> None:
     faces = [Card(rank, "S") for rank in range(2, 15)]
-    for size in (1, 2, 3):
+    for size in (1, 2, 3, 4):
         for hand in product(faces, repeat=size):
             for split in (False, True):
                 got = blackjack_total(hand, split=split)

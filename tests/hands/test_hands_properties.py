@@ -1,6 +1,8 @@
 """Properties that hold for any deal: card order never matters, more cards never hurt a best-of-N
 hand, and bad input is refused with a clear error."""
 
+import pickle
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -147,3 +149,22 @@ def test_non_cards_and_mixed_sizes_are_refused() -> None:
         _ = evaluate_three(parse_cards("AS KS QS")) < evaluate_five(parse_cards("AS KS QS JS 9D"))
     with pytest.raises(HandError, match="precedence"):
         pairs_and_up_hand(parse_cards("AS AS AS AS"), ("flush", "straight"))
+
+
+def test_hand_values_behave_as_immutable_ordered_values() -> None:
+    low = evaluate_five(parse_cards("2S 3D 4H 5C 7S"))
+    same_as_low = evaluate_five(parse_cards("2H 3S 4D 5S 7C"))
+    high = evaluate_five(parse_cards("AS AD 4H 5C 7S"))
+    assert low == same_as_low and hash(low) == hash(same_as_low) and low.cards != same_as_low.cards
+    assert low < high and high > low and low <= same_as_low and high >= low and low != high
+    assert sorted([high, low]) == [low, high] and max(low, high) is high
+    assert low != (low.strength, low.held, 5)
+    assert low != evaluate_three(parse_cards("2S 3D 4H"))
+    with pytest.raises(AttributeError):
+        low.strength = 1  # type: ignore[misc]
+    with pytest.raises(TypeError, match="cannot compare a hand value with int"):
+        _ = low < 5
+    assert pickle.loads(pickle.dumps(high)) == high
+    assert pickle.loads(pickle.dumps(high)).cards == high.cards
+    assert repr(high).startswith("HandValue(pair, AS AD 7S 5C 4H")
+    assert high.ranks == (14, 14, 7, 5, 4)
