@@ -81,9 +81,8 @@ class FourCardPokerRound(AnteRound):
     def same_player(self, seat: int, other_seat: int) -> None:
         """One player plays both spots (allowed only with double-minimum wagers, see module)."""
         self._require_phase("betting", "wagers-while-betting-open", "spots are declared while betting")
-        for s in (seat, other_seat):
-            if not 1 <= s <= self.rules.seats:
-                raise RuleViolation("seat-exists", f"no seat {s} at a {self.rules.seats}-seat table")
+        self._require_seat(seat)
+        self._require_seat(other_seat)
         if seat == other_seat or self.partners.keys() & {seat, other_seat}:
             raise RuleViolation("two-spots-at-most", "a player may play at most two spots")
         self.partners[seat] = other_seat

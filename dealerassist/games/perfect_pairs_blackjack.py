@@ -46,7 +46,6 @@ from dealerassist.games.base import (
     DealStep,
     Decision,
     Game,
-    GameRound,
     Outcome,
     Settlement,
     TableRules,
@@ -54,6 +53,7 @@ from dealerassist.games.base import (
     parse_position,
     seat_position,
 )
+from dealerassist.games.three_card_poker import TableRound
 from dealerassist.hands import BlackjackTotal, blackjack_total, perfect_pair
 from dealerassist.hands.blackjack import card_points
 
@@ -111,17 +111,16 @@ def perfect_pairs_class(first: Card, second: Card) -> str | None:
     return None if kind is None else f"{kind}-pair"
 
 
-class PerfectPairsRound(GameRound):
+class PerfectPairsRound(TableRound):
+    PLACEABLE = ("main", "perfect-pairs")
+
     def __init__(self, rules: TableRules) -> None:
-        self.rules = rules
-        self.phase = "betting"
-        self.wagers: dict[int, dict[str, int]] = {}
+        super().__init__(rules)
         self.player_hands: list[Hand] = []
         self.first_two: dict[int, tuple[Card, ...]] = {}
         self.dealer: list[Card] = []
         self.insurance: dict[int, int] = {}
         self.insurance_decided: set[int] = set()
-        self.forfeits: dict[int, str] = {}
         self.dealer_blackjack = False
         self.shoe = RoundCards(rules.deck)
         self.hole = 0 if rules.option("hole_card_first", True) else 1
@@ -135,29 +134,9 @@ class PerfectPairsRound(GameRound):
 
     # Betting --------------------------------------------------------------------------------
 
-    def place_wager(self, seat: int, bet: str, amount: int) -> None:
-        self._require_phase("betting", "wagers-while-betting-open", "betting is closed")
-        if not 1 <= seat <= self.rules.seats:
-            raise RuleViolation("seat-exists", f"no seat {seat} at a {self.rules.seats}-seat table")
-        if bet not in ("main", "perfect-pairs"):
-            raise RuleViolation("bet-offered", f"{bet!r} is not a wager placed before the deal here")
-        if amount == 0:
-            self._remove_wager(seat, bet)
-            return
-        limit = self.rules.limit(bet)
-        if not limit.minimum <= amount <= limit.maximum:
-            raise RuleViolation(
-                "table-limits", f"{bet} of {amount} cents is outside {limit.minimum}..{limit.maximum} cents"
-            )
+    def check_wager(self, seat: int, bet: str, amount: int) -> None:
         if bet == "perfect-pairs":
             self._check_perfect_pairs_limit(amount)
-        self.wagers.setdefault(seat, {})[bet] = amount
-
-    def _remove_wager(self, seat: int, bet: str) -> None:
-        seat_bets = self.wagers.get(seat, {})
-        seat_bets.pop(bet, None)
-        if not seat_bets:
-            self.wagers.pop(seat, None)
 
     def _check_perfect_pairs_limit(self, amount: int) -> None:
         """Perfect Pairs runs from the table minimum to 20% of the table maximum."""
@@ -452,8 +431,7 @@ class PerfectPairsRound(GameRound):
         )
 
     def void(self, reason: str) -> Settlement:
-        if self.phase == "settled":
-            raise RuleViolation("void-before-settlement", "the round is already settled")
+        self._require_open("void")
         results = []
         for seat in sorted(self.wagers):
             stakes = [(seat_position(seat), "perfect-pairs", self.wagers[seat].get("perfect-pairs", 0))]
@@ -472,8 +450,7 @@ class PerfectPairsRound(GameRound):
         return self._settlement
 
     def forfeit(self, seat: int, reason: str) -> None:
-        if self.phase in ("settled", "void"):
-            raise RuleViolation("forfeit-before-settlement", f"the round is already {self.phase}")
+        self._require_open("forfeit")
         if seat not in self.wagers:
             raise RuleViolation("forfeit-needs-wager", f"seat {seat} has no wager to forfeit")
         self.forfeits[seat] = reason
@@ -496,10 +473,6 @@ class PerfectPairsRound(GameRound):
             if hand.position == position:
                 return hand
         raise RuleViolation("position-exists", f"{position} holds no hand this round")
-
-    def _require_phase(self, phase: str, rule: str, message: str) -> None:
-        if self.phase != phase:
-            raise RuleViolation(rule, f"{message} (phase {self.phase!r})")
 
 
 def _refusal_rule(action: str) -> str:

@@ -1,15 +1,16 @@
-"""Three Card Poker (``rules/three-card-poker.txt``), and the ante-game table mechanics it shares
-with Four Card Poker.
+"""Three Card Poker (``rules/three-card-poker.txt``), and the table mechanics other games reuse:
+``TableRound`` (betting within limits; also Perfect Pairs Blackjack) and ``AnteRound`` (packets,
+Play-or-fold, void, forfeit; also Four Card Poker).
 
 Rules in the order the text gives them, and where the code keeps each one:
 
 * Pair Plus bets on the player's own three cards: a pair or better wins at the Pair Plus table,
-  whatever the dealer holds (``_settle_pair_plus``). "Ante bet required to play": a Pair Plus needs
+  whatever the dealer holds (``settle_seat``). "Ante bet required to play": a Pair Plus needs
   an Ante unless the table sets ``pair_plus_requires_ante = false`` (``check_seat``).
 * Ante plays against the dealer. A player who likes the hand makes a Play bet that must equal the
   Ante (``check_play``); otherwise the player folds and the Ante loses.
 * Ante Bonus: a player who made Ante and Play is paid the Ante Bonus table on the Ante for a
-  straight or better, even when the dealer does not qualify or wins (``_settle_ante_play``).
+  straight or better, even when the dealer does not qualify or wins (``settle_ante_play``).
 * Ranking (straight flush, three of a kind, straight, flush, pair, high card; A-2-3 the lowest
   straight) is the three-card evaluator's; hands of equal strength draw.
 * The dealer plays with queen high or better (``dealer_qualifies``). Dealer does not play: Ante
@@ -93,49 +94,24 @@ def dealer_qualifies(dealer: HandValue) -> bool:
     return dealer.name != "high-card" or dealer.ranks[0] >= QUEEN
 
 
-# --- Ante-game mechanics (Three and Four Card Poker) --------------------------------------------
+# --- Betting at a table (every game in this file and Perfect Pairs Blackjack) ------------------
 
 
-class AnteRound(GameRound):
-    """A round of an ante game: wagers, packets of cards to every betting seat and the dealer,
-    one Play-or-fold decision per Ante, then settlement. Subclasses give the card counts (class
-    defaults, copied per round so a table option can change them), the wagers' rules and the
-    settlement of one seat."""
+class TableRound(GameRound):
+    """Wagers placed seat by seat while betting is open, each held to its table limits; a game
+    lists the bets placed before the deal (``PLACEABLE``) and adds its own checks."""
 
-    PLAYER_CARDS: ClassVar[int]
-    DEALER_CARDS: ClassVar[int]
-    DEALER_UP: ClassVar[frozenset[int]] = frozenset()
     PLACEABLE: ClassVar[tuple[str, ...]]
 
     def __init__(self, rules: TableRules) -> None:
         self.rules = rules
-        self.player_cards = self.PLAYER_CARDS
-        self.dealer_cards = self.DEALER_CARDS
-        self.dealer_up = self.DEALER_UP
-        self.deal_order = rules.option("deal_order", "packets")
-        if self.deal_order not in DEAL_ORDERS:
-            raise RuleViolation(
-                "deal-order", f"deal_order must be 'packets' or 'rounds', got {self.deal_order!r}"
-            )
         self.phase = "betting"
         self.wagers: dict[int, dict[str, int]] = {}
-        self.cards: dict[str, list[Card]] = {}
-        self.plays: dict[int, int] = {}
-        self.folded: set[int] = set()
         self.forfeits: dict[int, str] = {}
-        self.shoe = RoundCards(rules.deck)
-        self._plan: list[DealStep] = []
-        self._dealt = 0
-        self._settlement: Settlement | None = None
-
-    # Betting --------------------------------------------------------------------------------
 
     def place_wager(self, seat: int, bet: str, amount: int) -> None:
         self._require_phase("betting", "wagers-while-betting-open", "betting is closed")
-        if not 1 <= seat <= self.rules.seats:
-            raise RuleViolation(
-                "seat-exists", f"seat {seat} is not one of this table's 1..{self.rules.seats}"
-            )
+        self._require_seat(seat)
         if bet not in self.PLACEABLE:
             raise RuleViolation("bet-offered", f"{bet!r} is not a wager placed before the deal here")
         if amount == 0:
@@ -149,14 +125,60 @@ class AnteRound(GameRound):
         self.check_wager(seat, bet, amount)
         self.wagers.setdefault(seat, {})[bet] = amount
 
+    def check_wager(self, seat: int, bet: str, amount: int) -> None:
+        """Game-specific limits of one wager (hook)."""
+
     def _remove_wager(self, seat: int, bet: str) -> None:
         seat_bets = self.wagers.get(seat, {})
         seat_bets.pop(bet, None)
         if not seat_bets:
             self.wagers.pop(seat, None)
 
-    def check_wager(self, seat: int, bet: str, amount: int) -> None:
-        """Game-specific limits of one wager (hook)."""
+    def _require_seat(self, seat: int) -> None:
+        if not 1 <= seat <= self.rules.seats:
+            raise RuleViolation("seat-exists", f"no seat {seat} at a {self.rules.seats}-seat table")
+
+    def _require_phase(self, phase: str, rule: str, message: str) -> None:
+        if self.phase != phase:
+            raise RuleViolation(rule, f"{message} (phase {self.phase!r})")
+
+    def _require_open(self, action: str) -> None:
+        if self.phase in ("settled", "void"):
+            raise RuleViolation(f"{action}-before-settlement", f"the round is already {self.phase}")
+
+
+# --- Ante-game mechanics (Three and Four Card Poker) --------------------------------------------
+
+
+class AnteRound(TableRound):
+    """A round of an ante game: wagers, packets of cards to every betting seat and the dealer,
+    one Play-or-fold decision per Ante, then settlement. Subclasses give the card counts (class
+    defaults, copied per round so a table option can change them), the wagers' rules and the
+    settlement of one seat."""
+
+    PLAYER_CARDS: ClassVar[int]
+    DEALER_CARDS: ClassVar[int]
+    DEALER_UP: ClassVar[frozenset[int]] = frozenset()
+
+    def __init__(self, rules: TableRules) -> None:
+        super().__init__(rules)
+        self.player_cards = self.PLAYER_CARDS
+        self.dealer_cards = self.DEALER_CARDS
+        self.dealer_up = self.DEALER_UP
+        self.deal_order = rules.option("deal_order", "packets")
+        if self.deal_order not in DEAL_ORDERS:
+            raise RuleViolation(
+                "deal-order", f"deal_order must be 'packets' or 'rounds', got {self.deal_order!r}"
+            )
+        self.cards: dict[str, list[Card]] = {}
+        self.plays: dict[int, int] = {}
+        self.folded: set[int] = set()
+        self.shoe = RoundCards(rules.deck)
+        self._plan: list[DealStep] = []
+        self._dealt = 0
+        self._settlement: Settlement | None = None
+
+    # Betting --------------------------------------------------------------------------------
 
     def check_seat(self, seat: int, bets: Mapping[str, int]) -> None:
         """Prerequisites among one seat's wagers, checked when betting closes (hook)."""
@@ -291,8 +313,7 @@ class AnteRound(GameRound):
         ]
 
     def void(self, reason: str) -> Settlement:
-        if self.phase == "settled":
-            raise RuleViolation("void-before-settlement", "the round is already settled")
+        self._require_open("void")
         results = [
             WagerResult(seat, bet, stake, "void", returned=stake, note=reason, position=seat_position(seat))
             for seat in sorted(self.wagers)
@@ -303,8 +324,7 @@ class AnteRound(GameRound):
         return self._settlement
 
     def forfeit(self, seat: int, reason: str) -> None:
-        if self.phase in ("settled", "void"):
-            raise RuleViolation("forfeit-before-settlement", f"the round is already {self.phase}")
+        self._require_open("forfeit")
         if seat not in self.wagers:
             raise RuleViolation("forfeit-needs-wager", f"seat {seat} has no wager to forfeit")
         self.forfeits[seat] = reason
@@ -314,10 +334,6 @@ class AnteRound(GameRound):
         return {p: tuple(c) for p, c in self.cards.items()}
 
     # Helpers --------------------------------------------------------------------------------
-
-    def _require_phase(self, phase: str, rule: str, message: str) -> None:
-        if self.phase != phase:
-            raise RuleViolation(rule, f"{message} (phase {self.phase!r})")
 
     def _seat_of(self, position: str) -> int:
         try:
