@@ -1,10 +1,22 @@
 """Hand evaluators for every game on the floor.
 
-One call per hand (``evaluate_three``, ``evaluate_four``/``best_four``, ``evaluate_five``/
-``best_five`` with the pai gow joker, ``evaluate_two`` and ``front_outranks_back``, the Pairs & Up
-pattern functions, ``blackjack_total`` and ``perfect_pair``) and numpy batch versions for the
-analyzer in ``dealerassist.hands.batch``. Every evaluator returns a ``HandValue`` whose strength
-orders hands and whose name is the class slug the pay tables use.
+Per hand (Card objects in, ``HandValue`` out)::
+
+    value = evaluate_three(cards)             # Three Card Poker
+    value = best_four(player_five)            # Four Card Poker (also evaluate_four)
+    value = best_five(seven, wheel_second=True)   # pai gow: joker as the bug, wheel second
+    foul = front_outranks_back(evaluate_two(front), evaluate_five(back, wheel_second=True))
+    hand = pairs_and_up_hand(four, pairs_and_up_precedence(rules.deck))
+    total = blackjack_total(cards, split=False); pair = perfect_pair(first, second)
+
+A ``HandValue`` compares with ``< == >`` against values of the same size (two, three, four or
+five cards); ``.name`` is the class slug the pay tables use (``*_CLASSES`` list them weakest
+first), ``.strength`` the packed integer (see ``value.py``), ``.cards`` the cards making the hand
+in tie-break order, ``.ranks`` the tie-break ranks (1 = an ace playing low). Order of the input
+never matters. Bad input raises ``HandError`` (a ``DealerAssistError``) naming the cards.
+
+Whole arrays (numpy, for the analyzer): ``dealerassist.hands.batch`` gives the same strengths bit
+for bit from card-index arrays, plus ``class_ids``/``class_names`` and chunked enumerations.
 """
 
 from dealerassist.hands.blackjack import BlackjackTotal, blackjack_total, perfect_pair
