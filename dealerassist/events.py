@@ -12,6 +12,7 @@ below makes every subclass decodable without edits here.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from dataclasses import dataclass, field
@@ -78,7 +79,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     cls = _REGISTRY.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise EventError(f"kind: unknown event type {kind!r} (known: {', '.join(sorted(_REGISTRY))})")
-    hints = typing.get_type_hints(cls)
+    hints = _type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = set(data) - set(fields) - {"kind"}
     if unknown:
@@ -96,6 +97,12 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         raise
     except (TypeError, ValueError) as exc:
         raise EventError(f"{kind}: {exc}") from None
+
+
+@functools.cache
+def _type_hints(cls: type[Event]) -> dict[str, Any]:
+    """Resolved field types of an event class; resolving them is slow, and they never change."""
+    return typing.get_type_hints(cls)
 
 
 def _decode(value: Any, hint: Any, where: str) -> Any:
