@@ -6,6 +6,8 @@ from math import comb
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dealerassist.core.cards import FULL_DECK, JOKER, Card
 from dealerassist.hands import best_five, best_four, evaluate_five, evaluate_four, evaluate_three
@@ -115,3 +117,24 @@ def test_bad_batch_input_is_refused(call: object, hands: np.ndarray, words: str)
     with pytest.raises(HandError) as err:
         call(hands)  # type: ignore[operator]
     assert words in str(err.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(DECK_53), min_size=7, max_size=7, unique=True), st.booleans())
+def test_any_deal_gets_the_same_strength_from_batch_and_per_hand(
+    cards: list[Card], wheel_second: bool
+) -> None:
+    for size in (5, 6, 7):
+        hand = cards[:size]
+        batch = best_five_strengths(card_indices([hand]), wheel_second=wheel_second)
+        assert batch.tolist() == [best_five(hand, wheel_second=wheel_second).strength]
+    naturals = [c for c in cards if not c.is_joker]
+    assert three_card_strengths(card_indices([naturals[:3]])).tolist() == [
+        evaluate_three(naturals[:3]).strength
+    ]
+    assert best_four_strengths(card_indices([naturals[:6]])).tolist() == [best_four(naturals[:6]).strength]
+
+
+def test_empty_batches_give_empty_results() -> None:
+    for call, width in ((three_card_strengths, 3), (five_card_strengths, 5), (best_five_strengths, 7)):
+        assert call(np.zeros((0, width), dtype=np.intp)).shape == (0,)  # type: ignore[operator]
