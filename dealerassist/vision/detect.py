@@ -179,6 +179,31 @@ def edge_junctions(gray: np.ndarray, filled: np.ndarray, contour: np.ndarray, bl
     return corners
 
 
+def projected_corners(mask: np.ndarray, corner: Corner, aspect: float) -> list[tuple[Corner, float]]:
+    """The card's other index corners, reached from this corner along its edges.
+
+    In a fan the corner of an upper card often lies inside the blob (over a lower card), where no
+    outline can show it; another corner of the same card is on the outline. Read as a corner whose
+    first edge is the long one (a top-right or bottom-left corner), the card's top-left corner is a
+    card width along the second edge and its bottom-right corner a card height along the first;
+    read the usual way round, the opposite corner is the other index.
+    """
+    a, b = corner.x_axis, corner.y_axis
+    along_a = _arm_length(mask, corner, a, b)
+    along_b = _arm_length(mask, corner, b, a)
+    found = []
+    height = min(along_a, along_b * aspect)  # a along the long edge
+    if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT:
+        width = height / aspect
+        found.append((Corner(point=corner.point + width * b, x_axis=-b, y_axis=a, blob=corner.blob), height))
+        found.append((Corner(point=corner.point + height * a, x_axis=b, y_axis=-a, blob=corner.blob), height))
+    height = min(along_b, along_a * aspect)  # b along the long edge: the usual way round
+    if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT:
+        far = corner.point + (height / aspect) * a + height * b
+        found.append((Corner(point=far, x_axis=-a, y_axis=-b, blob=corner.blob), height))
+    return found
+
+
 def card_quad(corner: Corner, height: float, aspect: float, long_across: bool = False) -> np.ndarray:
     """The four card corners grown from ``corner``: across is the short edge unless ``long_across``."""
     across = height if long_across else height / aspect

@@ -25,6 +25,7 @@ from dealerassist.vision.detect import (
     height_candidates,
     outline_corners,
     paper_coverage,
+    projected_corners,
 )
 
 MIN_COVERAGE = 0.9
@@ -40,6 +41,7 @@ class Thresholds:
     accept: float = 0.60  # card confidence below this is reported as unknown
     colour_tolerance: float = 45.0  # a*b* distance between seen ink and the suit's enrolled ink
     index_offset: float = 0.04  # card heights the rank may sit away from where the deck prints it
+    projected_offset: float = 0.08  # the same for a corner reached along the edges from another corner
     back_distance: float = 12.0  # mean per-value Lab distance to the nearest enrolled back corner
 
 
@@ -145,13 +147,12 @@ class CardReader:
         ]
         return all(own < 0.6 * d for d in others)
 
-    def _index_in_place(self, rank: Glyph, height: float) -> bool:
+    def _index_in_place(self, rank: Glyph, limit: float) -> bool:
         """The rank must start where the deck prints it, measured in the card size its own height implies."""
         expected = self.deck.rank_box
         scale = (rank.box[3] - rank.box[1]) / max(expected[3] - expected[1], 1e-6)
         if not 0.6 <= scale <= 1.6:
             return False
-        limit = self.thresholds.index_offset
         off_x = abs(rank.box[0] / scale - expected[0])
         off_y = abs(rank.box[1] / scale - expected[1])
         return off_x <= limit and off_y <= limit
@@ -180,16 +181,29 @@ class CardReader:
         sightings: list[CardSighting] = []
         aspect = self.deck.aspect
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        projected: list[tuple[Corner, float]] = []
         for index, outline in enumerate(outlines):
-            corners = outline_corners(outline, index) + edge_junctions(gray, filled, outline, index)
-            for corner in corners:
+            direct = outline_corners(outline, index)
+            for corner in direct + edge_junctions(gray, filled, outline, index):
                 sighting = self._sight(frame, filled, corner, height_candidates(filled, corner, aspect))
                 if sighting is not None:
                     sightings.append(sighting)
+            for corner in direct:
+                projected.extend(projected_corners(filled, corner, aspect))
+        read_corners = [s.quad[k] for s in sightings if s.card for k in (0, 2)]
+        for corner, height in _distinct(projected, read_corners):
+            sighting = self._sight(frame, filled, corner, [height], self.thresholds.projected_offset)
+            if sighting is not None and sighting.card is not None:
+                sightings.append(sighting)
         return _merge(sightings)
 
     def _sight(
-        self, frame: np.ndarray, filled: np.ndarray, corner: Corner, heights: list[float]
+        self,
+        frame: np.ndarray,
+        filled: np.ndarray,
+        corner: Corner,
+        heights: list[float],
+        offset_limit: float | None = None,
     ) -> CardSighting | None:
         if not heights:
             return None
@@ -197,13 +211,12 @@ class CardReader:
         best: CardSighting | None = None
         pair = None
         for height in heights:
-            found = find_glyphs(
-                rectify(frame, corner.point, corner.x_axis, corner.y_axis, height), self.deck.rank_box
-            )
+            patch = rectify(frame, corner.point, corner.x_axis, corner.y_axis, height)
+            found = find_glyphs(patch, self.deck.rank_box, 0.35 if offset_limit is None else 0.9)
             if found is None:
                 continue
             pair = found
-            if not self._index_in_place(found[0], height):
+            if not self._index_in_place(found[0], offset_limit or self.thresholds.index_offset):
                 continue  # an index, but not this corner's: another card's, seen through a fan
             code, confidence = self.read_corner(*found)
             if confidence > 0.0 and (best is None or confidence > best.confidence):
@@ -271,6 +284,22 @@ def _merge(sightings: list[CardSighting]) -> list[CardSighting]:
             else:
                 merged.append(CardSighting(None, 0.0, True, lead.quad, votes=votes))
     return _drop_shadows(merged)
+
+
+def _distinct(candidates: list[tuple[Corner, float]], known: list[np.ndarray]) -> list[tuple[Corner, float]]:
+    """Projected corners not already read and not repeating each other (same spot, same way round)."""
+    kept: list[tuple[Corner, float]] = []
+    for corner, height in candidates:
+        near = 0.06 * height
+        if any(np.linalg.norm(corner.point - k) < near for k in known):
+            continue
+        if any(
+            np.linalg.norm(corner.point - c.point) < near and float(corner.x_axis @ c.x_axis) > 0.9
+            for c, _ in kept
+        ):
+            continue
+        kept.append((corner, height))
+    return kept
 
 
 def _same_card(a: CardSighting, b: CardSighting, size: float) -> bool:

@@ -1,0 +1,65 @@
+"""Shared fixtures: the CC0 development deck (kennard-2color), enrolled once per test session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from dealerassist.vision import artwork
+from dealerassist.vision.deck import DeckModel, enroll
+from dealerassist.vision.reader import CardReader
+from dealerassist.vision.scenes import load_design
+
+
+@pytest.fixture(scope="session")
+def kennard_dir() -> Path:
+    return artwork.shared_cardart() / artwork.TUNING_DESIGN
+
+
+@pytest.fixture(scope="session")
+def deck(kennard_dir: Path) -> DeckModel:
+    return enroll(kennard_dir)
+
+
+@pytest.fixture(scope="session")
+def reader(deck: DeckModel) -> CardReader:
+    return CardReader(deck)
+
+
+@pytest.fixture(scope="session")
+def design(kennard_dir: Path) -> dict[str, np.ndarray]:
+    return load_design(kennard_dir)
+
+
+def lay_cards(
+    design: dict[str, np.ndarray],
+    cards: list[tuple[str, tuple[float, float], float, bool]],
+    felt: tuple[int, int, int] = (50, 110, 40),
+    height: float = 150.0,
+) -> np.ndarray:
+    """A 1280x720 frame with cards (code, centre, angle in degrees, face up) laid flat on felt."""
+    from dealerassist.vision.scenes import _paste
+
+    canvas = np.empty((720, 1280, 3), np.float32)
+    canvas[:] = felt
+    for code, (cx, cy), angle, face_up in cards:
+        image = design[code] if face_up else design["back"]
+        width = height * image.shape[1] / image.shape[0]
+        corners = np.array(
+            [
+                [-width / 2, -height / 2],
+                [width / 2, -height / 2],
+                [width / 2, height / 2],
+                [-width / 2, height / 2],
+            ]
+        )
+        rad = np.deg2rad(angle)
+        turn = np.array([[np.cos(rad), -np.sin(rad)], [np.sin(rad), np.cos(rad)]])
+        _paste(canvas, image, corners @ turn.T + [cx, cy])
+    frame = np.clip(canvas, 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    return cv2.imdecode(data, cv2.IMREAD_COLOR)

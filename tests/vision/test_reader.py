@@ -1,0 +1,92 @@
+"""The reader on hand-laid frames: reads what it can see, abstains otherwise, never guesses."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from dealerassist.vision.reader import CardReader
+
+from .conftest import lay_cards
+
+
+def _by_card(sightings):
+    return {s.card: s for s in sightings if s.card}
+
+
+def test_single_cards_at_any_rotation_are_read_with_their_outline(reader: CardReader, design) -> None:
+    cards = [("AS", (200, 200), 0), ("TD", (500, 220), 35), ("QH", (800, 260), 170), ("7C", (1080, 420), -80)]
+    frame = lay_cards(design, [(c, xy, a, True) for c, xy, a in cards])
+    found = _by_card(reader.read(frame))
+    assert set(found) == {"AS", "TD", "QH", "7C"}
+    for code, (cx, cy), _ in cards:
+        sighting = found[code]
+        assert sighting.face_up and sighting.confidence >= reader.thresholds.accept
+        assert np.linalg.norm(sighting.centre - [cx, cy]) < 15
+
+
+@pytest.mark.parametrize("felt", [(40, 120, 30), (140, 60, 20), (30, 30, 150), (70, 70, 70), (20, 20, 20)])
+def test_any_felt_colour(reader: CardReader, design, felt) -> None:
+    frame = lay_cards(design, [("KD", (400, 360), 15, True), ("4S", (800, 360), -20, True)], felt=felt)
+    assert set(_by_card(reader.read(frame))) == {"KD", "4S"}
+
+
+def test_uneven_light_does_not_matter(reader: CardReader, design) -> None:
+    frame = lay_cards(design, [("9H", (300, 360), 10, True), ("JC", (950, 360), -10, True)])
+    ramp = np.linspace(0.45, 1.0, frame.shape[1], dtype=np.float32)[None, :, None]
+    dimmed = np.clip(frame.astype(np.float32) * ramp, 0, 255).astype(np.uint8)
+    assert set(_by_card(reader.read(dimmed))) == {"9H", "JC"}
+
+
+def test_a_face_down_card_is_seen_but_never_named(reader: CardReader, design) -> None:
+    frame = lay_cards(design, [("AH", (640, 360), 20, False)])
+    found = reader.read(frame)
+    assert found, "the back was not seen at all"
+    assert all(s.card is None for s in found)
+    assert any(not s.face_up for s in found)
+
+
+def test_a_fan_reads_each_card_by_its_visible_index(reader: CardReader, design) -> None:
+    # Three cards spread left to right, each covering the right half of the one below.
+    cards = [("2C", (500, 360), 0, True), ("8D", (550, 372), 0, True), ("KS", (600, 384), 0, True)]
+    found = _by_card(reader.read(lay_cards(design, cards)))
+    assert set(found) == {"2C", "8D", "KS"}
+
+
+def test_touching_cards_are_read_separately(reader: CardReader, design) -> None:
+    width = 150 * 300 / 420
+    cards = [("3D", (500, 360), 0, True), ("6S", (500 + width + 1, 360), 0, True)]
+    assert set(_by_card(reader.read(lay_cards(design, cards)))) == {"3D", "6S"}
+
+
+def test_an_empty_table_has_no_cards(reader: CardReader) -> None:
+    felt = np.full((720, 1280, 3), (40, 110, 30), np.uint8)
+    assert reader.read(felt) == []
+
+
+def test_a_card_too_blurred_to_read_is_abstained_not_guessed(reader: CardReader, design) -> None:
+    frame = lay_cards(design, [("5H", (640, 360), 0, True)], height=90)
+    smeared = cv2.GaussianBlur(frame, (0, 0), 4.0)
+    assert all(s.card is None for s in reader.read(smeared))
+
+
+def test_a_white_rectangle_is_not_a_card(reader: CardReader) -> None:
+    frame = np.full((720, 1280, 3), (40, 110, 30), np.uint8)
+    cv2.rectangle(frame, (500, 250), (600, 390), (245, 245, 245), -1)
+    assert all(s.card is None for s in reader.read(frame))
+
+
+@pytest.mark.parametrize("bad", [np.zeros((10, 10, 3), np.uint8), np.zeros((720, 1280), np.uint8)])
+def test_a_frame_that_is_not_a_colour_image_is_refused(reader: CardReader, bad) -> None:
+    with pytest.raises(ValueError, match="BGR colour image"):
+        reader.read(bad)
+
+
+def test_sighting_json_matches_the_cli_contract(reader: CardReader, design) -> None:
+    found = reader.read(lay_cards(design, [("AS", (640, 360), 0, True)]))
+    item = next(s.to_json() for s in found if s.card)
+    assert set(item) == {"card", "confidence", "face_up", "quad", "zone"}
+    assert item["card"] == "AS" and item["face_up"] is True and item["zone"] is None
+    assert len(item["quad"]) == 4 and all(len(p) == 2 for p in item["quad"])
+    assert 0.0 <= item["confidence"] <= 1.0
