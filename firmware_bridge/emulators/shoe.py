@@ -215,6 +215,8 @@ class ShoeEmulator(DeviceEmulator):
                     self._in_flight.sent_at = 0.0
             elif item.type == T_HELLO:
                 self._say_hello()
+                if self._in_flight is not None:
+                    self._in_flight.sent_at = 0.0  # a host that just opened the port flushed it
         self._pump(time.monotonic())
 
     def on_tick(self, now: float) -> None:
