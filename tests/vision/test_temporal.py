@@ -1,0 +1,89 @@
+"""Stabiliser: a card becomes an event only once it is steady; turning over and removal are events."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from dealerassist.core.cards import Card
+from dealerassist.events import CardRead, CardRemoved
+from dealerassist.vision.reader import CardSighting
+from dealerassist.vision.temporal import CardStabiliser
+
+FRAME = np.full((720, 1280, 3), 90, np.uint8)
+QUAD = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
+
+
+def seen(
+    card: str | None, face_up: bool = True, zone: str | None = "dealer", shift: float = 0.0
+) -> CardSighting:
+    return CardSighting(card, 0.95 if card else 0.9, face_up, QUAD + shift, zone=zone)
+
+
+def test_a_card_is_reported_once_it_has_been_steady(tmp_path: Path) -> None:
+    stab = CardStabiliser("tcp-1", tmp_path, stable_frames=3)
+    assert stab.update(FRAME, [seen("AS")]) == []
+    assert stab.update(FRAME, [seen("AS", shift=2.0)]) == []
+    events = stab.update(FRAME, [seen("AS", shift=-1.0)])
+    assert len(events) == 1
+    read = events[0]
+    assert isinstance(read, CardRead)
+    assert (read.table, read.source, read.card, read.face_up, read.position) == (
+        "tcp-1",
+        "camera",
+        Card.parse("AS"),
+        True,
+        "dealer",
+    )
+    assert read.confidence == pytest.approx(0.95)
+    snapshot = tmp_path / read.snapshot
+    assert snapshot.is_file() and cv2.imread(str(snapshot)) is not None
+    assert stab.update(FRAME, [seen("AS")]) == []  # already reported
+
+
+def test_a_read_that_flickers_is_not_reported(tmp_path: Path) -> None:
+    stab = CardStabiliser("tcp-1", tmp_path, stable_frames=3)
+    for card in ["AS", "AH", "AS", "AH", "AS"]:
+        assert stab.update(FRAME, [seen(card)]) == []
+
+
+def test_an_abstained_frame_does_not_undo_a_read(tmp_path: Path) -> None:
+    stab = CardStabiliser("tcp-1", tmp_path, stable_frames=2)
+    stab.update(FRAME, [seen("KD")])
+    assert len(stab.update(FRAME, [seen("KD")])) == 1
+    for _ in range(4):
+        assert stab.update(FRAME, [seen(None)]) == []
+
+
+def test_a_dealer_card_turned_face_up_is_reported_again(tmp_path: Path) -> None:
+    stab = CardStabiliser("tcp-1", tmp_path, stable_frames=2)
+    stab.update(FRAME, [seen(None, face_up=False)])
+    down = stab.update(FRAME, [seen(None, face_up=False)])
+    assert [(e.card, e.face_up) for e in down] == [(None, False)]
+    stab.update(FRAME, [seen("QC")])
+    up = stab.update(FRAME, [seen("QC")])
+    assert [(e.card, e.face_up, e.position) for e in up] == [(Card.parse("QC"), True, "dealer")]
+    assert up[0].snapshot != down[0].snapshot
+
+
+def test_a_card_gone_for_long_enough_is_removed(tmp_path: Path) -> None:
+    stab = CardStabiliser("tcp-1", tmp_path, stable_frames=1, missing_frames=3)
+    assert len(stab.update(FRAME, [seen("7H", zone="seat-2")])) == 1
+    assert stab.update(FRAME, []) == []
+    assert stab.update(FRAME, []) == []
+    removed = stab.update(FRAME, [])
+    assert len(removed) == 1 and isinstance(removed[0], CardRemoved)
+    assert (removed[0].card, removed[0].position, removed[0].source) == (Card.parse("7H"), "seat-2", "camera")
+
+
+def test_cards_outside_every_zone_are_ignored(tmp_path: Path) -> None:
+    stab = CardStabiliser("tcp-1", tmp_path, stable_frames=1)
+    assert stab.update(FRAME, [seen("2S", zone=None)]) == []
+
+
+def test_bad_settings_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        CardStabiliser("tcp-1", tmp_path, stable_frames=0)
