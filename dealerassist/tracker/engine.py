@@ -452,8 +452,7 @@ class TableEngine:
             expected = step.position if step else "no position"
             raise RuleViolation("deal-order", f"the next card goes to {expected}, not {position}")
         out: list[Event] = []
-        hidden = book.round.must_be_hidden() if self.status == "open" else frozenset()
-        if position == DEALER and face_up and hidden and (match is None or (DEALER, match.index) in hidden):
+        if position == DEALER and face_up and self._exposes(book, match):
             out += self._exposure(match, card, source)
         if match is not None:
             match.camera_checked = match.camera_checked or source == "camera"
@@ -461,10 +460,30 @@ class TableEngine:
         elif deals:
             out += self._deal(card, source, confidence, read_id)
         else:
-            dealt_there = " ".join(d.card.code for d in book.dealt if d.position == position) or "nothing"
+            hidden = book.round.must_be_hidden() if self.status == "open" else frozenset()
+            shown = [
+                "??" if (d.position, d.index) in hidden else d.card.code
+                for d in book.dealt
+                if d.position == position
+            ]
+            dealt_there = " ".join(shown) or "nothing"
             message = f"the {source} saw {card.code} at {position} but the shoe dealt {dealt_there} there"
             out.append(self.alarms.raise_alarm("read-mismatch", "critical", message, self.round_id))
         return out
+
+    def _exposes(self, book: RoundBook, match: DealtCard | None) -> bool:
+        """Is a face-up sighting in the dealer's zone an exposed dealer card?
+
+        A known card is exposed when its place must be hidden now. A card that matches nothing
+        dealt is exposure only when no dealer card may be face up at all: otherwise the camera more
+        likely misread the up card, which the read-mismatch check reports.
+        """
+        hidden = book.round.must_be_hidden() if self.status == "open" else frozenset()
+        if not hidden:
+            return False
+        if match is not None:
+            return (DEALER, match.index) in hidden
+        return not any(d.position == DEALER and (DEALER, d.index) not in hidden for d in book.dealt)
 
     def _exposure(self, match: DealtCard | None, card: Card, source: CardSource) -> list[Event]:
         key = match.index if match is not None else None
