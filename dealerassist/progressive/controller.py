@@ -152,10 +152,15 @@ class ProgressiveController:
 
     def _refresh(self) -> None:
         try:
-            self._meter, self._params = self.store.snapshot()
+            self._adopt(self.store.snapshot())
         except LinkDown as exc:
             self._set_fault(str(exc))
+
+    def _adopt(self, committed: tuple[meter.MeterState, ProgressiveParams] | None) -> None:
+        """Take the meter as the store last read or committed it (no extra round trip)."""
+        if committed is None:
             return
+        self._meter, self._params = committed
         self._fault = None
         now = self.clock()
         for hit_id in self._meter.pending:
@@ -283,7 +288,7 @@ class ProgressiveController:
             self.log.append_many(fresh)
         for event in fresh:
             self._ingest_own(event)
-        self._refresh()
+        self._adopt(self.store.committed)
         return fresh
 
     def _contribute(self, round_id: int, book: RoundBook) -> None:

@@ -157,6 +157,7 @@ class LinkedStore(MeterStore):
                             (Jsonb(state.to_dict()), Jsonb(params.to_dict()), self.name),
                         )
                         conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.name))
+                self.committed = (state, params)
             except _LINK_ERRORS as exc:
                 self._drop()
                 raise LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}") from None

@@ -47,6 +47,7 @@ class MeterStore(ABC):
     def __init__(self, name: str) -> None:
         self.name = name
         self.lock = threading.RLock()
+        self.committed: tuple[meter.MeterState, ProgressiveParams] | None = None
 
     @abstractmethod
     def snapshot(self) -> tuple[meter.MeterState, ProgressiveParams]:
@@ -57,7 +58,8 @@ class MeterStore(ABC):
         """Run ``plan`` against the committed meter and commit its events in one transaction.
 
         Returns the new events and, for a shared store, the already stored events of ``keys``
-        (so a table can copy into its own log what a crash kept it from copying)."""
+        (so a table can copy into its own log what a crash kept it from copying). Sets
+        ``committed`` to the meter and parameters as the transaction left them."""
 
     def wait_for_change(self, timeout: float) -> bool:
         """Block until another writer may have changed the meter (or ``timeout`` passes)."""
@@ -120,6 +122,7 @@ class LocalStore(MeterStore):
                 self.log.append_many(events)
                 for event in events:
                     self._apply(event)
+            self.committed = (self.state, self.params)
             return events
 
 
