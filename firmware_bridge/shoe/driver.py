@@ -129,7 +129,7 @@ class ShoeReader:
                     if self._handle(port, protocol, data):
                         last_valid = time.monotonic()
                         talked = True
-                elif time.monotonic() - last_valid > self.silence_timeout:
+                if time.monotonic() - last_valid > self.silence_timeout:
                     self.stats["silences"] += 1
                     return f"no valid frame for {self.silence_timeout:.1f} s", talked
         except (serial.SerialException, OSError) as exc:

@@ -156,6 +156,21 @@ def test_silent_shoe_is_reported_down(shoe_emulator: ShoeEmulator, collector: Co
         shoe.stop()
 
 
+def test_endless_garbage_counts_as_silence(collector: Collector) -> None:
+    """A line that only ever carries noise (wrong baud rate, say) is a down link, not a live one."""
+    emu = ShoeEmulator(heartbeat=0.02)
+    emu.on_tick = lambda now: emu.send(b"\x55\xaa" * 8)  # type: ignore[method-assign]
+    shoe = reader(plug(emu, "tcp:"), collector, silence_timeout=0.3)
+    try:
+        # the shoe's HELLO on connection is valid; the noise after it must bring the link down
+        wait_for(lambda: collector.links()[:2] == [True, False], what="noise reported as a down link")
+        assert "no valid frame for 0.3 s" in collector.of("device-link")[1].detail  # type: ignore[attr-defined]
+        assert shoe.stats["garbage"] > 0
+    finally:
+        shoe.stop()
+        emu.stop()
+
+
 def test_unreachable_url_reports_down_once_and_keeps_trying(collector: Collector) -> None:
     shoe = reader("socket://127.0.0.1:9", collector)
     try:
