@@ -1,7 +1,7 @@
 """``dealerassist backup``: copy live SQLite event logs with SQLite's online backup API.
 
-The copy is consistent even while tables keep appending (the backup API copies a snapshot page by
-page and restarts on concurrent writes), and each copy is checked with ``PRAGMA integrity_check``
+The copy is consistent even while tables keep appending: in WAL mode the backup reads one snapshot
+in a single step without blocking writers. Each copy is checked with ``PRAGMA integrity_check``
 before it is kept.
 """
 
@@ -40,7 +40,7 @@ def backup_database(source: Path, out_dir: Path, stamp: str | None = None) -> Pa
     try:
         dst = sqlite3.connect(partial)
         try:
-            src.backup(dst, pages=256)
+            src.backup(dst)
             verdict = dst.execute("PRAGMA integrity_check").fetchone()[0]
         finally:
             dst.close()

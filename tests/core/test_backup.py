@@ -2,6 +2,7 @@
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ def test_backup_while_another_connection_keeps_writing(tmp_path: Path) -> None:
     writer = sqlite3.connect(db, check_same_thread=False)
     writer.execute("PRAGMA journal_mode=WAL")
     writer.execute("CREATE TABLE events (seq INTEGER PRIMARY KEY, body TEXT)")
+    writer.executemany("INSERT INTO events (body) VALUES (?)", [("x" * 200,)] * 100)
     writer.commit()
     stop = threading.Event()
 
@@ -22,6 +24,7 @@ def test_backup_while_another_connection_keeps_writing(tmp_path: Path) -> None:
         while not stop.is_set():
             writer.execute("INSERT INTO events (body) VALUES (?)", ("x" * 200,))
             writer.commit()
+            time.sleep(0.001)
 
     thread = threading.Thread(target=keep_writing)
     thread.start()
@@ -31,7 +34,7 @@ def test_backup_while_another_connection_keeps_writing(tmp_path: Path) -> None:
         stop.set()
         thread.join()
     rows = sqlite3.connect(copy).execute("SELECT count(*), max(seq) FROM events").fetchone()
-    assert rows[0] == rows[1] and rows[0] > 0
+    assert rows[0] == rows[1] and rows[0] >= 100
     writer.close()
 
 
