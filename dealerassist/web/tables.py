@@ -85,6 +85,7 @@ class SeatView:
     hands: list[HandView] = field(default_factory=list)
     wagers: dict[str, int] = field(default_factory=dict)
     results: list[ResultView] = field(default_factory=list)
+    jackpots: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def to_pay(self) -> int:
@@ -257,6 +258,13 @@ def dealer_view(table: str) -> TableView:
             seat.hands.append(HandView(f"seat-{seat.seat}"))
     bets = [b for b in (list(rules.limits) or _game_bets(rules.game)) if b not in DECISION_BETS]
     controller = rt.progressive_for(table)
+    progressive = controller.state() if controller is not None else None
+    if progressive is not None:
+        for hit in progressive.get("hits", []):
+            seat = int(hit.get("seat", 0))
+            if hit.get("table") == table and hit.get("round_id") == snap.get("round_id") and seat in seats:
+                pending = hit.get("hit_id") in progressive.get("pending", [])
+                seats[seat].jackpots.append({**hit, "pending": pending})
     return TableView(
         table=table,
         name=rt.table_name(table),
@@ -267,7 +275,7 @@ def dealer_view(table: str) -> TableView:
         bets=bets,
         seat_count=rules.seats,
         chip=rules.chip,
-        progressive=controller.state() if controller is not None else None,
+        progressive=progressive,
     )
 
 

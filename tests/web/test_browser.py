@@ -21,9 +21,10 @@ from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.ui import WebDriverWait
 
 from dealerassist.commands.web import serve_in_thread
+from dealerassist.core.cards import Card
 from dealerassist.core.money import format_amount, parse_amount
 from dealerassist.core.tables import TABLES_DIR, load_table
-from dealerassist.events import DeviceLink
+from dealerassist.events import CardRead, DeviceLink
 
 pytestmark = pytest.mark.browser
 
@@ -196,6 +197,38 @@ def test_dealer_plays_a_whole_round_and_sees_exactly_what_to_pay(
     sign_out(browser)
 
 
+def test_dealer_confirms_a_doubtful_read_and_types_an_unreadable_one(
+    site: tuple[Dashboard, str], browser: WebDriver
+) -> None:
+    board, base = site
+    tracker = board.pit.tracker("tcp-1")
+    dealer = board.client("dana")
+    dealer.act("tcp-1", "round-open")
+    dealer.act("tcp-1", "wager", seat=3, bet="ante", amount=1500)
+    dealer.act("tcp-1", "betting-closed")
+    sign_in(browser, base, "dana")
+    browser.get(f"{base}/tables/tcp-1")
+    board.pit.handle("tcp-1", CardRead(table="tcp-1", source="shoe", card=Card.parse("QD"), confidence=0.55))
+    prompt = wait(browser, lambda: browser.find_element(By.CSS_SELECTOR, ".prompt"), "confirmation prompt")
+    assert "QD" in prompt.text and "0.55" in prompt.text
+    shot(browser, "dealer-confirm-read")
+    click(browser, ".prompt button[data-kind=confirm-read]")
+    wait(browser, lambda: tracker.snapshot()["positions"].get("seat-3"), "the confirmed card is dealt")
+    assert tracker.snapshot()["positions"]["seat-3"][0]["card"] == "QD"
+    board.pit.handle("tcp-1", CardRead(table="tcp-1", source="shoe", card=None, confidence=0.0))
+    wait(browser, lambda: "unreadable" in browser.find_element(By.CSS_SELECTOR, ".prompt").text, "typed read")
+    field = browser.find_element(By.CSS_SELECTOR, ".prompt input[name=card]")
+    field.send_keys("7c")
+    field.submit()
+    wait(browser, lambda: len(tracker.snapshot()["positions"]["seat-3"]) == 2, "the typed card is dealt")
+    assert tracker.snapshot()["positions"]["seat-3"][1]["card"] == "7C"
+    confirmations = [r.event for r in board.log.records() if r.event.kind == "confirm-read"]
+    assert [(e.user, e.card.code) for e in confirmations[-2:]] == [("dana", "QD"), ("dana", "7C")]
+    board.client("sam").act("tcp-1", "approve-void", reason="end of the read test")
+    board.client("sam").act("tcp-1", "round-close")
+    sign_out(browser)
+
+
 def test_supervisor_clears_an_alarm_the_dealer_cannot(
     site: tuple[Dashboard, str], browser: WebDriver
 ) -> None:
@@ -246,6 +279,7 @@ def test_surveillance_filters_history_opens_a_timeline_and_verifies_the_chain(
     browser.get(f"{base}/surveillance/?table=tcp-1")
     assert "intact" in browser.find_element(By.ID, "chain-status").text
     shot(browser, "surveillance-history")
+    browser.get(f"{base}/surveillance/?table=tcp-1&outcome=settled")
     browser.find_element(By.CSS_SELECTOR, "#rounds tbody tr td a").click()
     wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, ".timeline li"), "timeline")
     texts = [li.text for li in browser.find_elements(By.CSS_SELECTOR, ".timeline li")]
@@ -280,6 +314,57 @@ def test_sign_page_mirrors_the_progressive_live(site: tuple[Dashboard, str], bro
     shot(browser, "sign")
     assert dealer.act("fupg-1", "approve-void").status_code == 403
     board.client("sam").act("fupg-1", "approve-void", reason="browser test ends the round")
+
+
+def test_a_jackpot_reaches_dealer_sign_and_supervisor(
+    site: tuple[Dashboard, str], browser: WebDriver
+) -> None:
+    """Seat 1 is dealt a seven-card straight flush: 100% of the meter, confirmed by a supervisor."""
+    board, base = site
+    controller = board.runtime.progressive_for("fupg-1")
+    tracker = board.pit.tracker("fupg-1")
+    dealer = board.client("dana")
+    assert dealer.act("fupg-1", "round-open").status_code == 200
+    dealer.act("fupg-1", "wager", seat=1, bet="wager", amount="10")
+    dealer.act("fupg-1", "wager", seat=1, bet="progressive", amount="1")
+    dealer.act("fupg-1", "betting-closed")
+    dealer.act("fupg-1", "dice", total=9)
+    planned = "AS KS QS JS TS 9S 8S".split()
+    rest = [c.code for c in tracker.rules.deck.cards() if c.code not in planned]
+    random.Random(7).shuffle(rest)
+    while (step := tracker.snapshot()["next_deal"]) is not None:
+        board.shoe("fupg-1", planned.pop(0) if step["position"] == "seat-1" else rest.pop())
+    meter = controller.state()["amount"]
+    sign_in(browser, base, "dana")
+    browser.get(f"{base}/tables/fupg-1")
+    click(browser, "[data-position='seat-1'] button.decision.house-way")
+    hit = wait(
+        browser, lambda: browser.find_element(By.CSS_SELECTOR, "#seat-1 .jackpot-hit.pending"), "jackpot"
+    )
+    assert "seven-card-straight-flush" in hit.text and format_amount(meter) in hit.text
+    shot(browser, "dealer-jackpot")
+    sign_out(browser)
+
+    browser.get(f"{base}/sign?table=fupg-1")
+    line = browser.find_element(By.ID, "sign-line").text
+    assert line in ("WIN TABLE fupg-1 SEAT 1", "JACKPOT PENDING")
+    if line.startswith("WIN"):
+        assert browser.find_element(By.ID, "sign-amount").text == format_amount(meter)
+    shot(browser, "sign-win")
+
+    sign_in(browser, base, "sam")
+    jackpot = browser.find_element(By.CSS_SELECTOR, "#sup-fupg-1 .jackpot")
+    assert format_amount(meter) in jackpot.text
+    jackpot.find_element(By.CSS_SELECTOR, "button").click()
+    wait(browser, lambda: browser.switch_to.alert, "confirmation dialog").accept()
+    wait(browser, lambda: not controller.state()["pending"], "jackpot confirmed")
+    paid = [r.event for r in board.log.records() if r.event.kind == "progressive-paid"]
+    assert paid[-1].user == "sam" and paid[-1].paid == meter
+    wait(browser, lambda: not browser.find_elements(By.CSS_SELECTOR, "#sup-fupg-1 .jackpot"), "panel updated")
+    sign_out(browser)
+    browser.get(f"{base}/sign?table=fupg-1")
+    assert browser.find_element(By.ID, "sign-amount").text == format_amount(controller.state()["amount"])
+    assert browser.find_element(By.ID, "sign-line").text == ""
 
 
 def test_status_page_shows_links_and_the_last_error(site: tuple[Dashboard, str], browser: WebDriver) -> None:

@@ -15,11 +15,14 @@
     sign.className = `sign ${state.status}`;
     document.getElementById("sign-name").textContent = state.name || "";
     const amount = document.getElementById("sign-amount");
-    amount.textContent = money(state.amount);
-    amount.dataset.cents = String(state.amount);
+    const winning = state.status === "win" && state.win;
+    // Like the serial sign: a win shows the amount won, otherwise the meter.
+    const cents = winning ? state.win.amount : state.amount;
+    amount.textContent = money(cents);
+    amount.dataset.cents = String(cents);
     let line = "";
-    if (state.status === "win" && state.win) {
-      line = `WIN ${money(state.win.amount)} TABLE ${state.win.table} SEAT ${state.win.seat}`;
+    if (winning) {
+      line = `WIN TABLE ${state.win.table} SEAT ${state.win.seat}`;
       // The WIN flash ends on the controller's clock; ask once for the state after it.
       clearTimeout(winTimer);
       winTimer = setTimeout(fetchState, 8500);
