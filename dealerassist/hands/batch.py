@@ -46,6 +46,9 @@ SUIT_OF: Final = np.array([*(i % 4 for i in range(52)), -1], dtype=np.intp)
 KEY_OF: Final = RANK_UNITS[RANK_OF]
 SUIT_BIT_OF: Final = np.array([*(1 << (i % 4) for i in range(52)), 0], dtype=np.uint8)
 RANK_BIT_OF: Final = np.array([*(1 << (i // 4 + 2) for i in range(52)), 0], dtype=np.int64)
+CARD_BIT_OF: Final = np.array([1 << i for i in range(53)], dtype=np.uint64)
+EVERY_SUIT: Final = 0x01010101  # one in each suit's byte of a packed suit count
+SUIT_UNIT_OF: Final = np.array([*(1 << (8 * (i % 4)) for i in range(52)), EVERY_SUIT], dtype=np.int32)
 JOKER_FLAG: Final = 1 << 15  # beside the rank bits 2..14 in a suit's rank-bit index
 
 
@@ -75,10 +78,11 @@ def _checked(indices: np.ndarray, widths: tuple[int, ...], joker: bool, what: st
     if hands.size and (hands.min() < 0 or hands.max() > top):
         bad = hands[(hands < 0) | (hands > top)][0]
         raise HandError(f"{what}: card index {bad} is outside 0..{top}" + ("" if joker else " (no joker)"))
-    ordered = np.sort(hands, axis=1)
-    repeats = ordered[:, 1:] == ordered[:, :-1]
+    # One bit per card: a row's bits add up to their union exactly when no card repeats.
+    bits = CARD_BIT_OF[hands]
+    repeats = np.bitwise_or.reduce(bits, axis=1) != bits.sum(axis=1)
     if repeats.any():
-        row = int(np.nonzero(repeats.any(axis=1))[0][0])
+        row = int(np.flatnonzero(repeats)[0])
         raise HandError(f"{what}: row {row} holds a card twice: {hands[row].tolist()}")
     return hands
 
@@ -155,18 +159,25 @@ def _best_of(hands: np.ndarray, keep: int, wheel_second: bool) -> np.ndarray:
     size = hands.shape[1]
     table = best_plain_table(size, keep, wheel_second)
     out = lookup(*_arrays(id(table), table), _rank_keys(hands))
-    suits = SUIT_OF[hands]
-    has_joker = (suits < 0).any(axis=1)
-    rank_bits = RANK_BIT_OF[hands]
+    # One byte per suit counts its cards (the joker counts in every suit); adding 8 - keep to
+    # each byte sets its bit 3 exactly when the suit can make a ``keep``-card flush.
+    counts = SUIT_UNIT_OF[hands].sum(axis=1, dtype=np.int32)
+    flush_rows = np.flatnonzero((counts + (8 - keep) * EVERY_SUIT) & (8 * EVERY_SUIT))
+    if len(flush_rows) == 0:
+        return out
+    some = hands[flush_rows]
+    suits = SUIT_OF[some]
+    joker_flag = np.where((suits < 0).any(axis=1), JOKER_FLAG, 0)
+    rank_bits = RANK_BIT_OF[some]
     best_suited_table = suited_best(keep, wheel_second)
     for suit in range(4):
         in_suit = suits == suit
-        enough = in_suit.sum(axis=1) + has_joker >= keep
-        if not enough.any():
+        enough = np.flatnonzero(in_suit.sum(axis=1) + (joker_flag > 0) >= keep)
+        if len(enough) == 0:
             continue
-        index = np.where(in_suit[enough], rank_bits[enough], 0).sum(axis=1)
-        index |= np.where(has_joker[enough], JOKER_FLAG, 0)
-        out[enough] = np.maximum(out[enough], best_suited_table[index])
+        index = np.where(in_suit[enough], rank_bits[enough], 0).sum(axis=1) | joker_flag[enough]
+        rows = flush_rows[enough]
+        out[rows] = np.maximum(out[rows], best_suited_table[index])
     return out
 
 
