@@ -121,7 +121,7 @@ def back_feature(
     """
     x1, y1 = BACK_REGION[2], BACK_REGION[3]
     cols, rows = BACK_GRID
-    size = (cols * 10, rows * 10)  # fine enough that a fine back pattern averages instead of aliasing
+    size = (cols * 6, rows * 6)  # fine enough that a fine back pattern averages instead of aliasing
     step_x = x1 * height_px / size[0]
     step_y = y1 * height_px / size[1]
     matrix = np.array(

@@ -38,9 +38,10 @@ class Thresholds:
     min_rank_score: float = 0.75  # rank correlation (common part removed) needed at all
     min_suit_score: float = 0.70  # the same for the suit, a simpler shape
     full_ratio: float = 1.0  # runner-up distance / best distance - 1 that gives full confidence
-    accept: float = 0.60  # card confidence below this is reported as unknown
+    accept: float = 0.80  # card confidence below this is reported as unknown
     colour_tolerance: float = 45.0  # a*b* distance between seen ink and the suit's enrolled ink
     index_offset: float = 0.04  # card heights the rank may sit away from where the deck prints it
+    projected_accept: float = 0.9  # confidence needed for a read at a projected corner
     projected_offset: float = 0.08  # the same for a corner reached along the edges from another corner
     back_distance: float = 12.0  # mean per-value Lab distance to the nearest enrolled back corner
 
@@ -55,6 +56,7 @@ class CardSighting:
     quad: np.ndarray  # 4x2 image points: the index corner first, then round the card
     zone: str | None = None
     votes: list[tuple[str | None, float]] = field(default_factory=list)
+    projected: bool = False  # read at a corner reached along the edges rather than seen
 
     @property
     def centre(self) -> np.ndarray:
@@ -194,6 +196,9 @@ class CardReader:
         for corner, height in _distinct(projected, read_corners):
             sighting = self._sight(frame, filled, corner, [height], self.thresholds.projected_offset)
             if sighting is not None and sighting.card is not None:
+                if sighting.confidence < self.thresholds.projected_accept:
+                    continue
+                sighting.projected = True
                 sightings.append(sighting)
         return _merge(sightings)
 
@@ -276,7 +281,11 @@ def _merge(sightings: list[CardSighting]) -> list[CardSighting]:
         if len(reads) > 1:
             merged.append(CardSighting(None, 0.0, True, lead.quad, votes=votes))
         elif reads:
-            merged.append(CardSighting(lead.card, lead.confidence, True, lead.quad, votes=votes))
+            merged.append(
+                CardSighting(
+                    lead.card, lead.confidence, True, lead.quad, votes=votes, projected=lead.projected
+                )
+            )
         else:
             backs = [s for s in group if not s.face_up]
             if backs and len(backs) == len(group):

@@ -1,0 +1,181 @@
+"""``dealerassist vision``: enroll, scenes, read (JSON, --out-dir, --zones), calibrate, and clean errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from dealerassist.cli import main
+from dealerassist.core.decks import CONFIG_DIR
+from dealerassist.vision.deck import DeckModel
+from dealerassist.vision.synthetic import DEMO_MARKERS, DEMO_ZONES, render_layout
+
+
+@pytest.fixture(scope="module")
+def deck_file(deck: DeckModel, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("deck") / "kennard.npz"
+    deck.save(path)
+    return path
+
+
+def test_enroll_writes_a_deck_file(kennard_dir: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "decks" / "k.npz"
+    assert main(["vision", "enroll", str(kennard_dir), "--out", str(out), "--name", "house-red"]) == 0
+    assert DeckModel.load(out).name == "house-red"
+    assert "13 ranks, 4 suits" in capsys.readouterr().out
+
+
+def test_scenes_then_read_with_out_dir(deck_file: Path, tmp_path: Path, capsys) -> None:
+    scenes = tmp_path / "scenes"
+    assert (
+        main(
+            [
+                "vision",
+                "scenes",
+                "--design",
+                "kennard-2color",
+                "--out",
+                str(scenes),
+                "--count",
+                "2",
+                "--cards",
+                "4",
+                "--seed",
+                "5",
+            ]
+        )
+        == 0
+    )
+    truth = json.loads((scenes / "scene-0001.json").read_text())
+    assert len(truth["cards"]) == 4 and {"card", "face_up", "quad", "index_visible"} <= set(truth["cards"][0])
+    capsys.readouterr()
+    frames = sorted(str(p) for p in scenes.glob("*.jpg"))
+    out = tmp_path / "read"
+    assert main(["vision", "read", "--deck", str(deck_file), "--out-dir", str(out), *frames]) == 0
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(printed) == 2
+    for frame, listing in zip(frames, printed, strict=True):
+        stem = Path(frame).stem
+        assert json.loads((out / f"{stem}.json").read_text()) == listing
+        assert cv2.imread(str(out / f"{stem}-read.png")) is not None
+        truth_cards = {c["card"] for c in json.loads(Path(frame).with_suffix(".json").read_text())["cards"]}
+        assert {s["card"] for s in listing if s["card"]} <= truth_cards  # nothing read that is not there
+
+
+def _table_file(tmp_path: Path, extra: str = "") -> Path:
+    base = (CONFIG_DIR / "tables" / "three-card-poker.toml").read_text()
+    lines = ["", "[vision.markers]"] + [f"{k} = [{x}, {y}]" for k, (x, y) in DEMO_MARKERS.items()]
+    lines += ["", "[vision.zones]"] + [f'"{k}" = {v}' for k, v in DEMO_ZONES.items()]
+    path = tmp_path / "table.toml"
+    path.write_text(base + extra + "\n".join(lines) + "\n")
+    return path
+
+
+def test_read_with_zones_names_the_zone(deck_file: Path, design, tmp_path: Path, capsys) -> None:
+    frame = tmp_path / "table.png"
+    cv2.imwrite(str(frame), render_layout(design, {"seat-2": [("KH", True)], "dealer": [("3C", False)]}))
+    assert (
+        main(["vision", "read", "--deck", str(deck_file), "--zones", str(_table_file(tmp_path)), str(frame)])
+        == 0
+    )
+    listing = json.loads(capsys.readouterr().out)
+    assert {(s["card"], s["zone"]) for s in listing if s["card"]} == {("KH", "seat-2")}
+    assert any(not s["face_up"] and s["zone"] == "dealer" for s in listing)
+
+
+def test_calibrate_then_read_without_markers(deck_file: Path, design, tmp_path: Path, capsys) -> None:
+    frame = tmp_path / "plain.png"
+    cv2.imwrite(str(frame), render_layout(design, {"seat-5": [("2D", True)]}, markers={}))
+    cal = tmp_path / "cal.json"
+    # The synthetic camera maps the layout corners (0,0)-(1200,650) to these image points.
+    assert (
+        main(
+            [
+                "vision",
+                "calibrate",
+                "--frame",
+                str(frame),
+                "--image-points",
+                "51.2,8 1228.8,8 1276,712 4,712",
+                "--layout-points",
+                "0,0 1200,0 1200,650 0,650",
+                "--out",
+                str(cal),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    table = _table_file(tmp_path)
+    assert (
+        main(
+            [
+                "vision",
+                "read",
+                "--deck",
+                str(deck_file),
+                "--zones",
+                str(table),
+                "--calibration",
+                str(cal),
+                str(frame),
+            ]
+        )
+        == 0
+    )
+    listing = json.loads(capsys.readouterr().out)
+    assert [(s["card"], s["zone"]) for s in listing if s["card"]] == [("2D", "seat-5")]
+
+
+def test_user_errors_are_reported_cleanly(deck_file: Path, tmp_path: Path, capsys) -> None:
+    assert main(["vision", "read", "--deck", str(deck_file), str(tmp_path / "nope.png")]) == 1
+    assert "nope.png: no such file" in capsys.readouterr().err
+    text = tmp_path / "notes.png"
+    text.write_text("hello")
+    assert main(["vision", "read", "--deck", str(deck_file), str(text)]) == 1
+    assert "not an image" in capsys.readouterr().err
+    assert main(["vision", "read", "--deck", str(text), str(text)]) == 1
+    assert "not a deck file" in capsys.readouterr().err
+    frame = tmp_path / "f.png"
+    cv2.imwrite(str(frame), cv2.UMat(200, 300, cv2.CV_8UC3).get())
+    assert (
+        main(
+            [
+                "vision",
+                "calibrate",
+                "--frame",
+                str(frame),
+                "--image-points",
+                "1,1 2,2 3",
+                "--layout-points",
+                "0,0 1,0 1,1 0,1",
+                "--out",
+                str(tmp_path / "c.json"),
+            ]
+        )
+        == 1
+    )
+    assert "expected four 'x,y' pairs" in capsys.readouterr().err
+    assert (
+        main(
+            [
+                "vision",
+                "calibrate",
+                "--frame",
+                str(frame),
+                "--image-points",
+                "1,1 250,1 250,190 999,5",
+                "--layout-points",
+                "0,0 1,0 1,1 0,1",
+                "--out",
+                str(tmp_path / "c.json"),
+            ]
+        )
+        == 1
+    )
+    assert "999,5 outside the 300x200 frame" in capsys.readouterr().err
+    assert main(["vision", "scenes", "--design", "no-such-deck", "--out", str(tmp_path / "s")]) == 1
+    assert "unknown card design" in capsys.readouterr().err
