@@ -43,6 +43,7 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE INDEX IF NOT EXISTS events_table ON events (table_id, seq);
 CREATE INDEX IF NOT EXISTS events_time ON events (recorded_at);
+CREATE INDEX IF NOT EXISTS events_kind ON events (table_id, kind, seq);
 CREATE TABLE IF NOT EXISTS log_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _INSERT = (
@@ -166,6 +167,7 @@ class EventLog:
         self._head = self._stored_head(meta)
         if not self.readonly:
             self._check_tail(meta)
+            db.execute("CREATE INDEX IF NOT EXISTS events_kind ON events (table_id, kind, seq)")
 
     def _stored_head(self, meta: dict[str, str]) -> tuple[int, str]:
         seq, digest = meta.get("head_seq"), meta.get("head_hash")
@@ -270,6 +272,15 @@ class EventLog:
             if len(page) < _PAGE:
                 return
             cursor = page[-1][0]
+
+    def latest(self, table: str, kind: str) -> LogRecord | None:
+        """The last record of ``kind`` for ``table`` (a checkpoint, the rules in force), or None."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_COLUMNS} FROM events WHERE table_id = ? AND kind = ? ORDER BY seq DESC LIMIT 1",
+                (table, kind),
+            ).fetchone()
+        return _decode(row) if row else None
 
     def verify(self) -> ChainReport:
         """Check every record's hash, link and place, then the head; name the first bad record."""

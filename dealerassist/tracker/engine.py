@@ -132,7 +132,31 @@ class TableEngine:
         out += self._settle_if_complete()
         if (self.round_id, self.phase) != before and self.round_id:
             out.append(ev.Phase(table=self.table, round_id=self.round_id, phase=self.phase))
+        if event.kind == "round-close":
+            out.append(self.checkpoint())
         return out
+
+    def checkpoint(self) -> ev.TableState:
+        """The state between rounds, as a record a restart can start from."""
+        return ev.TableState(
+            table=self.table,
+            round_id=self.round_id,
+            alarms=tuple(alarm.to_dict() for alarm in self.alarms.open.values()),
+            conditions=dict(self.alarms.conditions),
+            alarms_raised=self.alarms.raised,
+            reads_seen=self.reads_seen,
+        )
+
+    def restore(self, state: ev.TableState) -> None:
+        """Start from a checkpoint: a closed round, its alarms and counters."""
+        self.round_id, self.status, self.book, self.settlement = state.round_id, "closed", None, None
+        self._reset_round_state()
+        self.alarms.open = {
+            a["alarm_id"]: ev.Alarm(**{k: v for k, v in a.items() if k != "kind"}) for a in state.alarms
+        }
+        self.alarms.conditions = dict(state.conditions)
+        self.alarms.raised = state.alarms_raised
+        self.reads_seen = state.reads_seen
 
     # --- round lifecycle -------------------------------------------------------------------
 
@@ -163,7 +187,7 @@ class TableEngine:
                 f"round {self.round_id} is not settled (phase {self.phase}): "
                 "finish it or have a supervisor void it",
             )
-        self.status = "closed"
+        self.status, self.book, self.settlement = "closed", None, None
         self._reset_round_state()
         return []
 

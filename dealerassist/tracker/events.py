@@ -277,6 +277,22 @@ class RoundSettled(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class TableState(Event):
+    """What a table carries from one round to the next, written when a round closes.
+
+    A restart restores it and replays only the inputs logged after it, so start-up does not grow
+    with the table's whole history.
+    """
+
+    kind: ClassVar[str] = "table-state"
+    round_id: int
+    alarms: tuple[dict[str, Any], ...] = ()
+    conditions: dict[str, str] = dc_field(default_factory=dict)
+    alarms_raised: int = 0
+    reads_seen: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
 class TableConfigured(Event):
     """The rules a tracker ran with from this record on (logged when they differ from the last)."""
 

@@ -23,7 +23,7 @@ from dealerassist.games import game_class
 from dealerassist.games.base import Game, TableRules
 from dealerassist.storage.eventlog import EventLog, LogRecord
 from dealerassist.tracker.engine import TableEngine, refusal
-from dealerassist.tracker.events import INPUT_KINDS, RoundOpen, TableConfigured
+from dealerassist.tracker.events import INPUT_KINDS, RoundOpen, TableConfigured, TableState
 
 log = logging.getLogger(__name__)
 Subscriber = Callable[[LogRecord], None]
@@ -85,18 +85,22 @@ class Tracker:
         self.log = log
         self._lock = threading.RLock()
         self._subscribers: list[Subscriber] = []
-        self.engine, last_config = self._rebuild()
-        self._record_config(last_config)
+        self.engine = self._rebuild()
+        last = self.log.latest(self.table, "table-config")
+        self._record_config(last.event.config if last and isinstance(last.event, TableConfigured) else None)
 
     # --- start-up ----------------------------------------------------------------------------
 
-    def _rebuild(self) -> tuple[TableEngine, dict[str, Any] | None]:
+    def _rebuild(self) -> TableEngine:
+        """The table as its log says: the last checkpoint, then every input logged after it."""
         engine = TableEngine(self.game_class(self.rules))
-        last_config = None
-        for record in self.log.records(table=self.table):
+        checkpoint = self.log.latest(self.table, "table-state")
+        after = 0
+        if checkpoint is not None and isinstance(checkpoint.event, TableState):
+            engine.restore(checkpoint.event)
+            after = checkpoint.seq
+        for record in self.log.records(after=after, table=self.table):
             event = record.event
-            if isinstance(event, TableConfigured):
-                last_config = event.config
             if event.kind not in INPUT_KINDS:
                 continue
             try:
@@ -106,7 +110,7 @@ class Tracker:
                     f"table {self.table}: logged record {record.seq} ({event.kind}) no longer applies "
                     f"under the current rules: {exc}. The log was not changed."
                 ) from None
-        return engine, last_config
+        return engine
 
     def _record_config(self, last: dict[str, Any] | None) -> None:
         config = describe_rules(self.rules)
@@ -140,14 +144,14 @@ class Tracker:
                 self._commit([refusal(self.table, event.kind, data, exc, self.engine.round_id or None)])
                 raise
             except Exception:
-                self.engine, _ = self._rebuild()
+                self.engine = self._rebuild()
                 raise
             if isinstance(event, RoundOpen) and event.round_id is None:
                 event = dataclasses.replace(event, round_id=self.engine.round_id)
             try:
                 self._commit([event, *outputs])
             except BaseException:
-                self.engine, _ = self._rebuild()
+                self.engine = self._rebuild()
                 raise
             return outputs
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -248,4 +249,48 @@ def test_tracker_refuses_a_log_its_rules_cannot_replay(
     log = EventLog(db_path)
     with pytest.raises(Exception, match="no longer applies"):
         Tracker(high_card_rules(TABLE, seats=3), log)
+    log.close()
+
+
+def test_restart_starts_from_the_last_closed_round(db_path: Path) -> None:
+    log = EventLog(db_path)
+    table = Table(Tracker(high_card_rules(TABLE), log))
+    table.send(DeviceLink(table=TABLE, device="camera", up=False))
+    for _ in range(3):
+        table.deal_round({1: 500}, ["KS", "9D"])
+        table.decide(1, "fold")
+        table.send(ev.RoundClose(table=TABLE))
+    table.deal_round({2: 500}, ["QS"])
+    before = table.tracker.snapshot()
+    log.close()
+
+    log = EventLog(db_path)
+    checkpoint = log.latest(TABLE, "table-state")
+    assert checkpoint is not None and checkpoint.event.round_id == 3
+    again = Table(Tracker(high_card_rules(TABLE), log))
+    assert again.tracker.snapshot() == before
+    assert [a["code"] for a in before["alarms"]] == ["device-link"]
+    assert [e.kind for e in again.send(DeviceLink(table=TABLE, device="camera", up=True))] == [
+        "alarm-cleared"
+    ]
+    log.close()
+
+
+def test_a_table_that_changes_game_between_rounds_restarts_cleanly(db_path: Path) -> None:
+    from dealerassist.core.tables import load_table
+
+    log = EventLog(db_path)
+    table = Table(Tracker(high_card_rules(TABLE), log))
+    table.deal_round({1: 500}, ["KS", "9D"])
+    table.decide(1, "fold")
+    table.send(ev.RoundClose(table=TABLE))
+    log.close()
+    config = load_table("three-card-poker")
+    rules = dataclasses.replace(config.rules, table_id=TABLE)
+    log = EventLog(db_path)
+    tracker = Tracker(rules, log)
+    assert tracker.snapshot()["round_id"] == 1 and tracker.snapshot()["game"] == "three-card-poker"
+    assert tracker.handle(ev.RoundOpen(table=TABLE))[0].round_id == 2
+    configs = [r.event.game for r in log.records(table=TABLE) if r.event.kind == "table-config"]
+    assert configs == ["high-card-test", "three-card-poker"]
     log.close()

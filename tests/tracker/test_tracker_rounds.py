@@ -41,7 +41,9 @@ def test_round_deals_in_order_and_settles_to_the_cent(table: Table, memory_log: 
         "settled",
         {"1": {"ante": 500}, "3": {"ante": 1000}},
     )
-    assert table.kinds(ev.RoundClose(table=table.table)) == ["phase"]
+    assert table.kinds(ev.RoundClose(table=table.table)) == ["phase", "table-state"]
+    closed = table.tracker.snapshot()
+    assert (closed["status"], closed["positions"], closed["settlement"]) == ("closed", {}, None)
     assert memory_log.verify().ok
 
 
