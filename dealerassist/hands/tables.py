@@ -44,6 +44,8 @@ FACE_SHIFT: Final = 64
 SUIT_SHIFT: Final = 128
 JOKER_COUNT: Final = 1 << 16  # the joker's unit within the suit-count field
 
+Table = dict[int, int]
+
 
 def _face_codes() -> dict[str | None, tuple[int, ...]]:
     codes: dict[str | None, tuple[int, ...]] = {}
@@ -65,11 +67,19 @@ FACE_CODES: Final = _face_codes()
 
 FLUSH_BITS: Final = sum(8 << (SUIT_SHIFT + 4 * s) for s in range(len(SUITS)))
 KEY_MASK: Final = RANK_MASK | FLUSH_BITS
+# A rank key with some natural rank counted twice or more: only such a hand can hide a duplicate.
+REPEATS_MASK: Final = sum(0xE << 4 * r for r in NATURAL_RANKS)
 
 
 def flush_offset(count: int) -> int:
     """Added to a ``count``-card face-code sum so that only a flush reaches 8 in a suit count."""
     return sum((8 - count) << (SUIT_SHIFT + 4 * s) for s in range(len(SUITS)))
+
+
+def flag_repeats(table: Table) -> Table:
+    """The table with strengths negated where the rank key repeats a rank: a fast path then runs
+    its duplicate-card check only on those (one sign test for every other hand)."""
+    return {k: -v if k & REPEATS_MASK else v for k, v in table.items()}
 
 
 def combined(plain: Table, suited: Table) -> Table:
@@ -88,18 +98,11 @@ def suit_ranks(total: int, suit_index: int) -> list[int]:
     return [r for r in NATURAL_RANKS if bits >> r & 1]
 
 
-# A rank key with some natural rank counted twice or more: only such a hand can hide a duplicate.
-REPEATS_MASK: Final = sum(0xE << 4 * r for r in NATURAL_RANKS)
-
-
 def rank_key(ranks: Iterable[int]) -> int:
     key = 0
     for rank in ranks:
         key += 1 << 4 * rank
     return key
-
-
-Table = dict[int, int]
 
 
 def rank_multisets(size: int, jokers: int = 0) -> list[tuple[int, ...]]:
@@ -152,13 +155,7 @@ def five_tables(wheel_second: bool) -> FiveTables:
     )
 
 
-FIVE_DEFAULT: Final = five_tables(False)
-
-
-def flag_repeats(table: Table) -> Table:
-    """The table with strengths negated where the rank key repeats a rank: a fast path then runs
-    its duplicate-card check only on those (one sign test for every other hand)."""
-    return {k: -v if k & REPEATS_MASK else v for k, v in table.items()}
+five_tables(False)  # the default rule's tables at import; the pai gow wheel's on first use
 
 
 @cache
