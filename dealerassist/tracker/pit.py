@@ -8,6 +8,7 @@ from typing import Any
 from dealerassist.events import Event, EventError
 from dealerassist.games.base import Game
 from dealerassist.storage.eventlog import EventLog, LogRecord
+from dealerassist.tracker.engine import refusal
 from dealerassist.tracker.tracker import Tracker
 
 
@@ -40,9 +41,15 @@ class Pit:
         return sorted(self._trackers)
 
     def handle(self, table_id: str, event: Event) -> list[Event]:
-        if event.table != table_id:
-            raise EventError(f"table: the event names table {event.table!r} but was sent to {table_id!r}")
-        return self.tracker(table_id).handle(event)
+        """Hand ``event`` to its table; one for no table here is refused and still logged."""
+        try:
+            if event.table != table_id:
+                raise EventError(f"table: the event names table {event.table!r} but was sent to {table_id!r}")
+            tracker = self.tracker(table_id)
+        except EventError as exc:
+            self.log.append(refusal(event.table, event.kind, event.to_dict(), exc, None))
+            raise
+        return tracker.handle(event)
 
     def subscribe(self, callback: Callable[[LogRecord], None]) -> Callable[[], None]:
         self._subscribers.append(callback)

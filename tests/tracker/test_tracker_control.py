@@ -223,6 +223,12 @@ def test_pit_keeps_tables_apart(memory_log: EventLog) -> None:
         pit.tracker("hc-9")
     with pytest.raises(EventError, match="names table 'hc-1' but was sent to 'hc-2'"):
         pit.handle("hc-2", ev.RoundOpen(table="hc-1"))
+    with pytest.raises(EventError, match="unknown table 'hc-7'"):
+        pit.handle("hc-7", ev.RoundOpen(table="hc-7"))
+    assert [(r.table, r.input_kind) for r in _refusals(memory_log)[-2:]] == [
+        ("hc-1", "round-open"),
+        ("hc-7", "round-open"),
+    ]
 
 
 def test_a_failing_subscriber_does_not_undo_a_durable_input(table: Table, memory_log: EventLog) -> None:
