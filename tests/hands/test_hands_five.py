@@ -166,3 +166,27 @@ def test_front_outranks_back_marks_fouls(front: str, back: str, foul: bool) -> N
     two = evaluate_two(parse_cards(front))
     five = evaluate_five(parse_cards(back), wheel_second=True)
     assert front_outranks_back(two, five) is foul
+
+
+@pytest.mark.parametrize(
+    ("text", "wheel_second", "shown"),
+    [
+        ("AS 2D 3H 4C 5S", False, "5S 4C 3H 2D AS"),
+        ("AS 2D 3H 4C 5S", True, "AS 5S 4C 3H 2D"),
+        ("2S 3D JK 4S 5S", False, "JK 5S 4S 3D 2S"),
+        ("KS 2H KD 2C KC", False, "KS KD KC 2H 2C"),
+        ("JK 7H 7D 2C 2S", False, "7H 7D 2C 2S JK"),
+    ],
+)
+def test_cards_are_shown_best_first_with_the_joker_where_it_plays(
+    text: str, wheel_second: bool, shown: str
+) -> None:
+    value = evaluate_five(parse_cards(text), wheel_second=wheel_second)
+    assert " ".join(c.code for c in value.cards) == shown
+
+
+def test_best_of_n_shows_only_the_cards_that_make_the_hand() -> None:
+    flush = best_five(parse_cards("JK 2S 3S 4S 9S KD QD"), wheel_second=True)
+    assert flush.name == "flush"
+    assert " ".join(c.code for c in flush.cards) == "JK 9S 4S 3S 2S"
+    assert len(flush.held) == 7
