@@ -405,15 +405,27 @@ class TableEngine:
             slot.card, slot.confidence = event.card, 1.0
             out = []
         self.pending.pop(event.read_id, None)
+        if read.position is None:
+            out += self._drain_shoe()
         if read.card is not None and read.card != event.card:
+            shown = self._shown(event.read_id, read.position)
+            said, seen = (event.card.code, read.card.code) if shown else ("??", "??")
             message = (
-                f"{event.user} confirmed {event.card.code} where the {read.source} read {read.card.code} "
+                f"{event.user} confirmed {said} where the {read.source} read {seen} "
                 f"at confidence {read.confidence:.2f}"
             )
             out.insert(0, self.alarms.raise_alarm("low-confidence", "warning", message, self.round_id))
-        if read.position is None:
-            out += self._drain_shoe()
         return out
+
+    def _shown(self, read_id: str, position: str | None) -> bool:
+        """May the card of this read be named in an alarm (it is not a dealer card still hidden)?"""
+        if self.status != "open" or self.book is None or position not in (None, DEALER):
+            return True
+        dealt = next((d for d in self.book.dealt if d.read_id == read_id), None)
+        hidden = self.book.round.must_be_hidden()
+        if dealt is not None:
+            return (dealt.position, dealt.index) not in hidden
+        return not any(place == DEALER for place, _ in hidden)
 
     def _drain_shoe(self) -> list[Event]:
         out: list[Event] = []

@@ -175,3 +175,15 @@ def test_card_from_shoe_with_no_round_open_is_refused_and_logged(table: Table, m
 
 def test_dealer_button_between_rounds_is_harmless(table: Table) -> None:
     assert table.send(DealerButton(table=table.table)) == []
+
+
+def test_alarms_never_name_a_hidden_dealer_card(table: Table) -> None:
+    table.deal_round({1: 500}, ["KS"])
+    read = table.shoe("9D", confidence=0.5)[0]
+    out = table.send(
+        ev.ConfirmRead(table=table.table, read_id=read.read_id, card=Card.parse("9H"), user="d1")
+    )
+    alarm = next(e for e in out if e.kind == "alarm")
+    assert alarm.code == "low-confidence" and "9H" not in alarm.message and "9D" not in alarm.message
+    mismatch = table.camera("seat-1", "KH")[0]
+    assert "KS" in mismatch.message
