@@ -360,7 +360,7 @@ class TableEngine:
     def _card_read(self, read: CardRead) -> list[Event]:
         if read.position is not None:
             self._position(read.kind, read.position)
-            if self.status not in ("open", "settled"):
+            if self.status not in ("open", "settled") or (read.card is None and not read.face_up):
                 return []
         else:
             self._open_book(f"a card from the {read.source}")

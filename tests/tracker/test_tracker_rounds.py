@@ -139,7 +139,8 @@ def test_exposed_dealer_card_under_flag_policy_alarms_and_play_goes_on(
 
 def test_face_down_dealer_card_and_later_reveal_are_not_exposure(table: Table) -> None:
     table.deal_round({1: 500}, ["KS", "9D"])
-    assert table.camera("dealer", None, face_up=False, confidence=0.99)[0].kind == "read-needs-confirmation"
+    assert table.camera("dealer", None, face_up=False, confidence=0.99) == []
+    assert table.camera("seat-1", None, face_up=True, confidence=0.3)[0].kind == "read-needs-confirmation"
     with pytest.raises(RuleViolation, match="reveal-too-early"):
         table.send(ev.DealerReveal(table=table.table))
     table.decide(1, "fold")
