@@ -23,7 +23,7 @@ from dealerassist.vision.reader import CardSighting
 SNAPSHOT_SIZE = (126, 176)
 
 
-@dataclass
+@dataclass(eq=False)
 class _Track:
     zone: str
     quad: np.ndarray
