@@ -24,7 +24,6 @@ from dealerassist.hands.value import HandValue, hold, refuse
 WHAT: Final = "a five-card hand"
 WHAT_BEST: Final = "a best-five hand"
 BEST_COUNTS: Final = range(5, 8)
-_new = tuple.__new__
 
 
 @cache
@@ -64,7 +63,7 @@ def evaluate_five(cards: Iterable[Card], *, wheel_second: bool = False) -> HandV
             strength = -strength
     except (TypeError, ValueError, AttributeError, IndexError, KeyError):
         refuse(held, (5,), WHAT, joker=True)
-    return _new(HandValue, (strength, held, 5))
+    return HandValue((strength, held, 5))
 
 
 def best_five(cards: Iterable[Card], *, wheel_second: bool = False) -> HandValue:
@@ -96,4 +95,4 @@ def best_five(cards: Iterable[Card], *, wheel_second: bool = False) -> HandValue
                     strength = max(strength, best_suited(ranks, 5, five_tables(wheel_second).suited))
     except (TypeError, ValueError, AttributeError, IndexError, KeyError):
         refuse(held, BEST_COUNTS, WHAT_BEST, joker=True)
-    return _new(HandValue, (strength, held, 5))
+    return HandValue((strength, held, 5))

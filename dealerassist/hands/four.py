@@ -26,7 +26,6 @@ WHAT_BEST: Final = "a Four Card Poker best-four hand"
 BEST_COUNTS: Final = range(4, 8)
 _TABLE: Final = combined(FOUR_PLAIN, FOUR_SUITED)
 _OFFSET: Final = flush_offset(4)
-_new = tuple.__new__
 
 
 def evaluate_four(cards: Iterable[Card]) -> HandValue:
@@ -49,7 +48,7 @@ def evaluate_four(cards: Iterable[Card]) -> HandValue:
             strength = -strength
     except (TypeError, ValueError, AttributeError, IndexError, KeyError):
         refuse(held, (4,), WHAT)
-    return _new(HandValue, (strength, held, 4))
+    return HandValue((strength, held, 4))
 
 
 def best_four(cards: Iterable[Card]) -> HandValue:
@@ -79,4 +78,4 @@ def best_four(cards: Iterable[Card]) -> HandValue:
                     strength = max(strength, best_suited(suit_ranks(total, s), 4, FOUR_SUITED))
     except (TypeError, ValueError, AttributeError, IndexError, KeyError):
         refuse(held, BEST_COUNTS, WHAT_BEST)
-    return _new(HandValue, (strength, held, 4))
+    return HandValue((strength, held, 4))

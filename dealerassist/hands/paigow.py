@@ -13,7 +13,7 @@ def evaluate_two(cards: Iterable[Card]) -> HandValue:
     """Judge the two-card hand: a pair or high cards; the joker plays as an ace."""
     held = check_cards(cards, (2,), "a pai gow two-card hand", joker=True)
     strength = classify_two([ACE if c.is_joker else c.rank for c in held])
-    return HandValue(strength, held, 2)
+    return HandValue((strength, held, 2))
 
 
 def front_outranks_back(two: HandValue, five: HandValue) -> bool:

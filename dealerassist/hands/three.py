@@ -20,7 +20,6 @@ from dealerassist.hands.value import HandValue, hold, refuse
 WHAT: Final = "a Three Card Poker hand"
 _TABLE: Final = combined(THREE_PLAIN, THREE_SUITED)
 _OFFSET: Final = flush_offset(3)
-_new = tuple.__new__
 
 
 def evaluate_three(cards: Iterable[Card]) -> HandValue:
@@ -42,4 +41,4 @@ def evaluate_three(cards: Iterable[Card]) -> HandValue:
             strength = -strength
     except (TypeError, ValueError, AttributeError, IndexError, KeyError):
         refuse(held, (3,), WHAT)
-    return _new(HandValue, (strength, held, 3))
+    return HandValue((strength, held, 3))

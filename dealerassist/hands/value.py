@@ -77,14 +77,12 @@ class HandValue(tuple):
     """A judged hand: ``strength`` (bigger is better), ``name`` (class slug, pay-table key) and
     ``cards`` (the cards that make the hand, best first). Built by the evaluators only.
 
-    Only the strength, the cards given and the size are stored; the name and the display order
-    are derived on access, which keeps building one (the hot path) to a single tuple.
+    Only ``(strength, cards given, size)`` is stored, built as ``HandValue((strength, held,
+    size))`` by the tuple constructor itself; the name and the display order are derived on
+    access. That keeps building one, the evaluators' hot path, to a single C-level call.
     """
 
     __slots__ = ()
-
-    def __new__(cls, strength: int, held: tuple[Card, ...], size: int) -> HandValue:
-        return tuple.__new__(cls, (strength, held, size))
 
     @property
     def strength(self) -> int:
@@ -148,7 +146,7 @@ class HandValue(tuple):
         return f"HandValue({self.name}, {shown}, strength={self[0]:#x})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (HandValue, (self[0], self[1], self[2]))
+        return (HandValue, ((self[0], self[1], self[2]),))
 
 
 def arrange(held: tuple[Card, ...], strength: int, name: str, size: int) -> tuple[Card, ...]:
