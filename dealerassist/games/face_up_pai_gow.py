@@ -46,34 +46,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from itertools import combinations
 from typing import ClassVar, Final
 
 from dealerassist.core.cards import ACE, Card
-from dealerassist.core.decks import RoundCards
-from dealerassist.core.money import Odds, parse_amount, pay_odds
-from dealerassist.core.paytables import MeterAward, PayTable
+from dealerassist.core.money import parse_amount, pay_odds
+from dealerassist.core.paytables import PayTable
 from dealerassist.errors import RuleViolation
 from dealerassist.games.base import (
     DEALER,
     DealStep,
     Decision,
     Game,
-    GameRound,
-    Outcome,
     Settlement,
     TableRules,
     WagerResult,
-    parse_position,
     seat_position,
 )
 from dealerassist.games.house_way import HouseWay, Setting, load_house_way, split_hand
+from dealerassist.games.settling import EVEN_MONEY, pay_by_table, progressive_result, wager_result
+from dealerassist.games.table_round import TableRound
 from dealerassist.hands import best_five, evaluate_five
 
 HAND_SIZE: Final = 7
 SIDE_BETS: Final = ("fortune", "envy", "ace-high", "progressive")
-EVEN_MONEY: Final = Odds(1, 1)
 
 
 # --- Hand classes the bonus tables pay on -------------------------------------------------------
@@ -174,62 +170,39 @@ class FaceUpPaiGow(Game):
         return FaceUpPaiGowRound(self.rules)
 
 
-class FaceUpPaiGowRound(GameRound):
+class FaceUpPaiGowRound(TableRound):
     """Phases: ``betting`` -> ``dice`` -> ``dealing`` -> ``setting`` -> ``complete`` ->
     ``settled`` (or ``void`` at any time before settlement)."""
 
+    PLACEABLE = FaceUpPaiGow.bets
+    DECISION_PHASE = "setting"
+    ACTIONS = ("set-hand", "house-way")
+
     def __init__(self, rules: TableRules) -> None:
-        self.rules = rules
+        super().__init__(rules)
         self.options = PaiGowOptions.from_rules(rules)
-        self.phase = "betting"
-        self.wagers: dict[int, dict[str, int]] = {}
-        self.banker: int | None = None
-        self.shoe = RoundCards(rules.deck)
-        self.cards: dict[str, list[Card]] = {}
         self.order: list[str] = []
         self.dice: int | None = None
         self.settings: dict[str, Setting] = {}
         self.fouled: set[int] = set()
-        self.forfeits: dict[int, str] = {}
-        self._settlement: Settlement | None = None
 
     # Betting ---------------------------------------------------------------------------------
 
-    def place_wager(self, seat: int, bet: str, amount: int) -> None:
-        self._require("betting", "wagers-while-betting-open", "betting is closed")
-        if not 1 <= seat <= self.rules.seats:
-            raise RuleViolation(
-                "seat-exists", f"seat {seat} is not one of this table's 1..{self.rules.seats}"
-            )
-        if bet not in FaceUpPaiGow.bets:
-            raise RuleViolation("bet-offered", f"{bet!r} is not a Face Up Pai Gow wager")
-        seat_bets = self.wagers.setdefault(seat, {})
-        if amount == 0:
-            seat_bets.pop(bet, None)
-            if bet == "bank" and self.banker == seat:
-                self.banker = None
-            if not seat_bets:
-                del self.wagers[seat]
-            return
-        limit = self.rules.limit(bet)
-        if not limit.minimum <= amount <= limit.maximum:
-            raise RuleViolation(
-                "table-limits", f"{bet} of {amount} cents is outside {limit.minimum}..{limit.maximum} cents"
-            )
-        if bet in SIDE_BETS and bet not in self.rules.paytables:
-            raise RuleViolation("bet-offered", f"no pay table is configured for {bet!r}")
-        if bet == "progressive" and amount != self.options.progressive_unit:
-            raise RuleViolation(
-                "progressive-unit", f"the progressive takes exactly {self.options.progressive_unit} cents"
-            )
-        if bet == "bank":
-            if self.banker not in (None, seat):
-                raise RuleViolation("one-player-dealer", f"seat {self.banker} already banks this round")
-            self.banker = seat
-        seat_bets[bet] = amount
+    @property
+    def banker(self) -> int | None:
+        """The seat banking this round (the player-dealer), or None when the house banks."""
+        return next((s for s in sorted(self.wagers) if "bank" in self.wagers[s]), None)
+
+    def check_wager(self, seat: int, bet: str, amount: int) -> None:
+        if bet in SIDE_BETS:
+            self.paytable(bet)
+        if bet == "progressive":
+            self.check_unit(bet, amount, self.options.progressive_unit)
+        if bet == "bank" and self.banker not in (None, seat):
+            raise RuleViolation("one-player-dealer", f"seat {self.banker} already banks this round")
 
     def close_betting(self) -> None:
-        self._require("betting", "wagers-while-betting-open", "betting is already closed")
+        self._require_phase("betting", "wagers-while-betting-open", "betting is already closed")
         if not self.live_seats():
             raise RuleViolation("no-wagers", "no seat has a main wager: there is nothing to deal")
         for seat, bets in sorted(self.wagers.items()):
@@ -255,7 +228,7 @@ class FaceUpPaiGowRound(GameRound):
     # Dice and dealing ------------------------------------------------------------------------
 
     def set_dice(self, total: int) -> None:
-        self._require("dice", "dice-after-betting", "the dice are thrown once betting closes")
+        self._require_phase("dice", "dice-after-betting", "the dice are thrown once betting closes")
         low, high = self.options.dice, 6 * self.options.dice
         if isinstance(total, bool) or not isinstance(total, int) or not low <= total <= high:
             raise RuleViolation("dice-total", f"{self.options.dice} dice total {low}..{high}, got {total!r}")
@@ -289,19 +262,8 @@ class FaceUpPaiGowRound(GameRound):
 
     # Hand setting ----------------------------------------------------------------------------
 
-    def pending_decisions(self) -> Sequence[str]:
-        if self.phase != "setting":
-            return []
-        return [seat_position(s) for s in self._unset()]
-
-    def legal_actions(self, position: str) -> Sequence[str]:
-        return ["set-hand", "house-way"] if position in self.pending_decisions() else []
-
     def decide(self, decision: Decision) -> None:
-        self._require("setting", "set-after-deal", "hands are set once all cards are dealt")
-        seat = self._seat_of(decision.position)
-        if seat not in self._unset():
-            raise RuleViolation("set-once", f"{decision.position} has no hand waiting to be set")
+        seat = self.deciding_seat(decision.position, "set-once")
         seven = self.cards[decision.position]
         if decision.action == "house-way":
             setting = self.options.house_way.set_hand(seven)
@@ -324,32 +286,18 @@ class FaceUpPaiGowRound(GameRound):
         self.settings[decision.position] = setting
         self._maybe_complete()
 
-    def _unset(self) -> list[int]:
+    def waiting(self) -> list[int]:
         return [
             s for s in self.live_seats() if seat_position(s) not in self.settings and s not in self.forfeits
         ]
-
-    def _maybe_complete(self) -> None:
-        if self.phase == "setting" and not self._unset():
-            self.phase = "complete"
 
     def must_be_hidden(self) -> frozenset[tuple[str, int]]:
         """Face Up: the dealer's hand is dealt face up, so none of its cards is ever hidden."""
         return frozenset()
 
-    @property
-    def complete(self) -> bool:
-        return self.phase in ("complete", "settled")
-
-    def hands(self) -> Mapping[str, Sequence[Card]]:
-        return {p: tuple(c) for p, c in self.cards.items()}
-
     # Settlement ------------------------------------------------------------------------------
 
-    def settle(self) -> Settlement:
-        if self.phase == "settled" and self._settlement is not None:
-            return self._settlement
-        self._require("complete", "settle-when-complete", "the round is not complete")
+    def settlement(self) -> Settlement:
         dealer = self.settings[DEALER]
         pai_gow = ace_high_pai_gow(self.cards[DEALER])
         classes = {s: fortune_class(self.cards[seat_position(s)]) for s in self.live_seats()}
@@ -357,16 +305,14 @@ class FaceUpPaiGowRound(GameRound):
         side: list[WagerResult] = []
         for seat in self.live_seats():
             if seat in self.forfeits:
-                base.extend(self._forfeited(seat))
+                base.extend(self.forfeited(seat))
                 continue
             base.append(self._base_result(seat, dealer, pai_gow))
             side.extend(self._side_results(seat, classes, pai_gow))
         if self.banker is not None:
             base = self._bank(base, pai_gow)
         hands = {p: self._hand_name(p) for p in self.order if p in self.settings}
-        self._settlement = Settlement(tuple(base + side), hands=hands)
-        self.phase = "settled"
-        return self._settlement
+        return Settlement(tuple(base + side), hands=hands)
 
     def _base_result(self, seat: int, dealer: Setting, pai_gow: bool) -> WagerResult:
         stake = self.wagers[seat]["wager"]
@@ -431,53 +377,19 @@ class FaceUpPaiGowRound(GameRound):
             mine = wager_result(self.banker, "bank", bank, "push", returned=bank, note=note, position=DEALER)
         return [*out, mine]
 
-    def _forfeited(self, seat: int) -> list[WagerResult]:
-        reason = self.forfeits[seat]
-        return [
-            wager_result(seat, bet, stake, "forfeit", note=f"forfeit: {reason}")
-            for bet, stake in self.wagers[seat].items()
-        ]
-
     def _hand_name(self, position: str) -> str:
         setting = self.settings.get(position)
         if setting is None:
             return ""
         return f"{setting.back_value.name} / {setting.front_value.name}"
 
-    def void(self, reason: str) -> Settlement:
-        if self.phase == "settled":
-            raise RuleViolation("void-before-settlement", "the round is already settled")
-        results = [
-            wager_result(seat, bet, stake, "void", returned=stake, note=reason)
-            for seat in sorted(self.wagers)
-            for bet, stake in self.wagers[seat].items()
-        ]
-        self.phase = "void"
-        self._settlement = Settlement(tuple(results), void=True, reason=reason)
-        return self._settlement
-
     def forfeit(self, seat: int, reason: str) -> None:
-        if self.phase in ("settled", "void"):
-            raise RuleViolation("forfeit-before-settlement", f"the round is already {self.phase}")
-        if seat not in self.wagers or seat == self.banker:
-            raise RuleViolation("forfeit-needs-hand", f"seat {seat} has no player's hand to forfeit")
-        self.forfeits[seat] = reason
-        self._maybe_complete()
-
-    # Helpers ---------------------------------------------------------------------------------
-
-    def _require(self, phase: str, rule: str, message: str) -> None:
-        if self.phase != phase:
-            raise RuleViolation(rule, f"{message} (phase {self.phase!r})")
-
-    def _seat_of(self, position: str) -> int:
-        try:
-            parsed = parse_position(position)
-        except ValueError as exc:
-            raise RuleViolation("position-exists", str(exc)) from None
-        if parsed is None or parsed[1] != 1:
-            raise RuleViolation("position-exists", f"{position} does not set a hand in this game")
-        return parsed[0]
+        """A player's hand may be forfeited; the player-dealer's bank may not (void the round)."""
+        if seat == self.banker:
+            raise RuleViolation(
+                "forfeit-needs-hand", f"seat {seat} banks: it has no player's hand to forfeit"
+            )
+        super().forfeit(seat, reason)
 
 
 def deal_order(total: int, seats: int, live: Sequence[int]) -> list[str]:
@@ -519,15 +431,6 @@ def cover(result: WagerResult, covered: int) -> WagerResult:
     )
 
 
-def pay_by_table(seat: int, bet: str, stake: int, hand_class: str, rules: TableRules) -> WagerResult:
-    """A bet paid on a hand class at the bet's pay table; a class the table does not list loses."""
-    award = rules.paytables[bet].award(hand_class) if hand_class else None
-    if award is None:
-        return wager_result(seat, bet, stake, "lose", hand=hand_class)
-    payout = award.pay(stake, rules.chip)
-    return wager_result(seat, bet, stake, "win", payout.amount, stake, hand_class, payout.remainder)
-
-
 def envy_result(seat: int, stake: int, others: Sequence[str], table: PayTable) -> WagerResult:
     """Envy: the fixed amount of the table for every other player's qualifying hand."""
     paid = [(name, table.award(name)) for name in others]
@@ -537,54 +440,3 @@ def envy_result(seat: int, stake: int, others: Sequence[str], table: PayTable) -
     total = sum(award.pay(stake).amount for _, award in winners)
     hands = ", ".join(name for name, _ in winners)
     return wager_result(seat, "envy", stake, "win", total, stake, hands, note=f"{len(winners)} other hand(s)")
-
-
-def progressive_result(
-    seat: int, stake: int, hand_class: str, table: PayTable, position: str = ""
-) -> WagerResult:
-    """A progressive wager: a fixed award is paid here; a share of the meter is a win of 0 with
-    the note ``meter award N%`` for the progressive controller, which pays the amount. The wager
-    itself is the jackpot's contribution and is never returned."""
-    award = table.award(hand_class) if hand_class else None
-    if award is None:
-        return wager_result(seat, "progressive", stake, "lose", hand=hand_class, position=position)
-    if isinstance(award, MeterAward):
-        return wager_result(
-            seat,
-            "progressive",
-            stake,
-            "win",
-            hand=hand_class,
-            note=f"meter award {float(award.percent):g}%",
-            position=position,
-        )
-    return wager_result(
-        seat, "progressive", stake, "win", award.pay(stake).amount, hand=hand_class, position=position
-    )
-
-
-def wager_result(
-    seat: int,
-    bet: str,
-    stake: int,
-    outcome: Outcome,
-    win: int = 0,
-    returned: int = 0,
-    hand: str = "",
-    remainder: Fraction | int = 0,
-    note: str = "",
-    position: str = "",
-) -> WagerResult:
-    """One wager's result; the position defaults to the seat's own hand."""
-    return WagerResult(
-        seat=seat,
-        bet=bet,
-        stake=stake,
-        outcome=outcome,
-        win=win,
-        returned=returned,
-        hand=hand,
-        remainder=Fraction(remainder),
-        note=note,
-        position=position or seat_position(seat),
-    )

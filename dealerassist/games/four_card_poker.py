@@ -1,7 +1,7 @@
 """Four Card Poker (``rules/four-card-poker.txt``; gaps filled by ``rule-decisions.md``).
 
-The table mechanics (betting, packets, Play-or-fold, void, forfeit) are Three Card Poker's
-``AnteRound``; this module holds what differs. Rules, and where the code keeps each one:
+The table mechanics (betting, packets, Play-or-fold, void, forfeit) are
+``ante_round.AnteRound``'s; this module holds what differs. Rules, and where the code keeps each one:
 
 * Cards: one 52-card deck per round; each betting seat gets five cards face down, the dealer six
   with the last one face up; everyone plays the best four (``best_four``). Counts are the options
@@ -34,8 +34,9 @@ from collections.abc import Mapping
 
 from dealerassist.core.money import MoneyError, cap_pro_rata, parse_amount
 from dealerassist.errors import RuleViolation
+from dealerassist.games.ante_round import AnteRound, settle_ante_play
 from dealerassist.games.base import DEALER, Game, TableRules, WagerResult, seat_position
-from dealerassist.games.three_card_poker import AnteRound, lost, settle_ante_play
+from dealerassist.games.settling import lost, pay_by_table
 from dealerassist.hands import FOUR_CLASSES, best_four
 from dealerassist.hands.value import HandValue
 
@@ -137,7 +138,9 @@ class FourCardPokerRound(AnteRound):
                 )
         if "aces-up" in bets:
             hand_class = aces_up_class(player)
-            results.append(self.pay_table_bet(seat, "aces-up", bets["aces-up"], hand_class, player.name))
+            results.append(
+                pay_by_table(seat, "aces-up", bets["aces-up"], hand_class, self.rules, player.name)
+            )
         if "bad-beat" in bets:
             results.append(self._settle_bad_beat(seat, bets["bad-beat"], player, dealer))
         return results
@@ -148,7 +151,7 @@ class FourCardPokerRound(AnteRound):
         beaten = bad_beat_hand(player, dealer)
         if beaten is None:
             return lost(seat, "bad-beat", stake, player.name, "no two pair or better was beaten")
-        return self.pay_table_bet(seat, "bad-beat", stake, beaten.name, beaten.name)
+        return pay_by_table(seat, "bad-beat", stake, beaten.name, self.rules)
 
     def finish_results(self, results: list[WagerResult]) -> list[WagerResult]:
         """The aggregate payout cap: over it, every win is paid its pro-rata share."""

@@ -22,7 +22,7 @@ The rules in the order the text gives them, and where the code keeps each one:
 * Double Match (``double_match_class``): the player's two ranks equal the dealer's two ranks; the
   super jackpot needs both to hold the 3 and 4 of diamonds. Progressive (``progressive_class``):
   the four cards are a flush; paid by flush type, meter shares left to the progressive controller
-  (``face_up_pai_gow.progressive_result``).
+  (``settling.progressive_result``).
 * A player showing cards may be forfeited by a supervisor (``forfeit``): every wager of the seat
   is lost. A misdeal or an exposed dealer card voids all hands (``void``).
 
@@ -33,28 +33,25 @@ table's deck), ``progressive_unit`` ("1").
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
 from dealerassist.core.cards import ACE, Card
-from dealerassist.core.decks import RoundCards
 from dealerassist.core.money import parse_amount
-from dealerassist.core.paytables import PayTable
 from dealerassist.errors import RuleViolation
 from dealerassist.games.base import (
     DEALER,
     DealStep,
     Decision,
     Game,
-    GameRound,
     Settlement,
     TableRules,
     WagerResult,
-    parse_position,
     seat_position,
 )
-from dealerassist.games.face_up_pai_gow import pay_by_table, progressive_result, wager_result
+from dealerassist.games.settling import pay_by_table, progressive_result, wager_result
+from dealerassist.games.table_round import TableRound
 from dealerassist.hands import (
     PAIRS_AND_UP_PATTERNS,
     pairs_and_up_hand,
@@ -64,7 +61,6 @@ from dealerassist.hands import (
 
 HANDS: Final = PAIRS_AND_UP_PATTERNS
 FLUSHES: Final = frozenset({"flush", "straight-flush", "two-pair-flush", "four-aces-flush"})
-PLACEABLE: Final = ("ante", "double-match", "progressive")
 SUPER_JACKPOT_CARDS: Final = frozenset({Card(3, "D"), Card(4, "D")})
 
 
@@ -152,59 +148,31 @@ class PairsAndUp(Game):
         return PairsAndUpRound(self.rules)
 
 
-class PairsAndUpRound(GameRound):
+class PairsAndUpRound(TableRound):
     """Phases: ``betting`` -> ``dealing`` -> ``decisions`` -> ``complete`` -> ``settled`` (or
     ``void`` at any time before settlement)."""
 
     DEALER_CARDS: ClassVar[int] = 2
+    PLACEABLE = ("ante", "double-match", "progressive")
+    ACTIONS = ("fold", "play")
 
     def __init__(self, rules: TableRules) -> None:
-        self.rules = rules
+        super().__init__(rules)
         self.options = PairsAndUpOptions.from_rules(rules)
-        self.phase = "betting"
-        self.wagers: dict[int, dict[str, int]] = {}
         self.plays: dict[int, tuple[str, int]] = {}
         self.folded: set[int] = set()
-        self.forfeits: dict[int, str] = {}
-        self.cards: dict[str, list[Card]] = {}
-        self.shoe = RoundCards(rules.deck)
         self._plan: list[DealStep] = []
-        self._settlement: Settlement | None = None
 
     # Betting ---------------------------------------------------------------------------------
 
-    def place_wager(self, seat: int, bet: str, amount: int) -> None:
-        self._require("betting", "wagers-while-betting-open", "betting is closed")
-        if not 1 <= seat <= self.rules.seats:
-            raise RuleViolation(
-                "seat-exists", f"seat {seat} is not one of this table's 1..{self.rules.seats}"
-            )
-        if bet not in PLACEABLE:
-            raise RuleViolation("bet-offered", f"{bet!r} is not a wager placed before the deal here")
-        seat_bets = self.wagers.setdefault(seat, {})
-        if amount == 0:
-            seat_bets.pop(bet, None)
-            if not seat_bets:
-                del self.wagers[seat]
-            return
-        self._check_limit(bet, amount)
-        if bet != "ante" and bet not in self.rules.paytables:
-            raise RuleViolation("bet-offered", f"no pay table is configured for {bet!r}")
-        if bet == "progressive" and amount != self.options.progressive_unit:
-            raise RuleViolation(
-                "progressive-unit", f"the progressive takes exactly {self.options.progressive_unit} cents"
-            )
-        seat_bets[bet] = amount
-
-    def _check_limit(self, bet: str, amount: int) -> None:
-        limit = self.rules.limit(bet)
-        if not limit.minimum <= amount <= limit.maximum:
-            raise RuleViolation(
-                "table-limits", f"{bet} of {amount} cents is outside {limit.minimum}..{limit.maximum} cents"
-            )
+    def check_wager(self, seat: int, bet: str, amount: int) -> None:
+        if bet != "ante":
+            self.paytable(bet)
+        if bet == "progressive":
+            self.check_unit(bet, amount, self.options.progressive_unit)
 
     def close_betting(self) -> None:
-        self._require("betting", "wagers-while-betting-open", "betting is already closed")
+        self._require_phase("betting", "wagers-while-betting-open", "betting is already closed")
         if not self.wagers:
             raise RuleViolation("no-wagers", "no seat has a wager: there is nothing to deal")
         for seat, bets in sorted(self.wagers.items()):
@@ -241,19 +209,8 @@ class PairsAndUpRound(GameRound):
 
     # Decisions -------------------------------------------------------------------------------
 
-    def pending_decisions(self) -> Sequence[str]:
-        if self.phase != "decisions":
-            return []
-        return [seat_position(s) for s in self._undecided()]
-
-    def legal_actions(self, position: str) -> Sequence[str]:
-        return ["fold", "play"] if position in self.pending_decisions() else []
-
     def decide(self, decision: Decision) -> None:
-        self._require("decisions", "decide-after-deal", "no decision is due now")
-        seat = self._seat_of(decision.position)
-        if seat not in self._undecided():
-            raise RuleViolation("hand-set-is-final", f"{decision.position} has no Ante waiting to play")
+        seat = self.deciding_seat(decision.position, "hand-set-is-final")
         if decision.action == "fold":
             self.folded.add(seat)
         elif decision.action == "play":
@@ -269,13 +226,13 @@ class PairsAndUpRound(GameRound):
                     f"seat {seat}: Play must be {self.options.play_ratio}x the Ante ({required} cents)",
                 )
             if "play" in self.rules.limits:
-                self._check_limit("play", amount)
+                self.check_limit("play", amount)
             self.plays[seat] = (decision.choice, amount)
         else:
             raise RuleViolation("fold-or-play", f"a player folds or plays, not {decision.action!r}")
         self._maybe_complete()
 
-    def _undecided(self) -> list[int]:
+    def waiting(self) -> list[int]:
         return [
             s
             for s in sorted(self.wagers)
@@ -285,10 +242,6 @@ class PairsAndUpRound(GameRound):
             and s not in self.forfeits
         ]
 
-    def _maybe_complete(self) -> None:
-        if self.phase == "decisions" and not self._undecided():
-            self.phase = "complete"
-
     def must_be_hidden(self) -> frozenset[tuple[str, int]]:
         """Both dealer cards while dealing; the second until every Play is set; then none."""
         if self.phase in ("betting", "dealing"):
@@ -297,28 +250,16 @@ class PairsAndUpRound(GameRound):
             return frozenset({(DEALER, 1)})
         return frozenset()
 
-    @property
-    def complete(self) -> bool:
-        return self.phase in ("complete", "settled")
-
-    def hands(self) -> Mapping[str, Sequence[Card]]:
-        return {p: tuple(c) for p, c in self.cards.items()}
-
     # Settlement ------------------------------------------------------------------------------
 
-    def settle(self) -> Settlement:
-        if self.phase == "settled" and self._settlement is not None:
-            return self._settlement
-        self._require("complete", "settle-when-complete", "the round is not complete")
+    def settlement(self) -> Settlement:
         results: list[WagerResult] = []
         hands: dict[str, str] = {}
         for seat in sorted(self.wagers):
             four = self.four_cards(seat)
             hands[seat_position(seat)] = pairs_and_up_hand(four, self.options.precedence) or "no hand"
-            results.extend(self._forfeited(seat) if seat in self.forfeits else self._settle_seat(seat, four))
-        self._settlement = Settlement(tuple(results), hands=hands)
-        self.phase = "settled"
-        return self._settlement
+            results.extend(self.forfeited(seat) if seat in self.forfeits else self._settle_seat(seat, four))
+        return Settlement(tuple(results), hands=hands)
 
     def four_cards(self, seat: int) -> list[Card]:
         return [*self.cards[seat_position(seat)], *self.cards[DEALER]]
@@ -338,65 +279,14 @@ class PairsAndUpRound(GameRound):
             results.append(pay_by_table(seat, "double-match", bets["double-match"], found, self.rules))
         if "progressive" in bets:
             flush = progressive_class(four, self.options.precedence) or ""
-            results.append(
-                progressive_result(seat, bets["progressive"], flush, self.rules.paytables["progressive"])
-            )
+            results.append(progressive_result(seat, bets["progressive"], flush, self.paytable("progressive")))
         return results
 
-    @property
-    def play_table(self) -> PayTable:
-        try:
-            return self.rules.paytables["play"]
-        except KeyError:
-            raise RuleViolation("bet-offered", "no pay table is configured for the Play") from None
-
-    def _forfeited(self, seat: int) -> list[WagerResult]:
-        reason = self.forfeits[seat]
-        return [
-            wager_result(seat, bet, stake, "forfeit", note=f"forfeit: {reason}")
-            for bet, stake in self._stakes(seat)
-        ]
-
-    def _stakes(self, seat: int) -> list[tuple[str, int]]:
-        stakes = list(self.wagers[seat].items())
+    def seat_stakes(self, seat: int) -> dict[str, int]:
+        stakes = dict(self.wagers[seat])
         if seat in self.plays:
-            stakes.append(("play", self.plays[seat][1]))
+            stakes["play"] = self.plays[seat][1]
         return stakes
-
-    def void(self, reason: str) -> Settlement:
-        if self.phase == "settled":
-            raise RuleViolation("void-before-settlement", "the round is already settled")
-        results = [
-            wager_result(seat, bet, stake, "void", returned=stake, note=reason)
-            for seat in sorted(self.wagers)
-            for bet, stake in self._stakes(seat)
-        ]
-        self.phase = "void"
-        self._settlement = Settlement(tuple(results), void=True, reason=reason)
-        return self._settlement
-
-    def forfeit(self, seat: int, reason: str) -> None:
-        if self.phase in ("settled", "void"):
-            raise RuleViolation("forfeit-before-settlement", f"the round is already {self.phase}")
-        if seat not in self.wagers:
-            raise RuleViolation("forfeit-needs-wager", f"seat {seat} has no wager to forfeit")
-        self.forfeits[seat] = reason
-        self._maybe_complete()
-
-    # Helpers ---------------------------------------------------------------------------------
-
-    def _require(self, phase: str, rule: str, message: str) -> None:
-        if self.phase != phase:
-            raise RuleViolation(rule, f"{message} (phase {self.phase!r})")
-
-    def _seat_of(self, position: str) -> int:
-        try:
-            parsed = parse_position(position)
-        except ValueError as exc:
-            raise RuleViolation("position-exists", str(exc)) from None
-        if parsed is None or parsed[1] != 1:
-            raise RuleViolation("position-exists", f"{position} does not make decisions in this game")
-        return parsed[0]
 
 
 def settle_ante_play(
@@ -416,7 +306,7 @@ def settle_ante_play(
             wager_result(seat, "ante", ante, "lose", hand=made, note=note),
             wager_result(seat, "play", play, "lose", hand=made, note=note),
         ]
-    award = round_.play_table.award(choice)
+    award = round_.paytable("play").award(choice)
     if award is None:
         raise RuleViolation("play-pays", f"the Play pay table has no line for {choice!r}")
     chip = round_.rules.chip

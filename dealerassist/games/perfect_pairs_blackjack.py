@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dealerassist.core.cards import ACE, Card
-from dealerassist.core.decks import RoundCards
 from dealerassist.core.money import MoneyError, Odds, Payout, pay_odds
 from dealerassist.errors import RuleViolation
 from dealerassist.games.base import (
@@ -53,7 +52,8 @@ from dealerassist.games.base import (
     parse_position,
     seat_position,
 )
-from dealerassist.games.three_card_poker import TableRound
+from dealerassist.games.settling import lost, pay_by_table, won
+from dealerassist.games.table_round import TableRound
 from dealerassist.hands import BlackjackTotal, blackjack_total, perfect_pair
 from dealerassist.hands.blackjack import card_points
 
@@ -122,7 +122,6 @@ class PerfectPairsRound(TableRound):
         self.insurance: dict[int, int] = {}
         self.insurance_decided: set[int] = set()
         self.dealer_blackjack = False
-        self.shoe = RoundCards(rules.deck)
         self.hole = 0 if rules.option("hole_card_first", True) else 1
         try:
             self.blackjack_odds = Odds.parse(rules.option("blackjack_pays", "3 to 2"))
@@ -130,7 +129,6 @@ class PerfectPairsRound(TableRound):
             raise RuleViolation("blackjack-pays", f"blackjack_pays: {exc}") from None
         self._plan: list[DealStep] = []
         self._dealt = 0
-        self._settlement: Settlement | None = None
 
     # Betting --------------------------------------------------------------------------------
 
@@ -318,24 +316,16 @@ class PerfectPairsRound(TableRound):
         hand.split_aces = second.split_aces = hand.cards[0].rank == ACE
         self.player_hands.insert(self.player_hands.index(hand) + 1, second)
 
-    # Exposure, completion -------------------------------------------------------------------
+    # Exposure ---------------------------------------------------------------------------------
 
     def must_be_hidden(self) -> frozenset[tuple[str, int]]:
         if self.phase in LIVE_PHASES and not self.dealer_blackjack:
             return frozenset({(DEALER, self.hole)})
         return frozenset()
 
-    @property
-    def complete(self) -> bool:
-        return self.phase in ("complete", "settled")
-
     # Settlement -----------------------------------------------------------------------------
 
-    def settle(self) -> Settlement:
-        if self._settlement is not None and self.phase == "settled":
-            return self._settlement
-        if self.phase != "complete":
-            raise RuleViolation("settle-when-complete", f"the round is not complete (phase {self.phase!r})")
+    def settlement(self) -> Settlement:
         results: list[WagerResult] = []
         for seat in sorted(self.wagers):
             seat_results = self._settle_seat(seat)
@@ -344,9 +334,7 @@ class PerfectPairsRound(TableRound):
             results.extend(seat_results)
         hands = {h.position: h.name for h in self.player_hands}
         hands[DEALER] = total_name(blackjack_total(self.dealer))
-        self._settlement = Settlement(tuple(results), hands=hands)
-        self.phase = "settled"
-        return self._settlement
+        return Settlement(tuple(results), hands=hands)
 
     def _settle_seat(self, seat: int) -> list[WagerResult]:
         results: list[WagerResult] = []
@@ -398,40 +386,19 @@ class PerfectPairsRound(TableRound):
         )
 
     def _settle_insurance(self, seat: int, stake: int) -> WagerResult:
-        position = seat_position(seat)
         if self.dealer_blackjack:
-            payout = pay_odds(stake, INSURANCE, self.rules.chip)
-            return WagerResult(
-                seat, "insurance", stake, "win", payout.amount, stake, "", payout.remainder, "", position
-            )
-        return WagerResult(
-            seat, "insurance", stake, "lose", note="dealer has no blackjack", position=position
-        )
+            return won(seat, "insurance", stake, pay_odds(stake, INSURANCE, self.rules.chip))
+        return lost(seat, "insurance", stake, note="dealer has no blackjack")
 
     def _settle_perfect_pairs(self, seat: int, stake: int) -> WagerResult:
-        position = seat_position(seat)
+        """Judged on the seat's first two cards, whatever happened to the hand since."""
         hand_class = perfect_pairs_class(*self.first_two[seat])
-        if hand_class is None:
-            return WagerResult(seat, "perfect-pairs", stake, "lose", hand="no pair", position=position)
-        award = self.rules.paytables["perfect-pairs"].award(hand_class)
-        if award is None:
-            return WagerResult(seat, "perfect-pairs", stake, "lose", hand=hand_class, position=position)
-        payout = award.pay(stake, self.rules.chip)
-        return WagerResult(
-            seat,
-            "perfect-pairs",
-            stake,
-            "win",
-            payout.amount,
-            stake,
-            hand_class,
-            payout.remainder,
-            "",
-            position,
+        return pay_by_table(
+            seat, "perfect-pairs", stake, hand_class or "", self.rules, hand_class or "no pair"
         )
 
-    def void(self, reason: str) -> Settlement:
-        self._require_open("void")
+    def void_results(self, reason: str) -> list[WagerResult]:
+        """Every stake returned, each on the hand it sits on (a split hand's, a double's)."""
         results = []
         for seat in sorted(self.wagers):
             stakes = [(seat_position(seat), "perfect-pairs", self.wagers[seat].get("perfect-pairs", 0))]
@@ -445,15 +412,10 @@ class PerfectPairsRound(TableRound):
                 for position, bet, stake in stakes
                 if stake
             ]
-        self.phase = "void"
-        self._settlement = Settlement(tuple(results), void=True, reason=reason)
-        return self._settlement
+        return results
 
-    def forfeit(self, seat: int, reason: str) -> None:
-        self._require_open("forfeit")
-        if seat not in self.wagers:
-            raise RuleViolation("forfeit-needs-wager", f"seat {seat} has no wager to forfeit")
-        self.forfeits[seat] = reason
+    def _maybe_complete(self) -> None:
+        """After a forfeit, play moves on past the forfeited seat's hands."""
         if self.phase not in ("betting", "dealing"):
             self._advance()
 

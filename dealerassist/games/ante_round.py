@@ -1,0 +1,189 @@
+"""The ante games' round (Three and Four Card Poker): packets of cards to every betting seat and
+the dealer, one Play-or-fold decision per Ante, then each seat settled by the game. Also the one
+Ante/Play/Ante Bonus schedule both games pay (``settle_ante_play``), which the analyses price too."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import ClassVar, Final
+
+from dealerassist.core.cards import Card
+from dealerassist.core.money import pay_odds
+from dealerassist.core.paytables import PayTable
+from dealerassist.errors import RuleViolation
+from dealerassist.games.base import (
+    DEALER,
+    DealStep,
+    Decision,
+    Settlement,
+    TableRules,
+    WagerResult,
+    seat_position,
+)
+from dealerassist.games.settling import EVEN_MONEY, lost, pushed, won
+from dealerassist.games.table_round import TableRound
+from dealerassist.hands.value import HandValue
+
+DEAL_ORDERS: Final = ("packets", "rounds")
+
+
+class AnteRound(TableRound):
+    """Subclasses give the card counts (class defaults, copied per round so a table option can
+    change them), the wagers' rules (``check_seat``, ``check_play``), how a position's hand is
+    valued (``evaluate``) and the settlement of one seat (``settle_seat``)."""
+
+    PLAYER_CARDS: ClassVar[int]
+    DEALER_CARDS: ClassVar[int]
+    DEALER_UP: ClassVar[frozenset[int]] = frozenset()
+    ACTIONS = ("fold", "play")
+
+    def __init__(self, rules: TableRules) -> None:
+        super().__init__(rules)
+        self.player_cards = self.PLAYER_CARDS
+        self.dealer_cards = self.DEALER_CARDS
+        self.dealer_up = self.DEALER_UP
+        self.deal_order = rules.option("deal_order", "packets")
+        if self.deal_order not in DEAL_ORDERS:
+            raise RuleViolation(
+                "deal-order", f"deal_order must be 'packets' or 'rounds', got {self.deal_order!r}"
+            )
+        self.plays: dict[int, int] = {}
+        self.folded: set[int] = set()
+        self._plan: list[DealStep] = []
+        self._dealt = 0
+
+    # Betting --------------------------------------------------------------------------------
+
+    def check_seat(self, seat: int, bets: Mapping[str, int]) -> None:
+        """Prerequisites among one seat's wagers, checked when betting closes (hook)."""
+
+    def close_betting(self) -> None:
+        self._require_phase("betting", "wagers-while-betting-open", "betting is already closed")
+        if not self.wagers:
+            raise RuleViolation("no-wagers", "no seat has a wager: there is nothing to deal")
+        for seat in sorted(self.wagers):
+            self.check_seat(seat, self.wagers[seat])
+        positions = [seat_position(s) for s in sorted(self.wagers)] + [DEALER]
+        counts = {p: self.player_cards for p in positions} | {DEALER: self.dealer_cards}
+        self._plan = deal_plan(positions, counts, self.deal_order, self.dealer_up)
+        self.cards = {p: [] for p in positions}
+        self.phase = "dealing"
+
+    # Dealing --------------------------------------------------------------------------------
+
+    def next_deal(self) -> DealStep | None:
+        if self.phase != "dealing":
+            return None
+        return self._plan[self._dealt]
+
+    def deal(self, card: Card) -> DealStep:
+        step = self.next_deal()
+        if step is None:
+            raise RuleViolation("no-card-expected", f"no card is expected in phase {self.phase!r}")
+        self.shoe.take(card)
+        self.cards[step.position].append(card)
+        self._dealt += 1
+        if self._dealt == len(self._plan):
+            self.phase = "decisions"
+            self._maybe_complete()
+        return step
+
+    # Decisions ------------------------------------------------------------------------------
+
+    def decide(self, decision: Decision) -> None:
+        seat = self.deciding_seat(decision.position, "one-decision-per-ante")
+        if decision.action == "fold":
+            self.folded.add(seat)
+        elif decision.action == "play":
+            ante = self.wagers[seat]["ante"]
+            amount = ante if decision.amount is None else decision.amount
+            self.check_play(seat, ante, amount)
+            self.plays[seat] = amount
+        else:
+            raise RuleViolation("ante-actions", f"an Ante plays or folds, not {decision.action!r}")
+        self._maybe_complete()
+
+    def check_play(self, seat: int, ante: int, amount: int) -> None:
+        """The Play bet's rule (hook)."""
+        raise NotImplementedError
+
+    def waiting(self) -> list[int]:
+        return [
+            s
+            for s in sorted(self.wagers)
+            if "ante" in self.wagers[s]
+            and s not in self.plays
+            and s not in self.folded
+            and s not in self.forfeits
+        ]
+
+    def must_be_hidden(self) -> frozenset[tuple[str, int]]:
+        if self.phase in ("complete", "settled", "void"):
+            return frozenset()
+        return frozenset((DEALER, i) for i in range(self.dealer_cards) if i not in self.dealer_up)
+
+    # Settlement -----------------------------------------------------------------------------
+
+    def settlement(self) -> Settlement:
+        results: list[WagerResult] = []
+        for seat in sorted(self.wagers):
+            results.extend(self.forfeited(seat) if seat in self.forfeits else self.settle_seat(seat))
+        return Settlement(tuple(self.finish_results(results)), hands=self.hand_names())
+
+    def settle_seat(self, seat: int) -> list[WagerResult]:
+        """Every wager of one seat that was not forfeited (hook)."""
+        raise NotImplementedError
+
+    def finish_results(self, results: list[WagerResult]) -> list[WagerResult]:
+        """A last pass over the round's results (Four Card Poker's aggregate cap)."""
+        return results
+
+    def hand_names(self) -> dict[str, str]:
+        return {p: self.evaluate(p).name for p, cards in self.cards.items() if cards}
+
+    def evaluate(self, position: str) -> HandValue:
+        """The hand a position plays (hook)."""
+        raise NotImplementedError
+
+    def seat_stakes(self, seat: int) -> dict[str, int]:
+        stakes = dict(self.wagers[seat])
+        if seat in self.plays:
+            stakes["play"] = self.plays[seat]
+        return stakes
+
+
+def deal_plan(
+    positions: Sequence[str], counts: Mapping[str, int], order: str, dealer_up: frozenset[int]
+) -> list[DealStep]:
+    """The shoe's order: whole packets position by position, or one card per position per pass."""
+    if order == "packets":
+        pairs = [(p, i) for p in positions for i in range(counts[p])]
+    else:
+        pairs = [(p, i) for i in range(max(counts.values())) for p in positions if i < counts[p]]
+    return [DealStep(p, i, p == DEALER and i in dealer_up) for p, i in pairs]
+
+
+def settle_ante_play(
+    seat: int, ante: int, play: int, outcome: str, hand: str, bonus: PayTable, chip: int
+) -> list[WagerResult]:
+    """Ante, Play and Ante Bonus of a hand that played, given the showdown's outcome (``win``,
+    ``tie``, ``loss``, or ``no-qualify`` when the dealer does not play) and the hand's class. The
+    Ante Bonus is paid on the Ante whatever the dealer holds."""
+    if outcome == "no-qualify":
+        results = [
+            won(seat, "ante", ante, pay_odds(ante, EVEN_MONEY, chip), hand, "dealer does not qualify"),
+            pushed(seat, "play", play, hand, "dealer does not qualify"),
+        ]
+    elif outcome == "win":
+        results = [
+            won(seat, "ante", ante, pay_odds(ante, EVEN_MONEY, chip), hand),
+            won(seat, "play", play, pay_odds(play, EVEN_MONEY, chip), hand),
+        ]
+    elif outcome == "tie":
+        results = [pushed(seat, "ante", ante, hand, "tie"), pushed(seat, "play", play, hand, "tie")]
+    else:
+        results = [lost(seat, "ante", ante, hand), lost(seat, "play", play, hand)]
+    award = bonus.award(hand)
+    if award is not None:
+        results.append(won(seat, "ante-bonus", 0, award.pay(ante, chip), hand, "paid on the Ante"))
+    return results
