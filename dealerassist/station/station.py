@@ -1,0 +1,233 @@
+"""One process's tables, assembled: event log, pit, progressives, device drivers, cameras, dashboard.
+
+``Station`` is what ``dealerassist run`` and ``dealerassist demo`` share. Every table's shoe
+driver feeds the pit; every progressive controller follows its tracker and drives its sign
+through a ``SignFeed``; the sign's and the shoe's link changes go into the table's log as
+``device-link`` events (alarms the dashboard shows); ``health()`` says, per table, which links are
+up and whether the log answers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from dealerassist.events import Event
+from dealerassist.station.camera import CameraFeed, build_pipeline
+from dealerassist.station.tables import StationTable
+
+log = logging.getLogger("dealerassist.station")
+
+DB_NAME = "events.db"
+USERS_NAME = "users.sqlite3"
+SNAPSHOTS_NAME = "snapshots"
+# Records worth a line in the journal; the log itself keeps everything.
+JOURNAL_KINDS = frozenset(
+    {
+        "round-settled",
+        "round-voided",
+        "alarm",
+        "alarm-cleared",
+        "device-link",
+        "progressive-hit",
+        "progressive-paid",
+    }
+)
+
+
+class Station:
+    """Build with the checked tables and a data directory; ``start()``, then ``stop()``."""
+
+    def __init__(
+        self,
+        tables: Sequence[StationTable],
+        data_dir: str | Path,
+        *,
+        sign_rate_hz: float = 4.0,
+        shoe_silence_s: float = 3.0,
+        cameras: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.tables = list(tables)
+        self.data_dir = Path(data_dir)
+        self.sign_rate_hz = sign_rate_hz
+        self.shoe_silence_s = shoe_silence_s
+        self.db_path = self.data_dir / DB_NAME
+        self.users_path = self.data_dir / USERS_NAME
+        self.snapshot_dir = self.data_dir / SNAPSHOTS_NAME
+        self.log: Any = None
+        self.pit: Any = None
+        self.controllers: dict[str, Any] = {}
+        self.shoes: dict[str, Any] = {}
+        self.signs: dict[str, Any] = {}
+        self.cameras: dict[str, Any] = dict(cameras or {})
+        self._stoppers: list[Callable[[], None]] = []
+
+    # --- life cycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        from dealerassist.progressive.controller import ProgressiveController
+        from dealerassist.storage.eventlog import EventLog
+        from dealerassist.tracker.pit import Pit
+
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.log = EventLog(self.db_path)
+        self.pit = Pit(self.log, [t.config for t in self.tables])
+        self.pit.subscribe(_journal)
+        for table in self.tables:
+            if table.progressive is not None:
+                controller = ProgressiveController(table.table_id, table.progressive, self.log)
+                controller.attach(self.pit.tracker(table.table_id))
+                controller.start()
+                self._stoppers.append(controller.stop)
+                self.controllers[table.table_id] = controller
+        for table in self.tables:
+            self._start_devices(table)
+        log.info(
+            "station up: %d table(s) %s, log %s",
+            len(self.tables),
+            ", ".join(t.table_id for t in self.tables),
+            self.db_path,
+        )
+
+    def _start_devices(self, table: StationTable) -> None:
+        from dealerassist.progressive.sign import SignFeed
+        from firmware_bridge.shoe.driver import ShoeReader
+        from firmware_bridge.sign.driver import JackpotSign
+
+        table_id = table.table_id
+        feed = self.feed(table_id)
+        if "shoe" in table.serial:
+            reader = ShoeReader(table.serial["shoe"], table_id, feed, silence_timeout=self.shoe_silence_s)
+            reader.start()
+            self._stoppers.insert(0, reader.stop)
+            self.shoes[table_id] = reader
+        if "sign" in table.serial:
+            sign = JackpotSign(
+                table.serial["sign"], max_rate_hz=self.sign_rate_hz, table=table_id, on_event=feed
+            )
+            sign.start()
+            self._stoppers.insert(0, sign.stop)
+            self.signs[table_id] = sign
+            controller = self.controllers[table_id]
+            sign_feed = SignFeed(sign)
+            controller.subscribe(sign_feed)
+            sign_feed(controller.state())
+        if table.camera_url and table_id not in self.cameras:
+            assert table.camera_deck is not None
+            pipeline = build_pipeline(
+                table_id, table.config.vision, str(table.config.path), table.camera_deck, self.snapshot_dir
+            )
+            camera = CameraFeed(table_id, table.camera_url, pipeline, feed)
+            camera.start()
+            self._stoppers.insert(0, camera.stop)
+            self.cameras[table_id] = camera
+
+    def on_stop(self, stop: Callable[[], None]) -> None:
+        """Run ``stop`` when the station stops, before the log closes."""
+        self._stoppers.append(stop)
+
+    def feed(self, table_id: str) -> Callable[[Event], None]:
+        """What a driver calls with each event; refusals are logged by the tracker and raised on."""
+
+        def handle(event: Event) -> None:
+            self.pit.handle(table_id, event)
+
+        return handle
+
+    def stop(self) -> None:
+        """Drivers first (no new input), then controllers, then the log."""
+        stoppers, self._stoppers = self._stoppers, []
+        for stop in stoppers:
+            try:
+                stop()
+            except Exception:  # one stuck driver must not keep the log from closing
+                log.exception("while stopping")
+        if self.log is not None:
+            self.log.close()
+
+    # --- what the dashboard and /healthz show --------------------------------------------------
+
+    def device_probes(self) -> dict[str, Callable[[], Mapping[str, Any]]]:
+        """Live status callables for the dashboard's status page (``create_app(devices=...)``)."""
+        probes: dict[str, Callable[[], Mapping[str, Any]]] = {}
+        for table_id, reader in self.shoes.items():
+            probes[f"shoe:{table_id}"] = _shoe_probe(reader)
+        for table_id, sign in self.signs.items():
+            probes[f"sign:{table_id}"] = _sign_probe(sign)
+        for table_id, camera in self.cameras.items():
+            probes[f"camera:{table_id}"] = camera.status
+        return probes
+
+    def health(self) -> dict[str, Any]:
+        """Per table: every device link (up or not, its URL), the round, open alarms; and the log."""
+        tables: dict[str, Any] = {}
+        ok = True
+        for table in self.tables:
+            table_id = table.table_id
+            devices: dict[str, Any] = {}
+            for name, probe in self.device_probes().items():
+                device, _, owner = name.partition(":")
+                if owner == table_id:
+                    status = dict(probe())
+                    devices[device] = {"up": bool(status.get("ok")), "url": status.get("url", "")}
+                    ok = ok and devices[device]["up"]
+            snap = self.pit.tracker(table_id).snapshot()
+            tables[table_id] = {
+                "game": table.config.rules.game,
+                "round_id": snap["round_id"],
+                "phase": snap["phase"],
+                "open_alarms": len(snap["alarms"]),
+                "devices": devices,
+            }
+            controller = self.controllers.get(table_id)
+            if controller is not None:
+                state = controller.state()
+                tables[table_id]["progressive"] = {"status": state["status"], "amount": state["amount"]}
+        log_state = self._log_health()
+        return {"ok": ok and log_state["ok"], "tables": tables, "log": log_state}
+
+    def _log_health(self) -> dict[str, Any]:
+        try:
+            return {"ok": True, "path": str(self.db_path), "last_seq": self.log.last_seq()}
+        except Exception as exc:  # a health check reports a broken log, it never raises
+            return {"ok": False, "path": str(self.db_path), "problem": str(exc)}
+
+
+def _shoe_probe(reader: Any) -> Callable[[], Mapping[str, Any]]:
+    def probe() -> Mapping[str, Any]:
+        return {"ok": reader.link_up, "url": reader.config.url, "cards": reader.stats.get("cards", 0)}
+
+    return probe
+
+
+def _sign_probe(sign: Any) -> Callable[[], Mapping[str, Any]]:
+    def probe() -> Mapping[str, Any]:
+        return {"ok": sign.link_up, "url": sign.config.url, "writes": sign.stats.get("writes", 0)}
+
+    return probe
+
+
+def _journal(record: Any) -> None:
+    """A plain line per notable record, for journald or a container log."""
+    event = record.event
+    if event.kind not in JOURNAL_KINDS:
+        return
+    data = event.to_dict()
+    if event.kind == "round-settled":
+        text = f"round {data['round_id']} settled: {len(data['results'])} wager(s)"
+    elif event.kind == "round-voided":
+        text = f"round {data['round_id']} voided: {data['reason']}"
+    elif event.kind == "alarm":
+        text = f"ALARM {data['code']} ({data['severity']}): {data['message']}"
+    elif event.kind == "device-link":
+        text = f"{data['device']} link {'up' if data['up'] else 'DOWN'}: {data.get('detail', '')}"
+    else:
+        text = ", ".join(f"{k}={v}" for k, v in data.items() if k not in ("kind", "table"))
+    level = (
+        logging.WARNING
+        if event.kind == "alarm" or (event.kind == "device-link" and not data["up"])
+        else logging.INFO
+    )
+    log.log(level, "%s #%d %s: %s", event.table, record.seq, event.kind, text)

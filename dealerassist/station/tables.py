@@ -1,0 +1,120 @@
+"""Which tables one process runs, checked completely before any device is opened.
+
+``load_tables`` takes table files and directories of them (``*.toml``) and returns each
+``TableConfig`` with its devices' line settings and its progressive already validated, so a typo
+in the fifth table's sign baud rate stops the process at start, naming the file, the key and the
+problem, rather than at three in the morning when the sign first speaks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dealerassist.core.tables import TableConfig, load_table
+from dealerassist.errors import ConfigError
+from dealerassist.progressive.params import ProgressiveParams, params_from_table
+
+SERIAL_DEVICES = ("shoe", "sign")
+
+
+@dataclass(frozen=True)
+class StationTable:
+    """One table as the station runs it: its config plus the validated device and progressive parts."""
+
+    config: TableConfig
+    serial: Mapping[str, Any] = field(default_factory=dict)  # device name -> DeviceConfig
+    camera_url: str | None = None
+    camera_deck: Path | None = None
+    progressive: ProgressiveParams | None = None
+
+    @property
+    def table_id(self) -> str:
+        return self.config.table_id
+
+
+def table_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Expand directories to their ``*.toml`` files (sorted); a missing path is a config error."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files = sorted(path.glob("*.toml"))
+            if not files:
+                raise ConfigError(str(path), "-", "directory holds no table files (*.toml)")
+            found.extend(files)
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise ConfigError(str(path), "-", "no such table file or directory")
+    if not found:
+        raise ConfigError("<command line>", "--table", "name at least one table file or directory")
+    return found
+
+
+def check_table(config: TableConfig) -> StationTable:
+    """Validate the parts ``load_table`` hands on raw: device line settings, camera, progressive."""
+    from firmware_bridge.ports import DeviceConfig
+
+    source = str(config.path)
+    serial: dict[str, Any] = {}
+    for name in SERIAL_DEVICES:
+        body = config.devices.get(name)
+        if body is None:
+            continue
+        try:
+            serial[name] = DeviceConfig.from_mapping(body, source)
+        except ConfigError as exc:
+            raise ConfigError(source, f"devices.{name}.{exc.key}", exc.problem) from None
+    camera = _camera(config, source)
+    params = params_from_table(config)
+    if params is None and config.devices.get("sign") is not None:
+        raise ConfigError(source, "devices.sign", "a jackpot sign needs a [progressive] section to show")
+    camera_url, camera_deck = camera if camera else (None, None)
+    return StationTable(config, serial, camera_url, camera_deck, params)
+
+
+def _camera(config: TableConfig, source: str) -> tuple[str, Path] | None:
+    body = config.devices.get("camera")
+    if body is None:
+        return None
+    from dealerassist.vision.camera import CameraError, parse_camera_url
+
+    try:
+        url = parse_camera_url(str(body["url"]))
+    except CameraError as exc:
+        raise ConfigError(source, "devices.camera.url", str(exc)) from None
+    deck = config.vision.get("deck")
+    if not isinstance(deck, str) or not deck:
+        raise ConfigError(
+            source, "vision.deck", "a camera needs the enrolled deck file ('vision enroll --out')"
+        )
+    deck_path = _resolve(config, deck)
+    if not deck_path.is_file():
+        raise ConfigError(source, "vision.deck", f"no enrolled deck file at {deck_path}")
+    if not isinstance(config.vision.get("zones"), Mapping):
+        raise ConfigError(source, "vision.zones", "a camera needs the layout's zones")
+    return url, deck_path
+
+
+def _resolve(config: TableConfig, path: str) -> Path:
+    """A path in a table file is relative to that file."""
+    candidate = Path(path)
+    return candidate if candidate.is_absolute() else config.path.parent / candidate
+
+
+def load_tables(paths: Iterable[str | Path]) -> list[StationTable]:
+    """Every table of ``paths``, checked; two files with the same table id are refused."""
+    tables: list[StationTable] = []
+    seen: dict[str, Path] = {}
+    for path in table_files(paths):
+        table = check_table(load_table(path))
+        if table.table_id in seen:
+            raise ConfigError(
+                str(path), "table.id", f"{table.table_id!r} is already the id of {seen[table.table_id]}"
+            )
+        seen[table.table_id] = path
+        tables.append(table)
+    return tables
