@@ -96,8 +96,7 @@ class JackpotSign:
                 self.corrections.append(
                     {"at": _now(), "from": self._floor, "to": cents, "reason": reason.strip()}
                 )
-            if cents < self._floor:
-                self._hit_recorded = False
+            self._hit_recorded = False  # a hit allows one step down: the reset that follows it
             self._floor = cents
             self._want(replace(self._wish, mode="amount", cents=cents, table=""))
 

@@ -90,9 +90,13 @@ def test_never_goes_backwards_without_cause(sign_on: JackpotSign, sign_emulator:
     sign_on.show_amount(1_000_00)
     with pytest.raises(SignError):
         sign_on.show_amount(999_99)
+    sign_on.show_pending("T2")
+    sign_on.show_amount(1_000_01)  # the hit's one step down is used by the first amount after it
+    with pytest.raises(SignError):
+        sign_on.show_amount(500_00)
     with pytest.raises(SignError, match="whole cents"):
         sign_on.show_amount(-1)
-    assert sign_on.stats["refused"] == 3
+    assert sign_on.stats["refused"] == 4
 
 
 def test_cable_pull_and_recovery(
