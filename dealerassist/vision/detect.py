@@ -45,7 +45,9 @@ def card_mask(frame: np.ndarray) -> np.ndarray:
     pale = cv2.compare(
         cv2.subtract(brightest, darkest), cv2.convertScaleAbs(brightest, alpha=0.38), cv2.CMP_LT
     )
-    return cv2.morphologyEx(cv2.bitwise_and(bright, pale), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    paper = cv2.morphologyEx(cv2.bitwise_and(bright, pale), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    # Index ink printed close to the edge can cut the thin white margin; closing mends the outline.
+    return cv2.morphologyEx(paper, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
 
 
 def blob_outlines(mask: np.ndarray) -> list[np.ndarray]:

@@ -131,6 +131,8 @@ class CardReader:
             self._glyph_confidence(r_score, r_runner, t.min_rank_score),
             self._glyph_confidence(s_score, s_runner, t.min_suit_score),
         )
+        if self.suits.scores(rank.feature)[1] >= r_score - 0.05:
+            confidence = 0.0  # the "rank" looks like a suit symbol: a pip seen from a false corner
         if not self._colour_agrees(suit.colour, s_label):
             confidence = min(confidence, 0.3)
         code = f"{r_label}{s_label}"
