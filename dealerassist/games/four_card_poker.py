@@ -23,8 +23,11 @@ The table mechanics (betting, packets, Play-or-fold, void, forfeit) are
   exceed it, every winning wager gets its pro-rata share, rounded down to the chip
   (``finish_results``; option ``aggregate_cap`` in dollars).
 * Two spots per player only when, on each spot, the Aces Up or the Play wager is at least twice the
-  table minimum (the Ante minimum): declare it with ``same_player(seat, other_seat)`` during
-  betting; Aces Up is checked when betting closes, a spot relying on its Play when the Play is made.
+  table minimum (the Ante minimum). The table declares it while betting is open with a decision
+  event naming both spots: ``{"kind": "decision", "position": "seat-1", "action": "same-player",
+  "choice": "seat-2"}`` (``same_player`` here). Aces Up is checked when betting closes, a spot
+  relying on its Play when the Play is made. A wrong declaration is undone by a supervisor's void
+  of the round; the round's wagers are then placed again.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from collections.abc import Mapping
 from dealerassist.core.money import MoneyError, cap_pro_rata, parse_amount
 from dealerassist.errors import RuleViolation
 from dealerassist.games.ante_round import AnteRound, settle_ante_play
-from dealerassist.games.base import DEALER, Game, TableRules, WagerResult, seat_position
+from dealerassist.games.base import DEALER, Decision, Game, TableRules, WagerResult, seat_position
 from dealerassist.games.settling import lost, pay_by_table
 from dealerassist.hands import FOUR_CLASSES, best_four
 from dealerassist.hands.value import HandValue
@@ -88,6 +91,16 @@ class FourCardPokerRound(AnteRound):
             raise RuleViolation("two-spots-at-most", "a player may play at most two spots")
         self.partners[seat] = other_seat
         self.partners[other_seat] = seat
+
+    def decide(self, decision: Decision) -> None:
+        """Play or fold; or, while betting is open, ``same-player`` declaring that the player at
+        ``position`` also plays the spot named by ``choice`` (the tracker's ``decision`` event)."""
+        if decision.action == "same-player":
+            self.same_player(
+                self._seat_of(decision.position), self._seat_of(decision.choice or "no spot named")
+            )
+            return
+        super().decide(decision)
 
     @property
     def double_minimum(self) -> int:
