@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import random
 import time
 
 import pytest
@@ -251,3 +253,38 @@ def test_seeded_shoes_repeat_and_scripts_come_first() -> None:
     assert [c.drawn[1], c.drawn[2]] == [Card.parse("JK"), Card.parse("7D")]
     with pytest.raises(ValueError, match="unknown fault"):
         c.inject("lightning")
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_faults_and_cable_pulls_lose_and_double_nothing(collector: Collector, seed: int) -> None:
+    """A seeded storm of every line fault plus short cable pulls while cards, buttons and statuses flow."""
+    rng = random.Random(seed)
+    emu = ShoeEmulator(seed=seed, retransmit=0.05, heartbeat=0.2)
+    shoe = reader(plug(emu, "tcp:"), collector)
+    try:
+        wait_for(lambda: shoe.link_up, what="link up")
+        buttons = pulls = 0
+        for _ in range(40):
+            roll = rng.random()
+            if roll < 0.4:
+                emu.inject(rng.choice(["garbage", "bad-crc", "drop", "duplicate", "truncate"]))
+            elif roll < 0.5:
+                pulls += 1
+                emu.inject("disconnect", rng.uniform(0.02, 0.15))
+            emu.deal()
+            if roll > 0.9:
+                emu.press_button()
+                buttons += 1
+            time.sleep(rng.uniform(0, 0.01))
+        wait_for(lambda: emu.pending() == 0, timeout=15, what="every frame acknowledged")
+        assert collector.cards() == list(range(1, 41))
+        assert emu.acked == list(range(1, 41))
+        assert [e.card for e in collector.of("card-read")] == [emu.drawn[i] for i in range(1, 41)]  # type: ignore[attr-defined]
+        assert len(collector.of("dealer-button")) == buttons
+        links = collector.links()
+        assert pulls >= 2 and links.count(False) >= 1
+        assert links[0] is True and links[-1] is True
+        assert all(a != b for a, b in itertools.pairwise(links))  # strictly alternating
+    finally:
+        shoe.stop()
+        emu.stop()
