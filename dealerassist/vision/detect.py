@@ -47,7 +47,7 @@ def card_mask(frame: np.ndarray) -> np.ndarray:
     )
     paper = cv2.morphologyEx(cv2.bitwise_and(bright, pale), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     # Index ink printed close to the edge can cut the thin white margin; closing mends the outline.
-    return cv2.morphologyEx(paper, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+    return cv2.morphologyEx(paper, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
 
 
 def blob_outlines(mask: np.ndarray) -> list[np.ndarray]:
@@ -93,6 +93,15 @@ def _local_direction(pts: np.ndarray, index: int, span: int, forward: bool) -> n
     return direction if direction @ travel > 0 else -direction
 
 
+SHORT_ARM = 14
+
+
+def _square_to(other: np.ndarray, rough: np.ndarray) -> np.ndarray:
+    """The direction at right angles to ``other`` that points the way ``rough`` does."""
+    perpendicular = np.array([-other[1], other[0]])
+    return perpendicular if perpendicular @ rough >= 0 else -perpendicular
+
+
 def outline_corners(contour: np.ndarray, blob: int) -> list[Corner]:
     """Right-angle convex corners of a blob outline, with rounded card corners squared off."""
     poly = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2).astype(np.float64)
@@ -113,11 +122,13 @@ def outline_corners(contour: np.ndarray, blob: int) -> list[Corner]:
         ib = int(np.argmin(np.sum((pts - b0) ** 2, axis=1)))
         span_a = int(min(0.85 * np.hypot(*(a1 - a0)), 30))
         span_b = int(min(0.85 * np.hypot(*(b1 - b0)), 30))
-        back = _local_direction(pts, ia, span_a, forward=False)
-        ahead = _local_direction(pts, ib, span_b, forward=True)
-        if back is None or ahead is None:
+        back = _local_direction(pts, ia, span_a, forward=False) if span_a >= SHORT_ARM else None
+        ahead = _local_direction(pts, ib, span_b, forward=True) if span_b >= SHORT_ARM else None
+        if back is None and ahead is None:
             continue
-        da, db = -back, ahead
+        # A short arm (a card peeking out by a few pixels) is too short to fit: a card is square-cornered.
+        da = -back if back is not None else _square_to(ahead, _unit(a1 - a0))
+        db = ahead if ahead is not None else _square_to(da, _unit(b1 - b0))
         cross = da[0] * db[1] - da[1] * db[0]
         if abs(cross) < 0.7 or np.sign(cross) != orientation:
             continue  # not near 90 degrees, or a concave (inner) corner
