@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from dealerassist.core.money import format_amount
-from dealerassist.storage.eventlog import EventLog, default_db
+from dealerassist.events import EventError
+from dealerassist.storage.eventlog import EventLog, default_db, verify_exported
 from dealerassist.storage.projection import round_summaries
 
 
@@ -17,6 +19,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--db", default=None, help="event log file (default: $DEALERASSIST_DB or var/events.db)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(handler=_verify)
+    p = verbs.add_parser(
+        "verify-export", help="check an exported JSONL file's records and links on their own"
+    )
+    p.add_argument("file", help="a file written by 'dealerassist export --format jsonl'")
+    p.set_defaults(handler=_verify_export)
     p = verbs.add_parser("rounds", help="round summaries rebuilt from the log")
     p.add_argument("--db", default=None, help="event log file (default: $DEALERASSIST_DB or var/events.db)")
     p.add_argument("--table", default=None, help="only this table")
@@ -34,6 +41,19 @@ def _verify(args: argparse.Namespace) -> int:
         print(f"ok: {report.checked} records, chain intact ({path})")
     else:
         print(f"TAMPERED: first bad record {report.first_bad}: {report.problem} ({path})")
+    return 0 if report.ok else 1
+
+
+def _verify_export(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    if not path.is_file():
+        raise EventError(f"{path}: no such export file")
+    with path.open(encoding="utf-8") as fh:
+        report = verify_exported(fh)
+    if report.ok:
+        print(f"ok: {report.checked} exported records, hashes and links intact ({path})")
+    else:
+        print(f"TAMPERED: {report.problem} ({path})")
     return 0 if report.ok else 1
 
 

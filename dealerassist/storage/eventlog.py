@@ -15,7 +15,7 @@ import os
 import pkgutil
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
@@ -335,6 +335,38 @@ class EventLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def verify_exported(lines: Iterable[str]) -> ChainReport:
+    """Check an exported JSONL segment on its own: every record's hash, and each link to the one before.
+
+    An export starts anywhere in the chain, so its first ``prev_hash`` is taken as given; comparing
+    the last ``hash`` with ``audit verify`` on the database anchors the segment.
+    """
+    prev: tuple[int, str] | None = None
+    checked = 0
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            line = json.loads(text)
+            seq, recorded_at, prev_hash, digest = (
+                line["seq"],
+                line["recorded_at"],
+                line["prev_hash"],
+                line["hash"],
+            )
+            body = canonical_json(line["event"])
+        except (ValueError, KeyError, TypeError) as exc:
+            return ChainReport(False, checked, None, f"line {number} is not an exported record ({exc})")
+        if prev is not None and (seq, prev_hash) != (prev[0] + 1, prev[1]):
+            return ChainReport(
+                False, checked, seq, f"record {seq} does not follow record {prev[0]} (line {number})"
+            )
+        if record_hash(seq, recorded_at, prev_hash, body) != digest:
+            return ChainReport(False, checked, seq, f"record {seq} does not match its hash (line {number})")
+        prev, checked = (seq, digest), checked + 1
+    return ChainReport(True, checked)
 
 
 def _check_file(path: Path, readonly: bool) -> None:

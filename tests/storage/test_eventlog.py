@@ -212,3 +212,22 @@ def test_audit_verify_command_exit_codes(tmp_path: Path) -> None:
     assert "first bad record 2" in bad.stdout
     missing = _cli("audit", "verify", "--db", str(tmp_path / "nope.db"))
     assert missing.returncode == 1 and "no such event log" in missing.stderr
+
+
+def test_an_exported_segment_can_be_checked_on_its_own(tmp_path: Path) -> None:
+    path = tmp_path / "e.db"
+    _fill(path, 8)
+    export = tmp_path / "segment.jsonl"
+    lines = _cli("export", "--db", str(path)).stdout.splitlines()[2:]
+    export.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    good = _cli("audit", "verify-export", str(export))
+    assert good.returncode == 0 and "ok: 6 exported records" in good.stdout
+
+    edited = [line.replace('"amount": 505', '"amount": 9505') for line in lines]
+    export.write_text("\n".join(edited) + "\n", encoding="utf-8")
+    bad = _cli("audit", "verify-export", str(export))
+    assert bad.returncode == 1 and "record 6 does not match its hash" in bad.stdout
+
+    export.write_text("\n".join(lines[:2] + lines[3:]) + "\n", encoding="utf-8")
+    gap = _cli("audit", "verify-export", str(export))
+    assert gap.returncode == 1 and "record 6 does not follow record 4" in gap.stdout
