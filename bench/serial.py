@@ -19,6 +19,7 @@ if not __package__:  # run as a file: keep bench/ off sys.path so ``import seria
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _here]
 
 import argparse
+import os
 import statistics
 import tempfile
 import threading
@@ -168,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     verdict = "within" if worst <= TARGET_MS else "OVER"
     print(f"worst p99 beyond the wire time: {worst:.2f} ms ({verdict} the {TARGET_MS:.0f} ms target)")
+    load = os.getloadavg()[0]
+    print(f"load average {load:.1f} on {os.cpu_count()} cores: p99 is scheduling-bound when load > cores")
     return 0
 
 
