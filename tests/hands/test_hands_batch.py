@@ -138,3 +138,48 @@ def test_any_deal_gets_the_same_strength_from_batch_and_per_hand(
 def test_empty_batches_give_empty_results() -> None:
     for call, width in ((three_card_strengths, 3), (five_card_strengths, 5), (best_five_strengths, 7)):
         assert call(np.zeros((0, width), dtype=np.intp)).shape == (0,)  # type: ignore[operator]
+
+
+@pytest.mark.slow
+def test_every_six_card_hand_has_the_published_best_five_frequencies() -> None:
+    # All 20,358,520 six-card hands from 52 cards, best five of each: the published counts
+    # (B. Alspach, "Pai Gow Poker Computations", table of 6-card hands; royal inside straight flush).
+    counts = np.zeros(11, dtype=np.int64)
+    for chunk in iter_combinations(52, 6):
+        counts += np.bincount(class_ids(best_five_strengths(chunk, check=False), 5), minlength=11)
+    found = dict(zip(class_names(5), counts.tolist(), strict=True))
+    found["straight-flush"] += found.pop("royal-flush")
+    assert found == {
+        "high-card": 6_612_900,
+        "pair": 9_730_740,
+        "two-pair": 2_532_816,
+        "three-of-a-kind": 732_160,
+        "straight": 361_620,
+        "flush": 205_792,
+        "full-house": 165_984,
+        "four-of-a-kind": 14_664,
+        "straight-flush": 1_844,
+        "five-aces": 0,
+    }
+
+
+@pytest.mark.slow
+def test_every_seven_card_hand_has_the_published_best_five_frequencies() -> None:
+    # All 133,784,560 seven-card hands from 52 cards (same source, table of 7-card hands).
+    counts = np.zeros(11, dtype=np.int64)
+    for chunk in iter_combinations(52, 7):
+        counts += np.bincount(class_ids(best_five_strengths(chunk, check=False), 5), minlength=11)
+    found = dict(zip(class_names(5), counts.tolist(), strict=True))
+    found["straight-flush"] += found.pop("royal-flush")
+    assert found == {
+        "high-card": 23_294_460,
+        "pair": 58_627_800,
+        "two-pair": 31_433_400,
+        "three-of-a-kind": 6_461_620,
+        "straight": 6_180_020,
+        "flush": 4_047_644,
+        "full-house": 3_473_184,
+        "four-of-a-kind": 224_848,
+        "straight-flush": 41_584,
+        "five-aces": 0,
+    }
