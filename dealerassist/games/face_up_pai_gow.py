@@ -35,7 +35,11 @@ The rules in the order the text gives them, and where the code keeps each one:
   comes back, win or lose.
 * Player-dealer with table stakes (``_bank``): main wagers are covered in seat order from the
   dealer's left until the bank runs out; what is not covered goes back to its player. Side bets
-  are always the house's.
+  are always the house's. This departs from the text, which has the player-dealer pay winning
+  Envy bets (``rule-decisions.md`` is silent): the bank's table stakes cover main wagers only, and
+  an Envy win (up to $5,000 for each other player's hand) could exceed any bank, so the settlement
+  never charges a banker for one. A house whose player-dealer funds Envy settles that share off
+  the system.
 
 Options (``[options]``): ``foul_policy`` ("refuse" | "forfeit"), ``house_way`` ("gold-star"),
 ``envy_min_fortune`` ("5"), ``progressive_unit`` ("1"), ``side_bets_require_wager`` (true),

@@ -529,3 +529,18 @@ def test_table_stakes_on_seeded_rounds() -> None:
         bank_result = next(r for r in settled.results if r.bet == "bank")
         assert bank_result.net == -sum(r.net for r in mains.values())
         assert settled.house_net == 0
+
+
+def test_the_progressive_is_paid_whatever_the_base_game_does() -> None:
+    """'Any qualifying Progressive hand will be paid independently of the base game outcome': four
+    of a kind loses its wager to a dealer straight flush with aces in front, and still collects the
+    fixed $25 progressive and the Fortune."""
+    settled = play(
+        [(1, "wager", "25"), (1, "fortune", "5"), (1, "progressive", "1")],
+        {"seat-1": "4S 4H 4D 4C 2C 3H 5D", DEALER: "TS JS QS KS 9S AH AD"},
+        {1: "5D 3H"},
+    )
+    got = results(settled)
+    assert got[("seat-1", "wager")] == ("lose", 0, 0)
+    assert got[("seat-1", "progressive")] == ("win", cents("25"), 0)
+    assert got[("seat-1", "fortune")] == ("win", 25 * cents("5"), cents("5"))

@@ -324,3 +324,22 @@ def test_a_tie_needs_all_four_cards_equal() -> None:
     assert results(higher)[("seat-1", "ante")][0] == "win"
     lower = play(TABLE, [(1, "ante", "10")], "KS KH 9C 4D 2S  KD KC 9H 5S 3C 2H", [PLAY])
     assert results(lower)[("seat-1", "ante")][0] == "lose"
+
+
+def test_ante_and_aces_up_may_differ_and_each_is_paid_on_its_own_stake() -> None:
+    """'The ANTE and ACES UP wagers do not have to be the same amount': $5 Ante, $100 Aces Up on
+    a pair of aces beating the dealer's queen high."""
+    bets = [(1, "ante", "5"), (1, "aces-up", "100")]
+    got = results(play(TABLE, bets, f"AS AH 9C 5D 2S  {DEALER_Q_HIGH}", [PLAY]))
+    assert got[("seat-1", "ante")] == ("win", cents("5"), cents("5"))
+    assert got[("seat-1", "play")] == ("win", cents("5"), cents("5"))
+    assert got[("seat-1", "aces-up")] == ("win", cents("100"), cents("100"))
+
+
+def test_a_tie_with_a_dealers_two_pair_is_a_bad_beat_for_the_dealer() -> None:
+    """The player wins ties, so a dealer's two pair tied is a beaten hand: Bad Beat pays two pair
+    4 to 1 (the published line the text's cut-off table lacks)."""
+    bets = [(1, "ante", "10"), (1, "bad-beat", "5")]
+    got = results(play(TABLE, bets, "KS KH 9C 9D 2S  KD KC 9H 9S 3C 2H", [PLAY]))
+    assert got[("seat-1", "ante")] == ("win", cents("10"), cents("10"))
+    assert got[("seat-1", "bad-beat")] == ("win", 4 * cents("5"), cents("5"))

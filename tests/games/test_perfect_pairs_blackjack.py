@@ -423,3 +423,15 @@ def test_split_twenty_one_pushes_a_dealer_twenty_one() -> None:
     assert s.hands[DEALER] == "21"
     assert got[("seat-1", "main")] == ("push", 0, cents("10"))
     assert got[("seat-1.2", "main")] == ("lose", 0, 0)
+
+
+def test_perfect_pairs_is_paid_whatever_happens_to_the_hand() -> None:
+    """'Winning Perfect Pairs bets are paid regardless of the regular play outcome': a pair that
+    busts, and a pair beaten by the dealer's blackjack at the peek, still collect their side bet."""
+    bets = [(1, "main", "10"), (1, "perfect-pairs", "5")]
+    busted = play(TABLE, bets, "8S 9D 8S 7C TH", [HIT])
+    assert results(busted)[("seat-1", "main")] == ("lose", 0, 0)
+    assert results(busted)[("seat-1", "perfect-pairs")] == ("win", 25 * cents("5"), cents("5"))
+    beaten = play(TABLE, bets, "8S AS 8H KD")
+    assert results(beaten)[("seat-1", "main")] == ("lose", 0, 0)
+    assert results(beaten)[("seat-1", "perfect-pairs")] == ("win", 6 * cents("5"), cents("5"))
