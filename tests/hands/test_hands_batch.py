@@ -36,7 +36,18 @@ def random_hands(size: int, count: int, seed: int, deck: list[Card] = DECK_53) -
 def test_every_three_card_hand_batch_equals_per_hand() -> None:
     hands = combinations_array(52, 3)
     expected = [evaluate_three(h).strength for h in combinations(FULL_DECK, 3)]
-    assert np.array_equal(three_card_strengths(hands), np.array(expected))
+    strengths = three_card_strengths(hands)
+    assert np.array_equal(strengths, np.array(expected))
+    counts = np.bincount(class_ids(strengths, 3), minlength=6).tolist()
+    # The well-known Three Card Poker frequencies.
+    assert dict(zip(class_names(3), counts, strict=True)) == {
+        "high-card": 16_440,
+        "pair": 3_744,
+        "flush": 1_096,
+        "straight": 720,
+        "three-of-a-kind": 52,
+        "straight-flush": 48,
+    }
 
 
 @pytest.mark.slow
