@@ -45,7 +45,9 @@ from firmware_bridge.shoe.messages import (
     status_payload,
 )
 
-FAULTS: Final = ("garbage", "bad-crc", "drop", "duplicate", "truncate", "disconnect", "silence")
+LINE_FAULTS: Final = ("garbage", "bad-crc", "drop", "duplicate", "truncate", "disconnect", "silence")
+SHOE_FAULTS: Final = ("jam", "empty", "cover-open", "unreadable")
+FAULTS: Final = LINE_FAULTS + SHOE_FAULTS
 MODEL: Final = "DA-EMU-SHOE"
 
 
@@ -117,7 +119,8 @@ class ShoeEmulator(DeviceEmulator):
         self.call(lambda: self._queue(T_STATUS, status_payload(status, _now_ms(), detail)))
 
     def inject(self, fault: str, seconds: float = 1.0) -> None:
-        """Arm a fault for the next frame sent (garbage, disconnect and silence act at once)."""
+        """Arm a line fault for the next frame sent (garbage, disconnect and silence act at once);
+        a shoe fault (jam, empty, cover-open, unreadable) is reported at once."""
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r} (known: {', '.join(FAULTS)})")
         self.call(lambda: self._inject(fault, seconds))
@@ -185,7 +188,12 @@ class ShoeEmulator(DeviceEmulator):
             raise ValueError(f"{path}: not a shoe emulator state file ({exc})") from None
 
     def _inject(self, fault: str, seconds: float) -> None:
-        if fault == "garbage":
+        if fault == "unreadable":
+            self._deal(None, unreadable=True)
+            self._queue(T_STATUS, status_payload("card-unreadable", _now_ms(), "card passed unread"))
+        elif fault in SHOE_FAULTS:
+            self._queue(T_STATUS, status_payload(fault, _now_ms(), "injected"))
+        elif fault == "garbage":
             self.send(bytes(self.rng.getrandbits(8) for _ in range(self.rng.randint(3, 40))))
         elif fault == "disconnect":
             self._unplug(seconds)

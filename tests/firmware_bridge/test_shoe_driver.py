@@ -39,13 +39,19 @@ def test_cards_buttons_and_status_become_events(
         shoe_emulator.deal(unreadable=True)
         shoe_emulator.press_button()
         shoe_emulator.report_status("cover-open", "lid")
-        wait_for(lambda: collector.of("shoe-status"), what="status")
+        shoe_emulator.inject("jam")
+        shoe_emulator.inject("unreadable")
+        wait_for(lambda: len(collector.of("shoe-status")) == 3, what="statuses")
         reads = collector.of("card-read")
-        assert [r.card for r in reads] == [Card.parse("AS"), Card.parse("TH"), None]  # type: ignore[attr-defined]
+        assert [r.card for r in reads] == [Card.parse("AS"), Card.parse("TH"), None, None]  # type: ignore[attr-defined]
         assert all(r.source == "shoe" and r.table == "TCP-1" and r.device_time for r in reads)  # type: ignore[attr-defined]
         assert len(collector.of("dealer-button")) == 1
-        (status,) = collector.of("shoe-status")
-        assert (status.status, status.detail) == ("cover-open", "lid")  # type: ignore[attr-defined]
+        statuses = [(s.status, s.detail) for s in collector.of("shoe-status")]  # type: ignore[attr-defined]
+        assert statuses == [
+            ("cover-open", "lid"),
+            ("jam", "injected"),
+            ("card-unreadable", "card passed unread"),
+        ]
         assert shoe.device is not None and shoe.device.model == "DA-EMU-SHOE"
     finally:
         shoe.stop()
