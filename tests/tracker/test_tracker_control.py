@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import TABLE, Table
 from highcard_game import high_card_rules
+from table_helpers import TABLE, Table
 
 from dealerassist.core.cards import Card
 from dealerassist.errors import RuleViolation

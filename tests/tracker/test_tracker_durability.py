@@ -10,9 +10,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import TABLE, Table
 from dealer_bot import make_script
 from highcard_game import high_card_rules
+from table_helpers import TABLE, Table
 
 from dealerassist.errors import DealerAssistError
 from dealerassist.storage.eventlog import EventLog

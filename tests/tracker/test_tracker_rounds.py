@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from conftest import Table
+from table_helpers import Table
 
 from dealerassist.core.cards import Card
 from dealerassist.errors import RuleViolation
