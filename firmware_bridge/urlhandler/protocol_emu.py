@@ -20,7 +20,7 @@ class Serial(protocol_socket.Serial):
         self.logger = None
         if self._port is None:
             raise SerialException("Port must be configured before it can be used.")
-        if self.is_open:
+        if self.is_open:  # type: ignore[has-type]  # pyserial sets it untyped in SerialBase
             raise SerialException("Port is already open.")
         try:
             emulator = emulator_for_url(self.portstr)
@@ -42,5 +42,5 @@ class Serial(protocol_socket.Serial):
             if self._socket is not None:
                 with contextlib.suppress(OSError):
                     self._socket.close()
-                self._socket = None
+                self._socket = None  # type: ignore[assignment]  # pyserial's own "closed" marker
             self.is_open = False
