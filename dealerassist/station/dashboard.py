@@ -1,6 +1,6 @@
 """The station's dashboard: the web app over the running pit, plus ``/healthz`` for the machine.
 
-``/healthz`` needs no login (systemd, a container runtime or a load balancer asks it): it shows
+``/healthz`` (the dashboard's, extended) needs no login (systemd, a container runtime or a load balancer asks it): it shows
 per table which device links are up and whether the event log answers, and nothing about money
 or cards. It answers 200 when everything is up and 503 otherwise, with the same JSON body.
 """
@@ -32,11 +32,19 @@ def build_dashboard(station: Station, *, secure_cookies: bool = False) -> Any:
     )
     station.on_stop(users.close)
 
+    runtime = app.extensions["dealerassist"]
+
     def healthz() -> Any:
         report = station.health()
+        report["last_seq"] = report["log"].get("last_seq")
+        report["sse_clients"] = runtime.fanout.client_count
         return jsonify(report), 200 if report["ok"] else 503
 
-    app.add_url_rule("/healthz", "healthz", healthz)
+    # The dashboard's own /healthz only knows the log; a station knows its device links too.
+    if "pages.healthz" in app.view_functions:
+        app.view_functions["pages.healthz"] = healthz
+    else:
+        app.add_url_rule("/healthz", "healthz", healthz)
     return app
 
 

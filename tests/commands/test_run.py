@@ -1,0 +1,136 @@
+"""``dealerassist run`` as a process: config errors before anything starts; real emulators by URL,
+``/healthz`` following a pulled shoe cable; plain log lines; SIGTERM ends it cleanly."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from firmware_bridge.emulators.shoe import ShoeEmulator
+from firmware_bridge.emulators.sign import SignEmulator
+from tests.station.helpers import table_data, wait_for, write_table
+
+CLI = [sys.executable, "-m", "dealerassist"]
+
+
+def _healthz(url: str) -> tuple[int, dict]:
+    try:
+        with urllib.request.urlopen(url + "healthz", timeout=5) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.load(exc)
+
+
+class Process:
+    """A running ``dealerassist run`` whose standard output is collected line by line."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.proc = subprocess.Popen(
+            [*CLI, "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def url(self) -> str:
+        line = wait_for(
+            lambda: next((x for x in self.lines if "dashboard on http" in x), None), what="the dashboard line"
+        )
+        return line.split("dashboard on ", 1)[1].split(",", 1)[0]
+
+    def stop(self) -> tuple[int, str]:
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(timeout=20)
+        self._reader.join(timeout=5)
+        assert self.proc.stderr is not None
+        return code, self.proc.stderr.read()
+
+
+@pytest.fixture
+def emulators(tmp_path: Path) -> Iterator[tuple[ShoeEmulator, SignEmulator]]:
+    shoe = ShoeEmulator(deck="pairs-and-up-52", seed=2, heartbeat=0.2, state=tmp_path / "shoe.json")
+    shoe.serve_tcp("127.0.0.1", 0)
+    sign = SignEmulator()
+    sign.serve_tcp("127.0.0.1", 0)
+    shoe.start()
+    sign.start()
+    yield shoe, sign
+    shoe.stop()
+    sign.stop()
+
+
+def test_a_bad_table_file_stops_run_before_anything_starts(tmp_path: Path) -> None:
+    good = write_table(tmp_path / "good.toml", table_data("three-card-poker", "socket://127.0.0.1:9"))
+    data = table_data("four-card-poker", "socket://127.0.0.1:9")
+    data["devices"]["shoe"]["parity"] = "sometimes"
+    bad = write_table(tmp_path / "bad.toml", data)
+    data_dir = tmp_path / "data"
+    done = subprocess.run(
+        [*CLI, "run", "--table", str(good), str(bad), "--data-dir", str(data_dir), "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert f"{bad}: devices.shoe.parity: must be one of" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not data_dir.exists()  # no log, no accounts: nothing started
+
+
+def test_check_lists_the_tables_and_their_devices(tmp_path: Path) -> None:
+    write_table(tmp_path / "tcp.toml", table_data("three-card-poker", "/dev/dealerassist/shoe-tcp-1"))
+    done = subprocess.run([*CLI, "run", "--check", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "tcp-1 (three-card-poker) ok: shoe=/dev/dealerassist/shoe-tcp-1" in done.stdout
+
+
+def test_run_against_emulators_reports_health_through_a_cable_pull(
+    tmp_path: Path, emulators: tuple[ShoeEmulator, SignEmulator]
+) -> None:
+    shoe, sign = emulators
+    table = write_table(tmp_path / "pu.toml", table_data("pairs-and-up", shoe.url, sign.url))
+    data_dir = tmp_path / "data"
+    process = Process([str(table), "--data-dir", str(data_dir), "--host", "127.0.0.1", "--port", "0"])
+    try:
+        url = process.url()
+        _, body = wait_for(lambda: (r := _healthz(url))[0] == 200 and r, what="healthy")
+        assert body["tables"]["pu-1"]["devices"]["shoe"] == {"up": True, "url": shoe.url}
+        assert body["tables"]["pu-1"]["devices"]["sign"] == {"up": True, "url": sign.url}
+        assert body["log"]["ok"] is True
+
+        shoe.unplug()
+        _, body = wait_for(lambda: (r := _healthz(url))[0] == 503 and r, what="unhealthy")
+        assert body["tables"]["pu-1"]["devices"]["shoe"]["up"] is False
+        assert body["tables"]["pu-1"]["open_alarms"] == 1
+        shoe.replug()
+        _, body = wait_for(lambda: (r := _healthz(url))[0] == 200 and r, what="healthy again")
+        assert body["tables"]["pu-1"]["open_alarms"] == 0
+    finally:
+        code, stderr = process.stop()
+    assert code == 0, stderr
+    assert "Traceback" not in stderr
+    out = "\n".join(process.lines)
+    assert "WARNING dealerassist.station: pu-1" in out and "shoe link DOWN" in out
+    assert "\x1b[" not in out  # no colours for the journal
+    assert f"dealerassist audit verify --db {data_dir / 'events.db'}" in out
+    audit = subprocess.run(
+        [*CLI, "audit", "verify", "--db", str(data_dir / "events.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert audit.returncode == 0 and audit.stdout.startswith("ok:")

@@ -1,0 +1,125 @@
+"""The demo's incidents through the real devices and tracker: a stacked shoe brings the progressive's
+top hand (WIN on the sign, paid by the supervisor), an unreadable shoe card is confirmed by the
+dealer, the camera catches a hidden dealer card face up and the round is void, and without the
+auto-supervisor the dealer waits for a person to confirm a jackpot."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dealerassist.simulation.dealer import Chances
+from dealerassist.simulation.demo import Demo, DemoOptions
+from tests.station.helpers import wait_for
+
+NOTHING = Chances(exposure=0.0, misread=0.0, jackpot=0.0)
+
+
+def _demo(tmp_path: Path, games: list[str], chances: Chances, **options: object) -> Demo:
+    settings = {"rounds": 2, "camera": False, "seed": 5, **options}
+    return Demo(
+        DemoOptions(
+            games=games, data_dir=tmp_path / "demo", port=0, pace="fast", chances=chances, **settings
+        ),
+        say=lambda _text: None,
+    )
+
+
+def _run(demo: Demo) -> list:
+    demo.start()
+    try:
+        demo.wait()
+    finally:
+        demo.stop()
+    from dealerassist.storage.eventlog import EventLog
+
+    log = EventLog(demo.db_path)
+    try:
+        assert log.verify().ok
+        return [r.event for r in log.records()]
+    finally:
+        log.close()
+
+
+def _kinds(events: list, kind: str, table: str | None = None) -> list:
+    return [e for e in events if e.kind == kind and (table is None or e.table == table)]
+
+
+def test_stacked_shoes_bring_progressive_jackpots_that_the_supervisor_pays(tmp_path: Path) -> None:
+    demo = _demo(tmp_path, ["pairs-and-up", "face-up-pai-gow"], Chances(0.0, 0.0, jackpot=1.0))
+    events = _run(demo)
+    hits = {(e.table, e.round_id): e for e in _kinds(events, "progressive-hit") if e.award.endswith("meter")}
+    assert hits[("pu-1", 1)].hand == "four-aces-flush"
+    assert hits[("fupg-1", 1)].hand == "seven-card-straight-flush"
+    paid = _kinds(events, "progressive-paid")
+    assert {(p.table, p.user) for p in paid} >= {("pu-1", "demo-supervisor"), ("fupg-1", "demo-supervisor")}
+    assert all(t.stopped_by == "" and t.rounds == 2 for t in demo.tallies().values())
+
+
+def test_an_unreadable_shoe_card_is_confirmed_by_the_dealer(tmp_path: Path) -> None:
+    demo = _demo(tmp_path, ["three-card-poker"], Chances(0.0, misread=1.0, jackpot=0.0))
+    events = _run(demo)
+    asked = _kinds(events, "read-needs-confirmation")
+    confirmed = _kinds(events, "confirm-read")
+    assert len(asked) == len(confirmed) == 2
+    assert [c.read_id for c in confirmed] == [a.read_id for a in asked]
+    assert all(c.user == "demo-dealer" and a.source == "shoe" for a, c in zip(asked, confirmed, strict=True))
+    dealt = {e.read_id: e for e in _kinds(events, "card-dealt") if e.read_id}
+    drawn = demo.shoes["tcp-1"].drawn  # what the shoe really drew, by shoe sequence
+    reads = [e for e in _kinds(events, "card-read") if e.card is None]
+    for confirmation, read in zip(confirmed, reads, strict=True):
+        assert dealt[confirmation.read_id].card == confirmation.card
+        assert read.shoe_sequence in drawn and drawn[read.shoe_sequence] is None  # sent as unreadable
+    assert len(_kinds(events, "round-settled")) == 2
+
+
+def test_the_camera_catches_an_exposed_dealer_card_and_the_round_is_void(tmp_path: Path) -> None:
+    demo = _demo(tmp_path, ["three-card-poker"], Chances(exposure=1.0, misread=0.0, jackpot=0.0), camera=True)
+    events = _run(demo)
+    voids = _kinds(events, "round-voided")
+    assert len(voids) == 2 and all("exposed-dealer-card" in v.reason for v in voids)
+    alarms = _kinds(events, "alarm")
+    assert {a.code for a in alarms} == {"exposed-dealer-card"}
+    acks = _kinds(events, "ack-alarm")
+    assert acks and all(a.user == "demo-supervisor" and a.role == "supervisor" for a in acks)
+    exposing = [e for e in _kinds(events, "card-read") if e.source == "camera" and e.position == "dealer"]
+    assert exposing and all(e.face_up for e in exposing)
+    assert all((tmp_path / "demo" / "snapshots" / e.snapshot).is_file() for e in exposing)
+
+
+def test_the_camera_checks_the_cards_at_the_showdown(tmp_path: Path) -> None:
+    demo = _demo(tmp_path, ["three-card-poker"], NOTHING, camera=True, rounds=1)
+    events = _run(demo)
+    dealt = {(e.position, e.card) for e in _kinds(events, "card-dealt")}
+    seen = {(e.position, e.card) for e in _kinds(events, "card-read") if e.source == "camera"}
+    assert len(seen) >= 6 and seen <= dealt  # every camera read is a card the shoe dealt there
+    assert not [a for a in _kinds(events, "alarm") if a.code == "read-mismatch"]
+    assert _kinds(events, "round-settled")
+
+
+@pytest.fixture
+def waiting_demo(tmp_path: Path) -> Iterator[Demo]:
+    demo = _demo(tmp_path, ["pairs-and-up"], Chances(0.0, 0.0, jackpot=1.0), auto_supervisor=False)
+    messages: list[str] = []
+    demo.say = messages.append
+    demo.messages = messages  # type: ignore[attr-defined]
+    yield demo
+    demo.stop()
+
+
+def test_without_the_auto_supervisor_the_dealer_waits_for_a_person(waiting_demo: Demo) -> None:
+    demo = waiting_demo
+    demo.start()
+    controller = demo.station.controllers["pu-1"]  # type: ignore[union-attr]
+    pending = wait_for(lambda: controller.state()["pending"], what="a jackpot waiting for payment")
+    wait_for(lambda: any("JACKPOT waiting" in m for m in demo.messages), what="the console message")  # type: ignore[attr-defined]
+    tracker = demo.station.pit.tracker("pu-1")  # type: ignore[union-attr]
+    assert tracker.round_id == 1 and tracker.snapshot()["status"] == "closed"  # no new round meanwhile
+    controller.confirm(pending[0], "floor-sup", "supervisor")
+    finished = threading.Event()
+    threading.Thread(target=lambda: (demo.wait(), finished.set()), daemon=True).start()
+    assert finished.wait(30)
+    assert demo.tallies()["pu-1"].rounds == 2

@@ -1,0 +1,97 @@
+"""A station over real emulators on loopback: cards through the shoe driver, the sign fed by the
+progressive, a pulled shoe cable raising and clearing the link alarm with no card lost, health."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dealerassist.core.tables import table_from_mapping
+from dealerassist.station.station import Station
+from dealerassist.station.tables import check_table
+from dealerassist.tracker import events as ev
+from firmware_bridge.emulators.shoe import ShoeEmulator
+from firmware_bridge.emulators.sign import SignEmulator
+from tests.station.helpers import table_data, wait_for
+
+
+@pytest.fixture
+def shoe(tmp_path: Path) -> Iterator[ShoeEmulator]:
+    emulator = ShoeEmulator(deck="pairs-and-up-52", seed=5, heartbeat=0.2, state=tmp_path / "shoe.json")
+    emulator.serve_tcp("127.0.0.1", 0)
+    emulator.start()
+    yield emulator
+    emulator.stop()
+
+
+@pytest.fixture
+def sign() -> Iterator[SignEmulator]:
+    emulator = SignEmulator()
+    emulator.serve_tcp("127.0.0.1", 0)
+    emulator.start()
+    yield emulator
+    emulator.stop()
+
+
+@pytest.fixture
+def station(tmp_path: Path, shoe: ShoeEmulator, sign: SignEmulator) -> Iterator[Station]:
+    data = table_data("pairs-and-up", shoe.url, sign.url)
+    table = check_table(table_from_mapping(data, "pairs-and-up (test)"))
+    running = Station([table], tmp_path / "data", sign_rate_hz=20.0, shoe_silence_s=0.6)
+    running.start()
+    yield running
+    running.stop()
+
+
+def _records(station: Station, kind: str) -> list[ev.Event]:
+    return [r.event for r in station.log.records(table="pu-1") if r.event.kind == kind]
+
+
+def test_links_come_up_and_health_names_every_device(station: Station, shoe: ShoeEmulator) -> None:
+    wait_for(lambda: station.health()["ok"], what="shoe and sign links up")
+    health = station.health()
+    table = health["tables"]["pu-1"]
+    assert table["devices"]["shoe"] == {"up": True, "url": shoe.url}
+    assert table["devices"]["sign"]["up"] is True
+    assert table["progressive"]["amount"] == 100_000
+    assert health["log"]["ok"] and health["log"]["last_seq"] >= 1
+
+
+def test_the_sign_shows_the_progressive_meter(station: Station, sign: SignEmulator) -> None:
+    wait_for(lambda: "1,000" in sign.text(), what="the base amount on the sign")
+
+
+def test_pulled_shoe_cable_alarms_recovers_and_loses_no_card(station: Station, shoe: ShoeEmulator) -> None:
+    wait_for(lambda: station.shoes["pu-1"].link_up, what="shoe link up")
+    pit = station.pit
+    pit.handle("pu-1", ev.RoundOpen(table="pu-1"))
+    pit.handle("pu-1", ev.Wager(table="pu-1", seat=1, bet="ante", amount=500, user="d"))
+    pit.handle("pu-1", ev.Wager(table="pu-1", seat=2, bet="ante", amount=500, user="d"))
+    pit.handle("pu-1", ev.BettingClosed(table="pu-1"))
+    cards = ["AS", "2H", "3D", "AC", "4S", "2C"]  # seat 1, seat 2, dealer; twice round
+    for card in cards[:2]:
+        shoe.deal(card)
+    tracker = pit.tracker("pu-1")
+    wait_for(lambda: tracker.snapshot()["positions"].get("seat-2"), what="two cards dealt")
+
+    shoe.unplug()
+    wait_for(lambda: not station.health()["ok"], what="health to notice the pulled cable")
+    assert station.health()["tables"]["pu-1"]["devices"]["shoe"]["up"] is False
+    for card in cards[2:]:
+        shoe.deal(card)  # the shoe keeps them until the host acknowledges
+    alarms = wait_for(lambda: _records(station, "alarm"), what="the device-link alarm")
+    assert alarms[0].code == "device-link" and "shoe" in alarms[0].message
+
+    shoe.replug()
+    wait_for(lambda: station.health()["ok"], what="the shoe link back")
+    wait_for(lambda: tracker.snapshot()["phase"] == "decisions", what="all six cards dealt")
+    dealt = [r.event for r in station.log.records(table="pu-1") if r.event.kind == "card-dealt"]
+    assert [d.card.code for d in dealt] == cards
+    reads = [e for e in _records(station, "card-read") if e.source == "shoe"]
+    assert sorted(e.shoe_sequence for e in reads) == [1, 2, 3, 4, 5, 6]  # each card once, none lost
+    cleared = wait_for(lambda: _records(station, "alarm-cleared"), what="the alarm cleared")
+    assert cleared[0].alarm_id == alarms[0].alarm_id
+    links = [(e.device, e.up) for e in _records(station, "device-link") if e.device == "shoe"]
+    assert links[-3:] == [("shoe", True), ("shoe", False), ("shoe", True)]
