@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from dealerassist.cli import main
+from dealerassist.core.tables import TABLES_DIR
 from dealerassist.events import DeviceLink, ShoeStatus
 from firmware_bridge.emulators.shoe import ShoeEmulator
 from firmware_bridge.emulators.sign import SignEmulator
@@ -82,15 +83,29 @@ def test_describe_marks_alarms() -> None:
     assert describe(DeviceLink(table="t", device="sign", up=False, detail="gone")).endswith("** ALARM **")
 
 
+def without_devices(toml: str) -> str:
+    """A table file's text with any [devices.*] sections removed, so the test sets its own."""
+    kept, skipping = [], False
+    for line in toml.splitlines():
+        if line.startswith("["):
+            skipping = line.startswith("[devices")
+        if not skipping:
+            kept.append(line)
+    return "\n".join(kept) + "\n"
+
+
 def test_show_checks_a_tables_devices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    source = Path("config/tables/three-card-poker.toml").read_text(encoding="utf-8")
+    source = without_devices((TABLES_DIR / "three-card-poker.toml").read_text(encoding="utf-8"))
     good = tmp_path / "tcp-dev.toml"
     good.write_text(source + '\n[devices.shoe]\nurl = "socket://127.0.0.1:7001"\nbaudrate = 19200\n')
     assert main(["devices", "show", str(good)]) == 0
-    assert (
-        "shoe   socket://127.0.0.1:7001  (baudrate=19200, bytesize=8, parity=none" in capsys.readouterr().out
-    )
+    shown = capsys.readouterr().out
+    assert "shoe   socket://127.0.0.1:7001  (baudrate=19200, bytesize=8, parity=none" in shown
     bad = tmp_path / "tcp-bad.toml"
     bad.write_text(source + '\n[devices.sign]\nurl = "loop://"\nparity = "N"\n')
     assert main(["devices", "show", str(bad)]) == 1
     assert "[devices.sign]: parity: must be one of none" in capsys.readouterr().err
+    bare = tmp_path / "tcp-bare.toml"
+    bare.write_text(source)
+    assert main(["devices", "show", str(bare)]) == 0
+    assert "no [devices] section" in capsys.readouterr().out
