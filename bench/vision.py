@@ -59,7 +59,8 @@ def _row(design: str, method: str, tally: Tally) -> str:
     s = tally.summary()
     return (
         f"{design:18} {method:13} {s['face_up_visible']:6} {s['correct_pct']:8.2f} {s['wrong_pct']:7.2f} "
-        f"{s['abstained_pct']:8.2f} {tally.face_down:5} {s['face_down_read_as_face']:5} "
+        f"{s['abstained_pct']:8.2f} {tally.face_down:5} {s['face_down_seen']:5} "
+        f"{s['face_down_read_as_face']:6} "
         f"{s['false_detections']:6} {s['ms_per_frame']:8.1f}"
     )
 
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         designs.append(artwork.TUNING_DESIGN)
     header = (
         f"{'design':18} {'method':13} {'faceup':>6} {'correct%':>8} {'wrong%':>7} {'abstain%':>8} "
-        f"{'down':>5} {'asface':>5} {'false':>6} {'ms/frame':>8}"
+        f"{'down':>5} {'seen':>5} {'asface':>6} {'false':>6} {'ms/frame':>8}"
     )
     results = {d: run_design(d, args.scenes, args.seed, not args.no_baseline, args.cards) for d in designs}
     print(header)

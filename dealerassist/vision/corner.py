@@ -61,13 +61,14 @@ def rectify(
 
 def ink_map(bgr: np.ndarray) -> np.ndarray:
     """Ink strength relative to this patch's own paper white, so felt colour and light cancel out."""
-    darkest = bgr.min(axis=2).astype(np.float32)
+    blue, green, red = cv2.split(bgr)
+    darkest = cv2.min(cv2.min(blue, green), red)
     flat = darkest[::2, ::2].ravel()  # every fourth pixel is plenty for the paper level
     k = int(0.9 * (flat.size - 1))
     paper = float(np.partition(flat, k)[k])
     if paper < 40.0:
         return np.zeros(darkest.shape, np.float32)
-    return np.clip(1.0 - darkest / paper, 0.0, 1.0)
+    return cv2.max(1.0 - darkest.astype(np.float32) * (1.0 / paper), 0.0)
 
 
 def find_glyphs(

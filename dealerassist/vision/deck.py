@@ -134,7 +134,8 @@ def back_feature(
         image, matrix, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
     )
     lab = cv2.cvtColor(region, cv2.COLOR_BGR2LAB).astype(np.float32)
-    white = float(np.percentile(lab[:, :, 0], 97))
+    # The white edge: the brightest of a lightly smoothed lightness (one bright pixel is noise).
+    white = float(cv2.minMaxLoc(cv2.blur(lab[:, :, 0], (3, 3)))[1])
     inner = lab[round(size[1] * BACK_REGION[1] / y1) :, round(size[0] * BACK_REGION[0] / x1) :]
     cells = cv2.resize(inner, BACK_GRID, interpolation=cv2.INTER_AREA)
     cells[:, :, 0] -= white

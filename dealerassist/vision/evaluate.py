@@ -22,6 +22,7 @@ class Tally:
     face_up_hidden: int = 0
     face_down: int = 0
     face_down_read_as_face: int = 0
+    face_down_seen: int = 0  # face-down cards reported as face down
     false_detections: int = 0
     frames: int = 0
     seconds: float = 0.0
@@ -36,6 +37,7 @@ class Tally:
             "face_up_hidden",
             "face_down",
             "face_down_read_as_face",
+            "face_down_seen",
             "false_detections",
             "frames",
         ):
@@ -53,6 +55,7 @@ class Tally:
             "abstained_pct": round(100.0 * self.abstained / shown, 3),
             "face_down": self.face_down,
             "face_down_read_as_face": self.face_down_read_as_face,
+            "face_down_seen": self.face_down_seen,
             "false_detections": self.false_detections,
             "ms_per_frame": round(1000.0 * self.seconds / max(self.frames, 1), 2),
         }
@@ -88,6 +91,8 @@ def score_frame(found: Sequence[dict], truth: Sequence[dict], label: str = "") -
         read = seen["card"] if seen else None
         if not t["face_up"]:
             tally.face_down += 1
+            if seen is not None and seen["card"] is None and not seen["face_up"]:
+                tally.face_down_seen += 1
             if read is not None:
                 tally.face_down_read_as_face += 1
                 tally.mistakes.append(f"{label}: face-down {t['card']} read as {read}")

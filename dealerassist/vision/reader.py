@@ -29,6 +29,8 @@ from dealerassist.vision.detect import (
 )
 
 MIN_COVERAGE = 0.9
+INNER_CORNER = 12  # patch pixels (0.06 card heights) past the white edge every design has
+BACK_MIN_INK = 0.12  # mean ink inside a corner below which it is plain paper, not a back
 
 
 @dataclass(frozen=True)
@@ -233,7 +235,12 @@ class CardReader:
                 )
         if best is not None:
             return best
-        # Not an index corner: maybe a back. Either edge may be the long one; the card must lie on paper.
+        # Not an index corner: maybe a back. A back's pattern inks the inside of the corner, plain paper
+        # does not, so most corners are settled without the colour-layout test.
+        inked = float(patch.ink[INNER_CORNER:, INNER_CORNER:].mean())
+        if inked < BACK_MIN_INK and pair is None:
+            return None
+        # Either edge may be the long one; the card must lie on paper.
         options = [(h, False) for h in heights] + [(h * aspect, True) for h in heights]
         options = [(h, lng) for h, lng in options if MIN_CARD_HEIGHT <= h <= MAX_CARD_HEIGHT]
         options = [
