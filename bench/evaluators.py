@@ -1,7 +1,8 @@
 """Hand evaluators: ours against treys and pokerkit on the same random hands, as time ratios.
 
-Measured in one run, on one core, as CPU time (``time.process_time``, best of ``--repeat``), so
-other load on the machine distorts the ratios less than wall-clock would:
+Measured in one run, on one core, as CPU time (``time.process_time``, best of ``--repeat``, the
+contenders taking turns), so other load on the machine distorts the ratios less than wall-clock
+would. Each result is used and dropped at once, as at a table:
 
 * five-card: ``evaluate_five`` (Card objects in, validated, HandValue out) against treys
   ``Evaluator.evaluate`` (its own pre-built integer cards) and pokerkit ``StandardHighHand``;
@@ -61,6 +62,22 @@ def interleaved(works: dict[str, Callable[[], Any]], repeat: int) -> dict[str, f
             work()
             best[name] = min(best[name], time.process_time() - started)
     return best
+
+
+def each(judge: Callable[..., Any], hands: Sequence[Any], *, spread: bool = False) -> Callable[[], None]:
+    """One timing run: judge every hand and drop the result at once, as a table does. (Keeping
+    thousands of result objects alive would also time the garbage collector walking them.)
+    ``spread`` passes each item's parts as separate arguments (treys' hand and board)."""
+
+    def run() -> None:
+        if spread:
+            for parts in hands:
+                judge(*parts)
+        else:
+            for hand in hands:
+                judge(hand)
+
+    return run
 
 
 def treys_cards(hand: Sequence[Card]) -> list[int]:
@@ -129,14 +146,14 @@ def main(argv: list[str] | None = None) -> int:
     n, r = len(fives), args.repeat
     timed = interleaved(
         {
-            "ours": lambda: [evaluate_five(h) for h in fives],
-            "treys": lambda: [treys.evaluate(a, b) for a, b in treys_fives],
-            "three": lambda: [evaluate_three(h) for h in threes],
+            "ours": each(evaluate_five, fives),
+            "treys": each(treys.evaluate, treys_fives, spread=True),
+            "three": each(evaluate_three, threes),
         },
         r,
     )
     ours, treys_time, ours3 = timed["ours"], timed["treys"], timed["three"]
-    kit = cpu_seconds(lambda: [StandardHighHand(h) for h in kit_fives], 1) * n / len(kit_fives)
+    kit = cpu_seconds(each(StandardHighHand, kit_fives), 1) * n / len(kit_fives)
     row("five-card", ours, n, {"treys": treys_time, "pokerkit": kit})
     agree = same_order(
         [evaluate_five(h).strength for h in fives], [treys.evaluate(a, b) for a, b in treys_fives]
@@ -146,17 +163,13 @@ def main(argv: list[str] | None = None) -> int:
     n7 = len(sevens)
     timed = interleaved(
         {
-            "ours": lambda: [best_five(h) for h in sevens],
-            "treys": lambda: [treys.evaluate(a, b) for a, b in treys_sevens],
+            "ours": each(best_five, sevens),
+            "treys": each(treys.evaluate, treys_sevens, spread=True),
         },
         r,
     )
     ours7, treys7 = timed["ours"], timed["treys"]
-    kit7 = (
-        cpu_seconds(lambda: [StandardHighHand.from_game(a, b) for a, b in kit_sevens], 1)
-        * n7
-        / len(kit_sevens)
-    )
+    kit7 = cpu_seconds(each(StandardHighHand.from_game, kit_sevens, spread=True), 1) * n7 / len(kit_sevens)
     row("best five of seven", ours7, n7, {"treys": treys7, "pokerkit": kit7})
     agree7 = same_order(
         [best_five(h).strength for h in sevens], [treys.evaluate(a, b) for a, b in treys_sevens]
@@ -167,9 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     reference = load_reference()
     if reference is not None:
         sample = threes[: min(len(threes), 5000)]
-        peers3["reference"] = (
-            cpu_seconds(lambda: [reference.ref_three(h) for h in sample], 1) * n / len(sample)
-        )
+        peers3["reference"] = cpu_seconds(each(reference.ref_three, sample), 1) * n / len(sample)
     row("three-card", ours3, n, peers3)
 
     print("batch (numpy), CPU time")

@@ -15,8 +15,8 @@ from dealerassist.hands.tables import (
     best_plain_table,
     best_suited,
     combined,
+    first_card_codes,
     five_tables,
-    flush_offset,
     suit_ranks,
 )
 from dealerassist.hands.value import HandValue, hold, refuse
@@ -34,7 +34,7 @@ def _table(wheel_second: bool) -> Table:
 
 
 _DEFAULT: Final = _table(False)
-_OFFSET: Final = flush_offset(5)
+_FIRST: Final = first_card_codes(5)
 
 
 def evaluate_five(cards: Iterable[Card], *, wheel_second: bool = False) -> HandValue:
@@ -49,8 +49,7 @@ def evaluate_five(cards: Iterable[Card], *, wheel_second: bool = False) -> HandV
     try:
         a, b, c, d, e = held
         total = (
-            _OFFSET
-            + codes[a.suit][a.rank]
+            _FIRST[a.suit][a.rank]
             + codes[b.suit][b.rank]
             + codes[c.suit][c.rank]
             + codes[d.suit][d.rank]

@@ -16,7 +16,7 @@ from dealerassist.hands.tables import (
     best_plain_table,
     best_suited,
     combined,
-    flush_offset,
+    first_card_codes,
     suit_ranks,
 )
 from dealerassist.hands.value import HandValue, hold, refuse
@@ -25,7 +25,7 @@ WHAT: Final = "a Four Card Poker hand"
 WHAT_BEST: Final = "a Four Card Poker best-four hand"
 BEST_COUNTS: Final = range(4, 8)
 _TABLE: Final = combined(FOUR_PLAIN, FOUR_SUITED)
-_OFFSET: Final = flush_offset(4)
+_FIRST: Final = first_card_codes(4)
 
 
 def evaluate_four(cards: Iterable[Card]) -> HandValue:
@@ -34,13 +34,7 @@ def evaluate_four(cards: Iterable[Card]) -> HandValue:
     codes = FACE_CODES
     try:
         a, b, c, d = held
-        total = (
-            _OFFSET
-            + codes[a.suit][a.rank]
-            + codes[b.suit][b.rank]
-            + codes[c.suit][c.rank]
-            + codes[d.suit][d.rank]
-        )
+        total = _FIRST[a.suit][a.rank] + codes[b.suit][b.rank] + codes[c.suit][c.rank] + codes[d.suit][d.rank]
         strength = _TABLE[total & KEY_MASK]
         if strength < 0:  # a repeated rank: make sure no card is there twice
             if (total >> 64 & RANK_MASK).bit_count() != 4:

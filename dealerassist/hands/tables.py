@@ -11,7 +11,8 @@ codes says everything a table lookup needs:
 * bits 128-147, 4 bits per suit counting its cards (the joker counts in every suit, as it can
   join any flush) and a joker counter at bit 144; the field above gives a flush suit's ranks.
 
-A fixed-size evaluator adds ``flush_offset(n)`` to the sum: it lifts every suit count so that
+A fixed-size evaluator adds ``flush_offset(n)`` to the sum (folded into its first card's code,
+``first_card_codes``): it lifts every suit count so that
 exactly a flush (n cards of a suit, the joker included) sets bit 3 of that suit's count. Masking
 the sum with ``KEY_MASK`` then yields the rank key plus, for a flush, its suit's flush bit, and
 one ``combined`` table answers both readings with a single lookup.
@@ -74,6 +75,13 @@ REPEATS_MASK: Final = sum(0xE << 4 * r for r in NATURAL_RANKS)
 def flush_offset(count: int) -> int:
     """Added to a ``count``-card face-code sum so that only a flush reaches 8 in a suit count."""
     return sum((8 - count) << (SUIT_SHIFT + 4 * s) for s in range(len(SUITS)))
+
+
+def first_card_codes(count: int) -> dict[str | None, tuple[int, ...]]:
+    """``FACE_CODES`` with ``flush_offset(count)`` already added: a fast path reads its first card
+    from these, so the offset costs no extra addition per hand."""
+    offset = flush_offset(count)
+    return {suit: tuple(c + offset if c else 0 for c in codes) for suit, codes in FACE_CODES.items()}
 
 
 def flag_repeats(table: Table) -> Table:

@@ -13,13 +13,13 @@ from dealerassist.hands.tables import (
     THREE_PLAIN,
     THREE_SUITED,
     combined,
-    flush_offset,
+    first_card_codes,
 )
 from dealerassist.hands.value import HandValue, hold, refuse
 
 WHAT: Final = "a Three Card Poker hand"
 _TABLE: Final = combined(THREE_PLAIN, THREE_SUITED)
-_OFFSET: Final = flush_offset(3)
+_FIRST: Final = first_card_codes(3)
 
 
 def evaluate_three(cards: Iterable[Card]) -> HandValue:
@@ -33,7 +33,7 @@ def evaluate_three(cards: Iterable[Card]) -> HandValue:
     codes = FACE_CODES
     try:
         a, b, c = held
-        total = _OFFSET + codes[a.suit][a.rank] + codes[b.suit][b.rank] + codes[c.suit][c.rank]
+        total = _FIRST[a.suit][a.rank] + codes[b.suit][b.rank] + codes[c.suit][c.rank]
         strength = _TABLE[total & KEY_MASK]
         if strength < 0:  # a repeated rank: make sure no card is there twice
             if (total >> 64 & RANK_MASK).bit_count() != 3:
