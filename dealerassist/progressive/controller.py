@@ -118,6 +118,7 @@ class ProgressiveController:
             for record in self.log.records(table=self.table):
                 self._ingest(record.event)
             self._refresh()
+            self._copy_missing()
             self._act_all()
 
     def start(self) -> None:
@@ -147,6 +148,7 @@ class ProgressiveController:
             was_down = self._fault is not None
             self._refresh()
             if was_down and self._fault is None:
+                self._copy_missing()
                 self._act_all()
             self._notify()
 
@@ -165,6 +167,20 @@ class ProgressiveController:
         now = self.clock()
         for hit_id in self._meter.pending:
             self._seen_hits.setdefault(hit_id, now)
+
+    def _copy_missing(self) -> None:
+        """Copy into this table's log what it committed to a shared meter but a crash (or a lost
+        link) kept from the log: a confirmation or a parameter change made just before."""
+        try:
+            stored = self.store.table_events(self.table)
+        except LinkDown as exc:
+            self._set_fault(str(exc))
+            return
+        missing = [e for e in stored if event_key(e) not in self._local_keys]
+        if missing:
+            self.log.append_many(missing)
+            for event in missing:
+                self._ingest_own(event)
 
     def _set_fault(self, detail: str) -> None:
         self._fault = detail

@@ -163,19 +163,24 @@ class LinkedStore(MeterStore):
                 raise LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}") from None
             return existing + events
 
-    def ledger(self) -> list[Event]:
-        """Every event of this progressive in commit order."""
+    def ledger(self, table: str | None = None) -> list[Event]:
+        """Every event of this progressive (of one ``table`` only, if given) in commit order."""
         with self.lock:
             try:
                 conn = self._connect()
                 with conn.transaction():
                     rows = conn.execute(
-                        "SELECT event FROM progressive_ledger WHERE name = %s ORDER BY seq", (self.name,)
+                        "SELECT event FROM progressive_ledger WHERE name = %s "
+                        "AND (%s::text IS NULL OR table_id = %s) ORDER BY seq",
+                        (self.name, table, table),
                     ).fetchall()
             except _LINK_ERRORS as exc:
                 self._drop()
                 raise LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}") from None
             return [event_from_dict(r[0]) for r in rows]
+
+    def table_events(self, table: str) -> list[Event]:
+        return self.ledger(table)
 
     def wait_for_change(self, timeout: float) -> bool:
         """Wait for another table's commit (``NOTIFY``) on a connection of its own."""

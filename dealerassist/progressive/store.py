@@ -61,6 +61,11 @@ class MeterStore(ABC):
         (so a table can copy into its own log what a crash kept it from copying). Sets
         ``committed`` to the meter and parameters as the transaction left them."""
 
+    def table_events(self, table: str) -> list[Event]:
+        """Every stored event ``table`` committed (a shared store's ledger); a local store's events
+        are in the table's own log already."""
+        return []
+
     def wait_for_change(self, timeout: float) -> bool:
         """Block until another writer may have changed the meter (or ``timeout`` passes)."""
         time.sleep(timeout)

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from dealerassist.errors import RuleViolation
@@ -23,6 +24,7 @@ from firmware_bridge.emulators.sign import SignEmulator
 from firmware_bridge.sign import JackpotSign
 from tests.progressive import kill_driver
 from tests.progressive.support import FakeClock, TableFeed, attach, make_params, shows, wait_for
+from tests.progressive.test_kill import run_with_kills, timed_run
 
 pytestmark = pytest.mark.postgres
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,7 +89,7 @@ def test_concurrent_tables_share_one_meter_exactly_to_the_cent(pg: ThrowawayPost
     for t in tables:
         local = [r.event for r in EventLog(tmp_path / f"{t}.db").records(table=t)]
         own = {e.key for e in local if e.kind.startswith("progressive-") and e.key}
-        shared = {e.key for e in ledger if e.table == t and not e.kind == "progressive-params"}
+        shared = {e.key for e in ledger if e.table == t}
         assert own == shared
 
 
@@ -192,3 +194,36 @@ def test_a_following_table_hears_each_commit_at_once(pg: ThrowawayPostgres, tmp_
         )
     finally:
         follower.stop()
+
+
+def test_kill_minus_nine_on_a_linked_table_loses_and_doubles_nothing(
+    pg: ThrowawayPostgres, tmp_path: Path
+) -> None:
+    with psycopg.connect(pg.url, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE killed")
+        conn.execute("CREATE DATABASE unbroken")
+    link, reference = (pg.url.rsplit("/", 1)[0] + f"/{db}" for db in ("killed", "unbroken"))
+    table, rounds = "link-kill", 100
+    full_s = timed_run(tmp_path / "ref.db", rounds, [table, reference])
+    killed = run_with_kills(tmp_path / "t.db", rounds, kills=5, seed=11, full_s=full_s, extra=[table, link])
+    assert killed >= 3
+    store = LinkedStore(link, "auditor", make_params(link=link))
+    ledger, (row, _) = store.ledger(), store.snapshot()
+    store.close()
+    steps = [s for r in range(1, rounds + 1) for s in kill_driver.round_steps(r, table)]
+    wagered = {(s.round_id, s.seat) for s in steps if s.kind == "wager" and s.amount == 100}
+    voided = {s.round_id for s in steps if s.kind == "round-voided"}
+    keys = Counter(e.key for e in ledger)
+    assert max(keys.values()) == 1
+    contributions = {(e.round_id, e.seat) for e in ledger if isinstance(e, ProgressiveContribution)}
+    assert contributions == wagered
+    refunds = {(e.round_id, e.seat) for e in ledger if e.kind == "progressive-correction"}
+    assert refunds == {(r, s) for r, s in wagered if r in voided}
+    assert replay(ledger) == row and row.balanced and not row.pending
+    unbroken = LinkedStore(reference, "auditor", make_params(link=reference))
+    assert unbroken.snapshot()[0] == row, "the killed table's shared meter differs from an unbroken run's"
+    unbroken.close()
+    local = {
+        r.event.key for r in EventLog(tmp_path / "t.db").records() if r.event.kind.startswith("progressive-")
+    }
+    assert local == {e.key for e in ledger if e.table == table}
