@@ -143,6 +143,7 @@ class DeviceEmulator:
             self._listener.close()
             self._listener = None
         if self._master is not None:
+            self._remove_link()  # first: once closed, the pty's number may go to another process
             for fd in (self._master, self._slave):
                 with contextlib.suppress(OSError):
                     os.close(fd)  # type: ignore[arg-type]
@@ -150,6 +151,17 @@ class DeviceEmulator:
             self.connected = False
             self.on_disconnect()
         self._replug_at = time.monotonic() + for_seconds if for_seconds is not None else None
+
+    def _remove_link(self) -> None:
+        """Take the stable name away with the device, as udev does when a USB adapter is pulled.
+
+        A link left pointing at /dev/pts/N would lead a reconnecting host to whatever process
+        opens the next pseudo-terminal and gets number N.
+        """
+        if self.link_path is not None and self.link_path.is_symlink():
+            with contextlib.suppress(FileNotFoundError):
+                if os.readlink(self.link_path) == self.pty_path:
+                    self.link_path.unlink()
 
     def _replug(self) -> None:
         self._replug_at = None
@@ -176,9 +188,6 @@ class DeviceEmulator:
             self._thread.join(2.0)
         self._thread = None
         self._unplug(None)
-        if self.link_path is not None:
-            with contextlib.suppress(FileNotFoundError):
-                self.link_path.unlink()
         for fd in (self._wake_r, self._wake_w):
             with contextlib.suppress(OSError):
                 os.close(fd)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import time
 
@@ -92,11 +93,15 @@ def test_unplug_and_replug_keeps_every_card(
         wait_for(lambda: shoe_emulator.acked == [1], what="first card acknowledged")
         shoe_emulator.unplug()
         wait_for(lambda: collector.links() == [True, False], what="link down")
+        if shoe_emulator.link_path is not None:  # the stable name leaves with the device, like udev's
+            assert not shoe_emulator.link_path.exists() and not shoe_emulator.link_path.is_symlink()
         drawn_while_down = [shoe_emulator.deal() for _ in range(3)]
         time.sleep(0.1)
         assert collector.cards() == [1]
         shoe_emulator.replug()
         wait_for(lambda: collector.links() == [True, False, True], what="link back up")
+        if shoe_emulator.link_path is not None:
+            assert os.readlink(shoe_emulator.link_path) == shoe_emulator.pty_path
         wait_for(lambda: shoe_emulator.pending() == 0, what="queued cards delivered")
         assert drawn_while_down == [2, 3, 4]
         assert collector.cards() == [1, 2, 3, 4]

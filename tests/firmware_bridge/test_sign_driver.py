@@ -69,7 +69,7 @@ def test_updates_are_coalesced_to_the_rate(sign_emulator: SignEmulator) -> None:
             time.sleep(0.002)
         wait_for(lambda: sign_emulator.string_file() == f"${cents // 100}.{cents % 100:02d}", what="latest")
         string_writes = sign_emulator.packets - before
-        assert 3 <= string_writes <= 7, string_writes
+        assert 2 <= string_writes <= 7, string_writes  # 10 Hz for 0.5 s, plus the one in flight
         assert sign.stats["coalesced"] > 50
     finally:
         sign.stop()
