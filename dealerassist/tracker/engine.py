@@ -76,6 +76,7 @@ class TableEngine:
         self.book: RoundBook | None = None
         self.settlement: Settlement | None = None
         self.reads_seen = 0
+        self.leading: list[Event] = []
         self._reset_round_state()
         self._handlers: dict[str, Callable[[Any], list[Event]]] = {
             "round-open": self._round_open,
@@ -116,7 +117,11 @@ class TableEngine:
         return self.status
 
     def apply(self, event: Event) -> list[Event]:
-        """Handle one input; raises ``EventError``/``RuleViolation`` (state unchanged) to refuse it."""
+        """Handle one input; raises ``EventError``/``RuleViolation`` (state unchanged) to refuse it.
+
+        ``leading`` then holds records to be logged *before* the input: the checkpoint of a round
+        that this ``round-open`` closed implicitly, which a restart must restore before the open.
+        """
         handler = self._handlers.get(event.kind)
         if handler is None:
             raise EventError(f"kind: {event.kind!r} is not an input the tracker takes")
@@ -128,6 +133,7 @@ class TableEngine:
                 f"{event.kind}.round_id: round {round_id} is not the current round {self.round_id}"
             )
         before = (self.round_id, self.phase)
+        self.leading: list[Event] = []
         out = handler(event)
         out += self._settle_if_complete()
         if (self.round_id, self.phase) != before and self.round_id:
@@ -172,6 +178,7 @@ class TableEngine:
         out: list[Event] = []
         if self.status in ("settled", "voided"):
             out.append(ev.Phase(table=self.table, round_id=self.round_id, phase="closed"))
+            self.leading = [self.checkpoint()]
         book = RoundBook.start(self.game)
         self.round_id = event.round_id or self.round_id + 1
         self.book, self.status, self.settlement = book, "open", None

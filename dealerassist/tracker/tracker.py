@@ -148,12 +148,13 @@ class Tracker:
                 raise
             if isinstance(event, RoundOpen) and event.round_id is None:
                 event = dataclasses.replace(event, round_id=self.engine.round_id)
+            leading = self.engine.leading
             try:
-                self._commit([event, *outputs])
+                self._commit([*leading, event, *outputs])
             except BaseException:
                 self.engine = self._rebuild()
                 raise
-            return outputs
+            return [*leading, *outputs]
 
     def handle_data(self, data: Any) -> list[Event]:
         """Decode a plain-data input (a replay line, an HTTP body) and handle it; bad data is logged too."""

@@ -300,3 +300,21 @@ def test_a_table_that_changes_game_between_rounds_restarts_cleanly(db_path: Path
     configs = [r.event.game for r in log.records(table=TABLE) if r.event.kind == "table-config"]
     assert configs == ["high-card-test", "three-card-poker"]
     log.close()
+
+
+def test_a_round_closed_by_the_next_open_is_checkpointed_too(db_path: Path) -> None:
+    log = EventLog(db_path)
+    table = Table(Tracker(high_card_rules(TABLE), log))
+    table.deal_round({1: 500}, ["KS", "9D"])
+    table.decide(1, "fold")
+    out = table.deal_round({2: 500}, ["QS"])
+    assert [e.kind for e in out[:3]] == ["table-state", "phase", "phase"]
+    before = table.tracker.snapshot()
+    log.close()
+    log = EventLog(db_path)
+    checkpoint = log.latest(TABLE, "table-state")
+    assert checkpoint is not None and checkpoint.event.round_id == 1
+    opened = next(r for r in log.records(after=checkpoint.seq) if r.event.kind == "round-open")
+    assert opened.seq == checkpoint.seq + 1
+    assert Tracker(high_card_rules(TABLE), log).snapshot() == before
+    log.close()
