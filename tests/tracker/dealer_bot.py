@@ -81,7 +81,8 @@ class DealerBot:
                     "reason": "ok",
                 }
             )
-        self.send({"kind": "round-close"})
+        if rng.random() < 0.85:
+            self.send({"kind": "round-close"})
 
 
 def make_script(seed: int, rounds: int) -> list[dict[str, Any]]:
