@@ -6,18 +6,17 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Final
 
-from dealerassist.core.cards import JOKER_RANK, SUITS, Card
+from dealerassist.core.cards import Card
 from dealerassist.hands.tables import (
     FACE_CODES,
     KEY_MASK,
     RANK_MASK,
     Table,
+    best_of,
     best_plain_table,
-    best_suited,
     combined,
     first_card_codes,
     five_tables,
-    suit_ranks,
 )
 from dealerassist.hands.value import HandValue, hold, refuse
 
@@ -77,21 +76,9 @@ def best_five(cards: Iterable[Card], *, wheel_second: bool = False) -> HandValue
         return evaluate_five(held, wheel_second=wheel_second)
     if size not in BEST_COUNTS:
         refuse(held, BEST_COUNTS, WHAT_BEST, joker=True)
-    codes = FACE_CODES
     try:
-        total = 0
-        for card in held:
-            total += codes[card.suit][card.rank]
-        if (total >> 64 & RANK_MASK).bit_count() != size:
-            raise KeyError(total)
-        strength = best_plain_table(size, 5, wheel_second)[total & RANK_MASK]
-        counts = total >> 128
-        if counts & 0xCCCC:  # some suit counts four or more (the joker counts in every suit)
-            jokers = counts >> 16
-            for s in range(len(SUITS)):
-                if counts >> 4 * s & 15 >= 5:
-                    ranks = suit_ranks(total, s) + [JOKER_RANK] * jokers
-                    strength = max(strength, best_suited(ranks, 5, five_tables(wheel_second).suited))
+        tables = five_tables(wheel_second)
+        strength = best_of(held, 5, best_plain_table(size, 5, wheel_second), tables.suited)
     except (TypeError, ValueError, AttributeError, IndexError, KeyError):
         refuse(held, BEST_COUNTS, WHAT_BEST, joker=True)
     return HandValue((strength, held, 5))

@@ -6,18 +6,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from dealerassist.core.cards import SUITS, Card
+from dealerassist.core.cards import Card
 from dealerassist.hands.tables import (
     FACE_CODES,
     FOUR_PLAIN,
     FOUR_SUITED,
     KEY_MASK,
     RANK_MASK,
+    best_of,
     best_plain_table,
-    best_suited,
     combined,
     first_card_codes,
-    suit_ranks,
 )
 from dealerassist.hands.value import HandValue, hold, refuse
 
@@ -57,19 +56,8 @@ def best_four(cards: Iterable[Card]) -> HandValue:
         return evaluate_four(held)
     if size not in BEST_COUNTS:
         refuse(held, BEST_COUNTS, WHAT_BEST)
-    codes = FACE_CODES
     try:
-        total = 0
-        for card in held:
-            total += codes[card.suit][card.rank]
-        if (total >> 64 & RANK_MASK).bit_count() != size:
-            raise KeyError(total)
-        strength = best_plain_table(size, 4)[total & RANK_MASK]
-        counts = total >> 128
-        if counts & 0xCCCC:  # some suit holds four or more cards (the fourth nibble bit or above)
-            for s in range(len(SUITS)):
-                if counts >> 4 * s & 15 >= 4:
-                    strength = max(strength, best_suited(suit_ranks(total, s), 4, FOUR_SUITED))
+        strength = best_of(held, 4, best_plain_table(size, 4), FOUR_SUITED)
     except (TypeError, ValueError, AttributeError, IndexError, KeyError):
         refuse(held, BEST_COUNTS, WHAT_BEST)
     return HandValue((strength, held, 4))

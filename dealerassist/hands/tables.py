@@ -31,7 +31,7 @@ from functools import cache
 from itertools import combinations, combinations_with_replacement
 from typing import Final, NamedTuple
 
-from dealerassist.core.cards import ACE, JOKER_RANK, SUITS
+from dealerassist.core.cards import ACE, JOKER_RANK, SUITS, Card
 from dealerassist.hands.classify import (
     classify_five,
     classify_five_joker,
@@ -174,6 +174,31 @@ def best_plain_table(size: int, keep: int, wheel_second: bool = False) -> Table:
     from dealerassist.hands.arrays import build_best_plain
 
     return build_best_plain(size, keep, wheel_second)
+
+
+def best_of(held: tuple[Card, ...], keep: int, plain: Table, suited: Table) -> int:
+    """Strength of the best ``keep`` of ``held`` (more than ``keep`` cards).
+
+    ``plain`` is the best-of-N table for ``len(held)`` cards (``best_plain_table``), ``suited``
+    the ``keep``-card one-suit table. Only a suit counting ``keep`` or more cards (the joker counts
+    in every suit) is searched for a flush. Bad input raises ``KeyError`` (a duplicate card, a rank
+    pattern the tables lack) or the error of a non-card; callers turn that into ``HandError``.
+    """
+    codes = FACE_CODES
+    total = 0
+    for card in held:
+        total += codes[card.suit][card.rank]
+    if (total >> FACE_SHIFT & RANK_MASK).bit_count() != len(held):
+        raise KeyError(total)
+    strength = plain[total & RANK_MASK]
+    counts = total >> SUIT_SHIFT
+    if counts & 0xCCCC:  # a suit counts 4 or more (bit 2 or 3 of its 4-bit count is set)
+        jokers = counts >> 16
+        for s in range(len(SUITS)):
+            if counts >> 4 * s & 15 >= keep:
+                ranks = suit_ranks(total, s) + [JOKER_RANK] * jokers
+                strength = max(strength, best_suited(ranks, keep, suited))
+    return strength
 
 
 def best_suited(ranks: list[int], keep: int, suited: Table) -> int:
