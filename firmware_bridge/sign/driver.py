@@ -207,11 +207,12 @@ class JackpotSign:
             with self._cond:
                 wish, sent = self._wish, self._sent
                 self.stats["coalesced"] += max(0, self._changes - seen)
+            # the amount first: a new layout then never calls a string that is empty or stale
+            self._write(port, alpha.write_string(AMOUNT_LABEL, wish.amount_text(), **self.header))
+            self.stats["string_writes"] += 1
             if sent is None or not wish.same_layout(sent):
                 self._write(port, alpha.write_text(TEXT_LABEL, wish.text_file(), **self.header))
                 self.stats["text_writes"] += 1
-            self._write(port, alpha.write_string(AMOUNT_LABEL, wish.amount_text(), **self.header))
-            self.stats["string_writes"] += 1
             last_refresh = time.monotonic()
             with self._cond:
                 self._sent, self._sent_at = wish, _now()

@@ -95,9 +95,10 @@ def test_standalone_sign_shows_what_the_driver_sends(tmp_path: Path) -> None:
         assert proc.stdout.readline().startswith(f"sign emulator listening on {link}")
         sign.start()
         sign.show_amount(98_765_43)
-        while "sign shows:" not in (line := proc.stdout.readline()):
-            assert line, "sign emulator exited"
-        assert line.rstrip().endswith("sign shows: JACKPOT $98,765.43")
+        shown = []
+        while not (line := proc.stdout.readline()).rstrip().endswith("sign shows: JACKPOT $98,765.43"):
+            assert line, f"sign emulator exited; it printed {shown}"
+            shown.append(line)
         wait_for(lambda: png.exists() and png.read_bytes().startswith(b"\x89PNG"), what="face picture")
     finally:
         sign.stop()
