@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -27,32 +28,36 @@ def start_driver(log_path: Path, rounds: int, extra: Sequence[str] = ()) -> subp
     return subprocess.Popen(command, cwd=ROOT, env=env)
 
 
-def timed_run(log_path: Path, rounds: int, extra: Sequence[str] = ()) -> float:
-    """An unbroken run of the table process (the reference); returns its wall time."""
-    begun = time.monotonic()
-    assert start_driver(log_path, rounds, extra).wait(timeout=300) == 0
-    return time.monotonic() - begun
+def records_in(log_path: Path) -> int:
+    """How far the table got: the log's last record number (0 before it exists)."""
+    try:
+        with sqlite3.connect(f"file:{log_path}?mode=ro", uri=True, timeout=1) as db:
+            return int(db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+    except sqlite3.Error:
+        return 0
 
 
 def run_with_kills(
-    log_path: Path, rounds: int, kills: int, seed: int, full_s: float, extra: Sequence[str] = ()
+    log_path: Path, rounds: int, kills: int, seed: int, total: int, extra: Sequence[str] = ()
 ) -> int:
     """Start the driver, SIGKILL it at a random instant, repeat; then let it finish. Returns how many
     kills landed while it was running.
 
-    ``full_s`` is an unbroken run's time; a run of no rounds gives the start-up time, and each kill
-    falls after a random share of the work beyond it, so the kills spread over the whole run."""
+    ``total`` is how many records an unbroken run logs. The kill points are random record counts
+    over the whole run (plus a random few milliseconds), so however fast or loaded the machine is,
+    the kills spread over every phase: start-up, betting close, settlement, confirmation."""
     # The log file is created before the first start: creating a log is not one transaction in
     # EventLog, and a kill during creation leaves a file it refuses to open (reported to storage).
-    startup_s = timed_run(log_path.with_name(f"{log_path.stem}-startup.db"), 0, extra)
-    work_s = max(full_s - startup_s, 0.05)
     EventLog(log_path).close()
     rng = random.Random(seed)
+    targets = sorted(rng.sample(range(1, total), kills))
     landed = 0
     for attempt in range(kills + 1):
         child = start_driver(log_path, rounds, extra)
         if attempt < kills:
-            time.sleep(startup_s * rng.uniform(0.8, 1.0) + rng.uniform(0.0, 1.6) * work_s / kills)
+            while child.poll() is None and records_in(log_path) < targets[attempt]:
+                time.sleep(0.002)
+            time.sleep(rng.uniform(0.0, 0.01))
             if child.poll() is None:
                 child.send_signal(signal.SIGKILL)
                 landed += 1
@@ -67,9 +72,9 @@ def own_events(path: Path) -> list:
 
 
 def check_same_as_unbroken(tmp_path: Path, rounds: int, kills: int, seed: int) -> None:
-    full_s = timed_run(tmp_path / "reference.db", rounds)
+    assert start_driver(tmp_path / "reference.db", rounds).wait(timeout=300) == 0
     broken = tmp_path / "killed.db"
-    killed = run_with_kills(broken, rounds, kills, seed, full_s)
+    killed = run_with_kills(broken, rounds, kills, seed, records_in(tmp_path / "reference.db"))
     assert killed >= min(kills, 3), "the driver finished before it could be killed: nothing was tested"
     log = EventLog(broken)
     assert log.verify().ok

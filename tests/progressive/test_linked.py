@@ -24,7 +24,7 @@ from firmware_bridge.emulators.sign import SignEmulator
 from firmware_bridge.sign import JackpotSign
 from tests.progressive import kill_driver
 from tests.progressive.support import FakeClock, TableFeed, attach, make_params, shows, wait_for
-from tests.progressive.test_kill import run_with_kills, timed_run
+from tests.progressive.test_kill import records_in, run_with_kills, start_driver
 
 pytestmark = pytest.mark.postgres
 ROOT = Path(__file__).resolve().parents[2]
@@ -204,8 +204,9 @@ def test_kill_minus_nine_on_a_linked_table_loses_and_doubles_nothing(
         conn.execute("CREATE DATABASE unbroken")
     link, reference = (pg.url.rsplit("/", 1)[0] + f"/{db}" for db in ("killed", "unbroken"))
     table, rounds = "link-kill", 100
-    full_s = timed_run(tmp_path / "ref.db", rounds, [table, reference])
-    killed = run_with_kills(tmp_path / "t.db", rounds, kills=5, seed=11, full_s=full_s, extra=[table, link])
+    assert start_driver(tmp_path / "ref.db", rounds, [table, reference]).wait(timeout=300) == 0
+    total = records_in(tmp_path / "ref.db")
+    killed = run_with_kills(tmp_path / "t.db", rounds, kills=5, seed=11, total=total, extra=[table, link])
     assert killed >= 3
     store = LinkedStore(link, "auditor", make_params(link=link))
     ledger, (row, _) = store.ledger(), store.snapshot()
