@@ -121,7 +121,7 @@ def find_glyphs(
         if b[0] >= gy1 - 1 and b[1] < gx1 + 2 and b[2] > gx0 - 2 and b[0] - gy1 <= 0.8 * (gy1 - gy0) + 3
     ]
     if not below:
-        return None
+        return _split_merged(patch, labels, count, [b[4] for b in group], (gx0, gy0, gx1, gy1), rank_h)
     suit = below[0]
     suit_group = [
         b for b in below if b[0] <= suit[3] and abs(b[0] - suit[0]) <= 0.3 * (suit[3] - suit[0]) + 2
@@ -136,6 +136,44 @@ def find_glyphs(
         _glyph(patch, labels, rank_ids, (gx0, gy0, gx1, gy1)),
         _glyph(patch, labels, suit_ids, (sx0, sy0, sx1, sy1)),
     )
+
+
+def _split_merged(
+    patch: CornerPatch,
+    labels: np.ndarray,
+    count: int,
+    ids: list[int],
+    box: tuple[int, int, int, int],
+    rank_h: float,
+) -> tuple[Glyph, Glyph] | None:
+    """Small or blurred print can join rank and suit into one blob: cut it at its thinnest row."""
+    x0, y0, x1, y1 = box
+    if y1 - y0 < 1.6 * rank_h:
+        return None
+    member = np.isin(labels[y0:y1, x0:x1], ids)
+    rows = member.sum(axis=1)
+    lo, hi = round(0.7 * rank_h), min(round(1.35 * rank_h), y1 - y0 - 4)
+    if hi <= lo:
+        return None
+    cut = y0 + lo + int(np.argmin(rows[lo:hi]))
+    split = labels.copy()
+    lower = split[cut:y1, x0:x1]
+    lower[np.isin(lower, ids)] = count
+    parts = []
+    for part_ids, top, bottom in ((ids, y0, cut), ([count], cut, y1)):
+        ys, xs = np.nonzero(np.isin(split[top:bottom, x0:x1], part_ids))
+        if len(ys) < MIN_GLYPH_PX:
+            return None
+        parts.append(
+            (
+                part_ids,
+                (x0 + int(xs.min()), top + int(ys.min()), x0 + int(xs.max()) + 1, top + int(ys.max()) + 1),
+            )
+        )
+    (rank_ids, rank_box), (suit_ids, suit_box) = parts
+    if suit_box[3] - suit_box[1] < 5:
+        return None
+    return _glyph(patch, split, rank_ids, rank_box), _glyph(patch, split, suit_ids, suit_box)
 
 
 def _ink_threshold(ink: np.ndarray) -> float | None:

@@ -217,6 +217,43 @@ def projected_corners(mask: np.ndarray, corner: Corner, aspect: float) -> list[t
     return found
 
 
+def edge_evidence(gray: np.ndarray, mask: np.ndarray, corner: Corner, height: float) -> bool:
+    """Whether both edges of a supposed corner are really there: felt beyond them, or a visible line.
+
+    A corner reached along a card's edges may land inside another card's face; there no edge runs
+    from it, and reading there would read that card's pips.
+    """
+    h, w = gray.shape
+    t = np.linspace(0.05, 0.25, 9) * height
+    for along, inward in ((corner.x_axis, corner.y_axis), (corner.y_axis, corner.x_axis)):
+        base = corner.point + np.outer(t, along)
+        inside = np.round(base + 2.5 * inward).astype(int)
+        outside = np.round(base - 2.5 * inward).astype(int)
+        ok = (
+            (inside[:, 0] >= 0)
+            & (inside[:, 0] < w)
+            & (inside[:, 1] >= 0)
+            & (inside[:, 1] < h)
+            & (outside[:, 0] >= 0)
+            & (outside[:, 0] < w)
+            & (outside[:, 1] >= 0)
+            & (outside[:, 1] < h)
+        )
+        if ok.sum() < 5:
+            return False
+        inside, outside = inside[ok], outside[ok]
+        step = np.abs(
+            gray[inside[:, 1], inside[:, 0]].astype(int) - gray[outside[:, 1], outside[:, 0]].astype(int)
+        )
+        felt = mask[outside[:, 1], outside[:, 0]] == 0
+        if float(np.median(np.where(felt, 255, step))) < EDGE_STEP:
+            return False
+    return True
+
+
+EDGE_STEP = 10  # grey levels across a card edge lying on another card (its border line and shadow)
+
+
 def card_quad(corner: Corner, height: float, aspect: float, long_across: bool = False) -> np.ndarray:
     """The four card corners grown from ``corner``: across is the short edge unless ``long_across``."""
     across = height if long_across else height / aspect

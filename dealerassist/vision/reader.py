@@ -21,6 +21,7 @@ from dealerassist.vision.detect import (
     blob_outlines,
     card_mask,
     card_quad,
+    edge_evidence,
     edge_junctions,
     height_candidates,
     outline_corners,
@@ -29,6 +30,7 @@ from dealerassist.vision.detect import (
 )
 
 MIN_COVERAGE = 0.9
+ACHROMATIC = 20.0  # a*b* chroma below which a suit's ink counts as black
 INNER_CORNER = 12  # patch pixels (0.06 card heights) past the white edge every design has
 BACK_MIN_INK = 0.12  # mean ink inside a corner below which it is plain paper, not a back
 
@@ -41,7 +43,6 @@ class Thresholds:
     min_suit_score: float = 0.70  # the same for the suit, a simpler shape
     full_ratio: float = 1.0  # runner-up distance / best distance - 1 that gives full confidence
     accept: float = 0.80  # card confidence below this is reported as unknown
-    colour_tolerance: float = 45.0  # a*b* distance between seen ink and the suit's enrolled ink
     index_offset: float = 0.04  # card heights the rank may sit away from where the deck prints it
     projected_accept: float = 0.9  # confidence needed for a read at a projected corner
     projected_offset: float = 0.08  # the same for a corner reached along the edges from another corner
@@ -59,6 +60,7 @@ class CardSighting:
     zone: str | None = None
     votes: list[tuple[str | None, float]] = field(default_factory=list)
     projected: bool = False  # read at a corner reached along the edges rather than seen
+    index_point: np.ndarray | None = None  # where in the image the rank that was read is printed
 
     @property
     def centre(self) -> np.ndarray:
@@ -141,17 +143,20 @@ class CardReader:
         return (code if confidence >= self.thresholds.accept else None), confidence
 
     def _colour_agrees(self, seen: np.ndarray, suit: str) -> bool:
-        """The ink must be clearly nearer the suit's own colour than any differently coloured suit's."""
+        """The suit ink must show the suit's hue; blur and small print only wash it towards grey.
+
+        A coloured suit needs a good share of its enrolled chroma, in its direction; a black suit
+        must show less than a third of the weakest coloured suit's chroma.
+        """
         colours = self.deck.suit_colours
-        own = float(np.linalg.norm(seen - colours[suit]))
-        if own > self.thresholds.colour_tolerance:
-            return False
-        others = [
-            float(np.linalg.norm(seen - c))
-            for s, c in colours.items()
-            if float(np.linalg.norm(c - colours[suit])) > 30.0
-        ]
-        return all(own < 0.6 * d for d in others)
+        own = colours[suit]
+        strength = float(np.linalg.norm(own))
+        if strength < ACHROMATIC:
+            coloured = [float(np.linalg.norm(c)) for c in colours.values() if np.linalg.norm(c) >= ACHROMATIC]
+            return not coloured or float(np.linalg.norm(seen)) < min(coloured) / 3.0
+        along = float(seen @ own) / strength
+        across = float(np.linalg.norm(seen - own * (along / strength)))
+        return along >= 0.35 * strength and across <= 0.5 * along
 
     def _index_in_place(self, rank: Glyph, limit: float) -> bool:
         """The rank must start where the deck prints it, measured in the card size its own height implies."""
@@ -198,6 +203,8 @@ class CardReader:
                 projected.extend(projected_corners(filled, corner, aspect))
         read_corners = [s.quad[k] for s in sightings if s.card for k in (0, 2)]
         for corner, height in _distinct(projected, read_corners):
+            if not edge_evidence(gray, filled, corner, height):
+                continue
             sighting = self._sight(frame, filled, corner, [height], self.thresholds.projected_offset)
             if sighting is not None and sighting.card is not None:
                 if sighting.confidence < self.thresholds.projected_accept:
@@ -230,8 +237,18 @@ class CardReader:
             code, confidence = self.read_corner(*found)
             if confidence > 0.0 and (best is None or confidence > best.confidence):
                 size = self._size_from_rank(found[0], height, heights)
+                rank_box = found[0].box
+                across, down = (
+                    (rank_box[0] + rank_box[2]) / 2 * height,
+                    (rank_box[1] + rank_box[3]) / 2 * height,
+                )
                 best = CardSighting(
-                    code, confidence, True, card_quad(corner, size, aspect), votes=[(code, confidence)]
+                    code,
+                    confidence,
+                    True,
+                    card_quad(corner, size, aspect),
+                    votes=[(code, confidence)],
+                    index_point=corner.point + corner.x_axis * across + corner.y_axis * down,
                 )
         if best is not None:
             return best
@@ -273,6 +290,7 @@ def _merge(sightings: list[CardSighting]) -> list[CardSighting]:
     A card is named only when its confident corners agree; a back corner alone makes it face down;
     anything else is a card seen but not read.
     """
+    _one_index_one_read(sightings)
     sightings.sort(key=lambda s: (s.card is None, -s.confidence))
     groups: list[list[CardSighting]] = []
     for s in sightings:
@@ -318,6 +336,23 @@ def _distinct(candidates: list[tuple[Corner, float]], known: list[np.ndarray]) -
             continue
         kept.append((corner, height))
     return kept
+
+
+def _one_index_one_read(sightings: list[CardSighting]) -> None:
+    """Reads of the same printed rank (seen from different corners) must agree, or none stands."""
+    named = [s for s in sightings if s.card is not None and s.index_point is not None]
+    for a in list(named):
+        if a.card is None:
+            continue
+        size = float(np.linalg.norm(a.quad[3] - a.quad[0]))
+        clash = [
+            b
+            for b in named
+            if b.card != a.card and np.linalg.norm(b.index_point - a.index_point) < 0.06 * size
+        ]
+        if clash:
+            for s in [a, *clash]:
+                s.card, s.confidence = None, 0.0
 
 
 def _same_card(a: CardSighting, b: CardSighting, size: float) -> bool:
