@@ -497,6 +497,8 @@ class TableEngine:
         out: list[Event] = []
         if position == DEALER and face_up and self._exposes(book, match):
             out += self._exposure(match, card, source)
+            if self.status != "open":
+                return out
         if match is not None:
             match.camera_checked = match.camera_checked or source == "camera"
             match.seen_face_up = match.seen_face_up or face_up

@@ -34,13 +34,14 @@ inputs = st.one_of(
         st.sampled_from([1.0, 0.5]),
     ),
     st.builds(
-        lambda card, pos, up: {
+        lambda source, card, pos, up: {
             "kind": "card-read",
-            "source": "camera",
+            "source": source,
             "card": card,
             "position": pos,
             "face_up": up,
         },
+        st.sampled_from(["camera", "manual"]),
         cards,
         positions,
         st.booleans(),
@@ -100,15 +101,22 @@ OPENING = [
 ]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.booleans(), st.lists(inputs, min_size=1, max_size=40))
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.booleans(),
+    st.sampled_from(["void", "flag"]),
+    st.booleans(),
+    st.lists(inputs, min_size=1, max_size=40),
+)
 def test_refusals_change_nothing_and_the_log_rebuilds_the_table(
-    opened: bool, sequence: list[dict[str, Any]]
+    opened: bool, policy: str, camera_checks: bool, sequence: list[dict[str, Any]]
 ) -> None:
-    """Half the runs start inside a round that is being dealt, so deep states are reached often."""
+    """Half the runs start inside a round that is being dealt, so deep states are reached often;
+    both exposure policies and both camera roles (checking the shoe, or dealing) are covered."""
     sequence = OPENING + sequence if opened else sequence
     log = EventLog(":memory:")
-    tracker = Tracker(high_card_rules(TABLE), log)
+    rules = high_card_rules(TABLE, exposure_policy=policy, options={"camera_must_match_shoe": camera_checks})
+    tracker = Tracker(rules, log)
     for data in sequence:
         before, rows = tracker.snapshot(), log.last_seq()
         try:
@@ -117,5 +125,5 @@ def test_refusals_change_nothing_and_the_log_rebuilds_the_table(
             assert tracker.snapshot() == before
             assert log.last_seq() == rows + 1
     assert log.verify().ok
-    assert Tracker(high_card_rules(TABLE), log).snapshot() == tracker.snapshot()
+    assert Tracker(rules, log).snapshot() == tracker.snapshot()
     log.close()

@@ -9,7 +9,7 @@ from table_helpers import Table
 
 from dealerassist.core.cards import Card
 from dealerassist.errors import RuleViolation
-from dealerassist.events import DealerButton, EventError
+from dealerassist.events import CardRead, DealerButton, EventError
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.tracker import events as ev
 
@@ -188,3 +188,13 @@ def test_alarms_never_name_a_hidden_dealer_card(table: Table) -> None:
     assert alarm.code == "low-confidence" and "9H" not in alarm.message and "9D" not in alarm.message
     mismatch = table.camera("seat-1", "KH")[0]
     assert "KS" in mismatch.message
+
+
+def test_a_dealer_card_entered_face_up_by_hand_voids_once_and_is_not_refused(table: Table) -> None:
+    table.deal_round({1: 500}, ["KS"])
+    manual = CardRead(
+        table=table.table, source="manual", card=Card.parse("9D"), position="dealer", face_up=True
+    )
+    out = table.send(manual)
+    assert [e.kind for e in out] == ["alarm", "round-voided", "phase"]
+    assert table.tracker.snapshot()["status"] == "voided"
