@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dealerassist.core.cards import Card
-from dealerassist.errors import DealerAssistError, DeckError, RuleViolation
+from dealerassist.errors import DealerAssistError, RuleViolation
 from dealerassist.events import (
     CardRead,
     CardRemoved,
@@ -450,7 +450,7 @@ class TableEngine:
             return self._misdeal(f"{card.code} was dealt but no card is expected in phase {self.phase}")
         try:
             dealt = book.apply(DealCard(card, source, confidence, read_id))
-        except (DeckError, RuleViolation) as exc:
+        except DealerAssistError as exc:
             return self._misdeal(f"{card.code} cannot be dealt: {exc}")
         assert dealt is not None
         return [self._dealt_event(dealt)]

@@ -140,6 +140,8 @@ class Tracker:
                     )
                 outputs = self.engine.apply(event)
             except DealerAssistError as exc:
+                # The log is the truth: whatever a game half did before refusing is undone.
+                self.engine = self._rebuild()
                 data = sent if sent is not None else event.to_dict()
                 self._commit([refusal(self.table, event.kind, data, exc, self.engine.round_id or None)])
                 raise
