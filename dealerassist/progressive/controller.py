@@ -403,11 +403,14 @@ class ProgressiveController:
                 )
                 state = apply_event(state, hit)
                 events.append(hit)
+                # A parameter change waiting for this jackpot sets the new cycle's reset value.
+                cycle = params.next or params
                 reset = (
-                    meter.reset_after_payment(state, params.rates) if isinstance(award, MeterAward) else None
+                    meter.reset_after_payment(state, cycle.rates) if isinstance(award, MeterAward) else None
                 )
                 if reset is not None:
                     state = meter.apply_reset(state, reset)
+                    params = cycle
                     events.append(
                         ProgressiveReset(
                             table=self.table,
@@ -509,8 +512,9 @@ class ProgressiveController:
     def change_params(
         self, new: ProgressiveParams, user: str, role: str, reason: str = ""
     ) -> ProgressiveParamsChanged:
-        """Change the parameters between rounds; logged with the old and the new values. They apply
-        from the next round on: the next contributions, the next jackpot and its reset."""
+        """Change the parameters between rounds; logged with the old and the new values. The
+        change takes effect for the next jackpot: the meter keeps its advertised rates until the
+        next top award, whose reset starts the new cycle under the new values."""
         _supervisor_only(role, "change progressive parameters")
         with self._lock:
             if self._open_round is not None:
@@ -617,6 +621,7 @@ class ProgressiveController:
                 "fault_detail": self._fault,
                 "pending": list(m.pending),
                 "hits": [dict(h) for h in m.recent],
+                "next_params": self._params.next.to_dict() if self._params.next else None,
                 "meters": {
                     "qualifying_wagers": m.wagers,
                     "handle": m.handle,

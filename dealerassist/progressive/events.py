@@ -8,13 +8,13 @@ refund of one seat in one round at one table exists once, however often a crash 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, ClassVar
 
 from dealerassist.events import Event, EventError
 from dealerassist.progressive import meter
-from dealerassist.progressive.params import params_from_dict
+from dealerassist.progressive.params import ProgressiveParams, params_from_dict
 
 
 def _fraction(where: str, text: str) -> Fraction:
@@ -149,7 +149,10 @@ class ProgressivePaid(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class ProgressiveParamsChanged(Event):
-    """A supervisor changed the parameters between rounds; ``old`` and ``new`` are the full sets."""
+    """A supervisor changed the parameters between rounds; ``old`` and ``new`` are the full sets.
+
+    The first parameters of a progressive (``opening``, no old values) are in force at once; a
+    later change waits for the next jackpot: it takes over at the next reset (``params_after``)."""
 
     kind: ClassVar[str] = "progressive-params"
     progressive: str
@@ -223,6 +226,17 @@ def apply_event(state: meter.MeterState, event: Event) -> meter.MeterState:
     if isinstance(event, ProgressiveParamsChanged) and event.opening:
         return meter.open_meter(state, params_from_dict(event.new).rates)
     return state
+
+
+def params_after(params: ProgressiveParams | None, event: Event) -> ProgressiveParams | None:
+    """The parameters in force after ``event``: an opening sets them, a change waits in ``next``
+    and the next reset (a jackpot that emptied the meter) puts it in force."""
+    if isinstance(event, ProgressiveParamsChanged):
+        new = params_from_dict(event.new)
+        return new if event.opening or params is None else replace(params, next=new)
+    if isinstance(event, ProgressiveReset) and params is not None and params.next is not None:
+        return params.next
+    return params
 
 
 def replay(events: Iterable[Event], progressive: str | None = None) -> meter.MeterState:

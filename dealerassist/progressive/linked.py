@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import psycopg
@@ -20,7 +21,7 @@ from psycopg.types.json import Jsonb
 
 from dealerassist.events import Event, event_from_dict
 from dealerassist.progressive import meter
-from dealerassist.progressive.events import ProgressiveParamsChanged, apply_event
+from dealerassist.progressive.events import apply_event, params_after
 from dealerassist.progressive.params import ProgressiveParams, params_from_dict
 from dealerassist.progressive.store import LinkDown, MeterStore, Plan, event_key, opening_plan
 
@@ -29,6 +30,7 @@ CREATE TABLE IF NOT EXISTS progressive_meter (
     name text PRIMARY KEY,
     state jsonb NOT NULL,
     params jsonb NOT NULL,
+    next_params jsonb,
     updated_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE TABLE IF NOT EXISTS progressive_ledger (
@@ -119,14 +121,15 @@ class LinkedStore(MeterStore):
                 conn = self._connect()
                 with conn.transaction():
                     row = conn.execute(
-                        "SELECT state, params FROM progressive_meter WHERE name = %s", (self.name,)
+                        "SELECT state, params, next_params FROM progressive_meter WHERE name = %s",
+                        (self.name,),
                     ).fetchone()
             except _LINK_ERRORS as exc:
                 self._drop()
                 raise LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}") from None
             if row is None:
                 raise LinkDown(f"shared meter {self.name!r} is missing from the database")
-            return meter.MeterState.from_dict(row[0]), params_from_dict(row[1])
+            return meter.MeterState.from_dict(row[0]), _params(row[1], row[2])
 
     def commit(self, keys: Sequence[str], plan: Plan) -> list[Event]:
         with self.lock:
@@ -134,11 +137,12 @@ class LinkedStore(MeterStore):
                 conn = self._connect()
                 with conn.transaction():
                     row = conn.execute(
-                        "SELECT state, params FROM progressive_meter WHERE name = %s FOR UPDATE", (self.name,)
+                        "SELECT state, params, next_params FROM progressive_meter WHERE name = %s FOR UPDATE",
+                        (self.name,),
                     ).fetchone()
                     if row is None:
                         raise LinkDown(f"shared meter {self.name!r} is missing from the database")
-                    state, params = meter.MeterState.from_dict(row[0]), params_from_dict(row[1])
+                    state, params = meter.MeterState.from_dict(row[0]), _params(row[1], row[2])
                     stored = conn.execute(
                         "SELECT event FROM progressive_ledger WHERE name = %s AND key = ANY(%s) ORDER BY seq",
                         (self.name, list(keys)),
@@ -148,13 +152,17 @@ class LinkedStore(MeterStore):
                     if events:
                         for event in events:
                             state = apply_event(state, event)
-                            if isinstance(event, ProgressiveParamsChanged):
-                                params = params_from_dict(event.new)
+                            params = params_after(params, event) or params
                         self._insert(conn, events)
                         conn.execute(
-                            "UPDATE progressive_meter SET state = %s, params = %s, updated_at = now() "
-                            "WHERE name = %s",
-                            (Jsonb(state.to_dict()), Jsonb(params.to_dict()), self.name),
+                            "UPDATE progressive_meter SET state = %s, params = %s, next_params = %s, "
+                            "updated_at = now() WHERE name = %s",
+                            (
+                                Jsonb(state.to_dict()),
+                                Jsonb(params.to_dict()),
+                                Jsonb(params.next.to_dict()) if params.next else None,
+                                self.name,
+                            ),
                         )
                         conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.name))
                 self.committed = (state, params)
@@ -215,6 +223,11 @@ class LinkedStore(MeterStore):
         self._close_listener()
         with self.lock:
             self._drop()
+
+
+def _params(active: dict[str, Any], waiting: dict[str, Any] | None) -> ProgressiveParams:
+    params = params_from_dict(active)
+    return replace(params, next=params_from_dict(waiting)) if waiting else params
 
 
 def _first_line(exc: BaseException) -> str:

@@ -41,12 +41,15 @@ class ProgressiveParams:
     rates: MeterRates
     awards: Mapping[str, ProgressiveAward] = field(default_factory=dict)
     link: str | None = None
+    # A supervisor's change waiting for the next jackpot: it takes over at the next reset.
+    next: ProgressiveParams | None = None
 
     def award(self, hand: str) -> ProgressiveAward | None:
         return self.awards.get(hand)
 
     def to_dict(self) -> dict[str, Any]:
-        """The logged form of the parameters (a ``progressive-params`` event's old/new values)."""
+        """The logged form of the parameters in force (a ``progressive-params`` event's old/new
+        values); a change waiting for the next jackpot is not part of it."""
         r = self.rates
         return {
             "name": self.name,

@@ -17,8 +17,8 @@ from typing import Any, Protocol
 from dealerassist.errors import DealerAssistError
 from dealerassist.events import Event
 from dealerassist.progressive import meter
-from dealerassist.progressive.events import ProgressiveParamsChanged, apply_event
-from dealerassist.progressive.params import ProgressiveParams, params_from_dict
+from dealerassist.progressive.events import ProgressiveParamsChanged, apply_event, params_after
+from dealerassist.progressive.params import ProgressiveParams
 
 Plan = Callable[[meter.MeterState, ProgressiveParams, frozenset[str]], list[Event]]
 
@@ -109,8 +109,7 @@ class LocalStore(MeterStore):
         if key in self.keys:
             return
         self.state = apply_event(self.state, event)
-        if isinstance(event, ProgressiveParamsChanged):
-            self.params = params_from_dict(event.new)
+        self.params = params_after(self.params, event) or self.params
         self.keys.add(key)
 
     def snapshot(self) -> tuple[meter.MeterState, ProgressiveParams]:

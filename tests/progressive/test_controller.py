@@ -144,21 +144,42 @@ def test_a_voided_round_gives_its_contributions_back_by_a_documented_correction(
     assert ctl.meter.meter == 1_000_000 and ctl.meter.reserve == 0 and ctl.meter.wagers == 0
 
 
-def test_parameters_change_only_between_rounds_by_a_supervisor_and_apply_next_round(
+def test_parameters_change_only_between_rounds_by_a_supervisor_and_take_effect_for_the_next_jackpot(
     ctl: ProgressiveController, feed: TableFeed, log: EventLog
 ) -> None:
-    new = make_params(increment="20")
+    new = make_params(increment="20", reset="7500")
     with pytest.raises(RuleViolation, match="supervisor"):
         ctl.change_params(new, "dana", "dealer")
     feed.round(1, {1: 100})
     with pytest.raises(RuleViolation, match="between rounds"):
         ctl.change_params(new, "sam", "supervisor")
     feed.settle(1, {})
-    changed = ctl.change_params(new, "sam", "supervisor")
-    assert (changed.old["increment"], changed.new["increment"]) == ("15.5", "20")
-    feed.round(2, {1: 100})
-    last = [e for e in progressive_events(log) if isinstance(e, ProgressiveContribution)][-1]
-    assert Fraction(last.to_meter) == 20
+    changed = ctl.change_params(new, "sam", "supervisor", "new layout")
+    assert (changed.old["increment"], changed.new["increment"], changed.reason) == (
+        "15.5",
+        "20",
+        "new layout",
+    )
+    assert ctl.state()["next_params"]["reset"] == "$7,500.00"
+
+    def last_increment() -> Fraction:
+        return Fraction(
+            [e for e in progressive_events(log) if isinstance(e, ProgressiveContribution)][-1].to_meter
+        )
+
+    # The players of this cycle were promised 15.5%: it stays until the jackpot is won.
+    feed.round(2, {1: 100, 2: 100})
+    assert last_increment() == Fraction("15.5")
+    feed.settle(2, {2: "seven-card-straight-flush"})
+    # The jackpot's reset starts the new cycle at the new reset value, under the new rates.
+    reset = next(e for e in progressive_events(log) if e.kind == "progressive-reset")
+    assert reset.amount_after == 750_012
+    assert ctl.params.rates.increment == 20 and ctl.state()["next_params"] is None
+    ctl.confirm(f"{TABLE}:2:2", "sam", "supervisor")
+    feed.round(3, {1: 100})
+    assert last_increment() == 20
+    again = ProgressiveController(TABLE, make_params(), log)
+    assert again.params == ctl.params and again.meter == ctl.meter
 
 
 def test_the_log_replays_to_the_controller_meter(

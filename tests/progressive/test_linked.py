@@ -228,3 +228,24 @@ def test_kill_minus_nine_on_a_linked_table_loses_and_doubles_nothing(
         r.event.key for r in EventLog(tmp_path / "t.db").records() if r.event.kind.startswith("progressive-")
     }
     assert local == {e.key for e in ledger if e.table == table}
+
+
+def test_a_parameter_change_on_one_linked_table_waits_for_the_next_jackpot_on_all(
+    pg: ThrowawayPostgres, tmp_path: Path
+) -> None:
+    link = pg.url + "?application_name=params"
+    params = make_params(link=link, name="params")
+    feeds = [TableFeed(f"params-{i}", EventLog(tmp_path / f"{i}.db")) for i in range(2)]
+    ctls = [attach(f, ProgressiveController(f.table, params, f.log, clock=FakeClock())) for f in feeds]
+    ctls[0].change_params(
+        make_params(link=link, name="params", increment="20", reset="7000"), "sam", "supervisor"
+    )
+    ctls[1].refresh()
+    assert ctls[1].state()["next_params"]["increment"] == "20"
+    feeds[1].round(1, {3: 100})
+    feeds[1].settle(1, {3: "seven-card-straight-flush"})
+    assert ctls[1].params.rates.reset == 700_000 and ctls[1].state()["amount"] == 700_004
+    ctls[0].refresh()
+    assert ctls[0].params.rates.increment == 20 and ctls[0].state()["next_params"] is None
+    for ctl in ctls:
+        ctl.stop()
