@@ -61,8 +61,11 @@ def _say(text: str) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from dealerassist.commands.run import configure_logging
     from dealerassist.simulation.demo import Demo, DemoOptions, demo_games
     from dealerassist.station.signals import stop_on_signals
+
+    configure_logging("WARNING")  # alarms and link changes on the console, next to the dealers' news
 
     if args.rounds is not None and args.rounds < 1:
         from dealerassist.simulation.demo import DemoError

@@ -36,7 +36,8 @@ def demo_vision_section() -> dict[str, Any]:
 def load_demo_deck(cache_dir: Path, say: Callable[[str], None]) -> tuple[Any, Any] | None:
     """The enrolled development deck and its card images, or None when the artwork is absent.
 
-    Enrolling takes about ten seconds, so the model is kept in ``cache_dir`` for the next start.
+    Enrolling takes about ten seconds, so the model is kept in ``cache_dir`` for the next start,
+    under a name that changes whenever the vision code does.
     """
     from dealerassist.vision import artwork
     from dealerassist.vision.deck import DeckModel, enroll
@@ -47,7 +48,7 @@ def load_demo_deck(cache_dir: Path, say: Callable[[str], None]) -> tuple[Any, An
     except artwork.ArtworkError as exc:
         say(f"camera: off ({exc})")
         return None
-    cached = cache_dir / f"{artwork.TUNING_DESIGN}.npz"
+    cached = cache_dir / f"{artwork.TUNING_DESIGN}-{_vision_version()}.npz"
     model = None
     if cached.is_file():
         try:
@@ -58,8 +59,22 @@ def load_demo_deck(cache_dir: Path, say: Callable[[str], None]) -> tuple[Any, An
         say(f"camera: enrolling the {artwork.TUNING_DESIGN} deck (once, about 10 s)")
         model = enroll(folder)
         cache_dir.mkdir(parents=True, exist_ok=True)
+        for stale in cache_dir.glob(f"{artwork.TUNING_DESIGN}-*.npz"):
+            stale.unlink(missing_ok=True)
         model.save(cached)
     return model, load_design(folder)
+
+
+def _vision_version() -> str:
+    """A digest of the vision code: a deck enrolled by older code is enrolled again, not trusted."""
+    import hashlib
+
+    import dealerassist.vision as vision
+
+    digest = hashlib.sha256()
+    for source in sorted(Path(vision.__file__).parent.glob("*.py")):
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 class SyntheticTableCamera:
@@ -106,8 +121,10 @@ class SyntheticTableCamera:
             )
             self._announced = True
         sent = 0
+        # The development deck has no joker artwork: a joker is left off the rendered layout.
+        drawable = {zone: [c for c in cards if c[0] in self.design] for zone, cards in layout.items()}
         with _CPU:
-            frame = render_layout(self.design, {k: list(v) for k, v in layout.items()})
+            frame = render_layout(self.design, drawable)
             events: list[Event] = []
             for _ in range(STABLE_FRAMES):
                 events += self.pipeline.process(frame)

@@ -1,8 +1,9 @@
 """The station's dashboard: the web app over the running pit, plus ``/healthz`` for the machine.
 
-``/healthz`` (the dashboard's, extended) needs no login (systemd, a container runtime or a load balancer asks it): it shows
-per table which device links are up and whether the event log answers, and nothing about money
-or cards. It answers 200 when everything is up and 503 otherwise, with the same JSON body.
+``/healthz`` (the dashboard's own, extended) needs no login, since systemd, a container runtime or
+a load balancer asks it: it shows per table which device links are up and whether the event log
+answers, and nothing about money or cards. It answers 200 when everything is up and 503
+otherwise, with the same JSON body.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from dealerassist.station.tables import StationTable
 
 log = logging.getLogger("dealerassist.station")
 
-DB_NAME = "events.db"
+DB_NAME = "events.sqlite3"  # backups take every *.sqlite3 of the data directory
 USERS_NAME = "users.sqlite3"
 SNAPSHOTS_NAME = "snapshots"
 # Records worth a line in the journal; the log itself keeps everything.

@@ -52,7 +52,7 @@ def test_demo_deals_settles_and_audits_every_game(tmp_path: Path) -> None:
             assert user is not None and user.role == name.removeprefix("demo-")
     finally:
         users.close()
-    db = data / "events.db"
+    db = data / "events.sqlite3"
     assert f"dealerassist audit verify --db {db}" in done.stdout
     audit = _audit(db)
     assert audit.returncode == 0 and audit.stdout.startswith("ok:"), audit.stdout + audit.stderr
@@ -126,4 +126,4 @@ def test_ctrl_c_stops_a_running_demo_cleanly_and_a_supervisor_can_log_in(tmp_pat
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
     assert "stopping (Ctrl-C)" in out
     assert f"Data dir: {data}" in out
-    assert _audit(data / "events.db").returncode == 0
+    assert _audit(data / "events.sqlite3").returncode == 0

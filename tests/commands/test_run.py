@@ -126,11 +126,22 @@ def test_run_against_emulators_reports_health_through_a_cable_pull(
     out = "\n".join(process.lines)
     assert "WARNING dealerassist.station: pu-1" in out and "shoe link DOWN" in out
     assert "\x1b[" not in out  # no colours for the journal
-    assert f"dealerassist audit verify --db {data_dir / 'events.db'}" in out
-    audit = subprocess.run(
-        [*CLI, "audit", "verify", "--db", str(data_dir / "events.db")],
+    assert f"dealerassist audit verify --db {data_dir / 'events.sqlite3'}" in out
+    assert _audit_ok(data_dir / "events.sqlite3")
+    backups = tmp_path / "backups"
+    copied = subprocess.run(
+        [*CLI, "backup", "--data-dir", str(data_dir), "--out", str(backups)],
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert audit.returncode == 0 and audit.stdout.startswith("ok:")
+    assert copied.returncode == 0, copied.stderr
+    [event_copy] = backups.glob("events-*.sqlite3")  # the backup timer's command finds the run's log
+    assert _audit_ok(event_copy)
+
+
+def _audit_ok(db: Path) -> bool:
+    done = subprocess.run(
+        [*CLI, "audit", "verify", "--db", str(db)], capture_output=True, text=True, timeout=60
+    )
+    return done.returncode == 0 and done.stdout.startswith("ok:")
