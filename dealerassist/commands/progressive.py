@@ -187,7 +187,7 @@ def _simulate(args: argparse.Namespace) -> int:
         sign.start()
         controller.subscribe(SignFeed(sign))
     controller.start()
-    sim = SimulatedTable(controller.table, controller.params, controller, seed=args.seed)
+    sim = SimulatedTable(controller.table, controller.params_in_force, controller, seed=args.seed)
     db = _db(args, SIM_DB)
 
     def emit(events: list[Any]) -> None:

@@ -575,6 +575,13 @@ class ProgressiveController:
 
     @property
     def params(self) -> ProgressiveParams:
+        """The parameters as a supervisor last set them: the change waiting for the next jackpot
+        if there is one (the base for the next change), else those in force."""
+        return self._params.next or self._params
+
+    @property
+    def params_in_force(self) -> ProgressiveParams:
+        """What the meter runs on now (contributions, awards, the qualifying wager)."""
         return self._params
 
     @property

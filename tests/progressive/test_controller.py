@@ -161,6 +161,7 @@ def test_parameters_change_only_between_rounds_by_a_supervisor_and_take_effect_f
         "new layout",
     )
     assert ctl.state()["next_params"]["reset"] == "$7,500.00"
+    assert ctl.params == new and ctl.params_in_force.rates.increment == Fraction("15.5")
 
     def last_increment() -> Fraction:
         return Fraction(
@@ -174,12 +175,12 @@ def test_parameters_change_only_between_rounds_by_a_supervisor_and_take_effect_f
     # The jackpot's reset starts the new cycle at the new reset value, under the new rates.
     reset = next(e for e in progressive_events(log) if e.kind == "progressive-reset")
     assert reset.amount_after == 750_012
-    assert ctl.params.rates.increment == 20 and ctl.state()["next_params"] is None
+    assert ctl.params_in_force == new and ctl.state()["next_params"] is None
     ctl.confirm(f"{TABLE}:2:2", "sam", "supervisor")
     feed.round(3, {1: 100})
     assert last_increment() == 20
     again = ProgressiveController(TABLE, make_params(), log)
-    assert again.params == ctl.params and again.meter == ctl.meter
+    assert again.params_in_force == new and again.meter == ctl.meter
 
 
 def test_the_log_replays_to_the_controller_meter(

@@ -242,10 +242,11 @@ def test_a_parameter_change_on_one_linked_table_waits_for_the_next_jackpot_on_al
     )
     ctls[1].refresh()
     assert ctls[1].state()["next_params"]["increment"] == "20"
+    assert ctls[1].params_in_force.rates.increment == Fraction("15.5")
     feeds[1].round(1, {3: 100})
     feeds[1].settle(1, {3: "seven-card-straight-flush"})
-    assert ctls[1].params.rates.reset == 700_000 and ctls[1].state()["amount"] == 700_004
+    assert ctls[1].params_in_force.rates.reset == 700_000 and ctls[1].state()["amount"] == 700_004
     ctls[0].refresh()
-    assert ctls[0].params.rates.increment == 20 and ctls[0].state()["next_params"] is None
+    assert ctls[0].params_in_force.rates.increment == 20 and ctls[0].state()["next_params"] is None
     for ctl in ctls:
         ctl.stop()
