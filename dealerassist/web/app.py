@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from dealerassist.core.money import format_amount
 from dealerassist.web.analytics import percent_text
-from dealerassist.web.fanout import Fanout
+from dealerassist.web.fanout import DEFAULT_QUEUE_SIZE, Fanout
 from dealerassist.web.history import DEFAULT_SHIFTS
 from dealerassist.web.runtime import Runtime
 from dealerassist.web.security import CSRF_FIELD, CSRF_HEADER, LoginThrottle, csrf_ok, csrf_token
@@ -44,7 +44,8 @@ def create_app(
     maps a device name to a callable returning its live status (frame rate, registration, last
     error) for the status page.
     ``config`` may set ``USERS_PATH`` (accounts file, default ``var/users.sqlite3``),
-    ``SECRET_KEY``, ``SNAPSHOT_DIR`` (camera snapshots), ``SHIFTS`` and any Flask setting.
+    ``SECRET_KEY``, ``SNAPSHOT_DIR`` (camera snapshots), ``SHIFTS``, ``SSE_HEARTBEAT`` (seconds),
+    ``SSE_QUEUE_SIZE`` (records a browser may lag before it is dropped) and any Flask setting.
     """
     settings = dict(config or {})
     app = Flask(__name__)
@@ -60,7 +61,7 @@ def create_app(
         JSON_SORT_KEYS=False,
     )
     app.config.update(settings)
-    fanout = Fanout(log)
+    fanout = Fanout(log, queue_size=int(settings.get("SSE_QUEUE_SIZE", DEFAULT_QUEUE_SIZE)))
     runtime = Runtime(
         pit=pit,
         log=log,

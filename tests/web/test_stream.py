@@ -86,3 +86,31 @@ def test_the_stream_needs_a_signed_in_user(live: str) -> None:
     with pytest.raises(urllib.error.HTTPError) as err:
         anonymous.get("/stream", headers={"Accept": "application/json"})
     assert err.value.code == 401
+
+
+def test_an_id_from_beyond_the_log_starts_at_its_end(dash: Dashboard, live: str) -> None:
+    dealer = _user(live, "dana")
+    stream = sse_messages(dealer.get(f"/stream?table={TCP}", headers={"Last-Event-ID": "999999"}, timeout=5))
+    dealer.act(TCP, "round-open")
+    assert json.loads(next(stream)["data"])["event"]["kind"] == "round-open"
+
+
+def test_a_browser_too_far_behind_gets_an_overflow_message_then_replays(dash: Dashboard) -> None:
+    from dealerassist.events import Meta
+    from dealerassist.web.fanout import Fanout
+    from dealerassist.web.views.stream import _events, _record_message
+
+    fanout = Fanout(dash.log, queue_size=2)
+    start = dash.log.last_seq()
+    sub = fanout.connect(after=start)
+    body = _events(sub, _record_message, heartbeat=0.05)
+    assert next(body).startswith("retry:")
+    records = [dash.log.append(Meta(table=TCP, data={"n": i})) for i in range(4)]
+    for record in records:
+        fanout.publish(record)
+    sent = [next(body) for _ in range(3)]
+    assert [m.split("\n")[0] for m in sent[:2]] == [f"id: {r.seq}" for r in records[:2]]
+    assert sent[2].startswith("event: overflow")
+    assert fanout.client_count == 0
+    again = fanout.connect(after=records[1].seq)  # the browser reconnects with Last-Event-ID
+    assert [again.next(timeout=0.1).seq for _ in range(2)] == [r.seq for r in records[2:]]

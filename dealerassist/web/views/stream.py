@@ -23,7 +23,12 @@ bp = Blueprint("stream", __name__)
 
 
 def _start_seq() -> int | str:
-    """The seq to replay after, or an error text naming the bad field."""
+    """The seq to replay after, or an error text naming the bad field.
+
+    An id beyond the log's end (a browser that saw another log) starts at the end, or the
+    client would wait for seqs that already went by.
+    """
+    last = int(runtime().log.last_seq())
     for field, raw in (
         ("Last-Event-ID", request.headers.get("Last-Event-ID")),
         ("after", request.args.get("after")),
@@ -32,8 +37,8 @@ def _start_seq() -> int | str:
             continue
         if not raw.isdigit():
             return f"{field}: must be a log seq (a whole number >= 0), got {raw!r}"
-        return int(raw)
-    return int(runtime().log.last_seq())
+        return min(int(raw), last)
+    return last
 
 
 def _events(sub: Subscription, render: Callable[[Any], str], heartbeat: float) -> Iterator[str]:
