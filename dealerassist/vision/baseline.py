@@ -17,7 +17,8 @@ from dealerassist.vision.deck import load_card_image
 from dealerassist.vision.reader import CardSighting
 
 WARP_SIZE = (200, 280)
-CORNER = (0, 0, 40, 90)  # x, y, w, h of the index corner in the warped card
+TEMPLATE = (5, 5, 32, 80)  # x, y, w, h of the index in the warped clean card
+SEARCH = (0, 0, 44, 92)  # where it is looked for in a warped frame card (slack for outline error)
 
 
 class ClassicReader:
@@ -30,11 +31,11 @@ class ClassicReader:
             image = cv2.resize(
                 load_card_image(folder / f"{name}.png"), WARP_SIZE, interpolation=cv2.INTER_AREA
             )
-            self.templates[name] = self._corner(image)
+            self.templates[name] = self._crop(image, TEMPLATE)
 
     @staticmethod
-    def _corner(card: np.ndarray) -> np.ndarray:
-        x, y, w, h = CORNER
+    def _crop(card: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+        x, y, w, h = box
         return cv2.cvtColor(card[y : y + h, x : x + w], cv2.COLOR_BGR2GRAY)
 
     def read(self, frame: np.ndarray) -> list[CardSighting]:
@@ -60,7 +61,7 @@ class ClassicReader:
         for turn in (0, 2):
             turned = np.roll(quad, -turn, axis=0)
             card = cv2.warpPerspective(frame, cv2.getPerspectiveTransform(turned, target), WARP_SIZE)
-            corner = self._corner(card)
+            corner = self._crop(card, SEARCH)
             for name, template in self.templates.items():
                 score = float(cv2.matchTemplate(corner, template, cv2.TM_CCOEFF_NORMED).max())
                 if score > best_score:

@@ -87,9 +87,15 @@ def find_glyphs(
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     h, w = mask.shape
     blobs = []
+    cut_off = []  # ink cut by the patch's left or top edge: print that started before this "corner"
     for i in range(1, count):
         x, y, bw, bh, area = (int(v) for v in stats[i])
-        if area < MIN_GLYPH_PX or x == 0 or y == 0 or x + bw >= w or y + bh >= h:
+        if area < MIN_GLYPH_PX:
+            continue
+        if x == 0 or y == 0 or x + bw >= w or y + bh >= h:
+            lone_edge = (x == 0) != (y == 0)  # not the felt in the rounded corner itself
+            if lone_edge and min(bw, bh) > 3 and bh < 0.6 * h and bw < 0.6 * w:
+                cut_off.append((y, x, x + bw, y + bh, i))
             continue
         blobs.append((y, x, x + bw, y + bh, i))
     if not blobs:
@@ -121,6 +127,10 @@ def find_glyphs(
         if b[0] >= gy1 - 1 and b[1] < gx1 + 2 and b[2] > gx0 - 2 and b[0] - gy1 <= 0.8 * (gy1 - gy0) + 3
     ]
     if not below:
+        if gx1 - gx0 > 1.5 * rank_w or not _margin_clear(
+            blobs + cut_off, {b[4] for b in group}, gx0, gy0, gx1, gy1
+        ):
+            return None
         return _split_merged(patch, labels, count, [b[4] for b in group], (gx0, gy0, gx1, gy1), rank_h)
     suit = below[0]
     suit_group = [
@@ -130,11 +140,23 @@ def find_glyphs(
     sx1, sy1 = max(b[2] for b in suit_group), max(b[3] for b in suit_group)
     if sy1 - sy0 < 5:
         return None
+    # An index sits in the corner with nothing but paper between it and the card's edges; ink there
+    # means this is not the card's corner (a junction or a projected corner inside another card).
+    used = {b[4] for b in group} | {b[4] for b in suit_group}
+    if not _margin_clear(blobs + cut_off, used, gx0, gy0, gx1, sy1):
+        return None
     rank_ids = [b[4] for b in group]
     suit_ids = [b[4] for b in suit_group]
     return (
         _glyph(patch, labels, rank_ids, (gx0, gy0, gx1, gy1)),
         _glyph(patch, labels, suit_ids, (sx0, sy0, sx1, sy1)),
+    )
+
+
+def _margin_clear(blobs: list[tuple[int, ...]], used: set[int], x0: int, y0: int, x1: int, y1: int) -> bool:
+    """No other ink between the index (x0, y0, x1, y1) and the card's top and side edges."""
+    return not any(
+        b[4] not in used and b[0] < y1 and (b[2] <= x0 + 1 or b[3] <= y0 + 1) and b[1] < x1 for b in blobs
     )
 
 

@@ -137,7 +137,9 @@ class CardReader:
         )
         if self.suits.scores(rank.feature)[1] >= r_score - 0.05:
             confidence = 0.0  # the "rank" looks like a suit symbol: a pip seen from a false corner
-        if not self._colour_agrees(suit.colour, s_label):
+        if not self._colour_agrees(suit.colour, s_label) or self._colour_conflicts(rank.colour, s_label):
+            # An index prints rank and suit in the suit's colour: a grey edge or a court's frame read
+            # as a rank, or a pip of another colour, fails here.
             confidence = min(confidence, 0.3)
         code = f"{r_label}{s_label}"
         return (code if confidence >= self.thresholds.accept else None), confidence
@@ -157,6 +159,17 @@ class CardReader:
         along = float(seen @ own) / strength
         across = float(np.linalg.norm(seen - own * (along / strength)))
         return along >= 0.35 * strength and across <= 0.5 * along
+
+    def _colour_conflicts(self, seen: np.ndarray, suit: str) -> bool:
+        """Rank ink clearly of another colour than the suit (thin strokes may only look greyer)."""
+        colours = self.deck.suit_colours
+        own = colours[suit]
+        strength = float(np.linalg.norm(own))
+        chroma = float(np.linalg.norm(seen))
+        if strength < ACHROMATIC:
+            coloured = [float(np.linalg.norm(c)) for c in colours.values() if np.linalg.norm(c) >= ACHROMATIC]
+            return bool(coloured) and chroma >= min(coloured) / 2.0
+        return chroma >= 0.35 * strength and float(seen @ own) < 0.7 * chroma * strength
 
     def _index_in_place(self, rank: Glyph, limit: float) -> bool:
         """The rank must start where the deck prints it, measured in the card size its own height implies."""
