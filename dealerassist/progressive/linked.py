@@ -45,6 +45,13 @@ CREATE TABLE IF NOT EXISTS progressive_ledger (
 );
 """
 CHANNEL = "progressive_meter"
+# The meter row, locked, with the already stored events of the keys a plan asks about.
+_LOCK_ROW = (
+    "SELECT m.state, m.params, m.next_params, "
+    "(SELECT coalesce(json_agg(l.event ORDER BY l.seq), '[]'::json) FROM progressive_ledger l "
+    "WHERE l.name = m.name AND l.key = ANY(%s)) "
+    "FROM progressive_meter m WHERE m.name = %s FOR UPDATE OF m"
+)
 _LINK_ERRORS = (psycopg.OperationalError, psycopg.InterfaceError)
 
 
@@ -132,27 +139,22 @@ class LinkedStore(MeterStore):
             return meter.MeterState.from_dict(row[0]), _params(row[1], row[2])
 
     def commit(self, keys: Sequence[str], plan: Plan) -> list[Event]:
+        """One transaction in two round trips while the row is locked: read the row and the stored
+        events of ``keys`` together, then send the writes and the commit as one pipeline."""
         with self.lock:
             try:
                 conn = self._connect()
-                with conn.transaction():
-                    row = conn.execute(
-                        "SELECT state, params, next_params FROM progressive_meter WHERE name = %s FOR UPDATE",
-                        (self.name,),
-                    ).fetchone()
+                with conn.pipeline(), conn.transaction():
+                    row = conn.execute(_LOCK_ROW, (list(keys), self.name)).fetchone()
                     if row is None:
                         raise LinkDown(f"shared meter {self.name!r} is missing from the database")
                     state, params = meter.MeterState.from_dict(row[0]), _params(row[1], row[2])
-                    stored = conn.execute(
-                        "SELECT event FROM progressive_ledger WHERE name = %s AND key = ANY(%s) ORDER BY seq",
-                        (self.name, list(keys)),
-                    ).fetchall()
-                    existing = [event_from_dict(r[0]) for r in stored]
+                    existing = [event_from_dict(e) for e in row[3]]
                     events = plan(state, params, frozenset(event_key(e) for e in existing))
+                    for event in events:
+                        state = apply_event(state, event)
+                        params = params_after(params, event) or params
                     if events:
-                        for event in events:
-                            state = apply_event(state, event)
-                            params = params_after(params, event) or params
                         self._insert(conn, events)
                         conn.execute(
                             "UPDATE progressive_meter SET state = %s, params = %s, next_params = %s, "

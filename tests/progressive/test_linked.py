@@ -172,6 +172,8 @@ def test_linked_tables_see_each_others_hits_and_any_supervisor_confirms(
     assert ctls[0].state()["win"]["table"] == "hits-1"
     with pytest.raises(RuleViolation, match="locked"):
         ctls[0].check_wager(1, "progressive", 100)
+    with pytest.raises(RuleViolation, match="no jackpot"):
+        ctls[0].confirm("hits-1:1:5", "sam", "supervisor")
     ctls[0].confirm("hits-1:1:4", "sam", "supervisor")
     ctls[1].refresh()
     assert ctls[1].state()["status"] == "normal" and ctls[1].state()["amount"] == 500_008
