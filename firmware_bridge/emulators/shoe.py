@@ -28,7 +28,8 @@ from typing import Final
 from dealerassist.core.cards import Card, parse_cards
 from dealerassist.core.decks import load_deck
 from firmware_bridge.emulators.base import DeviceEmulator
-from firmware_bridge.shoe.framing import Frame, FrameDecoder, encode_frame
+from firmware_bridge.shoe.crc import crc16_ccitt_false
+from firmware_bridge.shoe.framing import EOF_BYTE, SOF, Frame, FrameDecoder, encode_frame, stuff
 from firmware_bridge.shoe.messages import (
     STATUS_BY_NAME,
     T_ACK,
@@ -259,9 +260,9 @@ class ShoeEmulator(DeviceEmulator):
         if fault == "drop":
             return
         if fault == "bad-crc":
-            wire = wire[:-2] + bytes((wire[-2] ^ 0x01,)) + wire[-1:]
-            if wire[-2] in (0x7D, 0x7E, 0x7F):
-                wire = wire[:-2] + bytes((0x00,)) + wire[-1:]
+            body = bytes((frame.seq, frame.type)) + frame.payload
+            wrong = crc16_ccitt_false(body) ^ 0x0001  # damaged before stuffing: still a clean frame
+            wire = bytes((SOF,)) + stuff(body + wrong.to_bytes(2, "big")) + bytes((EOF_BYTE,))
         if fault == "truncate":
             self.send(wire[: len(wire) // 2])
         if frame.type == T_CARD:
