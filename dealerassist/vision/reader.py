@@ -263,6 +263,8 @@ class CardReader:
                     votes=[(code, confidence)],
                     index_point=corner.point + corner.x_axis * across + corner.y_axis * down,
                 )
+                if confidence >= 1.0:
+                    break  # nothing to gain from another size guess
         if best is not None:
             return best
         # Not an index corner: maybe a back. A back's pattern inks the inside of the corner, plain paper
