@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from dealerassist.cli import main
 
 
+@pytest.mark.slow
 def test_bench_vision_reports_both_readers(capsys) -> None:
     assert main(["bench", "vision", "--designs", "kennard-4color-bf", "--scenes", "2", "--seed", "3"]) == 0
     out = capsys.readouterr().out
