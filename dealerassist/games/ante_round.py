@@ -4,16 +4,14 @@ Ante/Play/Ante Bonus schedule both games pay (``settle_ante_play``), which the a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import ClassVar, Final
 
-from dealerassist.core.cards import Card
 from dealerassist.core.money import pay_odds
 from dealerassist.core.paytables import PayTable
 from dealerassist.errors import RuleViolation
 from dealerassist.games.base import (
     DEALER,
-    DealStep,
     Decision,
     Settlement,
     TableRules,
@@ -21,7 +19,7 @@ from dealerassist.games.base import (
     seat_position,
 )
 from dealerassist.games.settling import EVEN_MONEY, lost, pushed, won
-from dealerassist.games.table_round import TableRound
+from dealerassist.games.table_round import TableRound, deal_plan
 from dealerassist.hands.value import HandValue
 
 DEAL_ORDERS: Final = ("packets", "rounds")
@@ -49,8 +47,6 @@ class AnteRound(TableRound):
             )
         self.plays: dict[int, int] = {}
         self.folded: set[int] = set()
-        self._plan: list[DealStep] = []
-        self._dealt = 0
 
     # Betting --------------------------------------------------------------------------------
 
@@ -68,25 +64,6 @@ class AnteRound(TableRound):
         self._plan = deal_plan(positions, counts, self.deal_order, self.dealer_up)
         self.cards = {p: [] for p in positions}
         self.phase = "dealing"
-
-    # Dealing --------------------------------------------------------------------------------
-
-    def next_deal(self) -> DealStep | None:
-        if self.phase != "dealing":
-            return None
-        return self._plan[self._dealt]
-
-    def deal(self, card: Card) -> DealStep:
-        step = self.next_deal()
-        if step is None:
-            raise RuleViolation("no-card-expected", f"no card is expected in phase {self.phase!r}")
-        self.shoe.take(card)
-        self.cards[step.position].append(card)
-        self._dealt += 1
-        if self._dealt == len(self._plan):
-            self.phase = "decisions"
-            self._maybe_complete()
-        return step
 
     # Decisions ------------------------------------------------------------------------------
 
@@ -150,17 +127,6 @@ class AnteRound(TableRound):
         if seat in self.plays:
             stakes["play"] = self.plays[seat]
         return stakes
-
-
-def deal_plan(
-    positions: Sequence[str], counts: Mapping[str, int], order: str, dealer_up: frozenset[int]
-) -> list[DealStep]:
-    """The shoe's order: whole packets position by position, or one card per position per pass."""
-    if order == "packets":
-        pairs = [(p, i) for p in positions for i in range(counts[p])]
-    else:
-        pairs = [(p, i) for i in range(max(counts.values())) for p in positions if i < counts[p]]
-    return [DealStep(p, i, p == DEALER and i in dealer_up) for p, i in pairs]
 
 
 def settle_ante_play(

@@ -242,26 +242,14 @@ class FaceUpPaiGowRound(TableRound):
             dealt = [s for s in range(1, self.rules.seats + 1) if s != self.banker]
         self.order = deal_order(total, self.rules.seats, dealt)
         self.cards = {p: [] for p in self.order}
+        self._plan = [DealStep(p, i, face_up=p == DEALER) for p in self.order for i in range(HAND_SIZE)]
         self.phase = "dealing"
 
-    def next_deal(self) -> DealStep | None:
-        if self.phase != "dealing":
-            return None
-        dealt = sum(len(c) for c in self.cards.values())
-        position = self.order[dealt // HAND_SIZE]
-        return DealStep(position, dealt % HAND_SIZE, face_up=position == DEALER)
-
     def deal(self, card: Card) -> DealStep:
-        step = self.next_deal()
-        if step is None:
-            raise RuleViolation("no-card-expected", f"no card is expected in phase {self.phase!r}")
-        self.shoe.take(card)
-        self.cards[step.position].append(card)
-        if step.position == DEALER and len(self.cards[DEALER]) == HAND_SIZE:
+        """The house dealer sets the dealer's hand by the House Way as soon as its seventh card is in."""
+        step = super().deal(card)
+        if step.position == DEALER and step.index == HAND_SIZE - 1:
             self.settings[DEALER] = self.options.house_way.set_hand(self.cards[DEALER])
-        if all(len(c) == HAND_SIZE for c in self.cards.values()):
-            self.phase = "setting"
-            self._maybe_complete()
         return step
 
     # Hand setting ----------------------------------------------------------------------------

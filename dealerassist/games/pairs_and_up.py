@@ -42,7 +42,6 @@ from dealerassist.core.money import parse_amount
 from dealerassist.errors import RuleViolation
 from dealerassist.games.base import (
     DEALER,
-    DealStep,
     Decision,
     Game,
     Settlement,
@@ -51,7 +50,7 @@ from dealerassist.games.base import (
     seat_position,
 )
 from dealerassist.games.settling import pay_by_table, progressive_result, wager_result
-from dealerassist.games.table_round import TableRound
+from dealerassist.games.table_round import TableRound, deal_plan
 from dealerassist.hands import (
     PAIRS_AND_UP_PATTERNS,
     pairs_and_up_hand,
@@ -161,7 +160,6 @@ class PairsAndUpRound(TableRound):
         self.options = PairsAndUpOptions.from_rules(rules)
         self.plays: dict[int, tuple[str, int]] = {}
         self.folded: set[int] = set()
-        self._plan: list[DealStep] = []
 
     # Betting ---------------------------------------------------------------------------------
 
@@ -181,31 +179,10 @@ class PairsAndUpRound(TableRound):
                     "side-bet-needs-ante", f"seat {seat}: Double Match and Progressive need an Ante"
                 )
         positions = [seat_position(s) for s in sorted(self.wagers)] + [DEALER]
-        if self.options.deal_order == "rounds":
-            pairs = [(p, i) for i in range(2) for p in positions]
-        else:
-            pairs = [(p, i) for p in positions for i in range(2)]
-        self._plan = [DealStep(p, i, face_up=False) for p, i in pairs]
+        counts = dict.fromkeys(positions, 2)  # two cards to every spot and two to the dealer
+        self._plan = deal_plan(positions, counts, self.options.deal_order, dealer_up=frozenset())
         self.cards = {p: [] for p in positions}
         self.phase = "dealing"
-
-    # Dealing ---------------------------------------------------------------------------------
-
-    def next_deal(self) -> DealStep | None:
-        if self.phase != "dealing":
-            return None
-        return self._plan[sum(len(c) for c in self.cards.values())]
-
-    def deal(self, card: Card) -> DealStep:
-        step = self.next_deal()
-        if step is None:
-            raise RuleViolation("no-card-expected", f"no card is expected in phase {self.phase!r}")
-        self.shoe.take(card)
-        self.cards[step.position].append(card)
-        if sum(len(c) for c in self.cards.values()) == len(self._plan):
-            self.phase = "decisions"
-            self._maybe_complete()
-        return step
 
     # Decisions -------------------------------------------------------------------------------
 

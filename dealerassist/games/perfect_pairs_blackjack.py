@@ -127,8 +127,6 @@ class PerfectPairsRound(TableRound):
             self.blackjack_odds = Odds.parse(rules.option("blackjack_pays", "3 to 2"))
         except MoneyError as exc:
             raise RuleViolation("blackjack-pays", f"blackjack_pays: {exc}") from None
-        self._plan: list[DealStep] = []
-        self._dealt = 0
 
     # Betting --------------------------------------------------------------------------------
 

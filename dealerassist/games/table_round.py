@@ -13,6 +13,8 @@ from dealerassist.core.decks import RoundCards
 from dealerassist.core.paytables import PayTable
 from dealerassist.errors import RuleViolation
 from dealerassist.games.base import (
+    DEALER,
+    DealStep,
     GameRound,
     Settlement,
     TableRules,
@@ -38,6 +40,8 @@ class TableRound(GameRound):
         self.forfeits: dict[int, str] = {}
         self.cards: dict[str, list[Card]] = {}
         self.shoe = RoundCards(rules.deck)
+        self._plan: list[DealStep] = []
+        self._dealt = 0
         self._settlement: Settlement | None = None
 
     # Betting --------------------------------------------------------------------------------
@@ -77,6 +81,26 @@ class TableRound(GameRound):
         seat_bets.pop(bet, None)
         if not seat_bets:
             self.wagers.pop(seat, None)
+
+    # Dealing by a plan fixed when betting closes ---------------------------------------------
+
+    def next_deal(self) -> DealStep | None:
+        if self.phase != "dealing":
+            return None
+        return self._plan[self._dealt]
+
+    def deal(self, card: Card) -> DealStep:
+        """The card goes where the plan says; the last one opens the decisions."""
+        step = self.next_deal()
+        if step is None:
+            raise RuleViolation("no-card-expected", f"no card is expected in phase {self.phase!r}")
+        self.shoe.take(card)
+        self.cards[step.position].append(card)
+        self._dealt += 1
+        if self._dealt == len(self._plan):
+            self.phase = self.DECISION_PHASE
+            self._maybe_complete()
+        return step
 
     # Decisions: one per seat, in seat order ------------------------------------------------
 
@@ -183,3 +207,14 @@ class TableRound(GameRound):
         if parsed is None or parsed[1] != 1:
             raise RuleViolation("position-exists", f"{position} does not make decisions in this game")
         return parsed[0]
+
+
+def deal_plan(
+    positions: Sequence[str], counts: Mapping[str, int], order: str, dealer_up: frozenset[int]
+) -> list[DealStep]:
+    """The shoe's order: whole packets position by position, or one card per position per pass."""
+    if order == "packets":
+        pairs = [(p, i) for p in positions for i in range(counts[p])]
+    else:
+        pairs = [(p, i) for i in range(max(counts.values())) for p in positions if i < counts[p]]
+    return [DealStep(p, i, p == DEALER and i in dealer_up) for p, i in pairs]
