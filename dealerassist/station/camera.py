@@ -89,8 +89,12 @@ class CameraFeed:
         self._thread.start()
 
     def _run(self) -> None:
+        """The pipeline's loop, counting frames as they come for the status page."""
         try:
-            self.frames = self.pipeline.run(self.link, self.link.on_event)
+            for frame in self.link.frames():
+                for event in self.pipeline.process(frame):
+                    self.link.on_event(event)
+                self.frames += 1
         except Exception:
             log.exception("camera %s: the vision pipeline stopped", self.table)
             self.up = False

@@ -92,37 +92,54 @@ class Station:
         )
 
     def _start_devices(self, table: StationTable) -> None:
-        from dealerassist.progressive.sign import SignFeed
+        feed = self.feed(table.table_id)
+        if "shoe" in table.serial:
+            self._start_shoe(table, feed)
+        if "sign" in table.serial:
+            self._start_sign(table, feed)
+        if table.camera_url and table.table_id not in self.cameras:
+            self._start_camera(table, feed)
+
+    def _start_shoe(self, table: StationTable, feed: Callable[[Event], None]) -> None:
         from firmware_bridge.shoe.driver import ShoeReader
+
+        reader = ShoeReader(table.serial["shoe"], table.table_id, feed, silence_timeout=self.shoe_silence_s)
+        reader.start()
+        self._stoppers.insert(0, reader.stop)
+        self.shoes[table.table_id] = reader
+
+    def _start_sign(self, table: StationTable, feed: Callable[[Event], None]) -> None:
+        from dealerassist.progressive.sign import SignFeed
         from firmware_bridge.sign.driver import JackpotSign
 
+        url = table.serial["sign"].url
+        shared = next((sign for sign in self.signs.values() if sign.config.url == url), None)
+        if shared is not None:
+            # One sign over a linked bank of tables: the first table drives it (a shared meter shows
+            # the same amount at every table) and reports its link; one port cannot be opened twice.
+            self.signs[table.table_id] = shared
+            return
+        sign = JackpotSign(
+            table.serial["sign"], max_rate_hz=self.sign_rate_hz, table=table.table_id, on_event=feed
+        )
+        sign.start()
+        self._stoppers.insert(0, sign.stop)
+        self.signs[table.table_id] = sign
+        controller = self.controllers[table.table_id]
+        sign_feed = SignFeed(sign)
+        controller.subscribe(sign_feed)
+        sign_feed(controller.state())
+
+    def _start_camera(self, table: StationTable, feed: Callable[[Event], None]) -> None:
+        assert table.camera_url is not None and table.camera_deck is not None
         table_id = table.table_id
-        feed = self.feed(table_id)
-        if "shoe" in table.serial:
-            reader = ShoeReader(table.serial["shoe"], table_id, feed, silence_timeout=self.shoe_silence_s)
-            reader.start()
-            self._stoppers.insert(0, reader.stop)
-            self.shoes[table_id] = reader
-        if "sign" in table.serial:
-            sign = JackpotSign(
-                table.serial["sign"], max_rate_hz=self.sign_rate_hz, table=table_id, on_event=feed
-            )
-            sign.start()
-            self._stoppers.insert(0, sign.stop)
-            self.signs[table_id] = sign
-            controller = self.controllers[table_id]
-            sign_feed = SignFeed(sign)
-            controller.subscribe(sign_feed)
-            sign_feed(controller.state())
-        if table.camera_url and table_id not in self.cameras:
-            assert table.camera_deck is not None
-            pipeline = build_pipeline(
-                table_id, table.config.vision, str(table.config.path), table.camera_deck, self.snapshot_dir
-            )
-            camera = CameraFeed(table_id, table.camera_url, pipeline, feed)
-            camera.start()
-            self._stoppers.insert(0, camera.stop)
-            self.cameras[table_id] = camera
+        pipeline = build_pipeline(
+            table_id, table.config.vision, str(table.config.path), table.camera_deck, self.snapshot_dir
+        )
+        camera = CameraFeed(table_id, table.camera_url, pipeline, feed)
+        camera.start()
+        self._stoppers.insert(0, camera.stop)
+        self.cameras[table_id] = camera
 
     def on_stop(self, stop: Callable[[], None]) -> None:
         """Run ``stop`` when the station stops, before the log closes."""

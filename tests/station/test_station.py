@@ -95,3 +95,17 @@ def test_pulled_shoe_cable_alarms_recovers_and_loses_no_card(station: Station, s
     assert cleared[0].alarm_id == alarms[0].alarm_id
     links = [(e.device, e.up) for e in _records(station, "device-link") if e.device == "shoe"]
     assert links[-3:] == [("shoe", True), ("shoe", False), ("shoe", True)]
+
+
+def test_tables_sharing_one_sign_open_it_once(tmp_path: Path, shoe: ShoeEmulator, sign: SignEmulator) -> None:
+    first = check_table(table_from_mapping(table_data("pairs-and-up", None, sign.url), "pu (test)"))
+    second = check_table(table_from_mapping(table_data("face-up-pai-gow", None, sign.url), "fupg (test)"))
+    running = Station([first, second], tmp_path / "data", sign_rate_hz=20.0)
+    running.start()
+    try:
+        assert running.signs["pu-1"] is running.signs["fupg-1"]
+        wait_for(lambda: running.health()["ok"], what="the shared sign up")
+        devices = {t: running.health()["tables"][t]["devices"] for t in ("pu-1", "fupg-1")}
+        assert devices["pu-1"]["sign"] == devices["fupg-1"]["sign"] == {"up": True, "url": sign.url}
+    finally:
+        running.stop()
