@@ -164,7 +164,13 @@ def sse_latency(site: Site, clients: int, events: int, pace_s: float) -> dict[st
     }
 
 
-def request_rate(site: Site, path: str, total: int, workers: int) -> dict[str, Any]:
+def request_rate(site: Site, path: str, total: int, workers: int, warmup: int = 5) -> dict[str, Any]:
+    """Timed GETs of ``path`` after ``warmup`` untimed ones (template compilation, caches)."""
+    conn = http.client.HTTPConnection("127.0.0.1", site.port, timeout=30)
+    for _ in range(warmup):
+        conn.request("GET", path, headers={"Cookie": site.cookie})
+        conn.getresponse().read()
+    conn.close()
     per_worker = total // workers
     timings: list[float] = []
     lock = threading.Lock()

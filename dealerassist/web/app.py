@@ -19,6 +19,7 @@ from dealerassist.core.money import format_amount
 from dealerassist.web.analytics import percent_text
 from dealerassist.web.fanout import DEFAULT_QUEUE_SIZE, Fanout
 from dealerassist.web.history import DEFAULT_SHIFTS
+from dealerassist.web.records import when
 from dealerassist.web.runtime import Runtime
 from dealerassist.web.security import CSRF_FIELD, CSRF_HEADER, LoginThrottle, csrf_ok, csrf_token
 from dealerassist.web.users import UserStore
@@ -78,6 +79,7 @@ def create_app(
     pit.subscribe(fanout.publish)
     for controller in runtime.progressives().values():
         controller.subscribe(fanout.catch_up)
+    app.jinja_env.filters["when"] = when
     _install_hooks(app)
     _register_blueprints(app)
     return app

@@ -9,6 +9,7 @@ from dealerassist.core.money import format_amount
 PROGRESSIVE_PREFIX = "progressive"
 # Fields every line already shows another way (the who and why suffixes, the round header).
 _SHOWN_APART = frozenset({"kind", "table", "user", "role", "round_id", "reason"})
+_LONGEST = 200
 
 
 def record_json(record: Any) -> dict[str, Any]:
@@ -67,4 +68,11 @@ def describe(event: dict[str, Any]) -> str:
     fields = ", ".join(
         f"{k}={v}" for k, v in event.items() if k not in _SHOWN_APART and v not in ("", None, [], {})
     )
+    if len(fields) > _LONGEST:
+        fields = fields[: _LONGEST - 1] + "…"  # the full record is one click away (JSONL export)
     return f"{kind}{': ' + fields if fields else ''}{who}{why}"
+
+
+def when(recorded_at: str) -> str:
+    """``2026-11-29T14:26:09.166339Z`` as ``2026-11-29 14:26:09`` (UTC) for tables people read."""
+    return recorded_at[:19].replace("T", " ") if recorded_at else ""
