@@ -13,8 +13,11 @@ controller until the sign emulator (TCP, 9600 baud modelled) received an amount 
 the contributions made it; the emulator is driven by the real ``JackpotSign`` at ``--sign-hz``. For
 the linked meter the sign is fed by its own follower controller (LISTEN/NOTIFY), as on a pit sign.
 
-All tables share one Python process (and its GIL) here, where a pit runs one process per table:
-the figures are on the pessimistic side. Peers measured in the same run: the bare commit rate of
+Standalone tables run as threads of this process (one GIL); linked tables run as threads of
+``--processes`` table processes (default 1), the pit sign in this one. A ``commit p99`` column
+gives the time from handing betting close over until its contributions are committed.
+
+Peers measured in the same run: the bare commit rate of
 the same store — a 6-event ``append_many`` on an event log, a one-row ``UPDATE`` transaction on
 PostgreSQL — with the same number of threads, so the ratio says what the progressive's
 bookkeeping costs over its storage.
@@ -27,6 +30,8 @@ this folder came first on the path). About a minute at the defaults.
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
 import tempfile
 import threading
@@ -85,6 +90,7 @@ class Run:
     seconds: float = 0.0
     contributions: int = 0
     latencies_ms: list[float] = field(default_factory=list)
+    commit_ms: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -108,6 +114,7 @@ class BenchTable:
         self.controller = ProgressiveController(name, params, self.log)
         self.round_id = 0
         self.samples: list[tuple[float, int]] = []  # (betting closed handed over, amount after)
+        self.commit_ms: list[float] = []  # betting close handed over -> contributions committed
 
     def emit(self, events: list[Any]) -> None:
         for record in self.log.append_many(events):
@@ -123,6 +130,7 @@ class BenchTable:
         seq = self.log.last_seq()
         started = time.monotonic()
         self.emit([BettingClosed(table=t, round_id=r)])
+        self.commit_ms.append((time.monotonic() - started) * 1000)
         after = [
             rec.event.amount_after
             for rec in self.log.records(after=seq, table=t)
@@ -140,6 +148,7 @@ def run_tables(tables: list[BenchTable], seconds: float, rate: float | None, run
     for table in tables:  # warm-up: first commits, first sign writes, caches
         table.play_round()
         table.samples.clear()
+        table.commit_ms.clear()
     counts = [0] * len(tables)
     stop_at = time.monotonic() + seconds
     interval = SEATS / rate if rate else 0.0
@@ -164,6 +173,7 @@ def run_tables(tables: list[BenchTable], seconds: float, rate: float | None, run
         thread.join()
     run.seconds = time.monotonic() - begun
     run.contributions = sum(counts)
+    run.commit_ms = [ms for table in tables for ms in table.commit_ms]
 
 
 def sign_latencies(samples: list[tuple[float, int]], sign: TimedSign) -> list[float]:
@@ -217,27 +227,89 @@ def bench_sqlite(n: int, seconds: float, rate: float | None, sign_hz: float, bau
 
 
 def bench_postgres(
-    pg: ThrowawayPostgres, n: int, seconds: float, rate: float | None, sign_hz: float, baud: int | None
+    pg: ThrowawayPostgres,
+    n: int,
+    seconds: float,
+    rate: float | None,
+    sign_hz: float,
+    baud: int | None,
+    processes: int,
 ) -> Run:
+    """N tables on one shared meter, spread over ``processes`` table processes (as in a pit, where
+    linked tables never share one interpreter); the pit sign follows in this process."""
     run = Run("postgres", "paced" if rate else "max", n)
-    name = f"bench-{run.mode}-{n}"
+    run.mode += f" ({processes} proc)"
+    name = f"bench-{rate or 'max'}-{n}-{processes}"
     params = params_from_section({**SECTION, "name": name, "link": pg.url}, "bench")
     with tempfile.TemporaryDirectory(prefix="da-bench-") as tmp:
-        tables = [BenchTable(f"t{i:02d}", params, Path(tmp)) for i in range(n)]
         follower = ProgressiveController("pit-sign", params, EventLog(Path(tmp) / "sign.db"), poll_s=1.0)
         try:
             with Signs(1, sign_hz, baud) as [(emulator, driver)]:
                 follower.subscribe(SignFeed(driver))
                 follower.refresh()
                 follower.start()
-                run_tables(tables, seconds, rate, run)
+                start_at = time.monotonic() + 3.0 + n * 0.05
+                shares = [range(i, n, processes) for i in range(processes)]
+                workers = [
+                    subprocess.Popen(
+                        [
+                            sys.executable,
+                            "-m",
+                            "bench.progressive",
+                            "--worker",
+                            pg.url,
+                            name,
+                            ",".join(str(t) for t in share),
+                            str(seconds),
+                            str(rate or 0),
+                            str(start_at),
+                        ],
+                        cwd=Path(__file__).resolve().parents[1],
+                        stdout=subprocess.PIPE,
+                        text=True,
+                    )
+                    for share in shares
+                    if share
+                ]
+                samples: list[tuple[float, int]] = []
+                for worker in workers:
+                    out, _ = worker.communicate(timeout=seconds + 120)
+                    if worker.returncode != 0:
+                        run.errors.append(f"table process exited {worker.returncode}")
+                        continue
+                    data = json.loads(out.strip().splitlines()[-1])
+                    samples += [tuple(x) for x in data["samples"]]
+                    run.commit_ms += data["commit_ms"]
+                    run.contributions += data["contributions"]
+                    run.errors += data["errors"]
+                    run.seconds = max(run.seconds, data["seconds"])
                 time.sleep(0.5)
-                run.latencies_ms = sign_latencies([s for t in tables for s in t.samples], emulator)
+                run.latencies_ms = sign_latencies(samples, emulator)
         finally:
             follower.stop()
-            for table in tables:
-                table.controller.stop()
     return run
+
+
+def worker(url: str, name: str, tables: str, seconds: float, rate: float, start_at: float) -> int:
+    """A table process of ``bench_postgres``: its tables play until done, then one JSON line."""
+    params = params_from_section({**SECTION, "name": name, "link": url}, "bench")
+    run = Run("postgres", "worker", 0)
+    with tempfile.TemporaryDirectory(prefix="da-bench-") as tmp:
+        bench_tables = [BenchTable(f"t{int(i):02d}", params, Path(tmp)) for i in tables.split(",")]
+        time.sleep(max(0.0, start_at - time.monotonic()))
+        run_tables(bench_tables, seconds, rate or None, run)
+        for table in bench_tables:
+            table.controller.stop()
+    samples = [s for t in bench_tables for s in t.samples]
+    result = {
+        "samples": samples,
+        "commit_ms": run.commit_ms,
+        "contributions": run.contributions,
+        "errors": run.errors,
+        "seconds": run.seconds,
+    }
+    print(json.dumps(result))
+    return 0
 
 
 def peer_sqlite(n: int, seconds: float) -> Run:
@@ -294,16 +366,17 @@ def _threads(n: int, work: Callable[[int], None], run: Run) -> None:
 def report(runs: list[Run], peers: dict[str, Run]) -> list[str]:
     lines = [
         f"{'backend':9} {'tables':>6} {'mode':26} {'contrib/s':>10} {'vs peer':>8} "
-        f"{'sign p50 ms':>11} {'sign p99 ms':>11} {'samples':>7}"
+        f"{'commit p99':>10} {'sign p50 ms':>11} {'sign p99 ms':>11} {'samples':>7}"
     ]
     for run in [*runs, *peers.values()]:
         peer = peers.get(run.backend)
         ratio = f"{run.rate / peer.rate:8.2f}" if peer and run is not peer and peer.rate else f"{'':8}"
         p50 = percentile(run.latencies_ms, 50)
         p99 = percentile(run.latencies_ms, 99)
+        commit = percentile(run.commit_ms, 99)
         lines.append(
             f"{run.backend:9} {run.tables:6d} {run.mode:26} {run.rate:10.1f} {ratio} "
-            f"{p50:11.1f} {p99:11.1f} {len(run.latencies_ms):7d}"
+            f"{commit:10.1f} {p50:11.1f} {p99:11.1f} {len(run.latencies_ms):7d}"
         )
         lines.extend(f"  error: {e}" for e in run.errors[:3])
     return lines
@@ -312,7 +385,7 @@ def report(runs: list[Run], peers: dict[str, Run]) -> list[str]:
 def verdict(runs: list[Run], tables: int, rate: float) -> list[str]:
     out = []
     for run in runs:
-        if run.mode != "paced":
+        if not run.mode.startswith("paced"):
             continue
         wanted = tables * rate * 0.95
         p99 = percentile(run.latencies_ms, 99)
@@ -333,6 +406,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sign-hz", type=float, default=30.0, help="JackpotSign max_rate_hz")
     parser.add_argument("--baud", type=int, default=9600, help="sign line speed modelled (0: none)")
     parser.add_argument("--backend", choices=("sqlite", "postgres", "both"), default="both")
+    parser.add_argument("--processes", type=int, default=1, help="table processes on the shared meter")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--worker"]:
+        url, name, tables, seconds, rate, start_at = argv[1:7]
+        return worker(url, name, tables, float(seconds), float(rate), float(start_at))
     args = parser.parse_args(argv)
     baud = args.baud or None
     runs: list[Run] = []
@@ -343,8 +421,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         peers["sqlite"] = peer_sqlite(args.tables, args.seconds)
     if args.backend in ("postgres", "both"):
         with ThrowawayPostgres(durable=True) as pg:
-            runs.append(bench_postgres(pg, args.tables, args.seconds, args.rate, args.sign_hz, baud))
-            runs.append(bench_postgres(pg, args.tables, args.seconds, None, args.sign_hz, baud))
+            for rate in (args.rate, None):
+                runs.append(
+                    bench_postgres(pg, args.tables, args.seconds, rate, args.sign_hz, baud, args.processes)
+                )
             peers["postgres"] = peer_postgres(pg, args.tables, args.seconds)
     print("\n".join(report(runs, peers)))
     print("\n".join(verdict(runs, args.tables, args.rate)))
