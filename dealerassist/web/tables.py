@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from dealerassist.core.cards import Card
 from dealerassist.core.money import format_amount
 from dealerassist.games.base import DEALER, parse_position
+from dealerassist.hands import blackjack_total
 from dealerassist.web.runtime import runtime
 
 # Decisions that carry a wager amount the dealer may need to enter (else the game's default).
@@ -31,6 +33,25 @@ def decision_choices(game: str, action: str) -> list[str]:
 
         return list(HANDS)
     return []
+
+
+def live_hand_name(game: str, cards: list[CardView], *, split: bool = False) -> str:
+    """What a dealer says while a blackjack hand is played (the settlement names the others).
+
+    Only face-up cards count: a hole card is never added in, so the screen cannot give it away.
+    """
+    if game != "perfect-pairs-blackjack":
+        return ""
+    shown = [Card.parse(c.code) for c in cards if c.face_up]
+    if not shown:
+        return ""
+    total = blackjack_total(shown, split=split)
+    if total.blackjack:
+        return "blackjack"
+    text = f"{'soft ' if total.soft else ''}{total.total}"
+    if total.bust:
+        return f"bust {text}"
+    return text if len(shown) == len(cards) else f"showing {text}"
 
 
 def snapshot_of(table: str) -> dict[str, Any]:
@@ -212,7 +233,10 @@ def dealer_view(table: str) -> TableView:
     legal: Mapping[str, list[str]] = snap.get("legal_actions") or {}
     next_pos = (snap.get("next_deal") or {}).get("position")
     seats = {n: SeatView(n) for n in range(1, rules.seats + 1)}
-    dealer = HandView(DEALER, _cards(list(positions.get(DEALER, []))), str(hands_named.get(DEALER, "")))
+    dealer_cards = _cards(list(positions.get(DEALER, [])))
+    dealer = HandView(
+        DEALER, dealer_cards, str(hands_named.get(DEALER, "")) or live_hand_name(rules.game, dealer_cards)
+    )
     dealer.next_card = next_pos == DEALER
     dealer.actions = list(legal.get(DEALER, []))
     for position in sorted(set(positions) | set(legal) | set(hands_named)):
@@ -225,11 +249,13 @@ def dealer_view(table: str) -> TableView:
         if parsed is None or parsed[0] not in seats:
             continue
         actions = list(legal.get(position, []))
+        cards = _cards(list(positions.get(position, [])))
         seats[parsed[0]].hands.append(
             HandView(
                 position,
-                _cards(list(positions.get(position, []))),
-                str(hands_named.get(position, "")),
+                cards,
+                str(hands_named.get(position, ""))
+                or live_hand_name(rules.game, cards, split=_was_split(parsed[0], positions)),
                 actions,
                 next_pos == position,
                 {a: decision_choices(rules.game, a) for a in actions if decision_choices(rules.game, a)},
@@ -277,6 +303,11 @@ def dealer_view(table: str) -> TableView:
         chip=rules.chip,
         progressive=progressive,
     )
+
+
+def _was_split(seat: int, positions: Mapping[str, Any]) -> bool:
+    """A seat holding a second hand (``seat-3.2``) split its first: no blackjack on either."""
+    return any(p.startswith(f"seat-{seat}.") for p in positions)
 
 
 def _game_bets(slug: str) -> tuple[str, ...]:

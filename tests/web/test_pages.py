@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from conftest import TCP, Dashboard, play_tcp_round
+from conftest import TCP, Dashboard, make_dashboard, play_tcp_round
+
+from dealerassist.core.tables import TABLES_DIR, load_table
 
 D, S, V, A = "dana", "sam", "sue", "ada"  # dealer, supervisor, surveillance, admin
 ROUTES = [
@@ -171,3 +175,19 @@ def test_unknown_pages_and_methods_are_4xx_pages_not_500(dash: Dashboard) -> Non
         headers={"X-CSRF-Token": session.csrf, "Content-Type": "application/json"},
     )
     assert big.status_code == 413
+
+
+def test_blackjack_totals_are_live_and_never_count_the_hole_card(tmp_path: Path) -> None:
+    board = make_dashboard(tmp_path, [load_table(TABLES_DIR / "perfect-pairs-blackjack.toml")])
+    dealer = board.client(D)
+    dealer.act("ppbj-1", "round-open")
+    dealer.act("ppbj-1", "wager", seat=1, bet="main", amount="10")
+    dealer.act("ppbj-1", "betting-closed")
+    tracker = board.pit.tracker("ppbj-1")
+    planned = {"seat-1": ["TS", "7H", "5C"], "dealer": ["6D", "9C", "2S"]}
+    while (step := tracker.snapshot()["next_deal"]) is not None:
+        board.shoe("ppbj-1", planned[step["position"]].pop(0))
+    page = dealer.get("/tables/ppbj-1/panel").get_data(as_text=True)
+    assert '<span class="hand-name">showing 9</span>' in page  # the hole card (6) is not added in
+    assert '<div class="hand-name">17</div>' in page
+    assert "decision hit" in page and "decision stand" in page
