@@ -11,7 +11,7 @@ increment = "15"          # % of each qualifying wager onto the meter
 reserve = "5"             # % of each qualifying wager into the hidden reserve
 limit = "250000"          # optional cap; increments above it go to the overflow meter
 link = "postgresql://..." # optional shared meter; absent = this table's own event log
-[progressive.awards]      # optional; else the table's pay table for the bet
+[progressive.awards]      # optional; must equal the table's pay table for the bet when it has one
 seven-card-straight-flush = "100% meter"
 five-aces = "$1,000"      # fixed amounts are paid from the reserve
 ```
@@ -173,9 +173,18 @@ def params_from_table(config: Any) -> ProgressiveParams | None:
     bet = section.get("bet", "progressive") if isinstance(section, Mapping) else "progressive"
     paytable = config.rules.paytables.get(bet) if isinstance(bet, str) else None
     pays = dict(paytable.pays) if paytable is not None else None
-    return params_from_section(
+    params = params_from_section(
         section, str(config.path), paytable_awards=pays, default_name=f"{config.table_id}-progressive"
     )
+    # The game's settlement pays by the pay table: other awards here would pay twice, or never.
+    for hand in sorted(set(params.awards) | set(pays or {})):
+        if pays is not None and pays.get(hand) != params.awards.get(hand):
+            raise ConfigError(
+                str(config.path),
+                f"progressive.awards.{hand}",
+                f"differs from the {bet} pay table, which the game pays",
+            )
+    return params
 
 
 def params_from_dict(data: Mapping[str, Any]) -> ProgressiveParams:
