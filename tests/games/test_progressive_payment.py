@@ -14,9 +14,12 @@ from typing import Any
 import pytest
 
 from dealerassist.commands.progressive import table_params
+from dealerassist.core.paytables import FixedAward
 from dealerassist.core.tables import load_table
+from dealerassist.errors import ConfigError
 from dealerassist.events import event_from_dict
 from dealerassist.progressive.controller import ProgressiveController
+from dealerassist.progressive.params import params_from_table
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.tracker.tracker import Tracker
 
@@ -102,3 +105,33 @@ def test_a_meter_share_is_paid_by_the_controller_not_by_the_settlement(table: Ta
     table.controller.confirm(hit.hit_id, "sam", "supervisor")
     assert table.controller.state()["status"] == "normal"
     assert len(table.events("progressive-paid")) == 1
+
+
+PROGRESSIVE_SECTION = """
+[progressive]
+wager = "1"
+base = "1000"
+increment = "15"
+reserve = "5"
+"""
+
+
+def test_a_table_whose_progressive_awards_differ_from_the_game_pay_table_is_refused(tmp_path: Path) -> None:
+    """The game pays by its pay table; a ``[progressive.awards]`` line that says otherwise (here four
+    of a kind as a meter share where the pay table pays a fixed $25) would pay the hand twice."""
+    shipped = Path(load_table("face-up-pai-gow").path).read_text(encoding="utf-8")
+    plain = tmp_path / "plain.toml"
+    plain.write_text(shipped + PROGRESSIVE_SECTION, encoding="utf-8")
+    params = params_from_table(load_table(plain))
+    assert params is not None and params.award("four-of-a-kind") == FixedAward(2500)
+
+    clash = tmp_path / "clash.toml"
+    clash.write_text(
+        shipped + PROGRESSIVE_SECTION + '\n[progressive.awards]\nfour-of-a-kind = "10% meter"\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError) as refused:
+        params_from_table(load_table(clash))
+    assert refused.value.file == str(clash)
+    assert refused.value.key.startswith("progressive.awards.")
+    assert "pay table" in refused.value.problem
