@@ -38,6 +38,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8080, help="port (default 8080)")
     serve.add_argument("--snapshots", help="directory of camera snapshots to show in round timelines")
+    serve.add_argument(
+        "--proxies",
+        type=int,
+        default=0,
+        help="reverse proxies in front (e.g. 1 behind nginx): client addresses come from X-Forwarded-For",
+    )
     serve.set_defaults(handler=_serve)
     web.set_defaults(handler=lambda _args: web.print_help() or 2)
 
@@ -98,7 +104,7 @@ def _users_list(args: argparse.Namespace) -> int:
 
 
 def build_table_app(
-    db: str, tables: Sequence[str], users_path: str, *, snapshots: str | None = None
+    db: str, tables: Sequence[str], users_path: str, *, snapshots: str | None = None, proxies: int = 0
 ) -> tuple[Any, list[Any]]:
     """The dashboard over a fresh pit for ``tables`` (with their progressives); returns the app and
     the objects to stop at exit."""
@@ -127,7 +133,7 @@ def build_table_app(
         log=log,
         progressive=controllers or None,
         users=users,
-        config={"SNAPSHOT_DIR": snapshots} if snapshots else None,
+        config={"SNAPSHOT_DIR": snapshots, "TRUSTED_PROXIES": proxies},
     )
     return app, [*controllers.values(), users, log]
 
@@ -159,7 +165,9 @@ def _serve(args: argparse.Namespace) -> int:
             f"dealerassist users add NAME --role admin --users {args.users}"
         )
     users.close()
-    app, to_close = build_table_app(args.db, args.table, args.users, snapshots=args.snapshots)
+    app, to_close = build_table_app(
+        args.db, args.table, args.users, snapshots=args.snapshots, proxies=args.proxies
+    )
     try:
         server = make_server(args.host, args.port, app, threaded=True)
     except OSError as exc:

@@ -14,6 +14,7 @@ from typing import Any
 
 from flask import Flask, jsonify, request, session
 from werkzeug.exceptions import HTTPException
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from dealerassist.core.money import format_amount
 from dealerassist.web.analytics import percent_text
@@ -46,7 +47,8 @@ def create_app(
     error) for the status page.
     ``config`` may set ``USERS_PATH`` (accounts file, default ``var/users.sqlite3``),
     ``SECRET_KEY``, ``SNAPSHOT_DIR`` (camera snapshots), ``SHIFTS``, ``SSE_HEARTBEAT`` (seconds),
-    ``SSE_QUEUE_SIZE`` (records a browser may lag before it is dropped) and any Flask setting.
+    ``SSE_QUEUE_SIZE`` (records a browser may lag before it is dropped), ``TRUSTED_PROXIES``
+    (reverse proxies in front, whose X-Forwarded-For is believed) and any Flask setting.
     """
     settings = dict(config or {})
     app = Flask(__name__)
@@ -79,6 +81,11 @@ def create_app(
     pit.subscribe(fanout.publish)
     for controller in runtime.progressives().values():
         controller.subscribe(fanout.catch_up)
+    proxies = int(settings.get("TRUSTED_PROXIES", 0))
+    if proxies:
+        # Behind nginx every request comes from 127.0.0.1: take the client address from
+        # X-Forwarded-For, or one client's failed logins would throttle everybody.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)  # type: ignore[method-assign]
     app.jinja_env.filters["when"] = when
     _install_hooks(app)
     _register_blueprints(app)

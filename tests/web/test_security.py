@@ -73,3 +73,37 @@ def test_failed_logins_are_throttled_and_logged(dash: Dashboard) -> None:
     assert session.login("dana", "dealer-pass-1").status_code == 302
     actions = [r.event.action for r in dash.log.records() if r.event.kind == "user-action"]
     assert actions == ["login-failed"] * 5 + ["login-throttled", "login"]
+
+
+def test_behind_a_proxy_each_client_is_throttled_on_its_own_address(tmp_path) -> None:
+    from conftest import make_dashboard
+
+    from dealerassist.core.tables import TABLES_DIR, load_table
+
+    board = make_dashboard(
+        tmp_path, [load_table(TABLES_DIR / "three-card-poker.toml")], config={"TRUSTED_PROXIES": 1}
+    )
+    attacker, colleague = board.client(), board.client()
+    for _ in range(5):
+        attacker.get("/login")
+        attacker.http.post(
+            "/login",
+            data={"name": f"guess{_}", "password": "wrong-password", "csrf_token": attacker.csrf},
+            headers={"X-Forwarded-For": "127.0.0.66"},
+        )
+    colleague.get("/login")
+    ok = colleague.http.post(
+        "/login",
+        data={"name": "dana", "password": "dealer-pass-1", "csrf_token": colleague.csrf},
+        headers={"X-Forwarded-For": "127.0.0.7"},
+    )
+    assert ok.status_code == 302
+    attacker.get("/login")
+    blocked = attacker.http.post(
+        "/login",
+        data={"name": "sam", "password": "super-pass-1", "csrf_token": attacker.csrf},
+        headers={"X-Forwarded-For": "127.0.0.66"},
+    )
+    assert blocked.status_code == 429
+    failed = [r.event for r in board.log.records() if getattr(r.event, "action", "") == "login-failed"]
+    assert {e.client for e in failed} == {"127.0.0.66"}
