@@ -1,7 +1,9 @@
 """What every round at a table does the same way, whatever the game: wagers placed seat by seat
-while betting is open and held to the table limits, phase and seat checks that name the rule they
-keep, a supervisor's forfeit and void, and settling once (a second ``settle()`` returns the same
-settlement). A game's round subclasses ``TableRound`` and keeps only its own rules."""
+while betting is open and held to the table limits, cards dealt by a plan fixed when betting
+closes, one decision per seat in seat order, phase and seat checks that name the rule they keep, a
+supervisor's forfeit and void, and settling once (a second ``settle()`` returns the same
+settlement). A game's round subclasses ``TableRound`` and keeps only its own rules; a game whose
+dealing or turns differ (blackjack's draws) overrides those parts."""
 
 from __future__ import annotations
 
@@ -26,8 +28,10 @@ from dealerassist.games.settling import paytable, wager_result
 
 
 class TableRound(GameRound):
-    """Betting within limits, forfeit, void and settle-once. A game lists the bets placed before
-    the deal (``PLACEABLE``), adds its own checks (``check_wager``) and settles in ``settlement``."""
+    """A game lists the bets placed before the deal (``PLACEABLE``) and adds its own checks
+    (``check_wager``); sets ``self._plan`` when betting closes; names its decision phase, actions
+    and the seats still to decide (``DECISION_PHASE``, ``ACTIONS``, ``waiting``); and settles the
+    complete round in ``settlement``."""
 
     PLACEABLE: ClassVar[tuple[str, ...]]
     DECISION_PHASE: ClassVar[str] = "decisions"
