@@ -19,17 +19,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from dealerassist.core.money import format_amount
-from dealerassist.core.paytables import MeterAward
 from dealerassist.errors import RuleViolation
 from dealerassist.events import Event
-from dealerassist.progressive import meter
+from dealerassist.progressive import meter, plans
 from dealerassist.progressive.events import (
     PROGRESSIVE_KINDS,
     ProgressiveContribution,
@@ -37,13 +35,8 @@ from dealerassist.progressive.events import (
     ProgressiveHit,
     ProgressivePaid,
     ProgressiveParamsChanged,
-    ProgressiveReset,
-    apply_event,
-    contribution_key,
-    hit_key,
-    refund_key,
 )
-from dealerassist.progressive.params import ProgressiveParams, award_text
+from dealerassist.progressive.params import ProgressiveParams
 from dealerassist.progressive.store import EventSink, LinkDown, LocalStore, MeterStore, event_key
 
 log = logging.getLogger(__name__)
@@ -297,7 +290,7 @@ class ProgressiveController:
     def _qualifying(self, book: RoundBook) -> dict[int, int]:
         return {seat: amount for seat, amount in book.wagers.items() if amount == self._params.wager}
 
-    def _commit(self, keys: list[str], plan: Any) -> list[Event]:
+    def _commit(self, keys: list[str], plan: plans.Plan) -> list[Event]:
         events = self.store.commit(keys, plan)
         fresh = [e for e in events if event_key(e) not in self._local_keys]
         if fresh and self.store.shared:
@@ -309,34 +302,8 @@ class ProgressiveController:
 
     def _contribute(self, round_id: int, book: RoundBook) -> None:
         due = {s: a for s, a in self._qualifying(book).items() if s not in book.contributed}
-        if not due:
-            return
-        keys = {seat: contribution_key(self.table, round_id, seat) for seat in due}
-
-        def plan(state: meter.MeterState, params: ProgressiveParams, done: frozenset[str]) -> list[Event]:
-            events: list[Event] = []
-            for seat in sorted(due):
-                if keys[seat] in done:
-                    continue
-                c = meter.contribution(state, params.rates, due[seat])
-                state = meter.apply_contribution(state, c)
-                events.append(
-                    ProgressiveContribution(
-                        table=self.table,
-                        progressive=params.name,
-                        round_id=round_id,
-                        seat=seat,
-                        wager=c.wager,
-                        to_meter=str(c.to_meter),
-                        to_reserve=str(c.to_reserve),
-                        to_overflow=str(c.to_overflow),
-                        amount_after=state.amount,
-                        key=keys[seat],
-                    )
-                )
-            return events
-
-        self._commit(list(keys.values()), plan)
+        if due:
+            self._commit(*plans.contributions(self.table, round_id, due))
 
     def _winning_hands(self, book: RoundBook) -> dict[int, str]:
         """Seat -> progressive hand class, for seats that contributed and hold an awarded hand."""
@@ -365,99 +332,14 @@ class ProgressiveController:
 
     def _hits(self, round_id: int, book: RoundBook) -> None:
         self._contribute(round_id, book)
-        if not self._due_hits(book):
-            return
-        winners = self._winning_hands(book)
-        keys = {seat: hit_key(self.table, round_id, seat) for seat in winners}
-
-        def plan(state: meter.MeterState, params: ProgressiveParams, done: frozenset[str]) -> list[Event]:
-            events: list[Event] = []
-            for order, seat in enumerate(sorted(winners), start=1):
-                if keys[seat] in done:
-                    continue
-                hand = winners[seat]
-                award = params.award(hand)
-                if award is None:
-                    continue
-                if isinstance(award, MeterAward):
-                    payment = meter.meter_payment(state, award.percent)
-                else:
-                    payment = meter.fixed_payment(state, award.cents)
-                hit_id = f"{self.table}:{round_id}:{seat}"
-                hit = ProgressiveHit(
-                    table=self.table,
-                    progressive=params.name,
-                    round_id=round_id,
-                    seat=seat,
-                    order=order,
-                    hand=hand,
-                    award=award_text(award),
-                    paid=payment.paid,
-                    from_meter=str(payment.from_meter),
-                    from_reserve=str(payment.from_reserve),
-                    from_house=str(payment.from_house),
-                    meter_before=payment.meter_before,
-                    hit_id=hit_id,
-                    key=keys[seat],
-                    locks=isinstance(award, MeterAward),
-                )
-                state = apply_event(state, hit)
-                events.append(hit)
-                # A parameter change waiting for this jackpot sets the new cycle's reset value.
-                cycle = params.next or params
-                reset = (
-                    meter.reset_after_payment(state, cycle.rates) if isinstance(award, MeterAward) else None
-                )
-                if reset is not None:
-                    state = meter.apply_reset(state, reset)
-                    params = cycle
-                    events.append(
-                        ProgressiveReset(
-                            table=self.table,
-                            progressive=params.name,
-                            hit_id=hit_id,
-                            seed=str(reset.seed),
-                            from_reserve=str(reset.from_reserve),
-                            from_overflow=str(reset.from_overflow),
-                            amount_after=reset.amount_after,
-                            key=f"reset:{hit_id}",
-                        )
-                    )
-            return events
-
-        self._commit(list(keys.values()), plan)
+        if self._due_hits(book):
+            self._commit(*plans.hits(self.table, round_id, self._winning_hands(book)))
 
     def _refund(self, round_id: int, book: RoundBook) -> None:
         due = {s: book.contributed[s] for s in self._withdrawn(book) - book.refunded}
-        if not due:
-            return
-        why = "round voided" if book.voided else "wager corrected by a supervisor"
-        keys = {seat: refund_key(self.table, round_id, seat) for seat in due}
-
-        def plan(state: meter.MeterState, params: ProgressiveParams, done: frozenset[str]) -> list[Event]:
-            events: list[Event] = []
-            for seat in sorted(due):
-                if keys[seat] in done:
-                    continue
-                back = meter.reverse(due[seat].contribution())
-                events.append(
-                    ProgressiveCorrection(
-                        table=self.table,
-                        progressive=params.name,
-                        meter=str(back.meter),
-                        reserve=str(back.reserve),
-                        overflow=str(back.overflow),
-                        wager=back.wager,
-                        round_id=round_id,
-                        seat=seat,
-                        user="tracker",
-                        reason=f"{why}: the progressive wager's contribution is given back",
-                        key=keys[seat],
-                    )
-                )
-            return events
-
-        self._commit(list(keys.values()), plan)
+        if due:
+            why = "round voided" if book.voided else "wager corrected by a supervisor"
+            self._commit(*plans.refunds(self.table, round_id, due, why))
 
     # --- people ---------------------------------------------------------------------------------
 
@@ -486,26 +368,7 @@ class ProgressiveController:
         """A supervisor confirms that a jackpot was paid; the last confirmation unlocks the meter."""
         _supervisor_only(role, "confirm a jackpot payment")
         with self._lock:
-
-            def plan(state: meter.MeterState, params: ProgressiveParams, done: frozenset[str]) -> list[Event]:
-                if hit_id not in state.pending:
-                    waiting = ", ".join(state.pending) or "none"
-                    raise RuleViolation(
-                        "progressive-no-hit", f"no jackpot {hit_id!r} waits for payment (waiting: {waiting})"
-                    )
-                paid = next((int(h["amount"]) for h in state.recent if h.get("hit_id") == hit_id), 0)
-                return [
-                    ProgressivePaid(
-                        table=self.table,
-                        progressive=params.name,
-                        hit_id=hit_id,
-                        paid=paid,
-                        user=user,
-                        key=f"paid:{hit_id}",
-                    )
-                ]
-
-            events = self._commit([f"paid:{hit_id}"], plan)
+            events = self._commit(*plans.payment_confirmed(self.table, hit_id, user))
             self._notify()
             return next(e for e in events if isinstance(e, ProgressivePaid))
 
@@ -526,48 +389,15 @@ class ProgressiveController:
                 raise RuleViolation(
                     "progressive-name", f"this table runs progressive {self.store.name!r}, not {new.name!r}"
                 )
-            key = f"params:{new.name}:{uuid.uuid4().hex}"
-
-            def plan(state: meter.MeterState, params: ProgressiveParams, done: frozenset[str]) -> list[Event]:
-                return [
-                    ProgressiveParamsChanged(
-                        table=self.table,
-                        progressive=new.name,
-                        user=user,
-                        old=params.to_dict(),
-                        new=new.to_dict(),
-                        reason=reason,
-                        key=key,
-                    )
-                ]
-
-            events = self._commit([key], plan)
+            events = self._commit(*plans.params_changed(self.table, new, user, reason))
             self._notify()
             return next(e for e in events if isinstance(e, ProgressiveParamsChanged))
 
     def correct(self, meter_cents: Fraction, user: str, role: str, reason: str) -> ProgressiveCorrection:
         """A supervisor's documented correction of the meter (signed cents), e.g. after an audit."""
         _supervisor_only(role, "correct the progressive meter")
-        key = f"correction:{uuid.uuid4().hex}"
         with self._lock:
-
-            def plan(state: meter.MeterState, params: ProgressiveParams, done: frozenset[str]) -> list[Event]:
-                if state.meter + meter_cents < 0:
-                    raise RuleViolation(
-                        "progressive-correction", "a correction cannot take the meter below zero"
-                    )
-                return [
-                    ProgressiveCorrection(
-                        table=self.table,
-                        progressive=params.name,
-                        meter=str(meter_cents),
-                        user=user,
-                        reason=reason,
-                        key=key,
-                    )
-                ]
-
-            events = self._commit([key], plan)
+            events = self._commit(*plans.meter_corrected(self.table, meter_cents, user, reason))
             self._notify()
             return next(e for e in events if isinstance(e, ProgressiveCorrection))
 

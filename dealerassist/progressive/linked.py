@@ -20,10 +20,11 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from dealerassist.events import Event, event_from_dict
-from dealerassist.progressive import meter
+from dealerassist.progressive import meter, plans
 from dealerassist.progressive.events import apply_event, params_after
 from dealerassist.progressive.params import ProgressiveParams, params_from_dict
-from dealerassist.progressive.store import LinkDown, MeterStore, Plan, event_key, opening_plan
+from dealerassist.progressive.plans import Plan
+from dealerassist.progressive.store import LinkDown, MeterStore, event_key
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS progressive_meter (
@@ -93,7 +94,8 @@ class LinkedStore(MeterStore):
                 with conn.transaction():
                     conn.execute("SELECT pg_advisory_xact_lock(hashtext('dealerassist progressive schema'))")
                     conn.execute(SCHEMA)
-                    opening = opening_plan(self.table, params)(meter.EMPTY, params, frozenset())[0]
+                    _, plan = plans.opening(self.table, params)
+                    opening = plan(meter.EMPTY, params, frozenset())[0]
                     state = apply_event(meter.EMPTY, opening)
                     created = conn.execute(
                         "INSERT INTO progressive_meter (name, state, params) VALUES (%s, %s, %s) "

@@ -11,16 +11,15 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from dealerassist.errors import DealerAssistError
 from dealerassist.events import Event
-from dealerassist.progressive import meter
-from dealerassist.progressive.events import ProgressiveParamsChanged, apply_event, params_after
+from dealerassist.progressive import meter, plans
+from dealerassist.progressive.events import apply_event, params_after
 from dealerassist.progressive.params import ProgressiveParams
-
-Plan = Callable[[meter.MeterState, ProgressiveParams, frozenset[str]], list[Event]]
+from dealerassist.progressive.plans import Plan
 
 
 class LinkDown(DealerAssistError):
@@ -96,7 +95,7 @@ class LocalStore(MeterStore):
         self.seen = 0
         self._catch_up()
         if not self.keys:
-            self.commit([f"params:{params.name}:opening"], opening_plan(table, params))
+            self.commit(*plans.opening(table, params))
 
     def _catch_up(self) -> None:
         for record in self.log.records(after=self.seen, table=self.table):
@@ -128,21 +127,3 @@ class LocalStore(MeterStore):
                     self._apply(event)
             self.committed = (self.state, self.params)
             return events
-
-
-def opening_plan(table: str, params: ProgressiveParams) -> Plan:
-    def plan(state: meter.MeterState, _: ProgressiveParams, done: frozenset[str]) -> list[Event]:
-        if done:
-            return []
-        return [
-            ProgressiveParamsChanged(
-                table=table,
-                progressive=params.name,
-                user="config",
-                old={},
-                new=params.to_dict(),
-                key=f"params:{params.name}:opening",
-            )
-        ]
-
-    return plan
