@@ -371,17 +371,23 @@ def _one_index_one_read(sightings: list[CardSighting]) -> None:
 
 
 def _same_card(a: CardSighting, b: CardSighting, size: float) -> bool:
-    """Two corners see one card when their quads share a centre, or name one card and overlap."""
+    """Two corners see one card when their quads share a centre, or name one card and overlap.
+
+    Unread and face-down sightings merge only when their centres nearly agree: two backs in a fan
+    lie a third of a card apart and must stay two cards.
+    """
     if a.face_up != b.face_up:
         return False  # a back next to a face is a card under a card, not one card
-    if np.linalg.norm(a.centre - b.centre) < 0.1 * size:
+    distance = float(np.linalg.norm(a.centre - b.centre))
+    if distance < 0.1 * size:
         return True
     if a.card is not None and a.card == b.card:
-        return (
-            cv2.pointPolygonTest(a.quad.astype(np.float32), (float(b.centre[0]), float(b.centre[1])), False)
-            > 0
-        )
-    return False
+        return _inside(a.quad, b.centre) or _inside(b.quad, a.centre)
+    return a.card is None and b.card is None and distance < 0.12 * size
+
+
+def _inside(quad: np.ndarray, point: np.ndarray) -> bool:
+    return cv2.pointPolygonTest(quad.astype(np.float32), (float(point[0]), float(point[1])), False) > 0
 
 
 def _drop_shadows(sightings: list[CardSighting]) -> list[CardSighting]:
