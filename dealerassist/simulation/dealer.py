@@ -77,7 +77,7 @@ class Pace:
 
 
 PACES = {
-    "table": Pace(betting=3.0, card=0.35, decision=1.2, showdown=3.0, confirm=2.0),
+    "table": Pace(betting=2.5, card=0.25, decision=1.0, showdown=2.5, confirm=2.0),
     "fast": Pace(betting=0.0, card=0.0, decision=0.0, showdown=0.0, confirm=0.05),
 }
 
@@ -88,7 +88,7 @@ class Chances:
 
     exposure: float = 0.06
     misread: float = 0.08
-    jackpot: float = 0.08
+    jackpot: float = 0.12
 
 
 @dataclass
