@@ -269,17 +269,22 @@ def card_quad(corner: Corner, height: float, aspect: float, long_across: bool = 
     )
 
 
+_ARM_STEPS = np.arange(0.0, MAX_CARD_HEIGHT * 1.5)
+
+
 def _arm_length(mask: np.ndarray, corner: Corner, along: np.ndarray, beside: np.ndarray) -> float:
     """How far the paper runs from the corner along one edge (sampled just inside the edge)."""
     h, w = mask.shape
-    t = np.arange(0.0, MAX_CARD_HEIGHT * 1.5)
-    pts = corner.point + np.outer(t, along) + beside * 4.0
-    xs, ys = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
+    start = corner.point + beside * 4.0
+    xs = np.rint(start[0] + _ARM_STEPS * along[0]).astype(np.intp)
+    ys = np.rint(start[1] + _ARM_STEPS * along[1]).astype(np.intp)
     inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-    paper = np.zeros(len(t), bool)
+    paper = np.zeros(len(_ARM_STEPS), bool)
     paper[inside] = mask[ys[inside], xs[inside]] > 0
-    gaps = np.flatnonzero(~paper[6:] & ~np.roll(paper, -1)[6:] & ~np.roll(paper, -2)[6:])
-    return float(t[gaps[0] + 6]) if len(gaps) else float(t[-1])
+    # The paper ends where three samples in a row are off it (past the first few, near the corner).
+    off = ~paper
+    gaps = np.flatnonzero(off[6:-2] & off[7:-1] & off[8:])
+    return float(_ARM_STEPS[gaps[0] + 6]) if len(gaps) else float(_ARM_STEPS[-1])
 
 
 _GRID = np.stack(np.meshgrid(np.linspace(0.08, 0.92, 6), np.linspace(0.08, 0.92, 8)), axis=-1).reshape(-1, 2)
