@@ -8,6 +8,7 @@ otherwise, with the same JSON body.
 
 from __future__ import annotations
 
+import socket
 import threading
 from typing import Any
 
@@ -53,9 +54,16 @@ class DashboardServer:
     """A threaded WSGI server for the dashboard (one thread per browser, as the live streams need)."""
 
     def __init__(self, app: Any, host: str, port: int) -> None:
+        """Raises ``OSError`` when the address cannot be bound (werkzeug would exit the process)."""
         from werkzeug.serving import make_server
 
-        self.server = make_server(host, port, app, threaded=True)
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+        try:
+            self.server = make_server(host, port, app, threaded=True)
+        except SystemExit:
+            raise OSError(f"cannot bind {host}:{port}") from None
         self.host = host
         self.port = self.server.port
         self._thread = threading.Thread(target=self.server.serve_forever, name="dashboard", daemon=True)

@@ -127,3 +127,18 @@ def test_ctrl_c_stops_a_running_demo_cleanly_and_a_supervisor_can_log_in(tmp_pat
     assert "stopping (Ctrl-C)" in out
     assert f"Data dir: {data}" in out
     assert _audit(data / "events.sqlite3").returncode == 0
+
+
+def test_an_unknown_game_or_round_count_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    for args, message in (
+        (["--game", "baccarat"], "--game: unknown game 'baccarat' (known: all, face-up-pai-gow"),
+        (["--rounds", "0"], "--rounds: must be 1 or more"),
+    ):
+        done = subprocess.run(
+            [*CLI, "demo", "--data-dir", str(tmp_path / "demo"), *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 1 and message in done.stderr
+    assert not (tmp_path / "demo").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -145,3 +146,20 @@ def _audit_ok(db: Path) -> bool:
         [*CLI, "audit", "verify", "--db", str(db)], capture_output=True, text=True, timeout=60
     )
     return done.returncode == 0 and done.stdout.startswith("ok:")
+
+
+def test_a_port_in_use_is_named_and_nothing_is_left_running(tmp_path: Path) -> None:
+    table = write_table(tmp_path / "tcp.toml", table_data("three-card-poker", None))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [*CLI, "run", str(table), "--data-dir", str(tmp_path / "data"), "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
+    assert _audit_ok(tmp_path / "data" / "events.sqlite3")  # the log it opened was closed cleanly
