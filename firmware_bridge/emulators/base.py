@@ -49,7 +49,7 @@ class DeviceEmulator:
         self.link_path: Path | None = None
         self._wire_free = 0.0
         self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        self._wake_r, self._wake_w = os.pipe()
+        self._wake_r = self._wake_w = -1  # a self-pipe to interrupt select(), made by start()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._replug_at: float | None = None
@@ -177,20 +177,25 @@ class DeviceEmulator:
 
     def start(self) -> DeviceEmulator:
         if self._thread is None:
+            self._stop.clear()
+            self._wake_r, self._wake_w = os.pipe()
             self._thread = threading.Thread(target=self._loop, name=f"emu-{self.name}", daemon=True)
             self._thread.start()
         return self
 
     def stop(self) -> None:
+        """Stop the I/O thread, pull the cable and release every descriptor (safe to call twice)."""
         self._stop.set()
-        os.write(self._wake_w, b"x")
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(2.0)
-        self._thread = None
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            os.write(self._wake_w, b"x")
+            if thread is not threading.current_thread():
+                thread.join(2.0)
+            for fd in (self._wake_r, self._wake_w):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            self._wake_r = self._wake_w = -1
         self._unplug(None)
-        for fd in (self._wake_r, self._wake_w):
-            with contextlib.suppress(OSError):
-                os.close(fd)
 
     def call(self, fn: Callable[[], T], timeout: float = 5.0) -> T:
         """Run ``fn`` on the I/O thread (or here if that thread is not running) and return its result."""
