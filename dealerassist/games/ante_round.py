@@ -33,6 +33,8 @@ class AnteRound(TableRound):
     PLAYER_CARDS: ClassVar[int]
     DEALER_CARDS: ClassVar[int]
     DEALER_UP: ClassVar[frozenset[int]] = frozenset()
+    DEAL_ORDER: ClassVar[str] = "packets"
+    ONE_DECISION_RULE: ClassVar[str] = "one-decision-per-ante"
     ACTIONS = ("fold", "play")
 
     def __init__(self, rules: TableRules) -> None:
@@ -40,7 +42,7 @@ class AnteRound(TableRound):
         self.player_cards = self.PLAYER_CARDS
         self.dealer_cards = self.DEALER_CARDS
         self.dealer_up = self.DEALER_UP
-        self.deal_order = rules.option("deal_order", "packets")
+        self.deal_order = rules.option("deal_order", self.DEAL_ORDER)
         if self.deal_order not in DEAL_ORDERS:
             raise RuleViolation(
                 "deal-order", f"deal_order must be 'packets' or 'rounds', got {self.deal_order!r}"
@@ -68,17 +70,21 @@ class AnteRound(TableRound):
     # Decisions ------------------------------------------------------------------------------
 
     def decide(self, decision: Decision) -> None:
-        seat = self.deciding_seat(decision.position, "one-decision-per-ante")
+        seat = self.deciding_seat(decision.position, self.ONE_DECISION_RULE)
         if decision.action == "fold":
             self.folded.add(seat)
         elif decision.action == "play":
             ante = self.wagers[seat]["ante"]
-            amount = ante if decision.amount is None else decision.amount
+            amount = self.default_play(ante) if decision.amount is None else decision.amount
             self.check_play(seat, ante, amount)
             self.plays[seat] = amount
         else:
             raise RuleViolation("ante-actions", f"an Ante plays or folds, not {decision.action!r}")
         self._maybe_complete()
+
+    def default_play(self, ante: int) -> int:
+        """The Play bet when the decision names no amount (hook): the Ante again."""
+        return ante
 
     def check_play(self, seat: int, ante: int, amount: int) -> None:
         """The Play bet's rule (hook)."""

@@ -1,6 +1,8 @@
 """Pairs & Up Poker (``rules/pairs-and-up-poker.txt``; ``shared/reference/rule-decisions.md``).
 
-The rules in the order the text gives them, and where the code keeps each one:
+The table mechanics (betting within limits, dealing, one Play-or-fold per Ante, void, forfeit) are
+``ante_round.AnteRound``'s; this module holds what differs. The rules in the order the text gives
+them, and where the code keeps each one:
 
 * Deck: 52 cards of aces, twos, threes and fours with duplicate faces (``pairs-and-up-52``); a
   card the composition cannot supply once more is a misdeal (``deal``).
@@ -33,24 +35,23 @@ table's deck), ``progressive_unit`` ("1").
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
 from dealerassist.core.cards import ACE, Card
 from dealerassist.core.money import parse_amount
 from dealerassist.errors import RuleViolation
+from dealerassist.games.ante_round import AnteRound
 from dealerassist.games.base import (
     DEALER,
     Decision,
     Game,
-    Settlement,
     TableRules,
     WagerResult,
     seat_position,
 )
 from dealerassist.games.settling import pay_by_table, progressive_result, wager_result
-from dealerassist.games.table_round import TableRound, deal_plan
 from dealerassist.hands import (
     PAIRS_AND_UP_PATTERNS,
     pairs_and_up_hand,
@@ -112,7 +113,6 @@ def progressive_class(four: Sequence[Card], precedence: Sequence[str]) -> str | 
 class PairsAndUpOptions:
     play_ratio: int
     side_bets_require_ante: bool
-    deal_order: str
     precedence: tuple[str, ...]
     progressive_unit: int
 
@@ -121,9 +121,6 @@ class PairsAndUpOptions:
         ratio = rules.option("play_ratio", 2)
         if isinstance(ratio, bool) or not isinstance(ratio, int) or ratio < 1:
             raise RuleViolation("play-ratio", f"play_ratio must be a whole number >= 1, got {ratio!r}")
-        order = rules.option("deal_order", "rounds")
-        if order not in ("rounds", "packets"):
-            raise RuleViolation("deal-order", f"deal_order must be 'rounds' or 'packets', got {order!r}")
         listed = rules.option("precedence", None)
         precedence = tuple(listed) if listed is not None else pairs_and_up_precedence(rules.deck)
         if sorted(precedence) != sorted(HANDS):
@@ -131,7 +128,6 @@ class PairsAndUpOptions:
         return cls(
             play_ratio=ratio,
             side_bets_require_ante=bool(rules.option("side_bets_require_ante", True)),
-            deal_order=order,
             precedence=precedence,
             progressive_unit=parse_amount(str(rules.option("progressive_unit", "1"))),
         )
@@ -147,19 +143,21 @@ class PairsAndUp(Game):
         return PairsAndUpRound(self.rules)
 
 
-class PairsAndUpRound(TableRound):
-    """Phases: ``betting`` -> ``dealing`` -> ``decisions`` -> ``complete`` -> ``settled`` (or
-    ``void`` at any time before settlement)."""
+class PairsAndUpRound(AnteRound):
+    """An ante round of two cards to every spot and two community cards to the dealer, none face
+    up; a Play names the one hand it bets on. Phases: ``betting`` -> ``dealing`` -> ``decisions``
+    -> ``complete`` -> ``settled`` (or ``void`` at any time before settlement)."""
 
-    DEALER_CARDS: ClassVar[int] = 2
+    PLAYER_CARDS = 2
+    DEALER_CARDS = 2
+    DEAL_ORDER = "rounds"
+    ONE_DECISION_RULE = "hand-set-is-final"
     PLACEABLE = ("ante", "double-match", "progressive")
-    ACTIONS = ("fold", "play")
 
     def __init__(self, rules: TableRules) -> None:
-        super().__init__(rules)
         self.options = PairsAndUpOptions.from_rules(rules)
-        self.plays: dict[int, tuple[str, int]] = {}
-        self.folded: set[int] = set()
+        super().__init__(rules)
+        self.choices: dict[int, str] = {}
 
     # Betting ---------------------------------------------------------------------------------
 
@@ -169,55 +167,37 @@ class PairsAndUpRound(TableRound):
         if bet == "progressive":
             self.check_unit(bet, amount, self.options.progressive_unit)
 
-    def close_betting(self) -> None:
-        self._require_phase("betting", "wagers-while-betting-open", "betting is already closed")
-        if not self.wagers:
-            raise RuleViolation("no-wagers", "no seat has a wager: there is nothing to deal")
-        for seat, bets in sorted(self.wagers.items()):
-            if "ante" not in bets and self.options.side_bets_require_ante:
-                raise RuleViolation(
-                    "side-bet-needs-ante", f"seat {seat}: Double Match and Progressive need an Ante"
-                )
-        positions = [seat_position(s) for s in sorted(self.wagers)] + [DEALER]
-        counts = dict.fromkeys(positions, 2)  # two cards to every spot and two to the dealer
-        self._plan = deal_plan(positions, counts, self.options.deal_order, dealer_up=frozenset())
-        self.cards = {p: [] for p in positions}
-        self.phase = "dealing"
+    def check_seat(self, seat: int, bets: Mapping[str, int]) -> None:
+        if "ante" not in bets and self.options.side_bets_require_ante:
+            raise RuleViolation(
+                "side-bet-needs-ante", f"seat {seat}: Double Match and Progressive need an Ante"
+            )
 
     # Decisions -------------------------------------------------------------------------------
 
     def decide(self, decision: Decision) -> None:
-        seat = self.deciding_seat(decision.position, "hand-set-is-final")
-        if decision.action == "fold":
-            self.folded.add(seat)
-        elif decision.action == "play":
-            if decision.choice not in HANDS:
-                raise RuleViolation(
-                    "choose-one-hand", f"a Play names one of {', '.join(HANDS)}; got {decision.choice!r}"
-                )
-            required = self.wagers[seat]["ante"] * self.options.play_ratio
-            amount = required if decision.amount is None else decision.amount
-            if amount != required:
-                raise RuleViolation(
-                    "play-ratio",
-                    f"seat {seat}: Play must be {self.options.play_ratio}x the Ante ({required} cents)",
-                )
-            if "play" in self.rules.limits:
-                self.check_limit("play", amount)
-            self.plays[seat] = (decision.choice, amount)
-        else:
-            raise RuleViolation("fold-or-play", f"a player folds or plays, not {decision.action!r}")
-        self._maybe_complete()
+        """Fold, or play naming exactly one of the eight hands; a hand once set is final."""
+        seat = self.deciding_seat(decision.position, self.ONE_DECISION_RULE)
+        if decision.action == "play" and decision.choice not in HANDS:
+            raise RuleViolation(
+                "choose-one-hand", f"a Play names one of {', '.join(HANDS)}; got {decision.choice!r}"
+            )
+        super().decide(decision)
+        if decision.action == "play" and decision.choice is not None:
+            self.choices[seat] = decision.choice
 
-    def waiting(self) -> list[int]:
-        return [
-            s
-            for s in sorted(self.wagers)
-            if "ante" in self.wagers[s]
-            and s not in self.plays
-            and s not in self.folded
-            and s not in self.forfeits
-        ]
+    def default_play(self, ante: int) -> int:
+        return ante * self.options.play_ratio
+
+    def check_play(self, seat: int, ante: int, amount: int) -> None:
+        required = self.default_play(ante)
+        if amount != required:
+            raise RuleViolation(
+                "play-ratio",
+                f"seat {seat}: Play must be {self.options.play_ratio}x the Ante ({required} cents)",
+            )
+        if "play" in self.rules.limits:
+            self.check_limit("play", amount)
 
     def must_be_hidden(self) -> frozenset[tuple[str, int]]:
         """Both dealer cards while dealing; the second until every Play is set; then none."""
@@ -229,19 +209,18 @@ class PairsAndUpRound(TableRound):
 
     # Settlement ------------------------------------------------------------------------------
 
-    def settlement(self) -> Settlement:
-        results: list[WagerResult] = []
-        hands: dict[str, str] = {}
-        for seat in sorted(self.wagers):
-            four = self.four_cards(seat)
-            hands[seat_position(seat)] = pairs_and_up_hand(four, self.options.precedence) or "no hand"
-            results.extend(self.forfeited(seat) if seat in self.forfeits else self._settle_seat(seat, four))
-        return Settlement(tuple(results), hands=hands)
+    def hand_names(self) -> dict[str, str]:
+        """The hand each spot's four cards are under the table's precedence."""
+        return {
+            seat_position(s): pairs_and_up_hand(self.four_cards(s), self.options.precedence) or "no hand"
+            for s in sorted(self.wagers)
+        }
 
     def four_cards(self, seat: int) -> list[Card]:
         return [*self.cards[seat_position(seat)], *self.cards[DEALER]]
 
-    def _settle_seat(self, seat: int, four: Sequence[Card]) -> list[WagerResult]:
+    def settle_seat(self, seat: int) -> list[WagerResult]:
+        four = self.four_cards(seat)
         bets = self.wagers[seat]
         made = pairs_and_up_hand(four, self.options.precedence) or ""
         results: list[WagerResult] = []
@@ -249,8 +228,8 @@ class PairsAndUpRound(TableRound):
             if seat in self.folded:
                 results.append(wager_result(seat, "ante", bets["ante"], "lose", hand=made, note="folded"))
             else:
-                choice, play = self.plays[seat]
-                results.extend(settle_ante_play(seat, bets["ante"], play, choice, four, self))
+                play, choice = self.plays[seat], self.choices[seat]
+                results.extend(settle_chosen_hand(seat, bets["ante"], play, choice, four, self))
         if "double-match" in bets:
             found = double_match_class(self.cards[seat_position(seat)], self.cards[DEALER]) or ""
             results.append(pay_by_table(seat, "double-match", bets["double-match"], found, self.rules))
@@ -259,14 +238,8 @@ class PairsAndUpRound(TableRound):
             results.append(progressive_result(seat, bets["progressive"], flush, self.paytable("progressive")))
         return results
 
-    def seat_stakes(self, seat: int) -> dict[str, int]:
-        stakes = dict(self.wagers[seat])
-        if seat in self.plays:
-            stakes["play"] = self.plays[seat][1]
-        return stakes
 
-
-def settle_ante_play(
+def settle_chosen_hand(
     seat: int, ante: int, play: int, choice: str, four: Sequence[Card], round_: PairsAndUpRound
 ) -> list[WagerResult]:
     """Ante and Play of a played hand: coupled, both paid the chosen hand's odds on a win."""

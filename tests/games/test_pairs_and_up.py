@@ -123,10 +123,10 @@ def test_play_is_twice_the_ante_and_the_ratio_is_the_casinos() -> None:
         round_.decide(Decision("seat-1", "play", amount=cents("10"), choice="straight"))
     assert err.value.rule == "play-ratio"
     round_.decide(Decision("seat-1", "play", amount=cents("20"), choice="straight"))
-    assert round_.plays[1] == ("straight", 2000)
+    assert (round_.choices[1], round_.plays[1]) == ("straight", 2000)
     round_ = deal([(1, "ante", "10")], {"seat-1": "AS 2H", DEALER: "3C 4D"}, play_ratio=3)
     round_.decide(Decision("seat-1", "play", choice="straight"))
-    assert round_.plays[1] == ("straight", 3000)
+    assert (round_.choices[1], round_.plays[1]) == ("straight", 3000)
 
 
 def test_only_one_of_the_eight_hands_may_be_chosen() -> None:
