@@ -317,4 +317,6 @@ def _game_bets(slug: str) -> tuple[str, ...]:
 
 
 def supervisor_view() -> list[TableView]:
-    return [dealer_view(t) for t in runtime().table_ids()]
+    """Every table, those needing the supervisor (open alarms, a jackpot to confirm) first."""
+    views = [dealer_view(t) for t in runtime().table_ids()]
+    return sorted(views, key=lambda v: not (v.alarms or (v.progressive or {}).get("pending")))

@@ -88,7 +88,10 @@ def no_error(driver: WebDriver) -> None:
 
 
 def shot(driver: WebDriver, name: str, focus: str | None = None) -> None:
-    """Save a README screenshot, scrolled to the top or to the ``focus`` element."""
+    """Save a README screenshot, scrolled to the top or to the ``focus`` element, after checking the
+    screen needs no sideways scrolling (a dealer cannot pan a touchscreen mid-round)."""
+    overflow = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"{name}: {overflow}px wider than the screen"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     driver.execute_script("window.scrollTo(0, 0); document.activeElement.blur();")
     if focus:
@@ -251,7 +254,7 @@ def test_supervisor_clears_an_alarm_the_dealer_cannot(
     click(browser, "#sup-tcp-1 .alarm button[data-kind=ack-alarm]")  # no reason: the browser refuses
     assert board.pit.tracker("tcp-1").snapshot()["alarms"]
     form.find_element(By.CSS_SELECTOR, "input[name=reason]").send_keys("cable plugged back in")
-    shot(browser, "supervisor", focus="#sup-tcp-1")
+    shot(browser, "supervisor")
     click(browser, "#sup-tcp-1 .alarm button[data-kind=ack-alarm]")
     wait(browser, lambda: not board.pit.tracker("tcp-1").snapshot()["alarms"], "alarm cleared")
     wait(browser, lambda: "No open alarms" in browser.find_element(By.ID, "sup-tcp-1").text, "panel updated")
@@ -285,9 +288,11 @@ def test_surveillance_filters_history_opens_a_timeline_and_verifies_the_chain(
     texts = [li.text for li in browser.find_elements(By.CSS_SELECTOR, ".timeline li")]
     assert any("round settled" in t for t in texts) and any("seat 1 ante $10.00 by dana" in t for t in texts)
     shot(browser, "surveillance-round")
+    browser.set_window_size(1920, 1080)  # surveillance sits at a desktop
     browser.get(f"{base}/surveillance/analytics")
     assert browser.find_elements(By.CSS_SELECTOR, "#chart-hold svg .bar")
     shot(browser, "surveillance-analytics")
+    browser.set_window_size(1280, 800)
     sign_out(browser)
 
 
