@@ -1,6 +1,7 @@
 """In-process emulators behind ``emu://`` URLs, kept by name so reopening a URL finds the same device.
 
-``emu://shoe?name=t1&deck=pairs-and-up-52&seed=7`` and ``emu://sign?name=pit&address=01``: the
+``emu://shoe?name=t1&deck=pairs-and-up-52&seed=7&auto=2`` (a card every 2 s) and
+``emu://sign?name=pit&address=01``: the
 first open creates and starts the emulator, later opens (a driver reconnecting) plug into it again,
 exactly like a cable into the same shoe.
 """
@@ -17,7 +18,7 @@ from firmware_bridge.emulators.sign import SignEmulator
 _lock = threading.Lock()
 _emulators: dict[tuple[str, str], DeviceEmulator] = {}
 
-SHOE_OPTIONS = {"name", "deck", "seed", "script", "baud"}
+SHOE_OPTIONS = {"name", "deck", "seed", "script", "baud", "auto"}
 SIGN_OPTIONS = {"name", "address", "baud"}
 
 
@@ -70,8 +71,19 @@ def _create(kind: str, options: dict[str, str]) -> DeviceEmulator:
             seed=_int(options, "seed"),
             script=options.get("script") or None,
             baudrate=baud,
+            auto_deal=_seconds(options, "auto"),
         )
     return SignEmulator(address=options.get("address", "01"), baudrate=baud)
+
+
+def _seconds(options: dict[str, str], key: str) -> float:
+    try:
+        value = float(options.get(key, "0"))
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 86400:
+        raise ValueError(f"emu:// option {key} must be seconds like 2 or 0.5, got {options[key]!r}")
+    return value
 
 
 def _int(options: dict[str, str], key: str) -> int | None:

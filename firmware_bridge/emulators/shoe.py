@@ -72,6 +72,7 @@ class ShoeEmulator(DeviceEmulator):
         heartbeat: float = 1.0,
         retransmit: float = 0.25,
         state: str | Path | None = None,
+        auto_deal: float = 0.0,
     ) -> None:
         super().__init__(baudrate=baudrate, name="shoe")
         self.deck = load_deck(deck)
@@ -95,6 +96,8 @@ class ShoeEmulator(DeviceEmulator):
         self._silent_until = 0.0
         self._decoder = FrameDecoder()
         self.sent_at: dict[int, float] = {}
+        self.auto_deal = auto_deal
+        self._last_auto = time.monotonic()
         self.state_path = Path(state) if state else None
         if self.state_path is not None and self.state_path.exists():
             self._restore(self.state_path)
@@ -229,6 +232,10 @@ class ShoeEmulator(DeviceEmulator):
         self._pump(time.monotonic())
 
     def on_tick(self, now: float) -> None:
+        if self.auto_deal > 0 and now - self._last_auto >= self.auto_deal:
+            self._last_auto = now
+            if self._deal(None, unreadable=False) is None:
+                self.shuffle()  # the unattended dealer refills an empty shoe after it reported empty
         if self.connected and now - self._last_heartbeat >= self.heartbeat and now >= self._silent_until:
             self._last_heartbeat = now
             self.send(encode_frame(Frame(0, T_HEARTBEAT, heartbeat_payload(self.cards_drawn))))
@@ -335,7 +342,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--auto", type=float, default=0.0, metavar="SECONDS", help="deal a card every N s")
     args = parser.parse_args(argv)
     emu = ShoeEmulator(
-        deck=args.deck, seed=args.seed, script=args.script, baudrate=args.baud, state=args.state
+        deck=args.deck,
+        seed=args.seed,
+        script=args.script,
+        baudrate=args.baud,
+        state=args.state,
+        auto_deal=args.auto,
     )
     where_text = (
         f"socket://127.0.0.1:{emu.serve_tcp(port=args.tcp)}"
@@ -346,13 +358,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"shoe emulator listening on {where_text}", flush=True)
     print(HELP, flush=True)
     stop = threading.Event()
-    if args.auto > 0:
-
-        def dealer() -> None:
-            while not stop.wait(args.auto):
-                emu.deal()
-
-        threading.Thread(target=dealer, daemon=True).start()
     signal.signal(signal.SIGTERM, _terminate)
     try:
         if not console(emu):

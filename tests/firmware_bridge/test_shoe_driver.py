@@ -14,6 +14,7 @@ from dealerassist.errors import DealerAssistError
 from dealerassist.events import Event
 from firmware_bridge.emulators import registry
 from firmware_bridge.emulators.shoe import ShoeEmulator
+from firmware_bridge.ports import DeviceConfig, PortError, open_port
 from firmware_bridge.shoe import ShoeReader
 from firmware_bridge.shoe.framing import Frame, encode_frame
 from firmware_bridge.shoe.messages import T_CARD, card_payload
@@ -299,3 +300,17 @@ def test_random_faults_and_cable_pulls_lose_and_double_nothing(collector: Collec
     finally:
         shoe.stop()
         emu.stop()
+
+
+def test_unattended_dealer_empties_and_refills_the_shoe(collector: Collector) -> None:
+    shoe = reader("emu://shoe?name=auto&auto=0.005&seed=9", collector)
+    try:
+        wait_for(lambda: len(collector.cards()) > 53, what="a whole deck and more")
+        statuses = [e.status for e in collector.of("shoe-status")]  # type: ignore[attr-defined]
+        assert statuses[:1] == ["empty"]
+        first_deck = [e.card for e in collector.of("card-read")][:52]  # type: ignore[attr-defined]
+        assert len(set(first_deck)) == 52
+    finally:
+        shoe.stop()
+    with pytest.raises(PortError, match="auto must be seconds"):
+        open_port(DeviceConfig.for_url("emu://shoe?name=bad&auto=soon"))
