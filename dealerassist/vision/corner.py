@@ -17,6 +17,7 @@ PATCH_SPAN = (0.30, 0.50)  # across, down (in card heights)
 PATCH_SIZE = (round(PATCH_SPAN[0] * PX_PER_H), round(PATCH_SPAN[1] * PX_PER_H))
 GLYPH_SIZE = (16, 24)  # width, height of a normalised glyph
 MIN_GLYPH_PX = 10  # ink pixels in the patch below which a blob is dirt
+EDGE_BAND = 8  # patch pixels along the top and left edges searched for a printed border line
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,15 @@ def find_glyphs(
     if level is None:
         return None
     mask = (ink > level).astype(np.uint8)
+    # Many designs draw a border line just inside the card edge; where print comes close it would join
+    # the index to the patch edge. Lines running the length of the patch along its edges are erased.
+    # What lies beyond such a line (felt in the rounded corner) counts as off the card: the new edge.
+    line_cols = np.flatnonzero(mask[:, :EDGE_BAND].mean(axis=0) > 0.6)
+    line_rows = np.flatnonzero(mask[:EDGE_BAND, :].mean(axis=1) > 0.6)
+    left = int(line_cols.max()) + 1 if len(line_cols) else 0
+    top = int(line_rows.max()) + 1 if len(line_rows) else 0
+    mask[:, :left] = 0
+    mask[:top, :] = 0
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     h, w = mask.shape
     blobs = []
@@ -92,8 +102,11 @@ def find_glyphs(
         x, y, bw, bh, area = (int(v) for v in stats[i])
         if area < MIN_GLYPH_PX:
             continue
-        if x == 0 or y == 0 or x + bw >= w or y + bh >= h:
-            lone_edge = (x == 0) != (y == 0)  # not the felt in the rounded corner itself
+        # Print may touch an erased border line (small cards): only the patch's own edge cuts it off.
+        at_left = x == 0 if left == 0 else x < left or (x == left and y <= top)
+        at_top = y == 0 if top == 0 else y < top or (y == top and x <= left)
+        if at_left or at_top or x + bw >= w or y + bh >= h:
+            lone_edge = at_left != at_top  # not the felt in the rounded corner itself
             if lone_edge and min(bw, bh) > 3 and bh < 0.6 * h and bw < 0.6 * w:
                 cut_off.append((y, x, x + bw, y + bh, i))
             continue
