@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import TCP, Dashboard, play_tcp_round
+from dashboard_fixtures import TCP, Dashboard, play_tcp_round
 
 
 def test_a_whole_three_card_poker_round_through_the_api(dash: Dashboard) -> None:

@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import TCP, Dashboard, make_dashboard, play_tcp_round
+from dashboard_fixtures import TCP, Dashboard, make_dashboard, play_tcp_round
 
 from dealerassist.core.cards import Card
 from dealerassist.core.tables import TABLES_DIR, load_table

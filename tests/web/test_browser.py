@@ -13,7 +13,13 @@ from typing import Any
 
 import pytest
 from browser import chromium
-from conftest import PASSWORDS, Dashboard, attach_progressive, make_dashboard, pai_gow_with_progressive
+from dashboard_fixtures import (
+    PASSWORDS,
+    Dashboard,
+    attach_progressive,
+    make_dashboard,
+    pai_gow_with_progressive,
+)
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver

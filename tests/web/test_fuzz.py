@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import TCP, make_dashboard
+from dashboard_fixtures import TCP, make_dashboard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import TCP, Dashboard, make_dashboard, play_tcp_round
+from dashboard_fixtures import TCP, Dashboard, make_dashboard, play_tcp_round
 
 from dealerassist.core.tables import TABLES_DIR, load_table
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import TCP, Dashboard, attach_progressive, make_dashboard, pai_gow_with_progressive
+from dashboard_fixtures import TCP, Dashboard, attach_progressive, make_dashboard, pai_gow_with_progressive
 
 from dealerassist.core.tables import TABLES_DIR, load_table
 

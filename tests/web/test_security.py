@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import TCP, Dashboard
+from dashboard_fixtures import TCP, Dashboard
 
 from dealerassist.web.security import PERMISSIONS, LoginThrottle, allowed
 
@@ -76,7 +76,7 @@ def test_failed_logins_are_throttled_and_logged(dash: Dashboard) -> None:
 
 
 def test_behind_a_proxy_each_client_is_throttled_on_its_own_address(tmp_path) -> None:
-    from conftest import make_dashboard
+    from dashboard_fixtures import make_dashboard
 
     from dealerassist.core.tables import TABLES_DIR, load_table
 

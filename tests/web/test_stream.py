@@ -7,8 +7,8 @@ import urllib.error
 from collections.abc import Iterator
 
 import pytest
-from conftest import PASSWORDS, TCP, Dashboard
-from livehttp import HttpUser, sse_messages
+from dashboard_fixtures import PASSWORDS, TCP, Dashboard
+from dashboard_http import HttpUser, sse_messages
 
 from dealerassist.commands.web import serve_in_thread
 from dealerassist.events import DeviceLink
