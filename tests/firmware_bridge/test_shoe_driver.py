@@ -29,10 +29,8 @@ def reader(url: str, collector: Collector, **kwargs: float) -> ShoeReader:
     return shoe
 
 
-def test_cards_buttons_and_status_become_events(
-    shoe_emulator: ShoeEmulator, collector: Collector, cable: str
-) -> None:
-    shoe_emulator._script.extend([Card.parse("AS"), Card.parse("10h")])
+def test_cards_buttons_and_status_become_events(collector: Collector, cable: str) -> None:
+    shoe_emulator = ShoeEmulator(seed=11, script="AS 10h", retransmit=0.1, heartbeat=0.2)
     shoe = reader(plug(shoe_emulator, cable), collector)
     try:
         wait_for(lambda: collector.links() == [True], what="link up")
@@ -57,6 +55,7 @@ def test_cards_buttons_and_status_become_events(
         assert shoe.device is not None and shoe.device.model == "DA-EMU-SHOE"
     finally:
         shoe.stop()
+        shoe_emulator.stop()
 
 
 @pytest.mark.parametrize("fault", ["bad-crc", "drop", "duplicate", "truncate", "garbage"])
