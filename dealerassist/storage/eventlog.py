@@ -283,10 +283,18 @@ class EventLog:
         return _decode(row) if row else None
 
     def verify(self) -> ChainReport:
-        """Check every record's hash, link and place, then the head; name the first bad record."""
+        """Check every record's hash, link and place, then the head; name the first bad record.
+
+        The head is read first: records the tables append while the chain is being read (a running
+        pit) lie beyond it and are left for the next check, instead of looking like a truncation.
+        """
+        with self._lock:
+            meta = dict(self._db.execute("SELECT key, value FROM log_meta"))
         expected_seq, prev, checked = 1, GENESIS_HASH, 0
         pending_link: tuple[int, str] | None = None
         for seq, recorded_at, table_id, kind, round_id, body, prev_hash, digest in self.rows():
+            if meta.get("head_seq") is not None and seq > int(meta["head_seq"]) and self._appended(seq):
+                break
             if seq != expected_seq:
                 return ChainReport(
                     False, checked, expected_seq, f"record {expected_seq} is missing (next is {seq})"
@@ -307,8 +315,6 @@ class EventLog:
                 return ChainReport(False, checked, seq, f"record {seq}: {problem}")
             checked += 1
             expected_seq, prev, pending_link = seq + 1, digest, (seq, digest)
-        with self._lock:
-            meta = dict(self._db.execute("SELECT key, value FROM log_meta"))
         head_seq, head_hash = meta.get("head_seq"), meta.get("head_hash")
         if head_seq is None or head_hash is None:
             return ChainReport(False, checked, None, "the log head is missing (log_meta was altered)")
@@ -325,6 +331,12 @@ class EventLog:
                 False, checked, bad, f"record {checked} was changed after it was written (head hash differs)"
             )
         return ChainReport(True, checked)
+
+    def _appended(self, seq: int) -> bool:
+        """Is record ``seq`` covered by the head now (written after ``verify`` read the head)?"""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM log_meta WHERE key = 'head_seq'").fetchone()
+        return row is not None and int(row[0]) >= seq
 
     def close(self) -> None:
         with self._lock:
