@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,10 +81,6 @@ class TableFeed:
 def attach(feed: TableFeed, controller: ProgressiveController) -> ProgressiveController:
     feed.subscribers.append(controller.on_record)
     return controller
-
-
-def kinds(events: Iterable[Any]) -> list[str]:
-    return [e.kind for e in events]
 
 
 def wait_for(check: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
