@@ -47,6 +47,10 @@ def test_bad_input_gets_a_4xx_naming_the_field(
     reply = response.get_json()
     assert reply["field"] == field, reply
     assert reply["message"]
+    if status == 422:  # refused before the tracker: the dashboard logs the attempt itself
+        note = list(dash.log.records())[-1].event
+        assert (note.kind, note.action, note.user) == ("user-action", "rejected-input", "dana")
+        assert note.detail["input_kind"] == kind and note.detail["field"] == field
 
 
 def test_non_object_bodies_and_unknown_tables(dash: Dashboard) -> None:

@@ -7,6 +7,7 @@ refuses (a rule, an impossible card) is a 409 naming the rule, and is itself in 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import Blueprint, jsonify, request
@@ -80,6 +81,17 @@ def act(table: str, kind: str) -> Any:
     try:
         event = build_event(kind, body, table=table, user=user.name, role=user.role)
     except ActionError as exc:
+        # Refused before the tracker saw it: logged here so the attempt is not lost.
+        rt.record_user_action(
+            user,
+            "rejected-input",
+            table=table,
+            client=client_address(),
+            input_kind=kind,
+            field=exc.field,
+            message=exc.message,
+            input=_as_text(body_without_token(body)),
+        )
         return render_error(exc.status, exc.field, exc.message)
     if "user" not in event.to_dict():
         rt.record_user_action(user, kind, table=table, client=client_address(), **body_without_token(body))
@@ -92,6 +104,12 @@ def act(table: str, kind: str) -> Any:
     except DealerAssistError as exc:
         return jsonify(error="refused", field=getattr(exc, "field", kind), message=str(exc)), 409
     return jsonify(ok=True, caused=[e.to_dict() for e in caused or []], last_seq=rt.log.last_seq())
+
+
+def _as_text(body: dict[str, Any], limit: int = 2000) -> str:
+    """A request body as JSON text for the log, whatever it holds (NaN, huge numbers, nesting)."""
+    text = json.dumps(body, default=str, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def body_without_token(body: dict[str, Any]) -> dict[str, Any]:
