@@ -205,6 +205,8 @@ class ProgressiveController:
             # The tracker numbers a round itself when the input names none: the next after the last.
             round_id = round_id if isinstance(round_id, int) else self._last_round + 1
             self._open_round = round_id
+            self._last_round = max(self._last_round, round_id)
+            self._sweep()
         elif not isinstance(round_id, int):
             if kind not in ROUND_INPUTS:
                 return None
@@ -269,7 +271,15 @@ class ProgressiveController:
         except LinkDown as exc:
             self._set_fault(str(exc))
             return
-        if self._finished(book):
+        if round_id < self._last_round and self._finished(book):
+            del self._books[round_id]
+
+    def _sweep(self) -> None:
+        """Forget finished rounds before the current one. The current round's book stays until the
+        next opens, so a settlement a supervisor corrects after the fact still finds its wagers."""
+        for round_id in [
+            r for r, book in self._books.items() if r < self._last_round and self._finished(book)
+        ]:
             del self._books[round_id]
 
     def _finished(self, book: RoundBook) -> bool:

@@ -117,6 +117,16 @@ def test_several_hits_in_a_round_pay_in_seat_order_each_from_the_meter_left(
     assert ctl.state()["status"] == "normal"
 
 
+def test_a_settlement_corrected_after_the_fact_still_finds_the_round_s_wagers(
+    ctl: ProgressiveController, feed: TableFeed, log: EventLog
+) -> None:
+    feed.round(1, {4: 100})
+    feed.settle(1, {4: "nothing"})
+    feed.settle(1, {4: "royal-match"})  # a supervisor corrected a misread card: re-settled
+    assert [e.seat for e in progressive_events(log) if e.kind == "progressive-hit"] == [4]
+    assert ctl.state()["win"]["seat"] == 4
+
+
 def test_fixed_awards_come_from_the_reserve(
     ctl: ProgressiveController, feed: TableFeed, log: EventLog
 ) -> None:
