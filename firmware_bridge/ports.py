@@ -16,6 +16,8 @@ import serial
 from dealerassist.errors import ConfigError, DealerAssistError
 
 URL_HANDLER_PACKAGE: Final = "firmware_bridge.urlhandler"
+WRITE_TIMEOUT: Final = 2.0
+NO_WRITE_TIMEOUT: Final = ("rfc2217://",)  # pyserial's RFC 2217 client refuses any write timeout
 
 PARITIES: Final = {
     "none": serial.PARITY_NONE,
@@ -124,7 +126,7 @@ def open_port(config: DeviceConfig, *, timeout: float = 0.05) -> serial.SerialBa
             parity=PARITIES[config.parity],
             stopbits=STOPBITS[config.stopbits],
             timeout=timeout,
-            write_timeout=2.0,
+            write_timeout=None if config.url.lower().startswith(NO_WRITE_TIMEOUT) else WRITE_TIMEOUT,
             do_not_open=True,
         )
         if config.dtr is not None:
