@@ -24,7 +24,7 @@ from dealerassist.errors import DealerAssistError
 from dealerassist.events import DeviceLink, Event
 from firmware_bridge.ports import DeviceConfig, PortError, open_port
 from firmware_bridge.sign import alpha
-from firmware_bridge.sign.layout import AMOUNT_LABEL, MEMORY, TEXT_LABEL, SignState
+from firmware_bridge.sign.layout import AMOUNT_LABEL, AMOUNT_SIZE, MAX_CENTS, MEMORY, TEXT_LABEL, SignState
 
 log = logging.getLogger(__name__)
 
@@ -252,6 +252,8 @@ class JackpotSign:
 def _check_cents(cents: int) -> None:
     if isinstance(cents, bool) or not isinstance(cents, int) or cents < 0:
         raise SignError(f"an amount must be whole cents >= 0, got {cents!r}")
+    if cents > MAX_CENTS:
+        raise SignError(f"{format_amount(cents)} does not fit the sign's {AMOUNT_SIZE}-character amount file")
 
 
 def _now() -> str:

@@ -16,6 +16,7 @@ TEXT_LABEL: Final = "A"
 AMOUNT_LABEL: Final = "1"
 TEXT_SIZE: Final = 256
 AMOUNT_SIZE: Final = 16
+MAX_CENTS: Final = 999_999_999_99  # "$999,999,999.99" is the longest amount that fits 16 characters
 MEMORY: Final = (
     alpha.MemoryEntry(TEXT_LABEL, "text", TEXT_SIZE),
     alpha.MemoryEntry(AMOUNT_LABEL, "string", AMOUNT_SIZE),

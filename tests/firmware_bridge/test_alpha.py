@@ -95,3 +95,23 @@ def test_emulator_survives_any_bytes(data: bytes) -> None:
     sign.on_bytes(data, 0.0)
     sign.on_bytes(alpha.write_text("A", b"OK"), 0.0)
     assert sign.text().endswith("OK")
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(
+    table=st.text(max_size=30),
+    fault=st.one_of(st.none(), st.text(max_size=80)),
+    cents=st.integers(0, 99_999_999_999),
+    mode=st.sampled_from(["amount", "win", "pending"]),
+)
+def test_any_state_encodes_and_reads_back(table: str, fault: str | None, cents: int, mode: str) -> None:
+    """Whatever a table is called or a fault says, the sign gets a clean frame it can show."""
+    state = SignState(mode=mode, cents=cents, table=table, fault=fault)  # type: ignore[arg-type]
+    sign = SignEmulator()
+    wire = alpha.memory_config(list(MEMORY)) + alpha.write_string("1", state.amount_text())
+    sign.on_bytes(wire + alpha.write_text("A", state.text_file()), 0.0)
+    assert not sign.problems
+    shown = sign.text()
+    assert shown.endswith(state.amount_text().decode())
+    if fault and printable(fault).strip():
+        assert shown.startswith(printable(fault).decode().strip())

@@ -96,6 +96,8 @@ def test_never_goes_backwards_without_cause(sign_on: JackpotSign, sign_emulator:
         sign_on.show_amount(500_00)
     with pytest.raises(SignError, match="whole cents"):
         sign_on.show_amount(-1)
+    with pytest.raises(SignError, match="does not fit"):
+        sign_on.show_win("T1", 1_000_000_000_00)
     assert sign_on.stats["refused"] == 4
 
 
