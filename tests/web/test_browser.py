@@ -88,6 +88,11 @@ def click(driver: WebDriver, selector: str) -> None:
     wait(driver, lambda: driver.find_element(By.CSS_SELECTOR, selector).click() or True, f"click {selector}")
 
 
+def type_in(driver: WebDriver, selector: str, text: str) -> None:
+    """Type into a field of a live panel (a re-render between find and type is retried)."""
+    wait(driver, lambda: driver.find_element(By.CSS_SELECTOR, selector).send_keys(text) or True, selector)
+
+
 def no_error(driver: WebDriver) -> None:
     box = driver.find_element(By.ID, "action-error")
     assert not box.is_displayed(), box.text
@@ -267,6 +272,40 @@ def test_supervisor_clears_an_alarm_the_dealer_cannot(
     cleared = [r.event for r in board.log.records() if r.event.kind == "alarm-cleared"]
     assert cleared[-1].user == "sam" and cleared[-1].reason == "cable plugged back in"
     board.pit.handle("tcp-1", DeviceLink(table="tcp-1", device="shoe", up=True))
+
+    # A wager entered wrong is corrected, then the round is voided, both with reasons.
+    dealer = board.client("dana")
+    assert dealer.act("tcp-1", "round-open").status_code == 200
+    dealer.act("tcp-1", "wager", seat=4, bet="ante", amount="50")
+    fix = wait(
+        browser,
+        lambda: browser.find_element(By.CSS_SELECTOR, "#sup-tcp-1 button[data-kind=correct-wager]"),
+        "round on the supervisor view",
+    ).find_element(By.XPATH, "..")
+    fix.find_element(By.NAME, "seat").send_keys("4")
+    fix.find_element(By.NAME, "amount").send_keys("5")
+    fix.find_element(By.NAME, "reason").send_keys("dealer keyed $50 for a $5 chip")
+    fix.find_element(By.CSS_SELECTOR, "button").click()
+    wait(
+        browser,
+        lambda: board.pit.tracker("tcp-1").snapshot()["wagers"] == {"4": {"ante": 500}},
+        "wager fixed",
+    )
+    void = wait(
+        browser,
+        lambda: browser.find_element(By.CSS_SELECTOR, "#sup-tcp-1 button[data-kind=approve-void]"),
+        "void form",
+    ).find_element(By.XPATH, "..")
+    void.find_element(By.NAME, "reason").send_keys("shoe swapped mid-round")
+    void.find_element(By.CSS_SELECTOR, "button").click()
+    wait(browser, lambda: browser.switch_to.alert, "are-you-sure dialog").accept()
+    wait(browser, lambda: board.pit.tracker("tcp-1").snapshot()["status"] == "voided", "round voided")
+    voided = [r.event for r in board.log.records() if r.event.kind in ("correct-wager", "approve-void")]
+    assert [(e.kind, e.user, e.reason) for e in voided[-2:]] == [
+        ("correct-wager", "sam", "dealer keyed $50 for a $5 chip"),
+        ("approve-void", "sam", "shoe swapped mid-round"),
+    ]
+    dealer.act("tcp-1", "round-close")
     sign_out(browser)
 
 

@@ -23,9 +23,69 @@
     return body;
   }
 
+  // A field is known across re-renders by its form's target, the form's hidden fields and its name.
+  function fieldKey(el) {
+    const form = el.form;
+    if (!form) return `|${el.name}`;
+    const hidden = [...form.querySelectorAll("input[type=hidden]")]
+      .filter((h) => h.name !== "csrf_token")
+      .map((h) => `${h.name}=${h.value}`)
+      .join("&");
+    return `${form.getAttribute("action")}|${hidden}|${el.name}`;
+  }
+
+  function edited(el) {
+    if (el.tagName === "SELECT") return [...el.options].some((o) => o.selected !== o.defaultSelected);
+    return el.value !== el.defaultValue;
+  }
+
+  function inputsOf(root) {
+    return root.querySelectorAll("input:not([type=hidden]), select");
+  }
+
+  // What a person is typing survives a live re-render: values, focus and caret are put back.
+  function saveTyping(panel) {
+    const values = new Map();
+    let focus = null;
+    for (const el of inputsOf(panel)) {
+      if (edited(el)) values.set(fieldKey(el), el.value);
+      if (el === document.activeElement) {
+        focus = { key: fieldKey(el), start: el.selectionStart, end: el.selectionEnd };
+      }
+    }
+    return { values, focus };
+  }
+
+  function restoreTyping(panel, typing) {
+    for (const el of inputsOf(panel)) {
+      const key = fieldKey(el);
+      if (typing.values.has(key)) el.value = typing.values.get(key);
+      if (typing.focus && typing.focus.key === key) {
+        el.focus();
+        try { el.setSelectionRange(typing.focus.start, typing.focus.end); } catch (e) { /* selects */ }
+      }
+    }
+  }
+
+  // After a successful action its fields are done with: clear them wherever the form now lives.
+  function clearFields(keys) {
+    for (const panel of document.querySelectorAll("[data-live-src]")) {
+      for (const el of inputsOf(panel)) {
+        if (!keys.has(fieldKey(el))) continue;
+        if (el.tagName === "SELECT") {
+          const first = [...el.options].find((o) => o.defaultSelected) || el.options[0];
+          el.value = first.value;
+        } else {
+          el.value = el.defaultValue;
+        }
+      }
+    }
+  }
+
   async function submitAction(form) {
     const question = form.dataset.confirm;
     if (question && !window.confirm(question)) return;
+    const keys = new Set([...inputsOf(form)].map(fieldKey));
     const buttons = form.querySelectorAll("button");
     buttons.forEach((b) => (b.disabled = true));
     try {
@@ -42,6 +102,7 @@
         showError(`${reply.field ? reply.field + ": " : ""}${reply.message || response.statusText}`);
       } else {
         showError("");
+        clearFields(keys);
         document.body.dataset.lastSeq = reply.last_seq;
         refreshPanels();
       }
@@ -61,15 +122,13 @@
     refreshing = true;
     try {
       for (const panel of document.querySelectorAll("[data-live-src]")) {
-        if (panel.contains(document.activeElement) && document.activeElement.tagName === "INPUT"
-            && document.activeElement.value) {
-          again = true; // do not wipe what the dealer is typing; refresh when they are done
-          continue;
-        }
         const response = await fetch(panel.dataset.liveSrc, { credentials: "same-origin" });
         if (response.status === 401 || response.redirected) { window.location.reload(); return; }
         if (response.ok) {
-          panel.innerHTML = await response.text();
+          const html = await response.text();
+          const typing = saveTyping(panel);
+          panel.innerHTML = html;
+          restoreTyping(panel, typing);
           panel.dataset.refreshed = String(Date.now());
         }
       }
@@ -109,8 +168,6 @@
       submitAction(form);
     }
   });
-
-  document.addEventListener("focusout", () => { if (again) refreshPanels(); });
 
   document.addEventListener("DOMContentLoaded", () => {
     const streamed = document.querySelector("[data-stream]");
