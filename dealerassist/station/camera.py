@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dealerassist.errors import DealerAssistError
 from dealerassist.events import CardRead, CardRemoved, DeviceLink, Event
 from dealerassist.games.base import parse_position
 
@@ -79,7 +80,10 @@ class CameraFeed:
         def note(event: Event) -> None:
             if isinstance(event, DeviceLink):
                 self.up = event.up
-            forward(event)
+            try:
+                forward(event)
+            except DealerAssistError as exc:  # refused and logged by the tracker; the camera goes on
+                log.info("camera %s: %s refused: %s", table, event.kind, exc)
 
         self.link = CameraLink(table, lambda: VideoSource(url), note, url=url)
         self._thread: threading.Thread | None = None

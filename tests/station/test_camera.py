@@ -1,6 +1,7 @@
 """A configured camera through the station: a video file of the synthetic layout is read by the
-real vision pipeline; face-up cards reach the log at their positions, backs and the fold area do not,
-and the end of the video is a camera link going down (a file stands in for a camera that stops)."""
+real vision pipeline; face-up cards reach the log at their positions (a spot the table lacks is
+refused and the camera goes on), backs and the fold area do not, and the end of the video is a
+camera link going down (a file stands in for a camera that stops)."""
 
 from __future__ import annotations
 
@@ -43,9 +44,11 @@ def test_camera_reads_reach_the_log_at_their_positions(tmp_path: Path, deck_and_
         "dealer": [("KD", True), ("4C", False)],
         "seat-2": [("AS", True), ("9H", True)],
         "fold": [("QS", True)],
+        "seat-6": [("7H", True)],  # a spot this five-seat table does not have
     }
     video = _video(tmp_path / "table.avi", design, layout, frames=7)
     data = table_data("three-card-poker", None)
+    data["table"]["seats"] = 5
     data["devices"]["camera"] = {"url": str(video)}
     data["vision"] = {**demo_vision_section(), "deck": str(deck_file)}
     table = check_table(table_from_mapping(data, str(tmp_path / "tcp.toml")))
@@ -59,6 +62,11 @@ def test_camera_reads_reach_the_log_at_their_positions(tmp_path: Path, deck_and_
         station.stop()
     reads = {(e.position, e.card.code) for e in records if e.kind == "card-read" and e.source == "camera"}
     assert reads == {("dealer", "KD"), ("seat-2", "AS"), ("seat-2", "9H")}
+    refused = [e for e in records if e.kind == "refused"]
+    assert [(e.input_kind, e.input["position"], e.input["card"]) for e in refused] == [
+        ("card-read", "seat-6", "7H")
+    ]
+    assert "seats 1..5" in refused[0].message  # logged as refused; the camera went on reading
     links = [e.up for e in records if e.kind == "device-link" and e.device == "camera"]
     assert links[:2] == [True, False]  # the file ended; the link then retries with back-off
     snapshots = [e.snapshot for e in records if e.kind == "card-read"]
