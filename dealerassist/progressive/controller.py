@@ -85,6 +85,7 @@ class ProgressiveController:
         self._local_keys: set[str] = set()
         self._open_round: int | None = None
         self._last_round = 0
+        self._known = False  # the meter has been read at least once (a linked one may be unreachable)
         self._fault: str | None = None
         self._seen_hits: dict[str, float] = {}
         self._listeners: list[StateListener] = []
@@ -156,6 +157,7 @@ class ProgressiveController:
         if committed is None:
             return
         self._meter, self._params = committed
+        self._known = True
         self._fault = None
         now = self.clock()
         for hit_id in self._meter.pending:
@@ -466,6 +468,7 @@ class ProgressiveController:
                 "win": win,
                 "fault": None if self._fault is None else FAULT_TEXT,
                 "fault_detail": self._fault,
+                "known": self._known,
                 "pending": list(m.pending),
                 "hits": [dict(h) for h in m.recent],
                 "next_params": self._params.next.to_dict() if self._params.next else None,

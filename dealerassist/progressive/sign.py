@@ -45,8 +45,8 @@ class SignFeed:
         if state["status"] == "pending" and win:
             self.sign.show_pending(str(win["table"]))
             return
-        if state["status"] == "fault" and win:
-            return  # the jackpot is still pending: keep it on the sign beside the fault
+        if state["status"] == "fault" and (win or not state.get("known", True)):
+            return  # a jackpot still pending stays beside the fault; an amount never read is not shown
         self._show_amount(state, last)
 
     def _show_amount(self, state: dict[str, Any], last: dict[str, Any] | None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 from dealerassist.progressive.controller import ProgressiveController
@@ -36,3 +37,37 @@ def test_a_user_watches_the_meter_climb_the_hit_the_confirmation_and_the_reset(
     wait_for(shows(emulator, "JACKPOT $5,000.12"), "a voided round's contribution given back")
     assert sign.corrections and "voided" in sign.corrections[-1]["reason"]
     assert emulator.problems == {} or set(emulator.problems) <= {"not-for-me"}
+
+
+class Recorder:
+    """Notes what the feed asks a sign for (the decisions, without a line in between)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def show_amount(self, cents: int, *, allow_decrease: bool = False, reason: str = "") -> None:
+        self.calls.append(("amount", cents, allow_decrease))
+
+    def show_win(self, table: str, cents: int) -> None:
+        self.calls.append(("win", table, cents))
+
+    def show_pending(self, table: str) -> None:
+        self.calls.append(("pending", table))
+
+    def set_fault(self, text: str | None) -> None:
+        self.calls.append(("fault", text))
+
+
+def test_a_meter_never_read_is_not_shown_while_the_link_is_down(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    link = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    ctl = ProgressiveController("t1", make_params(link=link), EventLog(tmp_path / "e.db"))
+    recorder = Recorder()
+    ctl.subscribe(SignFeed(recorder))
+    ctl.refresh()
+    state = ctl.state()
+    assert (state["status"], state["known"]) == ("fault", False)
+    assert recorder.calls == [("fault", "PROGRESSIVE LINK DOWN")]
+    ctl.stop()
