@@ -116,8 +116,6 @@ class LogIndex:
         self._cursor = 0
         self.rounds: dict[tuple[str, int], RoundSummary] = {}
         self.devices: dict[tuple[str, str], DeviceState] = {}
-        self.alarm_log: list[dict[str, Any]] = []
-        self.last_refused: dict[str, dict[str, Any]] = {}
         self._current: dict[str, tuple[str, int]] = {}
 
     def refresh(self) -> LogIndex:
@@ -133,8 +131,6 @@ class LogIndex:
         table = str(event.get("table", ""))
         if kind in DEVICE_KINDS:
             self._device(table, event, record)
-        if kind == "refused":
-            self.last_refused[table] = {"at": record.recorded_at, **event}
         round_id = event.get("round_id")
         if table == PIT_WIDE:
             return
@@ -159,7 +155,6 @@ class LogIndex:
             summary.seats.add(seat)
         if kind == "alarm":
             summary.alarms.append(str(event.get("code")))
-            self.alarm_log.append({"seq": record.seq, "at": record.recorded_at, **event})
         elif kind in ("round-settled", "round-voided"):
             summary.results = list(event.get("results") or [])
             summary.hands = dict(event.get("hands") or {})
