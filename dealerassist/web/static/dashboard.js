@@ -146,6 +146,7 @@
 
   function connect(url) {
     const live = document.getElementById("live");
+    if (live) live.classList.add("streaming"); // only live pages show the dot: green connected, red not
     const source = new EventSource(url, { withCredentials: true });
     source.addEventListener("open", () => live && live.classList.add("on"));
     source.addEventListener("error", () => live && live.classList.remove("on"));
