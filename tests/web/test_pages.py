@@ -135,8 +135,15 @@ def test_admin_creates_and_disables_accounts_and_it_is_logged(dash: Dashboard) -
     assert admin.post_form("/admin/users", {"op": "disable", "name": "ada"}).status_code == 400
     assert admin.post_form("/admin/users", {"op": "disable", "name": "newbie"}).status_code == 302
     assert dash.client().login("newbie", "newbie-pass-1").status_code == 401
+    assert admin.post_form("/admin/users", {"op": "reset", "name": D, "password": "short"}).status_code == 400
+    assert (
+        admin.post_form("/admin/users", {"op": "reset", "name": D, "password": "fresh-pass-99"}).status_code
+        == 302
+    )
+    assert dash.client().login(D, "fresh-pass-99").status_code == 302
     actions = [(r.event.user, r.event.action) for r in dash.log.records() if r.event.kind == "user-action"]
     assert ("ada", "user-added") in actions and ("ada", "user-disabled") in actions
+    assert ("ada", "password-reset") in actions
 
 
 def test_a_disabled_account_loses_its_open_session(dash: Dashboard) -> None:

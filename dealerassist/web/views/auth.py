@@ -109,6 +109,10 @@ def users() -> Any:
                     admin, "user-added", client=client_address(), account=added.name, account_role=added.role
                 )
                 flash(f"Account {added.name} ({added.role}) created.")
+            elif op == "reset":
+                rt.users.set_password(name, request.form.get("password") or "")
+                rt.record_user_action(admin, "password-reset", client=client_address(), account=name)
+                flash(f"Password of {name} reset: hand it over in person.")
             elif op in ("disable", "enable"):
                 if admin is not None and name == admin.name:
                     raise UserError("name", "you cannot disable your own account")
