@@ -77,7 +77,7 @@ class Pace:
 
 
 PACES = {
-    "table": Pace(betting=2.5, card=0.25, decision=1.0, showdown=2.5, confirm=2.0),
+    "table": Pace(betting=2.5, card=0.2, decision=1.0, showdown=2.5, confirm=2.0),
     "fast": Pace(betting=0.0, card=0.0, decision=0.0, showdown=0.0, confirm=0.05),
 }
 
