@@ -28,7 +28,8 @@ def sign_on(sign_emulator: SignEmulator, cable: str, collector: Collector) -> It
 def test_amount_win_pending_and_fault(sign_on: JackpotSign, sign_emulator: SignEmulator) -> None:
     sign_on.show_amount(1_234_56)
     wait_for(lambda: sign_emulator.text() == "JACKPOT $1,234.56", what="meter shown")
-    assert sign_on.displayed()["amount_text"] == "$1,234.56" and sign_on.link_up
+    wait_for(lambda: sign_on.displayed()["amount_text"] == "$1,234.56", what="driver notes what it sent")
+    assert sign_on.link_up
     sign_on.set_fault("CONTROLLER LINK LOST")
     wait_for(lambda: sign_emulator.text() == "CONTROLLER LINK LOST | JACKPOT $1,234.56", what="fault page")
     sign_on.set_fault(None)
@@ -38,13 +39,14 @@ def test_amount_win_pending_and_fault(sign_on: JackpotSign, sign_emulator: SignE
     wait_for(lambda: sign_emulator.text() == "WINNER TABLE TCP-3 | $1,234.56", what="win")
     sign_on.show_amount(100_00)
     wait_for(lambda: sign_emulator.text() == "JACKPOT $100.00", what="reset after the hit")
+    wait_for(lambda: not sign_on.displayed()["pending_update"], what="driver caught up")
     shown = sign_on.displayed()
-    assert shown["mode"] == "amount" and shown["fault"] is None and not shown["pending_update"]
+    assert shown["mode"] == "amount" and shown["fault"] is None and shown["amount_cents"] == 100_00
 
 
 def test_meter_ticks_rewrite_only_the_string(sign_on: JackpotSign, sign_emulator: SignEmulator) -> None:
     sign_on.show_amount(500_00)
-    wait_for(lambda: sign_emulator.string_file() == "$500.00", what="first amount")
+    wait_for(lambda: sign_emulator.text() == "JACKPOT $500.00", what="first amount and layout")
     text_writes = sign_emulator.text_writes
     for cents in range(500_01, 500_06):
         sign_on.show_amount(cents)
@@ -59,7 +61,7 @@ def test_updates_are_coalesced_to_the_rate(sign_emulator: SignEmulator) -> None:
     try:
         wait_for(lambda: sign.link_up, what="link up")
         sign.show_amount(1)
-        wait_for(lambda: sign_emulator.string_file() == "$0.01", what="first")
+        wait_for(lambda: sign_emulator.text() == "JACKPOT $0.01", what="first amount and layout")
         before = sign_emulator.packets
         started = time.monotonic()
         cents = 1
