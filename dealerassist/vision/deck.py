@@ -16,7 +16,7 @@ import numpy as np
 
 from dealerassist.core.cards import FULL_DECK
 from dealerassist.errors import DealerAssistError
-from dealerassist.vision.corner import PX_PER_H, Glyph, find_glyphs, rectify
+from dealerassist.vision.corner import Glyph, find_glyphs, rectify
 
 ENROLL_HEIGHTS = (72, 86, 100, 120, 145, 175, 210)
 ENROLL_BLURS = (0.5, 1.0)
@@ -235,8 +235,3 @@ def enroll(folder: str | Path, name: str | None = None) -> DeckModel:
         suit_colours={s: np.median(np.array(v), axis=0).astype(np.float32) for s, v in colours.items()},
         back_features=np.array(back_f, np.float32),
     )
-
-
-def glyph_scale_check(height_px: float) -> float:
-    """Pixels per card height at which the patch is sampled (exposed for diagnostics)."""
-    return height_px / PX_PER_H
