@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from dealerassist.cli import main
+from dealerassist.core.tables import load_table
 from dealerassist.progressive.controller import ProgressiveController
 from dealerassist.progressive.events import ProgressiveContribution
+from dealerassist.progressive.params import params_from_table
 from dealerassist.progressive.report import exact_text, reconcile
 from dealerassist.storage.eventlog import EventLog
 from tests.progressive.support import TableFeed, attach, make_params
@@ -69,10 +71,10 @@ def test_the_commands_show_confirm_and_reconcile(tmp_path: Path, capsys: pytest.
     assert main(["progressive", "simulate", "--table", "face-up-pai-gow", "--db", str(db), "--rounds", "3",
                  "--jackpot-round", "9", "--interval", "0"]) == 0  # fmt: skip
     out = capsys.readouterr()
-    assert "round 3: meter $1,00" in out.out and "no [progressive] section" in out.err
+    assert "round 3: meter $10,00" in out.out and "no [progressive] section" not in out.err
     log = EventLog(db)
     feed = TableFeed(TABLE, log)
-    ctl = attach(feed, ProgressiveController(TABLE, make_params(name="fupg-1-progressive"), log))
+    ctl = attach(feed, ProgressiveController(TABLE, params_from_table(load_table("face-up-pai-gow")), log))
     feed.round(4, {5: 100})
     feed.settle(4, {5: "seven-card-straight-flush"})
     ctl.stop()
