@@ -74,11 +74,12 @@ class Pace:
     decision: float
     showdown: float
     confirm: float
+    patience: float  # waiting longer than this for a device is said on the console
 
 
 PACES = {
-    "table": Pace(betting=2.5, card=0.2, decision=1.0, showdown=2.5, confirm=2.0),
-    "fast": Pace(betting=0.0, card=0.0, decision=0.0, showdown=0.0, confirm=0.05),
+    "table": Pace(betting=2.5, card=0.2, decision=1.0, showdown=2.5, confirm=2.0, patience=5.0),
+    "fast": Pace(betting=0.0, card=0.0, decision=0.0, showdown=0.0, confirm=0.05, patience=1.0),
 }
 
 
@@ -415,7 +416,7 @@ class SimulatedDealer:
             if stop.wait(0.01):
                 raise Stopped()
             waited = time.monotonic() - started
-            if waited > 5 and not told:
+            if waited > self.pace.patience and not told:
                 self.say(f"{self.table}: waiting for {what} (is a device link down?)")
                 told = True
             if waited > self.wait_s:

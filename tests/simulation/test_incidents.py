@@ -123,3 +123,32 @@ def test_without_the_auto_supervisor_the_dealer_waits_for_a_person(waiting_demo:
     threading.Thread(target=lambda: (demo.wait(), finished.set()), daemon=True).start()
     assert finished.wait(30)
     assert demo.tallies()["pu-1"].rounds == 2
+
+
+def test_a_shoe_cable_pulled_mid_round_pauses_the_dealer_and_loses_no_card(tmp_path: Path) -> None:
+    demo = _demo(tmp_path, ["three-card-poker"], NOTHING, rounds=3)
+    messages: list[str] = []
+    demo.say = messages.append
+    demo.start()
+    try:
+        tracker = demo.station.pit.tracker("tcp-1")  # type: ignore[union-attr]
+        wait_for(lambda: tracker.round_id == 2 and tracker.snapshot()["positions"], what="round 2 dealing")
+        demo.shoes["tcp-1"].unplug(for_seconds=2.0)
+        demo.wait()
+    finally:
+        demo.stop()
+    assert any("waiting for the shoe's card" in m for m in messages)
+    from dealerassist.storage.eventlog import EventLog
+
+    log = EventLog(demo.db_path)
+    try:
+        events = [r.event for r in log.records()]
+    finally:
+        log.close()
+    assert len(_kinds(events, "round-settled")) == 3
+    sequences = [e.shoe_sequence for e in _kinds(events, "card-read") if e.source == "shoe"]
+    assert sequences == list(range(1, len(sequences) + 1))  # every card once, in order
+    assert len(_kinds(events, "card-dealt")) == len(sequences)
+    link = [a for a in _kinds(events, "alarm") if a.code == "device-link"]
+    assert link and "shoe" in link[0].message
+    assert link[0].alarm_id in {c.alarm_id for c in _kinds(events, "alarm-cleared")}
