@@ -14,11 +14,10 @@ import numpy as np
 
 PX_PER_H = 200.0
 PATCH_SPAN = (0.30, 0.50)  # across, down (in card heights)
-MARGIN = 0.03  # card heights sampled beyond the corner, so print near an edge survives a corner a bit off
-PATCH_SIZE = (round((PATCH_SPAN[0] + MARGIN) * PX_PER_H), round((PATCH_SPAN[1] + MARGIN) * PX_PER_H))
+PATCH_SIZE = (round(PATCH_SPAN[0] * PX_PER_H), round(PATCH_SPAN[1] * PX_PER_H))
 GLYPH_SIZE = (16, 24)  # width, height of a normalised glyph
 MIN_GLYPH_PX = 10  # ink pixels in the patch below which a blob is dirt
-EDGE_BAND = 14  # patch pixels along the top and left edges searched for a printed border line
+EDGE_BAND = 8  # patch pixels along the top and left edges searched for a printed border line
 
 
 @dataclass(frozen=True)
@@ -47,9 +46,8 @@ def rectify(
 ) -> CornerPatch:
     """Sample the corner region into a fixed patch; axes are unit vectors along the card edges."""
     step = height_px / PX_PER_H
-    origin = corner - (x_axis + y_axis) * MARGIN * height_px
     matrix = np.array(
-        [[x_axis[0] * step, y_axis[0] * step, origin[0]], [x_axis[1] * step, y_axis[1] * step, origin[1]]],
+        [[x_axis[0] * step, y_axis[0] * step, corner[0]], [x_axis[1] * step, y_axis[1] * step, corner[1]]],
         dtype=np.float64,
     )
     bgr = cv2.warpAffine(
@@ -83,8 +81,7 @@ def find_glyphs(
     rank when it starts inside that box widened by ``slack``, which absorbs scale error.
     """
     ink = patch.ink
-    inside = round(MARGIN * PX_PER_H) + 2
-    level = _ink_threshold(ink[inside:, inside:])  # the card's own print decides, not felt beyond it
+    level = _ink_threshold(ink)
     if level is None:
         return None
     mask = (ink > level).astype(np.uint8)
@@ -117,7 +114,7 @@ def find_glyphs(
     if not blobs:
         return None
     blobs.sort()
-    rx0, ry0, rx1, ry1 = ((v + MARGIN) * PX_PER_H for v in rank_box)
+    rx0, ry0, rx1, ry1 = (v * PX_PER_H for v in rank_box)
     rank_w, rank_h = rx1 - rx0, ry1 - ry0
     lo_x, hi_x = rx0 - slack * rank_w - 4, rx1 + slack * rank_w + 4
     lo_y, hi_y = ry0 - slack * rank_h - 4, ry0 + slack * rank_h + 4
@@ -239,7 +236,7 @@ def _glyph(patch: CornerPatch, labels: np.ndarray, ids: list[int], box: tuple[in
     norm = float(np.linalg.norm(feature))
     feature = feature / norm if norm > 1e-6 else feature
     return Glyph(
-        box=(x0 / PX_PER_H - MARGIN, y0 / PX_PER_H - MARGIN, x1 / PX_PER_H - MARGIN, y1 / PX_PER_H - MARGIN),
+        box=(x0 / PX_PER_H, y0 / PX_PER_H, x1 / PX_PER_H, y1 / PX_PER_H),
         feature=feature.astype(np.float32),
         colour=_ink_colour(patch.bgr[y0:y1, x0:x1], member, patch),
     )

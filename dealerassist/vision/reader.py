@@ -31,7 +31,7 @@ from dealerassist.vision.detect import (
 
 MIN_COVERAGE = 0.9
 ACHROMATIC = 20.0  # a*b* chroma below which a suit's ink counts as black
-INNER_CORNER = 18  # patch pixels (0.06 card heights past the corner) beyond the white edge of every design
+INNER_CORNER = 12  # patch pixels (0.06 card heights) past the white edge every design has
 BACK_MIN_INK = 0.12  # mean ink inside a corner below which it is plain paper, not a back
 
 
