@@ -265,11 +265,8 @@ class SimulatedDealer:
     def _confirm_reads(self, snap: Mapping[str, Any], round_id: int, stop: threading.Event) -> None:
         """Confirm a read the tracker doubts, as the dealer would at the touch screen."""
         for pending in snap["pending_reads"]:
-            if pending["position"] is None and self._unread:
-                card = self._unread.pop(0)
-            elif pending["candidates"]:
-                card = Card.parse(pending["candidates"][0])
-            else:
+            card = true_card(snap, pending, self._unread)
+            if card is None:
                 self._stuck(snap, stop)
                 return
             self.say(
@@ -425,3 +422,20 @@ class SimulatedDealer:
 
 def _dealt_count(snap: Mapping[str, Any]) -> int:
     return sum(len(cards) for cards in snap["positions"].values())
+
+
+def true_card(snap: Mapping[str, Any], pending: Mapping[str, Any], unread: list[Card]) -> Card | None:
+    """The card a doubtful read really was, as the dealer knows it.
+
+    A shoe card the shoe could not read is the next of ``unread`` (the dealer holds it); a camera
+    read is the candidate when that card lies at the spot, else the spot's first card the camera
+    has not checked yet. ``None`` when the dealer cannot tell.
+    """
+    if pending["position"] is None:
+        return unread.pop(0) if unread else None
+    there = snap["positions"].get(pending["position"], [])
+    codes = [c["card"] for c in there]
+    if pending["candidates"] and pending["candidates"][0] in codes:
+        return Card.parse(pending["candidates"][0])
+    unchecked = [c["card"] for c in there if not c["camera_checked"]]
+    return Card.parse((unchecked or codes)[0]) if codes else None
