@@ -315,15 +315,3 @@ def height_candidates(mask: np.ndarray, corner: Corner, aspect: float) -> list[f
         if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT and all(abs(height - f) > 0.1 * f for f in found):
             found.append(height)
     return found
-
-
-def fit_height(mask: np.ndarray, corner: Corner, aspect: float, long_across: bool = False) -> float:
-    """Card height from how far the paper runs along both edges of a corner (0 if too small).
-
-    An edge that runs on into a touching or overlapping card only over-measures, so the shorter
-    of the two estimates wins; ``long_across`` reads the corner as if the across edge were long.
-    """
-    across = _arm_length(mask, corner, corner.x_axis, corner.y_axis)
-    down = _arm_length(mask, corner, corner.y_axis, corner.x_axis)
-    height = min(across, down * aspect) if long_across else min(down, across * aspect)
-    return height if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT else 0.0
