@@ -183,8 +183,12 @@ class ProgressiveController:
     # --- the tracker's records ----------------------------------------------------------------
 
     def attach(self, tracker: Any) -> None:
-        """Follow a ``Tracker`` (or a ``Pit``): every record it logs comes to ``on_record``."""
+        """Follow a ``Tracker`` (or a ``Pit``): every record it logs comes to ``on_record``, and
+        the table's tracker asks ``check_wager`` before it accepts a wager."""
         tracker.subscribe(self.on_record)
+        table_tracker = tracker.tracker(self.table) if hasattr(tracker, "tracker") else tracker
+        if hasattr(table_tracker, "add_wager_check"):
+            table_tracker.add_wager_check(self.check_wager)
 
     def on_record(self, record: Any) -> None:
         event = record.event

@@ -23,10 +23,11 @@ from dealerassist.games import game_class
 from dealerassist.games.base import Game, TableRules
 from dealerassist.storage.eventlog import EventLog, LogRecord
 from dealerassist.tracker.engine import TableEngine, refusal
-from dealerassist.tracker.events import INPUT_KINDS, RoundOpen, TableConfigured, TableState
+from dealerassist.tracker.events import INPUT_KINDS, RoundOpen, TableConfigured, TableState, Wager
 
 log = logging.getLogger(__name__)
 Subscriber = Callable[[LogRecord], None]
+WagerCheck = Callable[[int, str, int], None]
 
 
 class TrackerError(DealerAssistError):
@@ -85,6 +86,7 @@ class Tracker:
         self.log = log
         self._lock = threading.RLock()
         self._subscribers: list[Subscriber] = []
+        self._wager_checks: list[WagerCheck] = []
         self.engine = self._rebuild()
         last = self.log.latest(self.table, "table-config")
         self._record_config(last.event.config if last and isinstance(last.event, TableConfigured) else None)
@@ -138,6 +140,9 @@ class Tracker:
                     raise EventError(
                         f"kind: {event.kind!r} is an output or unknown, not an input the tracker takes"
                     )
+                if isinstance(event, Wager):
+                    for check in self._wager_checks:
+                        check(event.seat, event.bet, event.amount)
                 outputs = self.engine.apply(event)
             except DealerAssistError as exc:
                 # The log is the truth: whatever a game half did before refusing is undone.
@@ -183,6 +188,13 @@ class Tracker:
                 except Exception:
                     log.exception("subscriber %r failed on record %d", callback, record.seq)
         return records
+
+    def add_wager_check(self, check: WagerCheck) -> None:
+        """Ask ``check(seat, bet, amount)`` before accepting a live wager; it raises
+        ``RuleViolation`` to refuse (the progressive refuses its bet while its meter is unreachable
+        or locked). Only live inputs are checked: rebuilding from the log never asks again."""
+        with self._lock:
+            self._wager_checks.append(check)
 
     # --- views -------------------------------------------------------------------------------
 

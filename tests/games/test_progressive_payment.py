@@ -16,7 +16,7 @@ import pytest
 from dealerassist.commands.progressive import table_params
 from dealerassist.core.paytables import FixedAward
 from dealerassist.core.tables import load_table
-from dealerassist.errors import ConfigError
+from dealerassist.errors import ConfigError, RuleViolation
 from dealerassist.events import event_from_dict
 from dealerassist.progressive.controller import ProgressiveController
 from dealerassist.progressive.params import params_from_table
@@ -107,6 +107,23 @@ def test_a_meter_share_is_paid_by_the_controller_not_by_the_settlement(table: Ta
     assert len(table.events("progressive-paid")) == 1
 
 
+def test_a_locked_meter_refuses_the_progressive_wager_at_the_table(table: Table) -> None:
+    """While a jackpot waits for a supervisor the tracker refuses the progressive bet (asked of the
+    controller), logs the refusal with its rule, and still takes the main wager."""
+    table.play("8S 9S TS JS QS KS AS".split())
+    table.send(kind="round-close")
+    table.send(kind="round-open")
+    table.send(kind="wager", seat=2, bet="wager", amount=1000, user="dee")
+    with pytest.raises(RuleViolation) as refused:
+        table.send(kind="wager", seat=2, bet="progressive", amount=100, user="dee")
+    assert refused.value.rule == "progressive-locked"
+    [logged] = table.events("refused")
+    assert "progressive-locked" in logged.to_dict()["rule"]
+    [hit] = table.events("progressive-hit")
+    table.controller.confirm(hit.hit_id, "sam", "supervisor")
+    table.send(kind="wager", seat=2, bet="progressive", amount=100, user="dee")
+
+
 PROGRESSIVE_SECTION = """
 [progressive]
 wager = "1"
@@ -119,7 +136,8 @@ reserve = "5"
 def test_a_table_whose_progressive_awards_differ_from_the_game_pay_table_is_refused(tmp_path: Path) -> None:
     """The game pays by its pay table; a ``[progressive.awards]`` line that says otherwise (here four
     of a kind as a meter share where the pay table pays a fixed $25) would pay the hand twice."""
-    shipped = Path(load_table("face-up-pai-gow").path).read_text(encoding="utf-8")
+    text = Path(load_table("face-up-pai-gow").path).read_text(encoding="utf-8")
+    shipped = text[: text.index("\n[progressive]")]
     plain = tmp_path / "plain.toml"
     plain.write_text(shipped + PROGRESSIVE_SECTION, encoding="utf-8")
     params = params_from_table(load_table(plain))

@@ -61,9 +61,9 @@ def test_four_aces_flush_hits_the_meter_and_a_supervisor_unlocks_it(pit: Pit) ->
     pit.send(kind="decision", position="seat-1", action="play", choice="four-of-a-kind", amount=1000)
     pit.send(kind="decision", position="seat-2", action="fold")
     [hit] = pit.own_events("progressive-hit")
-    assert (hit.seat, hit.hand, hit.award, hit.paid) == (1, "four-aces-flush", "100% meter", 100_030)
+    assert (hit.seat, hit.hand, hit.award, hit.paid) == (1, "four-aces-flush", "100% meter", 100_040)
     state = pit.controller.state()
-    assert state["status"] == "win" and state["win"]["amount"] == 100_030
+    assert state["status"] == "win" and state["win"]["amount"] == 100_040
     pit.send(kind="round-close")
     pit.controller.confirm(hit.hit_id, "sam", "supervisor")
     # The reset: $1,000 plus the reserve the two wagers built (5% of $2).
