@@ -8,13 +8,13 @@ foreign card becomes a misdeal instead of a payout.
 
 from __future__ import annotations
 
-import tomllib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dealerassist.core.cards import FULL_DECK, JOKER, Card
+from dealerassist.core.tomlfile import read_toml
 from dealerassist.errors import CardError, ConfigError, DeckError
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
@@ -93,10 +93,7 @@ def load_deck(name_or_path: str | Path) -> DeckComposition:
     if not path.is_file():
         known = ", ".join(sorted(p.stem for p in DECKS_DIR.glob("*.toml")))
         raise ConfigError(str(path), "-", f"no such deck file (known decks: {known})")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), "-", f"not valid TOML: {exc}") from None
+    data = read_toml(path)
     return DeckComposition.from_mapping(data, str(path))
 
 

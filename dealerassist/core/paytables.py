@@ -13,7 +13,6 @@ Loading checks every line and names the file, the key and the problem.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -23,6 +22,7 @@ from pathlib import Path
 
 from dealerassist.core.decks import CONFIG_DIR
 from dealerassist.core.money import MoneyError, Odds, Payout, parse_amount, pay_odds, percent_of
+from dealerassist.core.tomlfile import read_toml, reject_unknown_keys
 from dealerassist.errors import ConfigError, DealerAssistError
 
 PAYTABLES_DIR = CONFIG_DIR / "paytables"
@@ -152,10 +152,20 @@ class PayTableSet:
         return [t for t in self.tables.values() if t.bet == bet]
 
 
+FILE_KEYS = ("game", "defaults", "tables")
+TABLE_KEYS = ("bet", "label", "example", "pays")
+
+
 def paytables_from_mapping(data: Mapping[str, object], source: str) -> PayTableSet:
+    from dealerassist.games import registry
+
+    reject_unknown_keys(data, source, "", FILE_KEYS)
     game = data.get("game")
     if not isinstance(game, str) or not game:
         raise ConfigError(source, "game", "must name the game (its slug)")
+    games = registry()
+    if game not in games:
+        raise ConfigError(source, "game", f"unknown game {game!r} (known: {', '.join(games)})")
     raw_tables = data.get("tables")
     if not isinstance(raw_tables, Mapping) or not raw_tables:
         raise ConfigError(source, "tables", "must hold at least one [tables.NAME] section")
@@ -164,9 +174,13 @@ def paytables_from_mapping(data: Mapping[str, object], source: str) -> PayTableS
         key = f"tables.{name}"
         if not isinstance(body, Mapping):
             raise ConfigError(source, key, "must be a table")
+        reject_unknown_keys(body, source, key, TABLE_KEYS)
         bet = body.get("bet")
         if not isinstance(bet, str) or not bet:
             raise ConfigError(source, f"{key}.bet", "must name the bet this table pays")
+        if bet not in games[game].bets:
+            bets = ", ".join(games[game].bets)
+            raise ConfigError(source, f"{key}.bet", f"{game} has no bet {bet!r} (bets: {bets})")
         pays_raw = body.get("pays")
         if not isinstance(pays_raw, Mapping) or not pays_raw:
             raise ConfigError(source, f"{key}.pays", "must list at least one hand class = award")
@@ -199,10 +213,7 @@ def load_paytable_file(path: str | Path) -> PayTableSet:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(str(path), "-", "no such pay-table file")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), "-", f"not valid TOML: {exc}") from None
+    data = read_toml(path)
     return paytables_from_mapping(data, str(path))
 
 

@@ -26,15 +26,15 @@ url = "socket://127.0.0.1:7001"
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from dealerassist.core.decks import CONFIG_DIR, load_deck
-from dealerassist.core.money import MoneyError, decimal_to_cents, parse_amount
+from dealerassist.core.money import MoneyError, decimal_to_cents, format_amount, parse_amount
 from dealerassist.core.paytables import PayTable, load_paytables
+from dealerassist.core.tomlfile import read_toml, reject_unknown_keys
 from dealerassist.errors import ConfigError
 from dealerassist.games.base import BetLimit, TableRules
 
@@ -42,6 +42,8 @@ TABLES_DIR = CONFIG_DIR / "tables"
 _TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 KNOWN_SECTIONS = frozenset({"table", "limits", "paytables", "options", "devices", "progressive", "vision"})
 DEVICE_NAMES = frozenset({"shoe", "sign", "camera"})
+TABLE_KEYS = ("id", "name", "game", "seats", "deck", "chip", "exposure_policy")
+LIMIT_KEYS = ("min", "max")
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,7 @@ def table_from_mapping(data: Mapping[str, Any], source: str) -> TableConfig:
     if unknown:
         raise ConfigError(source, ", ".join(sorted(unknown)), "unknown section(s)")
     table = _section(data, source, "table")
+    reject_unknown_keys(table, source, "table", TABLE_KEYS)
     table_id = table.get("id")
     if not isinstance(table_id, str) or not _TABLE_ID.match(table_id):
         raise ConfigError(source, "table.id", "must be 1-40 letters, digits, '-', '_' or '.'")
@@ -112,11 +115,18 @@ def table_from_mapping(data: Mapping[str, Any], source: str) -> TableConfig:
         key = f"limits.{bet}"
         if bet not in game_cls.bets:
             raise ConfigError(source, key, f"{slug} has no bet {bet!r} (bets: {', '.join(game_cls.bets)})")
-        if not isinstance(body, Mapping) or "min" not in body or "max" not in body:
+        if not isinstance(body, Mapping):
+            raise ConfigError(source, key, "must be { min = '...', max = '...' }")
+        reject_unknown_keys(body, source, key, LIMIT_KEYS)
+        if "min" not in body or "max" not in body:
             raise ConfigError(source, key, "must be { min = '...', max = '...' }")
         low, high = _money(source, f"{key}.min", body["min"]), _money(source, f"{key}.max", body["max"])
         if not 0 < low <= high:
-            raise ConfigError(source, key, f"needs 0 < min <= max, got min {low} and max {high} cents")
+            raise ConfigError(
+                source,
+                key,
+                f"needs 0 < min <= max, got min {format_amount(low)} and max {format_amount(high)}",
+            )
         limits[bet] = BetLimit(low, high)
 
     shipped = load_paytables(slug)
@@ -172,8 +182,5 @@ def load_table(path: str | Path) -> TableConfig:
         path = TABLES_DIR / f"{path}.toml"
     if not path.is_file():
         raise ConfigError(str(path), "-", "no such table file")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), "-", f"not valid TOML: {exc}") from None
+    data = read_toml(path)
     return table_from_mapping(data, str(path))

@@ -37,7 +37,6 @@ always give the same setting whatever order they arrive in.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -47,6 +46,7 @@ from typing import Any, Final
 
 from dealerassist.core.cards import ACE, RANK_CHARS, Card
 from dealerassist.core.decks import CONFIG_DIR
+from dealerassist.core.tomlfile import read_toml
 from dealerassist.errors import ConfigError, RuleViolation
 from dealerassist.hands import HandValue, evaluate_five, evaluate_two, front_outranks_back
 
@@ -381,10 +381,7 @@ def load_house_way_file(path: str | Path) -> HouseWay:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(str(path), "-", "no such house-way file")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), "-", f"not valid TOML: {exc}") from None
+    data = read_toml(path)
     return house_way_from_mapping(data, str(path))
 
 

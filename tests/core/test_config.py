@@ -39,13 +39,20 @@ def _write(tmp_path: Path, body: str) -> Path:
 
 
 def test_paytable_errors_name_file_and_key(tmp_path: Path) -> None:
-    bad = _write(tmp_path, 'game = "g"\n[tables.t]\nbet = "b"\n[tables.t.pays]\npair = "lots"\n')
+    bad = _write(
+        tmp_path, 'game = "three-card-poker"\n[tables.t]\nbet = "pair-plus"\n[tables.t.pays]\npair = "lots"\n'
+    )
     with pytest.raises(ConfigError) as err:
         load_paytable_file(bad)
     assert str(bad) in str(err.value) and "tables.t.pays.pair" in str(err.value)
-    with pytest.raises(ConfigError, match=r"defaults\.b"):
+    with pytest.raises(ConfigError, match=r"defaults\.pair-plus"):
         paytables_from_mapping(
-            {"game": "g", "defaults": {"b": "nope"}, "tables": {"t": {"bet": "b", "pays": {"x": 1}}}}, "m"
+            {
+                "game": "three-card-poker",
+                "defaults": {"pair-plus": "nope"},
+                "tables": {"t": {"bet": "pair-plus", "pays": {"pair": 1}}},
+            },
+            "m",
         )
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_paytable_file(_write(tmp_path, "game = \n"))
