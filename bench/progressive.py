@@ -23,8 +23,7 @@ PostgreSQL — with the same number of threads, so the ratio says what the progr
 bookkeeping costs over its storage.
 
 Run: ``nice dealerassist bench progressive [--tables 50 --rate 10 --seconds 8 --sign-hz 30]`` or
-``nice python -m bench.progressive ...`` (as a module: ``bench/serial.py`` would shadow pyserial if
-this folder came first on the path). About a minute at the defaults.
+``nice python bench/progressive.py ...``. About a minute at the defaults.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""bench/serial.py stays runnable through ``dealerassist bench`` and measures what it claims."""
+"""bench/serial_line.py stays runnable through ``dealerassist bench`` and measures what it claims."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dealerassist.commands.bench import load
 
 
 def test_latencies_are_never_below_the_wire_time(tmp_path: Path) -> None:
-    bench = load("serial")
+    bench = load("serial_line")
     shoe = bench.bench_shoe(115200, 5, tmp_path)
     sign = bench.bench_sign(115200, 5, tmp_path)
     for row in (shoe, sign):

@@ -5,8 +5,8 @@ what it sends, the sign emulator stamps when the last byte of each transmission 
 arrived. Each latency is printed next to the time its bytes physically need on the wire, and the
 difference is what our software adds (target: p99 within 5 ms of physical).
 
-    nice python -m bench.serial                  # 9600 and 115200 baud
-    nice python -m bench.serial --baud 19200 --cards 50 --updates 50
+    nice python -m bench.serial_line                  # 9600 and 115200 baud
+    nice python -m bench.serial_line --baud 19200 --cards 50 --updates 50
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def run(bauds: list[int], cards: int, updates: int) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="bench.serial", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="bench.serial_line", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--baud", type=int, action="append", help="baud rate (repeatable; default 9600 115200)"
     )
