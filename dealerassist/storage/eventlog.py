@@ -154,10 +154,7 @@ class EventLog:
         if not tables:
             if self.readonly:
                 raise LogError(f"{self.path}: empty database, no event log in it")
-            db.executescript(_SCHEMA)
-            db.execute(_SET_META, ("format", str(EVENT_FORMAT_VERSION)))
-            db.execute(_SET_META, ("head_seq", "0"))
-            db.execute(_SET_META, ("head_hash", GENESIS_HASH))
+            self._create()
         meta = dict(db.execute("SELECT key, value FROM log_meta"))
         fmt = meta.get("format", "?")
         if not fmt.isdigit() or int(fmt) > EVENT_FORMAT_VERSION:
@@ -168,6 +165,24 @@ class EventLog:
         if not self.readonly:
             self._check_tail(meta)
             db.execute("CREATE INDEX IF NOT EXISTS events_kind ON events (table_id, kind, seq)")
+
+    def _create(self) -> None:
+        """Schema and head in one transaction: a crash while a new log is made leaves either no
+        log or a whole one, never tables without their head (which a writer must refuse)."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            if db.execute("SELECT count(*) FROM log_meta").fetchone()[0] == 0:
+                db.execute(_SET_META, ("format", str(EVENT_FORMAT_VERSION)))
+                db.execute(_SET_META, ("head_seq", "0"))
+                db.execute(_SET_META, ("head_hash", GENESIS_HASH))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def _stored_head(self, meta: dict[str, str]) -> tuple[int, str]:
         seq, digest = meta.get("head_seq"), meta.get("head_hash")
