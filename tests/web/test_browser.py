@@ -20,7 +20,11 @@ from dashboard_fixtures import (
     make_dashboard,
     pai_gow_with_progressive,
 )
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import (
+    ElementNotInteractableException,
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.select import Select
@@ -66,7 +70,13 @@ def browser() -> Iterator[WebDriver]:
 
 def wait(driver: WebDriver, condition: Callable[[], Any], what: str, timeout: float = 10) -> Any:
     return WebDriverWait(
-        driver, timeout, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)
+        driver,
+        timeout,
+        ignored_exceptions=(
+            NoSuchElementException,
+            StaleElementReferenceException,
+            ElementNotInteractableException,
+        ),
     ).until(lambda _d: condition(), message=what)
 
 
@@ -277,27 +287,22 @@ def test_supervisor_clears_an_alarm_the_dealer_cannot(
     dealer = board.client("dana")
     assert dealer.act("tcp-1", "round-open").status_code == 200
     dealer.act("tcp-1", "wager", seat=4, bet="ante", amount="50")
-    fix = wait(
-        browser,
-        lambda: browser.find_element(By.CSS_SELECTOR, "#sup-tcp-1 button[data-kind=correct-wager]"),
-        "round on the supervisor view",
-    ).find_element(By.XPATH, "..")
-    fix.find_element(By.NAME, "seat").send_keys("4")
-    fix.find_element(By.NAME, "amount").send_keys("5")
-    fix.find_element(By.NAME, "reason").send_keys("dealer keyed $50 for a $5 chip")
-    fix.find_element(By.CSS_SELECTOR, "button").click()
+    fix = "#sup-tcp-1 form[action$='/correct-wager']"
+    wait(browser, lambda: "ante $50.00" in browser.find_element(By.ID, "sup-tcp-1").text, "round on the view")
+    type_in(browser, f"{fix} input[name=seat]", "4")
+    board.pit.handle("tcp-1", DeviceLink(table="tcp-1", device="camera", up=True))  # a live update mid-typing
+    type_in(browser, f"{fix} input[name=amount]", "5")
+    type_in(browser, f"{fix} input[name=reason]", "dealer keyed $50 for a $5 chip")
+    assert browser.find_element(By.CSS_SELECTOR, f"{fix} input[name=seat]").get_attribute("value") == "4"
+    click(browser, f"{fix} button")
     wait(
         browser,
         lambda: board.pit.tracker("tcp-1").snapshot()["wagers"] == {"4": {"ante": 500}},
         "wager fixed",
     )
-    void = wait(
-        browser,
-        lambda: browser.find_element(By.CSS_SELECTOR, "#sup-tcp-1 button[data-kind=approve-void]"),
-        "void form",
-    ).find_element(By.XPATH, "..")
-    void.find_element(By.NAME, "reason").send_keys("shoe swapped mid-round")
-    void.find_element(By.CSS_SELECTOR, "button").click()
+    void = "#sup-tcp-1 form[action$='/approve-void']"
+    type_in(browser, f"{void} input[name=reason]", "shoe swapped mid-round")
+    click(browser, f"{void} button")
     wait(browser, lambda: browser.switch_to.alert, "are-you-sure dialog").accept()
     wait(browser, lambda: board.pit.tracker("tcp-1").snapshot()["status"] == "voided", "round voided")
     voided = [r.event for r in board.log.records() if r.event.kind in ("correct-wager", "approve-void")]
