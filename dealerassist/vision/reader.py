@@ -208,9 +208,15 @@ class CardReader:
         projected: list[tuple[Corner, float]] = []
         for index, outline in enumerate(outlines):
             direct = outline_corners(outline, index)
-            for corner in direct + edge_junctions(gray, filled, outline, index):
+            for corner in direct:
                 sighting = self._sight(frame, filled, corner, height_candidates(filled, corner, aspect))
                 if sighting is not None:
+                    sightings.append(sighting)
+            for corner in edge_junctions(gray, filled, outline, index):
+                sighting = self._sight(frame, filled, corner, height_candidates(filled, corner, aspect))
+                # A junction is a guess at a corner: it may name a card or see a back, but an unread
+                # "card" there is mostly a stretch of another card's edge.
+                if sighting is not None and (sighting.card is not None or not sighting.face_up):
                     sightings.append(sighting)
             for corner in direct:
                 projected.extend(projected_corners(filled, corner, aspect))
