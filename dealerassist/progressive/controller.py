@@ -38,9 +38,9 @@ from dealerassist.progressive.events import (
 )
 from dealerassist.progressive.params import ProgressiveParams
 from dealerassist.progressive.store import EventSink, LinkDown, LocalStore, MeterStore, event_key
+from dealerassist.tracker.events import SUPERVISOR_ROLES
 
 log = logging.getLogger(__name__)
-SUPERVISOR_ROLES = frozenset({"supervisor", "admin"})
 FAULT_TEXT = "LINK DOWN"
 StateListener = Callable[[dict[str, Any]], None]
 # Tracker inputs that may leave ``round_id`` out, meaning the table's current round.
