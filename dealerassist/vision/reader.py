@@ -1,8 +1,10 @@
 """Read every card in a frame from its corner indices, abstaining rather than guessing.
 
-A corner's read is trusted only when the rank and the suit each match their templates well, beat
-the runner-up class by a clear margin, and the ink colour agrees with the suit. Corners that
-grow into the same card are merged; two confident corners that disagree make the card unknown.
+A corner's read is trusted only when the rank and the suit each match their templates well and
+beat the runner-up class by a clear margin, the ink colour agrees with the suit, the rank is not
+a pip and sits where the deck prints it with clear paper to the card's edges. Corners that grow
+into the same card are merged; two reads of one printed index, or two confident corners of one
+card, that disagree make the card unknown.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from dealerassist.vision.detect import (
     projected_corners,
 )
 
-MIN_COVERAGE = 0.9
+MIN_COVERAGE = 0.9  # share of a back's outline that must lie on card paper
 ACHROMATIC = 20.0  # a*b* chroma below which a suit's ink counts as black
 INNER_CORNER = 12  # patch pixels (0.06 card heights) past the white edge every design has
 BACK_MIN_INK = 0.12  # mean ink inside a corner below which it is plain paper, not a back
