@@ -7,6 +7,11 @@ must be refused again). Recorded outputs are compared with what the replay produ
 exported round that does not settle the same way again is reported. ``meta`` lines name a table's
 configuration (``table_file`` or an inline ``table_config``) and may state what a round must come
 to (``expect``); see ``docs/events.md``.
+
+In a hand-written file every refusal must be one the file states (its rule in the round's
+``expect.refused``): any other refusal is a broken line (a typo, a missing field, an impossible card,
+an input in the wrong phase) and fails the replay, so a file cannot pass while its rounds silently
+lost an input.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from dealerassist.errors import ConfigError, DealerAssistError
 from dealerassist.events import Event, EventError
 from dealerassist.games.base import BetLimit, TableRules
 from dealerassist.storage.eventlog import EventLog
+from dealerassist.tracker.engine import refusal
 from dealerassist.tracker.events import INPUT_KINDS
 from dealerassist.tracker.pit import Pit
 from dealerassist.tracker.tracker import Tracker
@@ -40,6 +46,17 @@ class ReplayLine:
 class Check:
     line: int
     ok: bool
+    message: str
+
+
+@dataclass
+class Refusal:
+    """A refused line of a hand-written file, until an expectation states it."""
+
+    line: int
+    table: str
+    round_id: int | None
+    rule: str
     message: str
 
 
@@ -67,7 +84,12 @@ class ReplayReport:
 def read_replay_file(path: str | Path) -> list[ReplayLine]:
     """Parse every line first, so a malformed file is reported (with its line) before anything runs."""
     lines = []
-    text = Path(path).read_text(encoding="utf-8")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise EventError(f"{path}: not UTF-8 text (byte {exc.start}): a replay file is JSON Lines") from None
+    except OSError as exc:
+        raise EventError(f"{path}: cannot be read: {exc.strerror or exc}") from None
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -124,11 +146,21 @@ class Replayer:
         self.base_dir = base_dir or Path.cwd()
         self.report = ReplayReport()
         self.recorded: dict[tuple[str, int], dict[str, Any]] = {}
+        self.unstated: list[Refusal] = []
 
     def run(self, lines: Iterable[ReplayLine]) -> ReplayReport:
         for line in lines:
             self.feed(line)
         self._compare_recorded()
+        self.report.checks += [
+            Check(
+                r.line,
+                False,
+                f"refused with rule {r.rule!r} and no expectation states it: correct the line, "
+                "or list the rule in its round's expect.refused",
+            )
+            for r in self.unstated
+        ]
         for table in self.pit.tables():
             self.report.snapshots[table] = self.pit.tracker(table).snapshot()
         if self.owns_log:
@@ -140,8 +172,12 @@ class Replayer:
         kind = data.get("kind")
         table = data.get("table")
         if kind == "table-config" and line.recorded and isinstance(table, str):
-            self.known.setdefault(table, _config_from_record(data))
+            try:
+                self.known.setdefault(table, _config_from_record(data))
+            except DealerAssistError as exc:
+                self._refuse(line.number, table, None, "invalid-event", f"table-config: {exc}")
             return
+        stated = line.recorded
         if kind == "refused" and line.recorded and isinstance(data.get("input"), dict):
             line = ReplayLine(line.number, {"table": table, **data["input"]}, recorded=False)
             data, kind = line.data, line.data.get("kind")
@@ -149,22 +185,34 @@ class Replayer:
             self._meta(line, data["data"], table)
         if kind not in INPUT_KINDS:
             if line.recorded and kind in COMPARED_KINDS:
-                self.recorded[(str(table), int(data["round_id"]))] = data
+                round_id = data.get("round_id")
+                if isinstance(round_id, int) and not isinstance(round_id, bool):
+                    self.recorded[(str(table), round_id)] = data
+                else:
+                    self._refuse(line.number, str(table), None, "invalid-event", f"{kind}.round_id: missing")
             elif not line.recorded:
-                self.report.refused.append(
-                    (line.number, f"{kind}: not an input (outputs come from the tracker)")
-                )
+                message = f"{kind}: not an input (outputs come from the tracker)"
+                self._refuse(line.number, str(table), None, "not-an-input", message)
             return
         if not isinstance(table, str):
-            self.report.refused.append((line.number, f"{kind}.table: missing"))
+            self._refuse(line.number, "", None, "invalid-event", f"{kind}.table: missing")
             return
         try:
             tracker = self._tracker(table)
             outputs = tracker.handle_data(data)
         except DealerAssistError as exc:
+            live = self.pit.tracker(table).engine.round_id if table in self.pit.tables() else 0
+            rule = refusal(table, str(kind), data, exc, None).rule
             self.report.refused.append((line.number, f"{kind}: {exc}"))
+            if not stated:
+                self.unstated.append(Refusal(line.number, table, live or None, rule, str(exc)))
             return
         self.report.outputs += [(line.number, event) for event in outputs]
+
+    def _refuse(self, number: int, table: str, round_id: int | None, rule: str, message: str) -> None:
+        """A line that never reached a tracker: reported, and failing unless stated."""
+        self.report.refused.append((number, message))
+        self.unstated.append(Refusal(number, table, round_id, rule, message))
 
     def _tracker(self, table: str) -> Tracker:
         if table not in self.pit.tables():
@@ -196,7 +244,10 @@ class Replayer:
         return load_table(name)
 
     def _expect(self, number: int, table: str, expect: Mapping[str, Any]) -> Check:
-        round_id = int(expect.get("round_id", 0))
+        shape = _expect_shape_problem(expect)
+        if shape:
+            return Check(number, False, f"{table}: expect.{shape}")
+        round_id = expect.get("round_id", 0)
         outputs = [e.to_dict() for _, e in self.report.outputs if e.table == table]
         mine = [o for o in outputs if o.get("round_id") == round_id]
         problems = []
@@ -217,6 +268,7 @@ class Replayer:
             rules = [r["rule"] for r in refusals if r.get("round_id") == round_id]
             if sorted(rules) != sorted(expect["refused"]):
                 problems.append(f"refusals {sorted(rules)}, expected {sorted(expect['refused'])}")
+            self._state_refusals(table, round_id, list(expect["refused"]))
         layout = self.pit.tracker(table).snapshot()["positions"] if table in self.pit.tables() else {}
         dealt = {position: [c["card"] for c in cards] for position, cards in layout.items()}
         for position, cards in dict(expect.get("dealt", {})).items():
@@ -231,6 +283,13 @@ class Replayer:
             number, not problems, f"{where}: " + ("; ".join(problems) if problems else "as expected")
         )
 
+    def _state_refusals(self, table: str, round_id: int, rules: list[str]) -> None:
+        """The refusals an expectation names are the file's intent, not broken lines."""
+        for pending in list(self.unstated):
+            if pending.table == table and pending.round_id == round_id and pending.rule in rules:
+                rules.remove(pending.rule)
+                self.unstated.remove(pending)
+
     def _compare_recorded(self) -> None:
         replayed = self.report.settlements()
         for key, recorded in sorted(self.recorded.items()):
@@ -244,12 +303,40 @@ class Replayer:
 
 def _config_from_record(data: Mapping[str, Any]) -> Any:
     config = data.get("config", {})
+    if not isinstance(config, Mapping):
+        raise ConfigError("table-config record", "config", f"must be an object, got {config!r}")
     raw = config.get("raw")
     if isinstance(raw, Mapping):
         from dealerassist.core.tables import table_from_mapping
 
         return table_from_mapping(raw, str(data.get("source") or "exported table-config"))
-    return rules_from_description(config)
+    try:
+        return rules_from_description(config)
+    except KeyError as exc:
+        raise ConfigError("table-config record", f"config.{exc.args[0]}", "missing") from None
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise ConfigError("table-config record", "config", f"cannot be read: {exc}") from None
+
+
+_EXPECT_LISTS = ("results", "alarms", "refused")
+_EXPECT_MAPPINGS = ("dealt", "hands")
+
+
+def _expect_shape_problem(expect: Mapping[str, Any]) -> str:
+    """What is wrong with an ``expect`` object's shape, or ``""``; checked before it is compared."""
+    round_id = expect.get("round_id", 0)
+    if not isinstance(round_id, int) or isinstance(round_id, bool):
+        return f"round_id: must be a whole number, got {round_id!r}"
+    for key in _EXPECT_LISTS:
+        if key in expect and not isinstance(expect[key], list):
+            return f"{key}: must be a list, got {expect[key]!r}"
+    for item in expect.get("results", []):
+        if not isinstance(item, Mapping):
+            return f"results: each result must be an object like {{'seat': 1, 'bet': 'ante'}}, got {item!r}"
+    for key in _EXPECT_MAPPINGS:
+        if key in expect and not isinstance(expect[key], Mapping):
+            return f"{key}: must be an object of position to value, got {expect[key]!r}"
+    return ""
 
 
 def _comparable(data: Mapping[str, Any]) -> tuple[str, Any, Any]:
