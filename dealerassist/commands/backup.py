@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sqlite3
+import sys
 import time
 from pathlib import Path
 
@@ -32,7 +33,12 @@ def backup_database(source: Path, out_dir: Path, stamp: str | None = None) -> Pa
     """Copy ``source`` into ``out_dir`` as ``<stem>-<UTC stamp>.sqlite3`` and check the copy."""
     if not source.is_file():
         raise BackupError(f"{source}: no such database file")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BackupError(f"--out {out_dir}: is a file; name a folder for the copies")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BackupError(f"--out {out_dir}: cannot create the folder: {exc.strerror or exc}") from None
     stamp = stamp or time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     target = out_dir / f"{source.stem}-{stamp}.sqlite3"
     partial = target.with_suffix(".partial")
@@ -57,9 +63,20 @@ def backup_database(source: Path, out_dir: Path, stamp: str | None = None) -> Pa
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.data_dir and not args.data_dir.is_dir():
+        raise BackupError(f"--data-dir {args.data_dir}: no such folder")
     sources = [args.db] if args.db else sorted(args.data_dir.glob("*.sqlite3"))
     if not sources:
         raise BackupError(f"{args.data_dir}: no *.sqlite3 event logs to back up")
+    failed: list[str] = []
     for source in sources:
-        print(backup_database(source, args.out))
+        try:
+            print(backup_database(source, args.out))
+        except BackupError as exc:
+            if len(sources) == 1:
+                raise
+            print(f"dealerassist: error: {exc}", file=sys.stderr)
+            failed.append(str(source))
+    if failed:
+        raise BackupError(f"{len(failed)} of {len(sources)} logs not backed up: {', '.join(failed)}")
     return 0

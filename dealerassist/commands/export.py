@@ -84,13 +84,19 @@ def write_csv(rows: Iterator[tuple], out: IO[str]) -> int:
 def _export(args: argparse.Namespace) -> int:
     since = parse_instant(args.since, "--from") if args.since else None
     until = parse_instant(args.until, "--to") if args.until else None
+    if since and until and since >= until:
+        raise EventError(f"--from {args.since} is not before --to {args.until}: the window holds nothing")
     writer = write_jsonl if args.format == "jsonl" else write_csv
     with EventLog(args.db or default_db(), readonly=True) as log:
         rows = log.rows(table=args.table, since=since, until=until)
         if args.output == "-":
             count = writer(rows, sys.stdout)
         else:
-            with open(args.output, "w", encoding="utf-8", newline="") as out:
+            try:
+                out = open(args.output, "w", encoding="utf-8", newline="")
+            except OSError as exc:
+                raise EventError(f"--output {args.output}: cannot write: {exc.strerror or exc}") from None
+            with out:
                 count = writer(rows, out)
     print(f"exported {count} records", file=sys.stderr)
     return 0

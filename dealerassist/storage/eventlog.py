@@ -400,7 +400,7 @@ def _check_file(path: Path, readonly: bool) -> None:
     """Refuse a file that is not an SQLite database before SQLite gets a chance to touch it."""
     if not path.exists():
         if readonly:
-            raise LogError(f"{path}: no such event log")
+            raise LogError(f"{path}: no such event log (name the file with --db or $DEALERASSIST_DB)")
         path.parent.mkdir(parents=True, exist_ok=True)
         return
     if path.is_dir():
