@@ -31,6 +31,7 @@ from dealerassist.vision.detect import (
     projected_corners,
 )
 
+WORKING_SIDE = 1600  # larger frames are read scaled down to this longer side
 MIN_COVERAGE = 0.9  # share of a back's outline that must lie on card paper
 ACHROMATIC = 20.0  # a*b* chroma below which a suit's ink counts as black
 INNER_CORNER = 12  # patch pixels (0.06 card heights) past the white edge every design has
@@ -197,9 +198,22 @@ class CardReader:
         return float(diffs.min())
 
     def read(self, frame: np.ndarray) -> list[CardSighting]:
-        """Every card found in a BGR frame."""
+        """Every card found in a BGR frame (outlines in the frame's own pixels)."""
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or min(frame.shape[:2]) < 64:
             raise ValueError("a frame must be a BGR colour image of at least 64x64 pixels")
+        scale = WORKING_SIDE / max(frame.shape[:2])
+        if scale >= 1.0:
+            return self._read(frame)
+        # A photo or a high-resolution camera: read at the size the detector is built for.
+        small = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        found = self._read(small)
+        for sighting in found:
+            sighting.quad = sighting.quad / scale
+            if sighting.index_point is not None:
+                sighting.index_point = sighting.index_point / scale
+        return found
+
+    def _read(self, frame: np.ndarray) -> list[CardSighting]:
         paper = card_mask(frame)
         outlines = blob_outlines(paper)
         filled = np.zeros_like(paper)

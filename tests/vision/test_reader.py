@@ -90,3 +90,16 @@ def test_sighting_json_matches_the_cli_contract(reader: CardReader, design) -> N
     assert item["card"] == "AS" and item["face_up"] is True and item["zone"] is None
     assert len(item["quad"]) == 4 and all(len(p) == 2 for p in item["quad"])
     assert 0.0 <= item["confidence"] <= 1.0
+
+
+def test_a_large_photo_is_read_and_outlined_in_its_own_pixels(reader: CardReader, design) -> None:
+    frame = lay_cards(design, [("JD", (400, 360), 12, True), ("6C", (850, 330), -25, True)], height=170)
+    photo = cv2.resize(frame, None, fx=2.5, fy=2.5, interpolation=cv2.INTER_CUBIC)  # 3200 x 1800
+    found = _by_card(reader.read(photo))
+    assert set(found) == {"JD", "6C"}
+    assert np.linalg.norm(found["JD"].centre - [1000, 900]) < 40
+    assert np.linalg.norm(found["6C"].centre - [2125, 825]) < 40
+
+
+def test_a_close_up_card_is_read(reader: CardReader, design) -> None:
+    assert set(_by_card(reader.read(lay_cards(design, [("8S", (640, 360), 5, True)], height=330)))) == {"8S"}
