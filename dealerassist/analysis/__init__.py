@@ -13,6 +13,7 @@ import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from types import ModuleType
 from typing import Any
 
 from dealerassist.errors import DealerAssistError
@@ -61,31 +62,56 @@ class BetAnalysis:
 Analyzer = Callable[[AnalysisRequest], BetAnalysis]
 
 
-def analyzers() -> dict[str, dict[str, Analyzer]]:
-    """Game slug -> bet -> analyzer, for every game that has an analysis module."""
+def _modules() -> dict[str, ModuleType]:
+    """Game slug -> its analysis module, for every game that has one with ``BETS``."""
     from dealerassist.games import registry
 
     games = registry()
     by_module = {cls.__module__.rsplit(".", 1)[-1]: slug for slug, cls in games.items()}
-    found: dict[str, dict[str, Analyzer]] = {}
+    found: dict[str, ModuleType] = {}
     for info in pkgutil.iter_modules(__path__):
         slug = by_module.get(info.name)
         if slug is None:
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
-        bets = getattr(module, "BETS", None)
-        if bets:
-            found[slug] = dict(bets)
+        if getattr(module, "BETS", None):
+            found[slug] = module
     return dict(sorted(found.items()))
 
 
+def analyzers() -> dict[str, dict[str, Analyzer]]:
+    """Game slug -> bet -> analyzer, for every game that has an analysis module."""
+    return {slug: dict(module.BETS) for slug, module in _modules().items()}
+
+
 def analyze(request: AnalysisRequest, bets: list[str] | None = None) -> dict[str, BetAnalysis]:
-    table = analyzers()
-    if request.game not in table:
-        raise AnalysisError(f"no analysis for game {request.game!r} (have: {', '.join(table)})")
-    game_bets = table[request.game]
+    """Run the asked bets' analyses; an option the game cannot use is refused, never ignored.
+
+    An analysis module that reads ``request.decks`` says so with ``TAKES_DECKS = True``.
+    """
+    modules = _modules()
+    if request.game not in modules:
+        raise AnalysisError(f"no analysis for game {request.game!r} (have: {', '.join(modules)})")
+    game_bets = dict(modules[request.game].BETS)
     wanted = bets or list(game_bets)
     unknown = [b for b in wanted if b not in game_bets]
     if unknown:
-        raise AnalysisError(f"{request.game} has no analysis for bet(s) {', '.join(unknown)}")
-    return {bet: game_bets[bet](request) for bet in wanted}
+        raise AnalysisError(
+            f"{request.game} has no analysis for bet(s) {', '.join(unknown)} (have: {', '.join(game_bets)})"
+        )
+    if request.decks is not None and not getattr(modules[request.game], "TAKES_DECKS", False):
+        shoe_games = [slug for slug, m in modules.items() if getattr(m, "TAKES_DECKS", False)]
+        raise AnalysisError(
+            f"{request.game} is dealt from its own deck, --decks does not apply "
+            f"(it does for: {', '.join(shoe_games) or 'no game'}); leave it out"
+        )
+    results = {bet: game_bets[bet](request) for bet in wanted}
+    if request.paytable and all(r.paytable != request.paytable for r in results.values()):
+        from dealerassist.core.paytables import load_paytables
+
+        paid = load_paytables(request.game).get(request.paytable).bet
+        raise AnalysisError(
+            f"pay table {request.paytable!r} pays the {paid!r} bet, which none of the analysed bets "
+            f"({', '.join(wanted)}) uses: drop --bet or pick a pay table for those bets"
+        )
+    return results

@@ -17,6 +17,7 @@ from dealerassist.core.decks import DeckComposition, load_deck
 from dealerassist.games.perfect_pairs_blackjack import PerfectPairsBlackjack, perfect_pairs_class
 
 GAME = "perfect-pairs-blackjack"
+TAKES_DECKS = True  # the shoe size is the analysis's one free parameter (--decks)
 
 
 def shoe(decks: int | None) -> DeckComposition:

@@ -1,4 +1,14 @@
-"""``dealerassist analyze GAME``: exact probabilities and house edge of each bet."""
+"""dealerassist analyze GAME: exact probabilities and house edge of each bet.
+
+With --json standard output holds exactly one JSON object (progress goes to standard error):
+
+    {"game": SLUG, "paytable": "NAME[, NAME...]",
+     "bets": {BET: {"house_edge": FLOAT, "hit_frequency": FLOAT,
+                    "combinations": {HAND_CLASS: COUNT, ...}, "total": COUNT}, ...}}
+
+house_edge is the expected loss per unit of the initial wager (negative: the player's edge);
+paytable is the --paytable given, else the pay tables used, comma-separated.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +21,12 @@ from dealerassist.analysis import AnalysisRequest, BetAnalysis, analyze
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("analyze", help="exact house edge of a game's bets by complete enumeration")
+    p = sub.add_parser(
+        "analyze",
+        help="exact house edge of a game's bets by complete enumeration",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("game", help="game slug, e.g. three-card-poker")
     p.add_argument("--paytable", help="pay-table name (for the bet it pays; others use defaults)")
     p.add_argument("--decks", type=int, help="number of decks in the shoe (where the game uses a shoe)")
