@@ -100,9 +100,11 @@ class Card:
         rank_text, suit_text = cleaned[:-1], cleaned[-1]
         rank = _RANK_BY_TEXT.get(rank_text)
         if rank is None:
-            raise CardError(f"cannot read card {text!r}: unknown rank {rank_text!r}")
+            raise CardError(
+                f"cannot read card {text!r}: unknown rank {rank_text!r} (ranks: 2-9, 10 or T, J, Q, K, A)"
+            )
         if suit_text not in SUITS:
-            raise CardError(f"cannot read card {text!r}: unknown suit {suit_text!r}")
+            raise CardError(f"cannot read card {text!r}: unknown suit {suit_text!r} (suits: S H D C)")
         return cls(rank, suit_text)
 
     def __str__(self) -> str:
