@@ -35,8 +35,8 @@ from dealerassist.core.decks import CONFIG_DIR, load_deck
 from dealerassist.core.money import MoneyError, decimal_to_cents, format_amount, parse_amount
 from dealerassist.core.paytables import PayTable, load_paytables
 from dealerassist.core.tomlfile import read_toml, reject_unknown_keys
-from dealerassist.errors import ConfigError
-from dealerassist.games.base import BetLimit, TableRules
+from dealerassist.errors import ConfigError, DealerAssistError
+from dealerassist.games.base import BetLimit, Game, TableRules
 
 TABLES_DIR = CONFIG_DIR / "tables"
 _TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
@@ -164,6 +164,7 @@ def table_from_mapping(data: Mapping[str, Any], source: str) -> TableConfig:
         options=dict(_section(data, source, "options")),
         exposure_policy=policy,
     )
+    _check_options(game_cls, rules, source)
     return TableConfig(
         path=Path(source),
         rules=rules,
@@ -173,6 +174,14 @@ def table_from_mapping(data: Mapping[str, Any], source: str) -> TableConfig:
         vision=dict(_section(data, source, "vision")),
         raw=data,
     )
+
+
+def _check_options(game_cls: type[Game], rules: TableRules, source: str) -> None:
+    """Open a trial round, so an option value the game refuses stops the file now, not mid-shift."""
+    try:
+        game_cls(rules).new_round()
+    except (DealerAssistError, ValueError, TypeError) as exc:
+        raise ConfigError(source, "options", str(exc)) from None
 
 
 def load_table(path: str | Path) -> TableConfig:
