@@ -36,15 +36,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 class _Progress:
-    """Progress on stderr, only once an analysis has run for more than a second."""
+    """Progress on a terminal's stderr, only once an analysis has run for more than a second.
+
+    Redirected to a file or a pipe it stays silent: carriage-return redraws only clutter a log.
+    """
 
     def __init__(self) -> None:
         self.started = time.monotonic()
         self.last = 0.0
+        self.shown = sys.stderr.isatty()
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
-        if now - self.started < 1.0 or now - self.last < 0.5:
+        if not self.shown or now - self.started < 1.0 or now - self.last < 0.5:
             return
         self.last = now
         pct = 100.0 * done / total if total else 100.0
