@@ -404,7 +404,7 @@ class PerfectPairsRound(TableRound):
             for hand in (h for h in self.player_hands if h.seat == seat):
                 stakes += [(hand.position, "main", hand.stake), (hand.position, "double", hand.double)]
             if not self.player_hands:
-                stakes.append((seat_position(seat), "main", self.wagers[seat]["main"]))
+                stakes.append((seat_position(seat), "main", self.wagers[seat].get("main", 0)))
             results += [
                 WagerResult(seat, bet, stake, "void", returned=stake, note=reason, position=position)
                 for position, bet, stake in stakes

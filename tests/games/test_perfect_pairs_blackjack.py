@@ -330,6 +330,22 @@ def test_void_returns_doubles_and_insurance_too() -> None:
     assert voided.house_net == 0
 
 
+def test_void_before_the_deal_returns_a_perfect_pairs_bet_left_without_a_main_bet() -> None:
+    """Betting could not close (Perfect Pairs alone at a seat), then a misdeal voids the round: the
+    side bet comes back instead of the void failing on the missing main bet."""
+    round_ = new_round(TABLE)
+    round_.place_wager(1, "main", cents("10"))
+    round_.place_wager(2, "perfect-pairs", cents("5"))
+    with pytest.raises(RuleViolation):
+        round_.close_betting()
+    voided = round_.void("card dealt while betting was open")
+    assert {(r.seat, r.bet, r.returned) for r in voided.results if r.returned} == {
+        (1, "main", 1000),
+        (2, "perfect-pairs", 500),
+    }
+    assert voided.house_net == 0
+
+
 def test_forfeit_loses_every_wager_and_skips_the_seat() -> None:
     """A supervisor's forfeit loses all the seat's wagers and play moves on to the next seat."""
     round_ = new_round(TABLE)
