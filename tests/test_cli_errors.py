@@ -95,6 +95,12 @@ CASES = [
         (("r.jsonl", _replay(META, '{"kind":"dance","table":"tcp-1"}')),),
     ),
     Case(
+        "replay-kind-not-text",
+        ("replay", "r.jsonl"),
+        ("line 2", "kind: must be text", "FAILED"),
+        (("r.jsonl", _replay(META, '{"kind":{"a":1},"table":"tcp-1"}')),),
+    ),
+    Case(
         "replay-missing-field",
         ("replay", "r.jsonl"),
         ("line 3", "wager.amount: missing", "FAILED"),

@@ -171,6 +171,9 @@ class Replayer:
         data = line.data
         kind = data.get("kind")
         table = data.get("table")
+        if not isinstance(kind, str):
+            self._refuse(line.number, str(table), None, "invalid-event", f"kind: must be text, got {kind!r}")
+            return
         if kind == "table-config" and line.recorded and isinstance(table, str):
             try:
                 self.known.setdefault(table, _config_from_record(data))
