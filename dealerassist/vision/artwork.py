@@ -37,20 +37,26 @@ def card_names() -> list[str]:
     return [card.code for card in FULL_DECK] + ["back"]
 
 
-def shared_cardart() -> Path:
-    """The shared artwork folder: $DEALERASSIST_CARDART, or shared/ beside the work tree."""
-    candidates = [os.environ.get("DEALERASSIST_CARDART", ""), REPO_DIR.parent / "shared" / "cardart"]
-    candidates.append("/work/shared/cardart")
+def shared_cardart(design: str = TUNING_DESIGN) -> Path:
+    """The artwork folder holding ``design``: $DEALERASSIST_CARDART, the CC0 deck bundled in
+    ``config/vision/cardart``, or the development ``shared/cardart`` beside the work tree."""
+    candidates = [
+        os.environ.get("DEALERASSIST_CARDART", ""),
+        REPO_DIR / "config" / "vision" / "cardart",
+        REPO_DIR.parent / "shared" / "cardart",
+    ]
     for candidate in candidates:
-        if candidate and (Path(candidate) / TUNING_DESIGN).is_dir():
+        if candidate and (Path(candidate) / design).is_dir():
             return Path(candidate)
-    raise ArtworkError("card artwork not found: set DEALERASSIST_CARDART to the shared cardart folder")
+    raise ArtworkError(
+        f"card artwork {design!r} not found: set DEALERASSIST_CARDART to a folder that holds it"
+    )
 
 
 def design_dir(name: str) -> Path:
     """Folder of one design, rendering it into the cache first if it is an LGPL/GPL deck."""
     if name in SHARED_DESIGNS:
-        return shared_cardart() / name
+        return shared_cardart(name) / name
     if name not in RENDERED_DESIGNS:
         raise ArtworkError(
             f"unknown card design {name!r} (known: {', '.join(SHARED_DESIGNS + RENDERED_DESIGNS)})"
