@@ -216,6 +216,15 @@ CASES = [
             ("not-utf8", b"\xff\xfe[table]", ("t.toml", "not UTF-8")),
         ]
     ),
+    Case(
+        "deck-key-typo",
+        ("replay", "empty.jsonl", "--table", "t.toml"),
+        ("table.deck", "joker", "unknown key"),
+        (
+            ("t.toml", _table('deck = "standard-52"', 'deck = "d.toml"')),
+            ("d.toml", 'name = "d"\nstandard_decks = 1\njoker = 1\n'),
+        ),
+    ),
     # export and audit
     Case("export-bad-from", ("export", "--db", "good.db", "--from", "yesterday"), ("--from", "ISO-8601")),
     Case("export-bad-date", ("export", "--db", "good.db", "--to", "2026-13-45"), ("--to", "ISO-8601")),

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dealerassist.core.cards import FULL_DECK, JOKER, Card
-from dealerassist.core.tomlfile import read_toml
+from dealerassist.core.tomlfile import read_toml, reject_unknown_keys
 from dealerassist.errors import CardError, ConfigError, DeckError
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
 DECKS_DIR = CONFIG_DIR / "decks"
+DECK_KEYS = ("name", "description", "size", "standard_decks", "jokers", "cards")
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class DeckComposition:
     @classmethod
     def from_mapping(cls, data: Mapping[str, object], source: str) -> DeckComposition:
         """Build from parsed TOML; ``source`` names the file in every error."""
+        reject_unknown_keys(data, source, "", DECK_KEYS)
         name = data.get("name")
         if not isinstance(name, str) or not name:
             raise ConfigError(source, "name", "must be a non-empty string")
