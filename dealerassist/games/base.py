@@ -228,6 +228,9 @@ class Game(ABC):
     name: ClassVar[str]
     default_deck: ClassVar[str]
     bets: ClassVar[tuple[str, ...]]
+    # Bet -> every hand class its evaluator can name. Pay-table files are checked against it, so a
+    # misspelt class (a hand that would then never be paid) is refused at load. Empty: unchecked.
+    pay_classes: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
     def __init__(self, rules: TableRules) -> None:
         self.rules = rules
