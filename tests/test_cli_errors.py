@@ -356,6 +356,7 @@ def _paytables(old: str, new: str) -> str:
 PAYTABLE_CASES = [
     ("award-float", _paytables('flush = "3 to 1"', "flush = 3.5"), ("pays.flush", "3.5")),
     ("award-words", _paytables('flush = "3 to 1"', 'flush = "3 to one"'), ("pays.flush", "cannot read odds")),
+    ("class-typo", _paytables('flush = "3 to 1"', 'flussh = "3 to 1"'), ("pays.flussh", "never be paid")),
     ("key-typo", _paytables('bet = "pair-plus"', 'bett = "pair-plus"'), (".bett", "unknown key")),
     ("unknown-bet", _paytables('bet = "pair-plus"', 'bet = "pare-plus"'), (".bet", "no bet 'pare-plus'")),
     ("unknown-game", _paytables('game = "three-card-poker"', 'game = "tcp"'), ("game", "unknown game 'tcp'")),

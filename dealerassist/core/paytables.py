@@ -185,7 +185,15 @@ def paytables_from_mapping(data: Mapping[str, object], source: str) -> PayTableS
         if not isinstance(pays_raw, Mapping) or not pays_raw:
             raise ConfigError(source, f"{key}.pays", "must list at least one hand class = award")
         pays: dict[str, Award] = {}
+        named = games[game].pay_classes.get(bet)
         for hand_class, text in pays_raw.items():
+            if named and hand_class not in named:
+                raise ConfigError(
+                    source,
+                    f"{key}.pays.{hand_class}",
+                    f"no {bet} hand is called {hand_class!r}, so it would never be paid "
+                    f"(hands: {', '.join(named)})",
+                )
             try:
                 pays[hand_class] = parse_award(text)
             except ValueError as exc:

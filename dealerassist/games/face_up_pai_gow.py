@@ -71,9 +71,16 @@ from dealerassist.games.house_way import HouseWay, Setting, load_house_way, spli
 from dealerassist.games.settling import EVEN_MONEY, pay_by_table, progressive_result, wager_result
 from dealerassist.games.table_round import TableRound
 from dealerassist.hands import best_five, evaluate_five
+from dealerassist.hands.value import FIVE_CLASSES
 
 HAND_SIZE: Final = 7
 SIDE_BETS: Final = ("fortune", "envy", "ace-high", "progressive")
+FORTUNE_CLASSES: Final = (
+    *FIVE_CLASSES,
+    "royal-flush-royal-match",
+    "seven-card-straight-flush",
+    "seven-card-straight-flush-joker",
+)
 
 
 # --- Hand classes the bonus tables pay on -------------------------------------------------------
@@ -169,6 +176,12 @@ class FaceUpPaiGow(Game):
     name: ClassVar[str] = "Face Up Pai Gow Poker with Progressive"
     default_deck: ClassVar[str] = "standard-53-joker"
     bets: ClassVar[tuple[str, ...]] = ("wager", "bank", *SIDE_BETS)
+    pay_classes: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "fortune": FORTUNE_CLASSES,
+        "envy": FORTUNE_CLASSES,
+        "progressive": FORTUNE_CLASSES,
+        "ace-high": ("ace-high",),
+    }
 
     def new_round(self) -> FaceUpPaiGowRound:
         return FaceUpPaiGowRound(self.rules)

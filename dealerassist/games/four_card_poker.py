@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from typing import ClassVar
 
 from dealerassist.core.money import MoneyError, cap_pro_rata, parse_amount
 from dealerassist.errors import RuleViolation
@@ -212,6 +213,11 @@ class FourCardPoker(Game):
     name = "Four Card Poker"
     default_deck = "standard-52"
     bets = ("ante", "play", "aces-up", "bad-beat", "ante-bonus")
+    pay_classes: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "aces-up": (*FOUR_CLASSES, "pair-of-aces"),
+        "bad-beat": FOUR_CLASSES,
+        "ante-bonus": FOUR_CLASSES,
+    }
 
     def new_round(self) -> FourCardPokerRound:
         return FourCardPokerRound(self.rules)

@@ -138,6 +138,17 @@ class PairsAndUp(Game):
     name: ClassVar[str] = "Pairs & Up Poker"
     default_deck: ClassVar[str] = "pairs-and-up-52"
     bets: ClassVar[tuple[str, ...]] = ("ante", "play", "double-match", "progressive")
+    pay_classes: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "play": HANDS,
+        "double-match": (
+            "super-jackpot",
+            "matched-aces",
+            "matched-pair",
+            "matched-ace-kicker",
+            "matched-low",
+        ),
+        "progressive": tuple(sorted(FLUSHES)),
+    }
 
     def new_round(self) -> PairsAndUpRound:
         return PairsAndUpRound(self.rules)

@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import ClassVar
 
 from dealerassist.core.cards import ACE, Card
 from dealerassist.core.money import MoneyError, Odds, Payout, pay_odds
@@ -471,6 +472,9 @@ class PerfectPairsBlackjack(Game):
     name = "Perfect Pairs Blackjack"
     default_deck = "shoe-6"
     bets = ("main", "perfect-pairs")
+    pay_classes: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "perfect-pairs": ("perfect-pair", "coloured-pair", "mixed-pair")
+    }
 
     def new_round(self) -> PerfectPairsRound:
         return PerfectPairsRound(self.rules)

@@ -33,13 +33,14 @@ Options (``[options]`` in the table file): ``pair_plus_requires_ante`` (default 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import ClassVar
 
 from dealerassist.errors import RuleViolation
 from dealerassist.games.ante_round import AnteRound, settle_ante_play
 from dealerassist.games.base import DEALER, Game, WagerResult, seat_position
 from dealerassist.games.settling import lost, pay_by_table
 from dealerassist.hands import evaluate_three
-from dealerassist.hands.value import HandValue
+from dealerassist.hands.value import THREE_CLASSES, HandValue
 
 QUEEN = 12
 
@@ -101,6 +102,10 @@ class ThreeCardPoker(Game):
     name = "Three Card Poker"
     default_deck = "standard-52"
     bets = ("ante", "play", "pair-plus", "ante-bonus")
+    pay_classes: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "pair-plus": THREE_CLASSES,
+        "ante-bonus": THREE_CLASSES,
+    }
 
     def new_round(self) -> ThreeCardPokerRound:
         return ThreeCardPokerRound(self.rules)
