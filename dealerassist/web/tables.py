@@ -250,6 +250,7 @@ def dealer_view(table: str) -> TableView:
             continue
         actions = list(legal.get(position, []))
         cards = _cards(list(positions.get(position, [])))
+        choices = {a: decision_choices(rules.game, a) for a in actions}
         seats[parsed[0]].hands.append(
             HandView(
                 position,
@@ -258,16 +259,16 @@ def dealer_view(table: str) -> TableView:
                 or live_hand_name(rules.game, cards, split=_was_split(parsed[0], positions)),
                 actions,
                 next_pos == position,
-                {a: decision_choices(rules.game, a) for a in actions if decision_choices(rules.game, a)},
+                {a: names for a, names in choices.items() if names},
             )
         )
     for seat_text, bets in (snap.get("wagers") or {}).items():
         if str(seat_text).isdigit() and int(seat_text) in seats:
             seats[int(seat_text)].wagers = {str(b): int(a) for b, a in bets.items()}
     for r in (snap.get("settlement") or {}).get("results", []):
-        seat = int(r.get("seat", 0))
-        if seat in seats:
-            seats[seat].results.append(
+        result_seat = int(r.get("seat", 0))
+        if result_seat in seats:
+            seats[result_seat].results.append(
                 ResultView(
                     str(r.get("bet")),
                     int(r.get("stake", 0)),
@@ -287,10 +288,14 @@ def dealer_view(table: str) -> TableView:
     progressive = controller.state() if controller is not None else None
     if progressive is not None:
         for hit in progressive.get("hits", []):
-            seat = int(hit.get("seat", 0))
-            if hit.get("table") == table and hit.get("round_id") == snap.get("round_id") and seat in seats:
+            hit_seat = int(hit.get("seat", 0))
+            if (
+                hit.get("table") == table
+                and hit.get("round_id") == snap.get("round_id")
+                and hit_seat in seats
+            ):
                 pending = hit.get("hit_id") in progressive.get("pending", [])
-                seats[seat].jackpots.append({**hit, "pending": pending})
+                seats[hit_seat].jackpots.append({**hit, "pending": pending})
     return TableView(
         table=table,
         name=rt.table_name(table),
