@@ -180,16 +180,14 @@ class Station:
     def health(self) -> dict[str, Any]:
         """Per table: every device link (up or not, its URL), the round, open alarms; and the log."""
         tables: dict[str, Any] = {}
-        ok = True
+        links: dict[str, dict[str, Any]] = {}
+        for name, probe in self.device_probes().items():
+            device, _, owner = name.partition(":")
+            links.setdefault(owner, {})[device] = _link(name, probe)
+        ok = all(link["up"] for devices in links.values() for link in devices.values())
         for table in self.tables:
             table_id = table.table_id
-            devices: dict[str, Any] = {}
-            for name, probe in self.device_probes().items():
-                device, _, owner = name.partition(":")
-                if owner == table_id:
-                    status = dict(probe())
-                    devices[device] = {"up": bool(status.get("ok")), "url": status.get("url", "")}
-                    ok = ok and devices[device]["up"]
+            devices = links.get(table_id, {})
             snap = self.pit.tracker(table_id).snapshot()
             tables[table_id] = {
                 "game": table.config.rules.game,
@@ -210,6 +208,16 @@ class Station:
             return {"ok": True, "path": str(self.db_path), "last_seq": self.log.last_seq()}
         except Exception as exc:  # a health check reports a broken log, it never raises
             return {"ok": False, "path": str(self.db_path), "problem": str(exc)}
+
+
+def _link(name: str, probe: Callable[[], Mapping[str, Any]]) -> dict[str, Any]:
+    """One device's line in ``/healthz``; a probe that raises counts as a link down, not a 500."""
+    try:
+        status = dict(probe())
+    except Exception as exc:  # a health check reports a broken probe, it never raises
+        log.exception("health probe %s failed", name)
+        return {"up": False, "url": "", "problem": f"status probe failed: {exc}"}
+    return {"up": bool(status.get("ok")), "url": status.get("url", "")}
 
 
 def _shoe_probe(reader: Any) -> Callable[[], Mapping[str, Any]]:

@@ -109,3 +109,27 @@ def test_tables_sharing_one_sign_open_it_once(tmp_path: Path, shoe: ShoeEmulator
         assert devices["pu-1"]["sign"] == devices["fupg-1"]["sign"] == {"up": True, "url": sign.url}
     finally:
         running.stop()
+
+
+class _BrokenCamera:
+    """A camera whose status call fails, as a driver bug would."""
+
+    def status(self) -> dict[str, object]:
+        raise RuntimeError("frame counter gone")
+
+
+def test_a_failing_status_probe_reports_its_link_down_instead_of_raising(
+    tmp_path: Path, shoe: ShoeEmulator, sign: SignEmulator
+) -> None:
+    data = table_data("pairs-and-up", shoe.url, sign.url)
+    table = check_table(table_from_mapping(data, "pairs-and-up (test)"))
+    running = Station([table], tmp_path / "data", cameras={"pu-1": _BrokenCamera()})
+    running.start()
+    try:
+        wait_for(lambda: running.health()["tables"]["pu-1"]["devices"]["shoe"]["up"], what="shoe link up")
+        health = running.health()
+        camera = health["tables"]["pu-1"]["devices"]["camera"]
+        assert camera["up"] is False and "frame counter gone" in camera["problem"]
+        assert health["ok"] is False
+    finally:
+        running.stop()
