@@ -9,11 +9,13 @@ benchmark compares with the physical minimum.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import logging
 import os
 import queue
 import select
+import signal
 import socket
 import threading
 import time
@@ -316,3 +318,31 @@ class DeviceEmulator:
 
     def on_tick(self, now: float) -> None:
         """Called at least every ``TICK`` seconds."""
+
+
+# --- running an emulator as its own program -----------------------------------------------------------
+
+
+def add_cable_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where a standalone emulator's cable plugs in: a pty (optionally behind a stable link) or TCP."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--pty", action="store_true", help="listen on a pseudo-terminal (the default)")
+    where.add_argument("--tcp", type=int, metavar="PORT", help="listen on 127.0.0.1:PORT")
+    parser.add_argument("--link", help="stable symlink to the pty (survives restarts, like a udev name)")
+
+
+def plug_in(emulator: DeviceEmulator, args: argparse.Namespace) -> str:
+    """Serve where ``add_cable_arguments`` said; returns the URL or path a driver should open."""
+    if args.tcp is not None:
+        return f"socket://127.0.0.1:{emulator.serve_tcp(port=args.tcp)}"
+    return emulator.serve_pty(args.link)
+
+
+def end_on_sigterm() -> None:
+    """Let SIGTERM end a standalone emulator as Ctrl-C does (its ``finally`` releases the pty and the
+    stable link), even while it blocks reading a console command."""
+    signal.signal(signal.SIGTERM, _raise_exit)
+
+
+def _raise_exit(signum: int, frame: object) -> None:
+    raise SystemExit(0)

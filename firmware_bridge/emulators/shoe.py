@@ -18,7 +18,6 @@ import json
 import random
 import signal
 import sys
-import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from typing import Final
 
 from dealerassist.core.cards import Card, parse_cards
 from dealerassist.core.decks import load_deck
-from firmware_bridge.emulators.base import DeviceEmulator
+from firmware_bridge.emulators.base import DeviceEmulator, add_cable_arguments, end_on_sigterm, plug_in
 from firmware_bridge.shoe.crc import crc16_ccitt_false
 from firmware_bridge.shoe.framing import EOF_BYTE, SOF, Frame, FrameDecoder, encode_frame, stuff
 from firmware_bridge.shoe.messages import (
@@ -330,10 +329,7 @@ def console(emu: ShoeEmulator, lines: list[str] | None = None) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m firmware_bridge.emulators.shoe", description=__doc__)
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--pty", action="store_true", help="listen on a pseudo-terminal (the default)")
-    where.add_argument("--tcp", type=int, metavar="PORT", help="listen on 127.0.0.1:PORT")
-    parser.add_argument("--link", help="stable symlink to the pty (survives restarts, like a udev name)")
+    add_cable_arguments(parser)
     parser.add_argument("--deck", default="standard-52", help="deck name or file (default standard-52)")
     parser.add_argument("--seed", type=int, default=None, help="shuffle seed (repeatable shoes)")
     parser.add_argument("--script", help="cards to deal first, e.g. 'AS KD 10h'")
@@ -349,31 +345,20 @@ def main(argv: list[str] | None = None) -> int:
         state=args.state,
         auto_deal=args.auto,
     )
-    where_text = (
-        f"socket://127.0.0.1:{emu.serve_tcp(port=args.tcp)}"
-        if args.tcp is not None
-        else emu.serve_pty(args.link)
-    )
+    where_text = plug_in(emu, args)
     emu.start()
     print(f"shoe emulator listening on {where_text}", flush=True)
     print(HELP, flush=True)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, _terminate)
+    end_on_sigterm()
     try:
         if not console(emu):
-            while not stop.wait(0.5):
-                pass
+            while True:  # the console's input ended: go on serving the host until Ctrl-C or SIGTERM
+                signal.pause()
     except KeyboardInterrupt:
         pass
     finally:
-        stop.set()
         emu.stop()
     return 0
-
-
-def _terminate(signum: int, frame: object) -> None:
-    """SIGTERM ends the emulator like Ctrl-C does, even while it waits for a console command."""
-    raise SystemExit(0)
 
 
 if __name__ == "__main__":

@@ -9,9 +9,7 @@ Run standalone (``--png`` rewrites a picture of the face after every change, for
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -22,7 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from firmware_bridge.emulators.base import DeviceEmulator
+from firmware_bridge.emulators.base import DeviceEmulator, add_cable_arguments, end_on_sigterm, plug_in
 from firmware_bridge.sign import alpha
 
 DEFAULT_MEMORY = {"A": alpha.MemoryEntry("A", "text", 256)}
@@ -185,27 +183,21 @@ class SignEmulator(DeviceEmulator):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m firmware_bridge.emulators.sign", description=__doc__)
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--pty", action="store_true", help="listen on a pseudo-terminal (the default)")
-    where.add_argument("--tcp", type=int, metavar="PORT", help="listen on 127.0.0.1:PORT")
-    parser.add_argument("--link", help="stable symlink to the pty (survives restarts, like a udev name)")
+    add_cable_arguments(parser)
     parser.add_argument("--address", default="01", help="this sign's two-character address (default 01)")
     parser.add_argument("--png", help="rewrite this PNG with the sign face after every change")
     parser.add_argument("--baud", type=int, default=None, help="model a real line at this baud")
     args = parser.parse_args(argv)
     emu = SignEmulator(address=args.address, baudrate=args.baud)
     emu.png_path = Path(args.png) if args.png else None
-    if args.tcp is not None:
-        where_text = f"socket://127.0.0.1:{emu.serve_tcp(port=args.tcp)}"
-    else:
-        where_text = emu.serve_pty(args.link)
+    where_text = plug_in(emu, args)
     emu.start()
     print(f"sign emulator listening on {where_text}", flush=True)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, _terminate)
+    end_on_sigterm()
     shown = ""
     try:
-        while not stop.wait(0.2):
+        while True:
+            time.sleep(0.2)
             now = emu.text()
             if now != shown:
                 shown = now
@@ -215,11 +207,6 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         emu.stop()
     return 0
-
-
-def _terminate(signum: int, frame: object) -> None:
-    """SIGTERM ends the emulator like Ctrl-C does, even while it waits for a console command."""
-    raise SystemExit(0)
 
 
 if __name__ == "__main__":
