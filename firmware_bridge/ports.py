@@ -7,6 +7,7 @@ Every device is named by a pyserial URL so the same driver code runs against a U
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Final
@@ -14,6 +15,8 @@ from typing import Any, Final
 import serial
 
 from dealerassist.errors import ConfigError, DealerAssistError
+
+log = logging.getLogger(__name__)
 
 URL_HANDLER_PACKAGE: Final = "firmware_bridge.urlhandler"
 WRITE_TIMEOUT: Final = 2.0
@@ -137,3 +140,12 @@ def open_port(config: DeviceConfig, *, timeout: float = 0.05) -> serial.SerialBa
     except (serial.SerialException, ValueError, OSError) as exc:
         raise PortError(f"cannot open {config.url}: {exc}") from None
     return port
+
+
+def close_port(port: serial.SerialBase) -> None:
+    """Close a port the device loop is leaving; a port already failing may fail to close, which
+    must not stop the loop from reopening it."""
+    try:
+        port.close()
+    except (serial.SerialException, OSError):
+        log.debug("closing %s failed", port.port)

@@ -19,7 +19,7 @@ import serial
 
 from dealerassist.errors import DealerAssistError
 from dealerassist.events import CardRead, DealerButton, DeviceLink, Event, ShoeStatus
-from firmware_bridge.ports import DeviceConfig, PortError, open_port
+from firmware_bridge.ports import DeviceConfig, PortError, close_port, open_port
 from firmware_bridge.shoe.framing import FrameProblem
 from firmware_bridge.shoe.messages import (
     ButtonPressed,
@@ -99,11 +99,10 @@ class ShoeReader:
                 delay = min(delay * 2, self.backoff_max)
                 continue
             self.stats["opens"] += 1
-            reason, talked = self._serve(port)
             try:
-                port.close()
-            except (serial.SerialException, OSError):
-                log.debug("closing %s failed", self.config.url)
+                reason, talked = self._serve(port)
+            finally:  # a bug in a protocol or handler must not leave the port held open
+                close_port(port)
             if self._stop.is_set():
                 break
             self._report_link(False, reason)

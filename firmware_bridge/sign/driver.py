@@ -22,7 +22,7 @@ import serial
 from dealerassist.core.money import format_amount
 from dealerassist.errors import DealerAssistError
 from dealerassist.events import DeviceLink, Event
-from firmware_bridge.ports import DeviceConfig, PortError, open_port
+from firmware_bridge.ports import DeviceConfig, PortError, close_port, open_port
 from firmware_bridge.sign import alpha
 from firmware_bridge.sign.layout import AMOUNT_LABEL, AMOUNT_SIZE, MAX_CENTS, MEMORY, TEXT_LABEL, SignState
 
@@ -182,10 +182,7 @@ class JackpotSign:
             except (serial.SerialException, OSError) as exc:
                 self._set_link(False, f"link lost: {exc}")
             finally:
-                try:
-                    port.close()
-                except (serial.SerialException, OSError):
-                    log.debug("closing %s failed", self.config.url)
+                close_port(port)
             self._sleep(delay)
 
     def _serve(self, port: serial.SerialBase) -> None:
