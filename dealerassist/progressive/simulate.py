@@ -9,7 +9,6 @@ these records are not a real game's.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -64,8 +63,3 @@ class SimulatedTable:
         emit([RoundSettled(table=t, round_id=r, results=tuple(results))])
         emit([RoundClose(table=t, round_id=r)])
         return r
-
-
-def wait_until(check: Callable[[], bool], poll_s: float = 0.2) -> None:
-    while not check():
-        time.sleep(poll_s)
