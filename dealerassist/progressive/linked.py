@@ -12,7 +12,8 @@ Any connection failure raises ``LinkDown``; the next call reconnects.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -81,7 +82,7 @@ class LinkedStore(MeterStore):
                     options=f"-c statement_timeout={int(self.timeout_s * 1000)}",
                 )
             except _LINK_ERRORS as exc:
-                raise LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}") from None
+                raise self._unreachable(exc) from None
         if not self._ready:
             self._create(self._conn, self._params)
             self._ready = True
@@ -89,24 +90,19 @@ class LinkedStore(MeterStore):
 
     def _create(self, conn: psycopg.Connection[Any], params: ProgressiveParams) -> None:
         """Make the tables and this progressive's row (with its opening event) unless they exist."""
-        with self.lock:
-            try:
-                with conn.transaction():
-                    conn.execute("SELECT pg_advisory_xact_lock(hashtext('dealerassist progressive schema'))")
-                    conn.execute(SCHEMA)
-                    _, plan = plans.opening(self.table, params)
-                    opening = plan(meter.EMPTY, params, frozenset())[0]
-                    state = apply_event(meter.EMPTY, opening)
-                    created = conn.execute(
-                        "INSERT INTO progressive_meter (name, state, params) VALUES (%s, %s, %s) "
-                        "ON CONFLICT (name) DO NOTHING",
-                        (self.name, Jsonb(state.to_dict()), Jsonb(params.to_dict())),
-                    ).rowcount
-                    if created:
-                        self._insert(conn, [opening])
-            except _LINK_ERRORS as exc:
-                self._drop()
-                raise LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}") from None
+        with self.lock, self._link_errors(), conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext('dealerassist progressive schema'))")
+            conn.execute(SCHEMA)
+            _, plan = plans.opening(self.table, params)
+            opening = plan(meter.EMPTY, params, frozenset())[0]
+            state = apply_event(meter.EMPTY, opening)
+            created = conn.execute(
+                "INSERT INTO progressive_meter (name, state, params) VALUES (%s, %s, %s) "
+                "ON CONFLICT (name) DO NOTHING",
+                (self.name, Jsonb(state.to_dict()), Jsonb(params.to_dict())),
+            ).rowcount
+            if created:
+                self._insert(conn, [opening])
 
     def _insert(self, conn: psycopg.Connection[Any], events: Sequence[Event]) -> None:
         with conn.cursor() as cur:
@@ -115,6 +111,18 @@ class LinkedStore(MeterStore):
                 "VALUES (%s, %s, %s, %s, %s)",
                 [(self.name, event_key(e), e.kind, e.table, Jsonb(e.to_dict())) for e in events],
             )
+
+    def _unreachable(self, exc: BaseException) -> LinkDown:
+        return LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}")
+
+    @contextmanager
+    def _link_errors(self) -> Iterator[None]:
+        """A failed connection is dropped (the next call reconnects) and becomes ``LinkDown``."""
+        try:
+            yield
+        except _LINK_ERRORS as exc:
+            self._drop()
+            raise self._unreachable(exc) from None
 
     def _drop(self) -> None:
         if self._conn is not None:
@@ -126,16 +134,13 @@ class LinkedStore(MeterStore):
 
     def snapshot(self) -> tuple[meter.MeterState, ProgressiveParams]:
         with self.lock:
-            try:
+            with self._link_errors():
                 conn = self._connect()
                 with conn.transaction():
                     row = conn.execute(
                         "SELECT state, params, next_params FROM progressive_meter WHERE name = %s",
                         (self.name,),
                     ).fetchone()
-            except _LINK_ERRORS as exc:
-                self._drop()
-                raise LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}") from None
             if row is None:
                 raise LinkDown(f"shared meter {self.name!r} is missing from the database")
             return meter.MeterState.from_dict(row[0]), _params(row[1], row[2])
@@ -144,7 +149,7 @@ class LinkedStore(MeterStore):
         """One transaction in two round trips while the row is locked: read the row and the stored
         events of ``keys`` together, then send the writes and the commit as one pipeline."""
         with self.lock:
-            try:
+            with self._link_errors():
                 conn = self._connect()
                 with conn.pipeline(), conn.transaction():
                     row = conn.execute(_LOCK_ROW, (list(keys), self.name)).fetchone()
@@ -170,15 +175,12 @@ class LinkedStore(MeterStore):
                         )
                         conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.name))
                 self.committed = (state, params)
-            except _LINK_ERRORS as exc:
-                self._drop()
-                raise LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}") from None
             return existing + events
 
     def ledger(self, table: str | None = None) -> list[Event]:
         """Every event of this progressive (of one ``table`` only, if given) in commit order."""
         with self.lock:
-            try:
+            with self._link_errors():
                 conn = self._connect()
                 with conn.transaction():
                     rows = conn.execute(
@@ -186,9 +188,6 @@ class LinkedStore(MeterStore):
                         "AND (%s::text IS NULL OR table_id = %s) ORDER BY seq",
                         (self.name, table, table),
                     ).fetchall()
-            except _LINK_ERRORS as exc:
-                self._drop()
-                raise LinkDown(f"shared meter {self.name!r} unreachable: {_first_line(exc)}") from None
             return [event_from_dict(r[0]) for r in rows]
 
     def table_events(self, table: str) -> list[Event]:
