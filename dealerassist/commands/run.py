@@ -69,8 +69,8 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     configure_logging(args.log_level)
     station = Station(tables, args.data_dir)
-    station.start()
     try:
+        station.start()  # inside the try: a device that fails to open must not leave the others running
         app = build_dashboard(station)
         try:
             server = DashboardServer(app, args.host, args.port)

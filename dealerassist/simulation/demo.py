@@ -25,7 +25,7 @@ from dealerassist.errors import DealerAssistError
 from dealerassist.simulation.dealer import PACES, Chances, SimulatedDealer, Tally
 from dealerassist.simulation.supervisor import DemoSupervisor
 from dealerassist.station.dashboard import DashboardServer, build_dashboard
-from dealerassist.station.station import DB_NAME, USERS_NAME, Station
+from dealerassist.station.station import DB_NAME, USERS_NAME, Station, make_data_dir
 from dealerassist.station.tables import StationTable, check_table
 
 log = logging.getLogger(__name__)
@@ -83,7 +83,7 @@ class Demo:
 
     def start(self) -> None:
         data = self.options.data_dir
-        data.mkdir(parents=True, exist_ok=True)
+        make_data_dir(data)
         _fresh(data)
         tables = [self._table(slug) for slug in self.options.games]
         cameras = self._cameras(tables)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from dealerassist.errors import DealerAssistError
 from dealerassist.events import Event
 from dealerassist.station.camera import CameraFeed, build_pipeline
 from dealerassist.station.tables import StationTable
@@ -35,6 +36,21 @@ JOURNAL_KINDS = frozenset(
         "progressive-paid",
     }
 )
+
+
+class StationError(DealerAssistError):
+    """The station cannot start as asked (its data directory cannot be made, for one)."""
+
+
+def make_data_dir(data_dir: Path) -> None:
+    """Create the directory the log, accounts and snapshots go in, or say why it cannot be."""
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StationError(
+            f"--data-dir {data_dir}: cannot create the data directory ({exc.strerror or exc}); "
+            "name a directory this user may write"
+        ) from None
 
 
 class Station:
@@ -71,7 +87,7 @@ class Station:
         from dealerassist.storage.eventlog import EventLog
         from dealerassist.tracker.pit import Pit
 
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        make_data_dir(self.data_dir)
         self.log = EventLog(self.db_path)
         self.pit = Pit(self.log, [t.config for t in self.tables])
         self.pit.subscribe(_journal)

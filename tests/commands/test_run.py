@@ -163,3 +163,22 @@ def test_a_port_in_use_is_named_and_nothing_is_left_running(tmp_path: Path) -> N
     assert done.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
     assert _audit_ok(tmp_path / "data" / "events.sqlite3")  # the log it opened was closed cleanly
+
+
+@pytest.mark.parametrize("command", [["run", "TABLE"], ["demo", "--no-camera"]])
+def test_a_data_dir_that_cannot_be_made_is_named_without_a_traceback(
+    tmp_path: Path, command: list[str]
+) -> None:
+    table = write_table(tmp_path / "tcp.toml", table_data("three-card-poker", None))
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the data directory should go\n", encoding="utf-8")
+    args = [str(table) if a == "TABLE" else a for a in command]
+    done = subprocess.run(
+        [*CLI, *args, "--data-dir", str(blocker / "data"), "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert f"--data-dir {blocker / 'data'}: cannot create the data directory" in done.stderr
+    assert "Traceback" not in done.stderr
