@@ -137,12 +137,11 @@ def reconcile(
         rec.events += 1
         _add(rec, event)
         state = apply_event(state, event)
-        recorded = getattr(event, "amount_after", None)
         if isinstance(event, ProgressiveContribution | ProgressiveReset):
-            if complete and recorded != state.amount:
+            if complete and event.amount_after != state.amount:
                 rec.variances.append(
-                    f"{where}: recorded the meter at {format_amount(recorded)} but the log replays to "
-                    f"{format_amount(state.amount)}"
+                    f"{where}: recorded the meter at {format_amount(event.amount_after)} but the log "
+                    f"replays to {format_amount(state.amount)}"
                 )
     rec.replayed = state
     if state.pools != rec.expected_pools and complete:
