@@ -249,13 +249,14 @@ def reset_after_payment(state: MeterState, rates: MeterRates) -> Reset | None:
     """The refill due once a meter award left less than the reset value (or emptied the meter)."""
     if state.meter >= max(rates.reset, 1):
         return None
-    seed = rates.reset - state.meter if state.meter < rates.reset else Fraction(0)
+    seed = max(rates.reset - state.meter, Fraction(0))
     level = state.meter + seed
-    room = None if rates.limit is None else max(Fraction(0), rates.limit - level)
-    from_reserve = max(state.reserve, Fraction(0)) if room is None else min(max(state.reserve, 0), room)
-    if room is not None:
-        room -= from_reserve
-    from_overflow = state.overflow if room is None else min(state.overflow, room)
+    from_reserve = max(state.reserve, Fraction(0))
+    from_overflow = state.overflow
+    if rates.limit is not None:
+        room = max(rates.limit - level, Fraction(0))
+        from_reserve = min(from_reserve, room)
+        from_overflow = min(from_overflow, room - from_reserve)
     after = level + from_reserve + from_overflow
     return Reset(seed, from_reserve, from_overflow, int(after // 1))
 
