@@ -16,6 +16,10 @@ from dealerassist.events import Event, EventError
 from dealerassist.progressive import meter
 from dealerassist.progressive.params import ProgressiveParams, params_from_dict
 
+# Inside ProgressiveCorrection the name ``meter`` is its field (the meter's signed change), not this
+# module's arithmetic, so its annotations reach the arithmetic's Correction by this name.
+MeterCorrection = meter.Correction
+
 
 def _fraction(where: str, text: str) -> Fraction:
     try:
@@ -191,8 +195,8 @@ class ProgressiveCorrection(Event):
         if not self.reason.strip():
             raise EventError(f"{self.kind}.reason: a correction must say why")
 
-    def correction(self) -> meter.Correction:
-        return meter.Correction(
+    def correction(self) -> MeterCorrection:
+        return MeterCorrection(
             Fraction(self.meter), Fraction(self.reserve), Fraction(self.overflow), self.wager
         )
 
