@@ -97,9 +97,11 @@ def _users_list(args: argparse.Namespace) -> int:
             f"{args.users}: no accounts file (create the first admin with 'dealerassist users add')"
         )
     store = UserStore(args.users)
-    for user in store.all():
-        print(f"{user.name:24} {user.role:13} {'active' if user.active else 'disabled'}")
-    store.close()
+    try:
+        for user in store.all():
+            print(f"{user.name:24} {user.role:13} {'active' if user.active else 'disabled'}")
+    finally:
+        store.close()
     return 0
 
 
@@ -139,44 +141,46 @@ def build_table_app(
 
 
 def serve_in_thread(app: Any, host: str, port: int) -> Any:
-    """A threaded WSGI server (one thread per browser, as SSE needs) running in the background.
+    """The werkzeug server of a started ``DashboardServer`` (tests and benchmarks drive it directly).
 
-    Returns the server; call ``server.shutdown()`` to stop it. ``server.port`` is the bound port
-    (useful with ``port=0``).
+    Call ``server.shutdown()`` to stop it; ``server.port`` is the bound port (useful with ``port=0``).
     """
-    from werkzeug.serving import make_server
+    from dealerassist.station.dashboard import DashboardServer
 
-    server = make_server(host, port, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="dashboard", daemon=True)
-    thread.start()
-    return server
+    server = DashboardServer(app, host, port)
+    server.start()
+    return server.server
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from werkzeug.serving import make_server
-
+    from dealerassist.station.dashboard import DashboardServer
+    from dealerassist.station.signals import stop_on_signals
     from dealerassist.web.users import UserStore
 
     users = UserStore(args.users)
-    if users.count() == 0:
+    try:
+        if users.count() == 0:
+            raise WebError(
+                f"{args.users}: no accounts yet. Create the first admin: "
+                f"dealerassist users add NAME --role admin --users {args.users}"
+            )
+    finally:
         users.close()
-        raise WebError(
-            f"{args.users}: no accounts yet. Create the first admin: "
-            f"dealerassist users add NAME --role admin --users {args.users}"
-        )
-    users.close()
     app, to_close = build_table_app(
         args.db, args.table, args.users, snapshots=args.snapshots, proxies=args.proxies
     )
     try:
-        server = make_server(args.host, args.port, app, threaded=True)
-    except OSError as exc:
-        raise WebError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
-    print(f"dashboard on http://{args.host}:{server.port}/ (Ctrl-C stops)", flush=True)
-    try:
-        server.serve_forever()
+        try:
+            server = DashboardServer(app, args.host, args.port)
+        except OSError as exc:
+            raise WebError(f"cannot listen on {args.host}:{args.port}: {exc} (try --port)") from None
+        server.start()
+        print(f"dashboard on {server.url} (Ctrl-C stops)", flush=True)
+        with stop_on_signals(threading.Event()) as stop:
+            while not stop.wait(1.0):
+                pass
+        server.stop()
     finally:
-        server.server_close()
         for thing in to_close:
             getattr(thing, "stop", getattr(thing, "close", lambda: None))()
     return 0

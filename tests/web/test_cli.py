@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import subprocess
 import sys
 import urllib.request
@@ -94,6 +95,7 @@ def test_serve_runs_the_dashboard_for_a_table(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+    assert server.returncode == 0, server.stderr.read()  # SIGTERM closes the log and stops cleanly
     bad = cli(
         "web",
         "serve",
@@ -107,3 +109,19 @@ def test_serve_runs_the_dashboard_for_a_table(tmp_path: Path) -> None:
         "0",
     )
     assert bad.returncode == 1 and "nope.toml" in bad.stderr
+
+
+def test_serve_on_a_port_in_use_names_it_and_closes_what_it_opened(tmp_path: Path) -> None:
+    users = str(tmp_path / "users.sqlite3")
+    cli("users", "add", "ada", "--role", "admin", "--users", users, stdin="a-strong-password\n")
+    db = tmp_path / "log.sqlite3"
+    table = str(TABLES_DIR / "three-card-poker.toml")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = cli("web", "serve", "--db", str(db), "--table", table, "--users", users, "--port", str(port))
+    assert done.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
+    audit = cli("audit", "verify", "--db", str(db))
+    assert audit.returncode == 0, audit.stdout + audit.stderr
