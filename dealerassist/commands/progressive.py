@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -101,17 +103,26 @@ def _db(args: argparse.Namespace, default: str | None = None) -> str:
     return str(args.db or default or default_db())
 
 
-def _controller(args: argparse.Namespace, *, create: bool = False, default_db: str | None = None) -> Any:
+@contextmanager
+def _controller(
+    args: argparse.Namespace, *, create: bool = False, default_db: str | None = None
+) -> Iterator[Any]:
+    """The table's controller on its log; stopped and the log closed however the command ends (a
+    refused confirmation included), so a linked meter's connections do not outlive the command."""
     from dealerassist.progressive.controller import ProgressiveController
 
     table, params = table_params(args.table)
-    log = _open_log(_db(args, default_db), create=create)
-    return ProgressiveController(table, params, log)
+    with _open_log(_db(args, default_db), create=create) as log:
+        controller = ProgressiveController(table, params, log)
+        try:
+            yield controller
+        finally:
+            controller.stop()
 
 
 def _status(args: argparse.Namespace) -> int:
-    controller = _controller(args)
-    state = controller.state()
+    with _controller(args) as controller:
+        state = controller.state()
     if args.json:
         print(json.dumps(state, sort_keys=True))
         return 0
@@ -130,7 +141,6 @@ def _status(args: argparse.Namespace) -> int:
     for hit in state["hits"]:
         award = f"{hit['hand']} ({hit['award']})"
         print(f"  hit {hit['hit_id']}: seat {hit['seat']} {award} {format_amount(hit['amount'])}")
-    controller.stop()
     return 0
 
 
@@ -148,15 +158,17 @@ def _report(args: argparse.Namespace) -> int:
         from dealerassist.progressive.linked import LinkedStore
 
         store = LinkedStore(params.link, table, params)
-        row, _ = store.snapshot()
-        rec = reconcile(
-            ((None, e) for e in store.ledger()), params.name, controller=row, sign_amount=sign_amount
-        )
-        store.close()
+        try:
+            row, _ = store.snapshot()
+            rec = reconcile(
+                ((None, e) for e in store.ledger()), params.name, controller=row, sign_amount=sign_amount
+            )
+        finally:
+            store.close()
     else:
-        log = _open_log(_db(args))
-        pairs = ((r.seq, r.event) for r in log.records(table=table))
-        rec = reconcile(pairs, params.name, sign_amount=sign_amount)
+        with _open_log(_db(args)) as log:
+            pairs = ((r.seq, r.event) for r in log.records(table=table))
+            rec = reconcile(pairs, params.name, sign_amount=sign_amount)
     if args.json:
         print(json.dumps(rec.to_dict(), sort_keys=True))
     else:
@@ -165,27 +177,37 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _confirm(args: argparse.Namespace) -> int:
-    controller = _controller(args)
-    paid = controller.confirm(args.hit_id, args.user, args.role)
+    with _controller(args) as controller:
+        paid = controller.confirm(args.hit_id, args.user, args.role)
+        state = controller.state()
     print(f"confirmed: jackpot {paid.hit_id} of {format_amount(paid.paid)} paid (by {paid.user})")
-    state = controller.state()
     print(f"meter now {format_amount(state['amount'])}, {state['status']}")
-    controller.stop()
     return 0
 
 
 def _simulate(args: argparse.Namespace) -> int:
     from dealerassist.progressive.sign import SignFeed
+
+    sign = None
+    try:
+        with _controller(args, create=True, default_db=SIM_DB) as controller:
+            if args.sign:
+                from firmware_bridge.sign import JackpotSign
+
+                sign = JackpotSign(args.sign, table=controller.table)
+                sign.start()
+                controller.subscribe(SignFeed(sign))
+            _play(args, controller)
+    finally:
+        if sign is not None:
+            sign.stop()
+    return 0
+
+
+def _play(args: argparse.Namespace, controller: Any) -> None:
+    """Play ``--rounds`` synthetic rounds, waiting for a supervisor after every jackpot."""
     from dealerassist.progressive.simulate import SimulatedTable
 
-    controller = _controller(args, create=True, default_db=SIM_DB)
-    sign = None
-    if args.sign:
-        from firmware_bridge.sign import JackpotSign
-
-        sign = JackpotSign(args.sign, table=controller.table)
-        sign.start()
-        controller.subscribe(SignFeed(sign))
     controller.start()
     sim = SimulatedTable(controller.table, controller.params_in_force, controller, seed=args.seed)
     db = _db(args, SIM_DB)
@@ -194,24 +216,18 @@ def _simulate(args: argparse.Namespace) -> int:
         for record in controller.log.append_many(events):
             controller.on_record(record)
 
-    try:
-        first = sim.round_id + 1
-        for round_id in range(first, first + args.rounds):
-            if controller.meter.locked:
-                _wait_for_confirmation(controller, args.table, db)
-            jackpot = 1 if round_id - first + 1 == args.jackpot_round else None
-            sim.play_round(emit, jackpot_seat=jackpot)
-            state = controller.state()
-            print(f"round {round_id}: meter {format_amount(state['amount'])} {state['status']}", flush=True)
-            time.sleep(args.interval)
+    first = sim.round_id + 1
+    for round_id in range(first, first + args.rounds):
         if controller.meter.locked:
             _wait_for_confirmation(controller, args.table, db)
-        time.sleep(0.5)
-    finally:
-        controller.stop()
-        if sign is not None:
-            sign.stop()
-    return 0
+        jackpot = 1 if round_id - first + 1 == args.jackpot_round else None
+        sim.play_round(emit, jackpot_seat=jackpot)
+        state = controller.state()
+        print(f"round {round_id}: meter {format_amount(state['amount'])} {state['status']}", flush=True)
+        time.sleep(args.interval)
+    if controller.meter.locked:
+        _wait_for_confirmation(controller, args.table, db)
+    time.sleep(0.5)
 
 
 def _wait_for_confirmation(controller: Any, table: str, db: str) -> None:
