@@ -11,6 +11,10 @@ import argparse
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the simulation pulls in the vision stack: imported only when the demo runs
+    from dealerassist.simulation.demo import Demo
 
 DEFAULT_DATA_DIR = Path("var") / "demo"
 
@@ -98,10 +102,8 @@ def _demo(args: argparse.Namespace) -> int:
     return 0 if all(not t.stopped_by for t in demo.tallies().values()) else 1
 
 
-def _welcome(demo: object) -> None:
-    from dealerassist.simulation.demo import Demo
-
-    assert isinstance(demo, Demo) and demo.server is not None and demo.station is not None
+def _welcome(demo: Demo) -> None:
+    assert demo.server is not None and demo.station is not None  # set by a successful start()
     lines = [
         "",
         f"dealerassist demo: {len(demo.dealers)} table(s): "
@@ -125,10 +127,7 @@ def _welcome(demo: object) -> None:
     _say("\n".join(lines))
 
 
-def _farewell(demo: object) -> None:
-    from dealerassist.simulation.demo import Demo
-
-    assert isinstance(demo, Demo)
+def _farewell(demo: Demo) -> None:
     for table, tally in demo.tallies().items():
         extra = f"; stopped: {tally.stopped_by}" if tally.stopped_by else ""
         _say(

@@ -12,8 +12,12 @@ import logging
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dealerassist.errors import DealerAssistError
+
+if TYPE_CHECKING:  # drivers and the web stack load only when a station really runs
+    from dealerassist.station.station import Station
 
 DEFAULT_DATA_DIR = Path("var")
 log = logging.getLogger("dealerassist.run")
@@ -95,10 +99,10 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _no_accounts(station: object) -> bool:
+def _no_accounts(station: Station) -> bool:
     from dealerassist.web.users import UserStore
 
-    store = UserStore(station.users_path)  # type: ignore[attr-defined]
+    store = UserStore(station.users_path)
     try:
         return store.count() == 0
     finally:
