@@ -41,7 +41,6 @@ class DemoSupervisor:
         self.delay_s = delay_s
         self.timeout_s = timeout_s
         self.say = say
-        self.actions = 0
         self._timers: list[threading.Timer] = []
         self._lock = threading.Lock()
         self._unsubscribe: Callable[[], None] | None = None
@@ -85,7 +84,6 @@ class DemoSupervisor:
                     table=table, alarm_id=alarm_id, user=SUPERVISOR_USER, role="supervisor", reason=REASON
                 ),
             )
-            self.actions += 1
         except DealerAssistError as exc:
             log.info("%s: alarm %s not acknowledged: %s", table, alarm_id, exc)
 
@@ -102,7 +100,6 @@ class DemoSupervisor:
             for hit_id in list(controller.state()["pending"]):
                 try:
                     controller.confirm(hit_id, SUPERVISOR_USER, "supervisor")
-                    self.actions += 1
                     self.say(f"{table}: {SUPERVISOR_USER} confirmed jackpot {hit_id} paid")
                 except DealerAssistError as exc:
                     log.info("%s: jackpot %s not confirmed: %s", table, hit_id, exc)
@@ -126,7 +123,6 @@ class DemoSupervisor:
                         table=table, user=SUPERVISOR_USER, role="supervisor", reason=f"{REASON}: {reason}"
                     ),
                 )
-                self.actions += 1
                 self.say(f"{table}: {SUPERVISOR_USER} voided the round ({reason})")
             except DealerAssistError as exc:
                 log.warning("%s: void refused: %s", table, exc)
