@@ -114,7 +114,13 @@ def _sign(args: argparse.Namespace) -> int:
     cents = parse_amount(args.amount)
     if args.win and args.pending:
         raise DeviceCommandError("give either --win or --pending, not both")
-    sign = JackpotSign(DeviceConfig.for_url(args.url, args.baud), address=args.address)
+    link: list[str] = []  # the last link report, to say why a sign took nothing
+
+    def note_link(event: Event) -> None:
+        link[:] = [getattr(event, "detail", "")]
+
+    config = DeviceConfig.for_url(args.url, args.baud)
+    sign = JackpotSign(config, address=args.address, on_event=note_link)
     if args.win:
         sign.show_win(args.win, cents)
     else:
@@ -131,7 +137,11 @@ def _sign(args: argparse.Namespace) -> int:
                 break
             time.sleep(0.02)
         else:
-            raise DeviceCommandError(f"the sign on {args.url} took no update within {args.timeout} s")
+            why = link[0] if link and not sign.link_up else "the line is open but the update did not finish"
+            raise DeviceCommandError(
+                f"the sign on {args.url} took no update within {args.timeout} s ({why}); check the URL, "
+                "the cable and that the sign is powered, or give a longer --timeout"
+            )
     finally:
         sign.stop()
     print(f"sign on {args.url} now shows:", flush=True)
