@@ -45,6 +45,7 @@ import psycopg
 from dealerassist.core.money import parse_amount
 from dealerassist.events import Meta
 from dealerassist.progressive.controller import ProgressiveController
+from dealerassist.progressive.events import ProgressiveContribution
 from dealerassist.progressive.params import ProgressiveParams, params_from_section
 from dealerassist.progressive.pgserver import ThrowawayPostgres
 from dealerassist.progressive.sign import SignFeed
@@ -133,7 +134,7 @@ class BenchTable:
         after = [
             rec.event.amount_after
             for rec in self.log.records(after=seq, table=t)
-            if rec.event.kind == "progressive-contribution"
+            if isinstance(rec.event, ProgressiveContribution)
         ]
         if after:
             self.samples.append((started, max(after)))
@@ -164,13 +165,7 @@ def run_tables(tables: list[BenchTable], seconds: float, rate: float | None, run
         except Exception as exc:
             run.errors.append(f"{table.name}: {exc}")
 
-    threads = [threading.Thread(target=play, args=(i,)) for i in range(len(tables))]
-    begun = time.monotonic()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    run.seconds = time.monotonic() - begun
+    _threads(len(tables), play, run)
     run.contributions = sum(counts)
     run.commit_ms = [ms for table in tables for ms in table.commit_ms]
 
@@ -353,6 +348,7 @@ def peer_postgres(pg: ThrowawayPostgres, n: int, seconds: float) -> Run:
 
 
 def _threads(n: int, work: Callable[[int], None], run: Run) -> None:
+    """Run ``work(0..n-1)`` on ``n`` threads at once; ``run.seconds`` is how long they took."""
     threads = [threading.Thread(target=work, args=(i,)) for i in range(n)]
     begun = time.monotonic()
     for thread in threads:
@@ -408,8 +404,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=1, help="table processes on the shared meter")
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--worker"]:
-        url, name, tables, seconds, rate, start_at = argv[1:7]
-        return worker(url, name, tables, float(seconds), float(rate), float(start_at))
+        url, name, share, length, pace, start_at = argv[1:7]
+        return worker(url, name, share, float(length), float(pace), float(start_at))
     args = parser.parse_args(argv)
     baud = args.baud or None
     runs: list[Run] = []
