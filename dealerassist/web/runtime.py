@@ -32,12 +32,15 @@ class Runtime:
     shifts: tuple[tuple[str, int], ...] = DEFAULT_SHIFTS
     last_verification: dict[str, Any] | None = None
     _log_lock: threading.Lock = field(default_factory=threading.Lock)
-    _index: LogIndex | None = None
+    _index: LogIndex = field(init=False)
+
+    def __post_init__(self) -> None:
+        # Built here, not on first use: two first requests on the threaded server would otherwise
+        # each build an index and read the whole log, and one of the two would be thrown away.
+        self._index = LogIndex(self.log)
 
     def index(self) -> LogIndex:
         """The shared incremental summary of the log (rounds, alarms, devices)."""
-        if self._index is None:
-            self._index = LogIndex(self.log)
         return self._index
 
     def verify_chain(self) -> dict[str, Any]:
