@@ -348,8 +348,10 @@ class ProgressiveController:
 
     def _hits(self, round_id: int, book: RoundBook) -> None:
         self._contribute(round_id, book)
-        if self._due_hits(book):
-            self._commit(*plans.hits(self.table, round_id, self._winning_hands(book)))
+        winners = self._winning_hands(book)
+        if set(winners) - book.hits:
+            # every winner goes to the plan, not only the new ones: hit order counts them all
+            self._commit(*plans.hits(self.table, round_id, winners))
 
     def _refund(self, round_id: int, book: RoundBook) -> None:
         due = {s: book.contributed[s] for s in self._withdrawn(book) - book.refunded}
