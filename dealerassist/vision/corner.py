@@ -8,6 +8,7 @@ patch covers ``PATCH_SPAN`` of the card from the corner, sampled at ``PX_PER_H``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -39,6 +40,14 @@ class CornerPatch:
 
     bgr: np.ndarray
     ink: np.ndarray
+
+    @cached_property
+    def paper(self) -> tuple[float, float, float]:
+        """Mean BGR of the clearly blank pixels (white when there are none); rank and suit share it."""
+        blank = (self.ink < 0.08).view(np.uint8)
+        if not cv2.countNonZero(blank):
+            return (255.0, 255.0, 255.0)
+        return cv2.mean(self.bgr, mask=blank)[:3]
 
 
 def rectify(
@@ -98,8 +107,9 @@ def find_glyphs(
     h, w = mask.shape
     blobs = []
     cut_off = []  # ink cut by the patch's left or top edge: print that started before this "corner"
+    rows = stats.tolist()  # plain ints: a few hundred parts per patch are walked in Python
     for i in range(1, count):
-        x, y, bw, bh, area = (int(v) for v in stats[i])
+        x, y, bw, bh, area = rows[i]
         if area < MIN_GLYPH_PX:
             continue
         # Print may touch an erased border line (small cards): only the patch's own edge cuts it off.
@@ -244,12 +254,10 @@ def _glyph(patch: CornerPatch, labels: np.ndarray, ids: list[int], box: tuple[in
 
 def _ink_colour(bgr: np.ndarray, member: np.ndarray, patch: CornerPatch) -> np.ndarray:
     """Chroma (a*, b*) of the ink minus that of the paper, so a tinted light does not change the colour."""
-    core = cv2.erode(member.astype(np.uint8), np.ones((2, 2), np.uint8)).astype(bool)
-    if core.sum() < 3:
-        core = member
-    ink = bgr[core].mean(axis=0)
-    paper_pixels = patch.bgr[patch.ink < 0.08]
-    paper = paper_pixels.mean(axis=0) if len(paper_pixels) else np.full(3, 255.0)
-    both = np.array([[ink, paper]], np.float32) / 255.0
+    core = cv2.erode(member.astype(np.uint8), np.ones((2, 2), np.uint8))
+    if cv2.countNonZero(core) < 3:
+        core = member.astype(np.uint8)
+    ink = cv2.mean(bgr, mask=core)[:3]
+    both = np.array([[ink, patch.paper]], np.float32) / 255.0
     lab = cv2.cvtColor(both, cv2.COLOR_BGR2LAB)[0]
     return (lab[0, 1:] - lab[1, 1:]).astype(np.float32)

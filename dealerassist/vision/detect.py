@@ -192,7 +192,17 @@ def edge_junctions(gray: np.ndarray, filled: np.ndarray, contour: np.ndarray, bl
     return corners
 
 
-def projected_corners(mask: np.ndarray, corner: Corner, aspect: float) -> list[tuple[Corner, float]]:
+def corner_arms(mask: np.ndarray, corner: Corner) -> tuple[float, float]:
+    """How far the paper runs from the corner along its x and its y edge (shared by the size guesses)."""
+    return (
+        _arm_length(mask, corner, corner.x_axis, corner.y_axis),
+        _arm_length(mask, corner, corner.y_axis, corner.x_axis),
+    )
+
+
+def projected_corners(
+    mask: np.ndarray, corner: Corner, aspect: float, arms: tuple[float, float] | None = None
+) -> list[tuple[Corner, float]]:
     """The card's other index corners, reached from this corner along its edges.
 
     In a fan the corner of an upper card often lies inside the blob (over a lower card), where no
@@ -202,8 +212,7 @@ def projected_corners(mask: np.ndarray, corner: Corner, aspect: float) -> list[t
     read the usual way round, the opposite corner is the other index.
     """
     a, b = corner.x_axis, corner.y_axis
-    along_a = _arm_length(mask, corner, a, b)
-    along_b = _arm_length(mask, corner, b, a)
+    along_a, along_b = arms or corner_arms(mask, corner)
     found = []
     height = min(along_a, along_b * aspect)  # a along the long edge
     if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT:
@@ -302,14 +311,16 @@ def paper_coverage(mask: np.ndarray, quad: np.ndarray) -> float:
     return float(hits.mean())
 
 
-def height_candidates(mask: np.ndarray, corner: Corner, aspect: float) -> list[float]:
+def height_candidates(
+    mask: np.ndarray, corner: Corner, aspect: float, arms: tuple[float, float] | None = None
+) -> list[float]:
     """Card heights worth trying at this corner, most likely first.
 
     The long edge usually gives the height; in a stepped fan the short edge steps out early, and in
     cards touching end to end the long edge runs on, so the short edge's guess is kept as well.
     """
-    across = _arm_length(mask, corner, corner.x_axis, corner.y_axis) * aspect
-    down = _arm_length(mask, corner, corner.y_axis, corner.x_axis)
+    along_x, down = arms or corner_arms(mask, corner)
+    across = along_x * aspect
     found: list[float] = []
     for height in (min(down, across), max(down, across)):
         if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT and all(abs(height - f) > 0.1 * f for f in found):

@@ -23,6 +23,7 @@ from dealerassist.vision.detect import (
     blob_outlines,
     card_mask,
     card_quad,
+    corner_arms,
     edge_evidence,
     edge_junctions,
     height_candidates,
@@ -224,8 +225,9 @@ class CardReader:
         projected: list[tuple[Corner, float]] = []
         for index, outline in enumerate(outlines):
             direct = outline_corners(outline, index)
-            for corner in direct:
-                sighting = self._sight(frame, filled, corner, height_candidates(filled, corner, aspect))
+            arms = [corner_arms(filled, corner) for corner in direct]
+            for corner, arm in zip(direct, arms, strict=True):
+                sighting = self._sight(frame, filled, corner, height_candidates(filled, corner, aspect, arm))
                 if sighting is not None:
                     sightings.append(sighting)
             for corner in edge_junctions(gray, filled, outline, index):
@@ -234,8 +236,8 @@ class CardReader:
                 # "card" there is mostly a stretch of another card's edge.
                 if sighting is not None and (sighting.card is not None or not sighting.face_up):
                     sightings.append(sighting)
-            for corner in direct:
-                projected.extend(projected_corners(filled, corner, aspect))
+            for corner, arm in zip(direct, arms, strict=True):
+                projected.extend(projected_corners(filled, corner, aspect, arm))
         read_corners = [s.quad[k] for s in sightings if s.card for k in (0, 2)]
         for corner, height in _distinct(projected, read_corners):
             if not edge_evidence(gray, filled, corner, height):
@@ -296,15 +298,20 @@ class CardReader:
             return None
         # Either edge may be the long one; the card must lie on paper.
         options = [(h, False) for h in heights] + [(h * aspect, True) for h in heights]
-        options = [(h, lng) for h, lng in options if MIN_CARD_HEIGHT <= h <= MAX_CARD_HEIGHT]
-        options = [
-            (h, lng)
-            for h, lng in options
-            if paper_coverage(filled, card_quad(corner, h, aspect, lng)) >= MIN_COVERAGE
-        ]
-        if not options:
+        options = sorted(
+            ((h, lng) for h, lng in options if MIN_CARD_HEIGHT <= h <= MAX_CARD_HEIGHT), reverse=True
+        )
+        # The largest card that lies on paper: sizes are tried largest first, so the search stops at it.
+        full, long_across = next(
+            (
+                (h, lng)
+                for h, lng in options
+                if paper_coverage(filled, card_quad(corner, h, aspect, lng)) >= MIN_COVERAGE
+            ),
+            (0.0, False),
+        )
+        if not full:
             return None
-        full, long_across = max(options)
         quad = card_quad(corner, full, aspect, long_across)
         height = heights[0]
         distance = self._is_back(frame, corner, full)
@@ -361,18 +368,24 @@ def _merge(sightings: list[CardSighting]) -> list[CardSighting]:
 
 def _distinct(candidates: list[tuple[Corner, float]], known: list[np.ndarray]) -> list[tuple[Corner, float]]:
     """Projected corners not already read and not repeating each other (same spot, same way round)."""
-    kept: list[tuple[Corner, float]] = []
-    for corner, height in candidates:
-        near = 0.06 * height
-        if any(np.linalg.norm(corner.point - k) < near for k in known):
+    if not candidates:
+        return []
+    points = np.array([c.point for c, _ in candidates], float)
+    axes = np.array([c.x_axis for c, _ in candidates], float)
+    near = 0.06 * np.array([h for _, h in candidates], float)
+    fresh = np.ones(len(candidates), bool)
+    if known:
+        # All distances at once: about a hundred candidates against the read corners, every frame.
+        gaps = np.linalg.norm(points[:, None, :] - np.array(known, float)[None, :, :], axis=2)
+        fresh = ~(gaps < near[:, None]).any(axis=1)
+    apart = np.linalg.norm(points[:, None, :] - points[None, :, :], axis=2)
+    same_way = (axes @ axes.T) > 0.9
+    kept: list[int] = []
+    for i in np.flatnonzero(fresh):
+        if kept and bool(((apart[i, kept] < near[i]) & same_way[i, kept]).any()):
             continue
-        if any(
-            np.linalg.norm(corner.point - c.point) < near and float(corner.x_axis @ c.x_axis) > 0.9
-            for c, _ in kept
-        ):
-            continue
-        kept.append((corner, height))
-    return kept
+        kept.append(int(i))
+    return [candidates[i] for i in kept]
 
 
 def _one_index_one_read(sightings: list[CardSighting]) -> None:
