@@ -9,12 +9,16 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dealerassist.core.money import MoneyError, format_amount, parse_amount
 from dealerassist.core.tables import load_table
 from dealerassist.errors import DealerAssistError
 from dealerassist.progressive.params import ProgressiveParams, params_from_section, params_from_table
+
+if TYPE_CHECKING:  # imported when a verb runs, so the CLI starts without them
+    from dealerassist.progressive.controller import ProgressiveController
+    from dealerassist.storage.eventlog import EventLog
 
 SIM_DB = "var/progressive-sim.db"
 # Used for a table whose config has no [progressive] section yet (the shipped examples).
@@ -87,7 +91,7 @@ def table_params(table: str) -> tuple[str, ProgressiveParams]:
     return config.table_id, params
 
 
-def _open_log(path: str, *, create: bool = False) -> Any:
+def _open_log(path: str, *, create: bool = False) -> EventLog:
     from dealerassist.storage.eventlog import EventLog
 
     if create:
@@ -106,7 +110,7 @@ def _db(args: argparse.Namespace, default: str | None = None) -> str:
 @contextmanager
 def _controller(
     args: argparse.Namespace, *, create: bool = False, default_db: str | None = None
-) -> Iterator[Any]:
+) -> Iterator[ProgressiveController]:
     """The table's controller on its log; stopped and the log closed however the command ends (a
     refused confirmation included), so a linked meter's connections do not outlive the command."""
     from dealerassist.progressive.controller import ProgressiveController
@@ -204,7 +208,7 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _play(args: argparse.Namespace, controller: Any) -> None:
+def _play(args: argparse.Namespace, controller: ProgressiveController) -> None:
     """Play ``--rounds`` synthetic rounds, waiting for a supervisor after every jackpot."""
     from dealerassist.progressive.simulate import SimulatedTable
 
@@ -230,7 +234,7 @@ def _play(args: argparse.Namespace, controller: Any) -> None:
     time.sleep(0.5)
 
 
-def _wait_for_confirmation(controller: Any, table: str, db: str) -> None:
+def _wait_for_confirmation(controller: ProgressiveController, table: str, db: str) -> None:
     for hit_id in controller.meter.pending:
         print(
             f"JACKPOT {hit_id}: the meter is locked. As supervisor, in another terminal:\n"
