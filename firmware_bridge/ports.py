@@ -86,7 +86,7 @@ class DeviceConfig:
         if not isinstance(parity, str) or parity.lower() not in PARITIES:
             raise ConfigError(source, "parity", f"must be one of {', '.join(PARITIES)}, got {parity!r}")
         stopbits = data.get("stopbits", 1)
-        if isinstance(stopbits, bool) or stopbits not in STOPBITS:
+        if isinstance(stopbits, bool) or not isinstance(stopbits, int | float) or stopbits not in STOPBITS:
             raise ConfigError(source, "stopbits", f"must be 1, 1.5 or 2, got {stopbits!r}")
         lines = {}
         for key in ("dtr", "rts"):

@@ -41,6 +41,8 @@ def test_full_config_and_defaults() -> None:
         ({"url": "loop://", "bytesize": 9}, "bytesize", "5 6 7 8"),
         ({"url": "loop://", "parity": "N"}, "parity", "none, even"),
         ({"url": "loop://", "stopbits": 3}, "stopbits", "1, 1.5 or 2"),
+        ({"url": "loop://", "stopbits": [1]}, "stopbits", "1, 1.5 or 2"),
+        ({"url": "loop://", "bytesize": [8]}, "bytesize", "5 6 7 8"),
         ({"url": "loop://", "rts": "yes"}, "rts", "true or false"),
     ],
 )
