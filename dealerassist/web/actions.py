@@ -13,6 +13,7 @@ Money fields accept an integer number of cents (JSON) or a dollar text such as `
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from collections.abc import Mapping
@@ -84,18 +85,26 @@ def available() -> dict[str, Action]:
 
 def client_fields(kind: str) -> dict[str, tuple[Any, bool]]:
     """Field name -> (type hint, required) for what a client may send for ``kind``."""
-    cls = event_class(kind)
-    if cls is None:
+    if event_class(kind) is None:
         return {}
+    return dict(_client_fields(kind))
+
+
+@functools.cache
+def _client_fields(kind: str) -> tuple[tuple[str, tuple[Any, bool]], ...]:
+    """Worked out once per action: resolving the type hints was most of every action request."""
+    cls = event_class(kind)
+    assert cls is not None  # client_fields asked first
     hints = typing.get_type_hints(cls)
-    out: dict[str, tuple[Any, bool]] = {}
     forced = FORCED_FIELDS.get(kind, {})
-    for f in dataclasses.fields(cls):
-        if f.name in SERVER_FIELDS or f.name in forced:
-            continue
-        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        out[f.name] = (hints[f.name], required)
-    return out
+    return tuple(
+        (
+            f.name,
+            (hints[f.name], f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING),
+        )
+        for f in dataclasses.fields(cls)
+        if f.name not in SERVER_FIELDS and f.name not in forced
+    )
 
 
 def _coerce(name: str, value: Any, hint: Any) -> Any:
