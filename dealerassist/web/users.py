@@ -95,6 +95,26 @@ def validate_password(password: str, name: str) -> None:
         raise UserError("password", "must not be the account name")
 
 
+def _open(path: str) -> sqlite3.Connection:
+    """The accounts database, or a ``UserError`` naming the file and what is wrong with it."""
+    db: sqlite3.Connection | None = None
+    try:
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript(_SCHEMA)
+    except (OSError, sqlite3.Error) as exc:
+        if db is not None:
+            db.close()
+        raise UserError(
+            path,
+            f"not a usable accounts file ({exc}): give a writable path for a new one, "
+            "or move this file aside if it is not a dealerassist accounts file",
+        ) from None
+    return db
+
+
 class UserStore:
     """Thread-safe access to the accounts file (one connection guarded by a lock).
 
@@ -104,12 +124,8 @@ class UserStore:
     def __init__(self, path: str | Path, *, scrypt_n: int = _SCRYPT_N) -> None:
         self.path = Path(path)
         self._n = scrypt_n
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(_SCHEMA)
+        self._db = _open(str(path))
         # A dummy hash so a login for an unknown name costs as much time as a real check.
         self._dummy_hash = hash_password(secrets.token_hex(8), n=scrypt_n)
 

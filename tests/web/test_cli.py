@@ -125,3 +125,16 @@ def test_serve_on_a_port_in_use_names_it_and_closes_what_it_opened(tmp_path: Pat
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
     audit = cli("audit", "verify", "--db", str(db))
     assert audit.returncode == 0, audit.stdout + audit.stderr
+
+
+def test_an_accounts_file_that_cannot_be_opened_is_named_without_a_traceback(tmp_path: Path) -> None:
+    not_sqlite = tmp_path / "notes.sqlite3"
+    not_sqlite.write_text("shift notes, not accounts\n", encoding="utf-8")
+    listing = cli("users", "list", "--users", str(not_sqlite))
+    assert listing.returncode == 1 and "Traceback" not in listing.stderr
+    assert f"{not_sqlite}: not a usable accounts file" in listing.stderr
+    under_a_file = tmp_path / "notes.sqlite3" / "users.sqlite3"
+    added = cli("users", "add", "ada", "--role", "admin", "--users", str(under_a_file), stdin="a-strong-pw\n")
+    assert added.returncode == 1 and "Traceback" not in added.stderr
+    assert f"{under_a_file}: not a usable accounts file" in added.stderr
+    assert not_sqlite.read_text(encoding="utf-8") == "shift notes, not accounts\n"  # left untouched
