@@ -4,7 +4,8 @@ The sign driver coalesces updates to its own rate, so every state change is simp
 WIN with the table and amount, then PENDING until a supervisor confirms, the amount otherwise,
 and the fault text alternating with the amount while the shared meter is unreachable. The sign
 refuses to go backwards unless a hit was announced; a lower amount caused by a logged correction
-(a voided round's contributions given back) is passed on as a documented decrease.
+(a voided round's contributions given back, or a supervisor's correction) is passed on as a
+documented decrease.
 """
 
 from __future__ import annotations
@@ -57,5 +58,6 @@ class SignFeed:
             if meters["hits"] > before["hits"]:
                 reason = "jackpot paid and the meter reset"
             elif meters["corrections"] != before["corrections"]:
-                reason = "logged correction (contributions of a voided round given back)"
+                # the state does not say which: a voided round given back or a supervisor's correction
+                reason = "logged correction (a voided round's contributions given back, or a supervisor's)"
         self.sign.show_amount(amount, allow_decrease=bool(reason), reason=reason)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from fractions import Fraction
 from pathlib import Path
 
 from dealerassist.progressive.controller import ProgressiveController
@@ -71,3 +72,17 @@ def test_a_meter_never_read_is_not_shown_while_the_link_is_down(tmp_path: Path) 
     assert (state["status"], state["known"]) == ("fault", False)
     assert recorder.calls == [("fault", "PROGRESSIVE LINK DOWN")]
     ctl.stop()
+
+
+def test_a_supervisors_correction_lowers_the_sign_as_a_documented_decrease(
+    tmp_path: Path, emulator: SignEmulator, sign: JackpotSign
+) -> None:
+    log = EventLog(tmp_path / "events.db")
+    ctl = ProgressiveController("fupg-1", make_params(), log)
+    ctl.subscribe(SignFeed(sign))
+    ctl.refresh()
+    wait_for(shows(emulator, "JACKPOT $10,000.00"), "the opening amount")
+    ctl.correct(Fraction(-2_500), "sam", "supervisor", "audit found a double seed")
+    wait_for(shows(emulator, "JACKPOT $9,975.00"), "the corrected amount")
+    assert sign.corrections[-1]["from"] == 1_000_000 and sign.corrections[-1]["to"] == 997_500
+    assert "supervisor" in sign.corrections[-1]["reason"]
