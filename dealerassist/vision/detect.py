@@ -301,14 +301,19 @@ _GRID = np.stack(np.meshgrid(np.linspace(0.08, 0.92, 6), np.linspace(0.08, 0.92,
 
 def paper_coverage(mask: np.ndarray, quad: np.ndarray) -> float:
     """Share of a grid over the quad that lies on card paper: a real card lies wholly on paper."""
-    p0, p1, _, p3 = quad
-    pts = p0 + np.outer(_GRID[:, 0], p1 - p0) + np.outer(_GRID[:, 1], p3 - p0)
-    xs, ys = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
+    return float(paper_coverages(mask, quad[None])[0])
+
+
+def paper_coverages(mask: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """``paper_coverage`` of several (k, 4, 2) quads in one pass over the mask."""
+    p0, p1, p3 = quads[:, 0, None, :], quads[:, 1, None, :], quads[:, 3, None, :]
+    pts = p0 + _GRID[None, :, :1] * (p1 - p0) + _GRID[None, :, 1:] * (p3 - p0)
+    xs, ys = np.round(pts[..., 0]).astype(int), np.round(pts[..., 1]).astype(int)
     h, w = mask.shape
     inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-    hits = np.zeros(len(pts), bool)
+    hits = np.zeros(xs.shape, bool)
     hits[inside] = mask[ys[inside], xs[inside]] > 0
-    return float(hits.mean())
+    return hits.mean(axis=1)
 
 
 def height_candidates(

@@ -28,7 +28,7 @@ from dealerassist.vision.detect import (
     edge_junctions,
     height_candidates,
     outline_corners,
-    paper_coverage,
+    paper_coverages,
     projected_corners,
 )
 
@@ -301,17 +301,14 @@ class CardReader:
         options = sorted(
             ((h, lng) for h, lng in options if MIN_CARD_HEIGHT <= h <= MAX_CARD_HEIGHT), reverse=True
         )
-        # The largest card that lies on paper: sizes are tried largest first, so the search stops at it.
-        full, long_across = next(
-            (
-                (h, lng)
-                for h, lng in options
-                if paper_coverage(filled, card_quad(corner, h, aspect, lng)) >= MIN_COVERAGE
-            ),
-            (0.0, False),
-        )
-        if not full:
+        if not options:
             return None
+        # The largest card that lies on paper.
+        quads = np.array([card_quad(corner, h, aspect, lng) for h, lng in options])
+        on_paper = np.flatnonzero(paper_coverages(filled, quads) >= MIN_COVERAGE)
+        if not len(on_paper):
+            return None
+        full, long_across = options[on_paper[0]]
         quad = card_quad(corner, full, aspect, long_across)
         height = heights[0]
         distance = self._is_back(frame, corner, full)
