@@ -64,7 +64,10 @@ class ThrowawayPostgres:
         cmd = [str(self.bin / args[0]), *args[1:]]
         if self._as_postgres:
             cmd = ["runuser", "-u", "postgres", "--", *cmd]
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise PostgresUnavailable(f"{args[0]} failed: {exc}") from None
         if done.returncode != 0:
             raise PostgresUnavailable(f"{args[0]} failed: {done.stderr.strip() or done.stdout.strip()}")
 
@@ -95,7 +98,11 @@ class ThrowawayPostgres:
             shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> ThrowawayPostgres:
-        return self.start()
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()  # __exit__ will not run: remove the data directory a failed start left
+            raise
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None

@@ -17,7 +17,7 @@ from dealerassist.errors import RuleViolation
 from dealerassist.progressive.controller import ProgressiveController
 from dealerassist.progressive.events import ProgressiveContribution, ProgressiveHit, replay
 from dealerassist.progressive.linked import LinkedStore
-from dealerassist.progressive.pgserver import ThrowawayPostgres
+from dealerassist.progressive.pgserver import PostgresUnavailable, ThrowawayPostgres
 from dealerassist.progressive.sign import SignFeed
 from dealerassist.storage.eventlog import EventLog
 from firmware_bridge.emulators.sign import SignEmulator
@@ -252,3 +252,11 @@ def test_a_parameter_change_on_one_linked_table_waits_for_the_next_jackpot_on_al
     assert ctls[0].params_in_force.rates.increment == 20 and ctls[0].state()["next_params"] is None
     for ctl in ctls:
         ctl.stop()
+
+
+def test_a_server_that_fails_to_start_leaves_no_data_directory(tmp_path: Path) -> None:
+    server = ThrowawayPostgres(durable=False)
+    server.bin = tmp_path  # no initdb here: the start fails as on a machine without the server
+    with pytest.raises(PostgresUnavailable, match="initdb failed"), server:
+        pass
+    assert not server.root.exists()
