@@ -15,10 +15,13 @@ import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dealerassist.events import DeviceLink, Event
 from dealerassist.station.camera import camera_filter
+
+if TYPE_CHECKING:
+    from dealerassist.vision.deck import DeckModel
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +43,7 @@ def load_demo_deck(cache_dir: Path, say: Callable[[str], None]) -> tuple[Any, An
     under a name that changes whenever the vision code does.
     """
     from dealerassist.vision import artwork
-    from dealerassist.vision.deck import DeckModel, enroll
+    from dealerassist.vision.deck import DeckFileError, DeckModel, enroll
     from dealerassist.vision.scenes import load_design
 
     try:
@@ -53,16 +56,24 @@ def load_demo_deck(cache_dir: Path, say: Callable[[str], None]) -> tuple[Any, An
     if cached.is_file():
         try:
             model = DeckModel.load(cached)
-        except Exception as exc:  # a stale or damaged cache is simply enrolled again
+        except DeckFileError as exc:  # a damaged cache is simply enrolled again
             log.info("deck cache %s unusable (%s): enrolling again", cached, exc)
     if model is None:
         say(f"camera: enrolling the {artwork.TUNING_DESIGN} deck (once, about 10 s)")
         model = enroll(folder)
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        for stale in cache_dir.glob(f"{artwork.TUNING_DESIGN}-*.npz"):
+        _cache(model, cached, artwork.TUNING_DESIGN)
+    return model, load_design(folder)
+
+
+def _cache(model: DeckModel, cached: Path, design: str) -> None:
+    """Keep the enrolled deck for the next demo; a cache that cannot be written only costs time."""
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        for stale in cached.parent.glob(f"{design}-*.npz"):  # enrolled by older vision code
             stale.unlink(missing_ok=True)
         model.save(cached)
-    return model, load_design(folder)
+    except OSError as exc:
+        log.warning("deck cache %s not written (%s): the next demo enrolls the deck again", cached, exc)
 
 
 def _vision_version() -> str:

@@ -1,0 +1,36 @@
+"""The demo camera's enrolled-deck cache: a damaged cache file is enrolled again and replaced; a
+cache that cannot be written costs the next demo an enrollment, never this demo its camera."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from dealerassist.simulation.camera import _vision_version, load_demo_deck
+from dealerassist.vision import artwork
+from dealerassist.vision.deck import DeckModel
+
+
+def test_a_damaged_cache_is_enrolled_again_and_replaced(tmp_path: Path) -> None:
+    cached = tmp_path / f"{artwork.TUNING_DESIGN}-{_vision_version()}.npz"
+    cached.write_bytes(b"half a file from a full disk")
+    lines: list[str] = []
+    loaded = load_demo_deck(tmp_path, lines.append)
+    assert loaded is not None
+    assert any("enrolling" in line for line in lines)
+    assert DeckModel.load(cached).name == loaded[0].name
+
+
+def test_a_cache_that_cannot_be_written_leaves_the_camera_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / "decks"
+    blocker.write_text("a file where the cache directory should go\n", encoding="utf-8")
+    lines: list[str] = []
+    with caplog.at_level(logging.WARNING, logger="dealerassist.simulation.camera"):
+        loaded = load_demo_deck(blocker / "cache", lines.append)
+    assert loaded is not None
+    assert not any(line.startswith("camera: off") for line in lines)
+    assert "not written" in caplog.text and "enrolls the deck again" in caplog.text
