@@ -88,9 +88,19 @@ class LoginThrottle:
             waits = [r.locked_until - now for k in keys if (r := self._records.get(k)) is not None]
         return max([0.0, *waits])
 
+    @property
+    def remembered(self) -> int:
+        """Names and client addresses with failures on record."""
+        with self._lock:
+            return len(self._records)
+
     def failed(self, *keys: str) -> None:
         now = self.clock()
         with self._lock:
+            # Forgotten failures go now, or guessing through many names from many addresses would
+            # grow this table for as long as the dashboard runs.
+            for key in [k for k, r in self._records.items() if now - r.last > self.forget_after]:
+                del self._records[key]
             for key in keys:
                 rec = self._records.get(key)
                 if rec is None or now - rec.last > self.forget_after:

@@ -27,6 +27,20 @@ def test_throttle_locks_after_free_attempts_doubling_and_forgets() -> None:
     assert throttle.wait_seconds("name:a") == 0
 
 
+def test_throttle_forgets_old_failures_of_other_names_too() -> None:
+    now = [0.0]
+    throttle = LoginThrottle(
+        free_attempts=1, base_delay=10, max_delay=10, forget_after=100, clock=lambda: now[0]
+    )
+    for n in range(50):
+        throttle.failed(f"name:guess-{n}", f"client:10.0.0.{n}")
+    assert throttle.remembered == 100
+    now[0] = 150.0
+    throttle.failed("name:ada")
+    assert throttle.remembered == 1
+    assert throttle.wait_seconds("name:guess-3", "client:10.0.0.3") == 0
+
+
 def test_dealer_never_holds_integrity_or_meter_permissions() -> None:
     assert not allowed("dealer", "supervise")
     assert not allowed("dealer", "manage-users")
