@@ -7,12 +7,15 @@ the page also shows what happened while nobody was looking.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
 from dealerassist.errors import DealerAssistError
 from dealerassist.web.runtime import Runtime
+
+log = logging.getLogger(__name__)
 
 EXPECTED_DEVICES = ("camera", "shoe", "sign")
 
@@ -70,6 +73,7 @@ def _live(rt: Runtime, device: str, table: str) -> dict[str, Any]:
     try:
         return dict(probe())
     except Exception as exc:  # a status probe must never take the status page down
+        log.exception("status probe %s:%s failed", device, table)
         return {"ok": False, "last_error": f"status probe failed: {exc}"}
 
 
