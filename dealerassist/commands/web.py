@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dealerassist.errors import DealerAssistError
+from dealerassist.errors import ConfigError, DealerAssistError
 
 DEFAULT_USERS = Path("var") / "users.sqlite3"
 
@@ -119,25 +119,45 @@ def build_table_app(
     from dealerassist.web.users import UserStore
 
     configs = [load_table(path) for path in tables]
+    seen: dict[str, str] = {}
+    for path, config in zip(tables, configs, strict=True):
+        if config.table_id in seen:
+            raise ConfigError(
+                path, "table.id", f"{config.table_id!r} is already the id of {seen[config.table_id]}"
+            )
+        seen[config.table_id] = path
     log = EventLog(db)
-    pit = Pit(log, configs)
-    controllers: dict[str, Any] = {}
-    for config in configs:
-        params = params_from_table(config)
-        if params is not None:
-            controller = ProgressiveController(config.table_id, params, log)
-            controller.attach(pit.tracker(config.table_id))
-            controller.start()
-            controllers[config.table_id] = controller
-    users = UserStore(users_path)
-    app = create_app(
-        pit=pit,
-        log=log,
-        progressive=controllers or None,
-        users=users,
-        config={"SNAPSHOT_DIR": snapshots, "TRUSTED_PROXIES": proxies},
-    )
-    return app, [*controllers.values(), users, log]
+    opened: list[Any] = [log]
+    try:
+        pit = Pit(log, configs)
+        controllers: dict[str, Any] = {}
+        for config in configs:
+            params = params_from_table(config)
+            if params is not None:
+                controller = ProgressiveController(config.table_id, params, log)
+                controller.attach(pit.tracker(config.table_id))
+                controller.start()
+                opened.insert(0, controller)
+                controllers[config.table_id] = controller
+        users = UserStore(users_path)
+        opened.insert(-1, users)
+        app = create_app(
+            pit=pit,
+            log=log,
+            progressive=controllers or None,
+            users=users,
+            config={"SNAPSHOT_DIR": snapshots, "TRUSTED_PROXIES": proxies},
+        )
+    except BaseException:
+        _close(opened)  # nothing serves: stop the meters and close the log before the error shows
+        raise
+    return app, opened
+
+
+def _close(opened: Sequence[Any]) -> None:
+    """Stop progressive controllers, then close the accounts file and the log (in that order)."""
+    for thing in opened:
+        getattr(thing, "stop", getattr(thing, "close", lambda: None))()
 
 
 def serve_in_thread(app: Any, host: str, port: int) -> Any:
@@ -181,6 +201,5 @@ def _serve(args: argparse.Namespace) -> int:
                 pass
         server.stop()
     finally:
-        for thing in to_close:
-            getattr(thing, "stop", getattr(thing, "close", lambda: None))()
+        _close(to_close)
     return 0

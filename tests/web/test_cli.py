@@ -138,3 +138,14 @@ def test_an_accounts_file_that_cannot_be_opened_is_named_without_a_traceback(tmp
     assert added.returncode == 1 and "Traceback" not in added.stderr
     assert f"{under_a_file}: not a usable accounts file" in added.stderr
     assert not_sqlite.read_text(encoding="utf-8") == "shift notes, not accounts\n"  # left untouched
+
+
+def test_serve_refuses_two_tables_with_one_id_before_opening_the_log(tmp_path: Path) -> None:
+    users = str(tmp_path / "users.sqlite3")
+    cli("users", "add", "ada", "--role", "admin", "--users", users, stdin="a-strong-password\n")
+    table = str(TABLES_DIR / "three-card-poker.toml")
+    db = tmp_path / "log.sqlite3"
+    done = cli("web", "serve", "--db", str(db), "--table", table, "--table", table, "--users", users)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"{table}: table.id: 'tcp-1' is already the id of {table}" in done.stderr
+    assert not db.exists()
