@@ -19,8 +19,11 @@ SHARED = [
 ]
 
 
-def test_every_game_declares_its_pay_classes() -> None:
+def test_every_shipped_game_declares_its_pay_classes() -> None:
+    """Games the test suites register for themselves (a high-card test game) are left out."""
     for slug, game in registry().items():
+        if not game.__module__.startswith("dealerassist.games."):
+            continue
         assert game.pay_classes, slug
         assert set(game.pay_classes) <= set(game.bets), slug
 
