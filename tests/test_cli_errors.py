@@ -240,6 +240,8 @@ CASES = [
         ("export", "--db", "good.db", "-o", "no/such/dir/x.jsonl"),
         ("--output", "cannot write"),
     ),
+    Case("export-unknown-table", ("export", "--db", "good.db", "--table", "t9"), ("t9", "tables: tcp-1")),
+    Case("audit-rounds-unknown-table", ("audit", "rounds", "--db", "good.db", "--table", "x"), ("tcp-1",)),
     Case("audit-missing-db", ("audit", "verify", "--db", "missing.db"), ("no such event log",)),
     Case("audit-not-sqlite", ("audit", "verify", "--db", "foreign.db"), ("not an SQLite database",)),
     Case("audit-tampered-body", ("audit", "verify", "--db", "body.db"), ("TAMPERED", "content was changed")),

@@ -60,6 +60,7 @@ def _verify_export(args: argparse.Namespace) -> int:
 def _rounds(args: argparse.Namespace) -> int:
     path = args.db or default_db()
     with EventLog(path, readonly=True) as log:
+        log.check_table(args.table)
         summaries = round_summaries(log.records(table=args.table))
     for summary in summaries:
         if args.json:

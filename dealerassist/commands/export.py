@@ -88,6 +88,7 @@ def _export(args: argparse.Namespace) -> int:
         raise EventError(f"--from {args.since} is not before --to {args.until}: the window holds nothing")
     writer = write_jsonl if args.format == "jsonl" else write_csv
     with EventLog(args.db or default_db(), readonly=True) as log:
+        log.check_table(args.table)
         rows = log.rows(table=args.table, since=since, until=until)
         if args.output == "-":
             count = writer(rows, sys.stdout)

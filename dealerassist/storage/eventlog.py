@@ -259,6 +259,18 @@ class EventLog:
             row = self._db.execute("SELECT MAX(seq) FROM events").fetchone()
         return int(row[0] or 0)
 
+    def tables(self) -> list[str]:
+        """Every table id the log holds records of (to name the choices when one is mistyped)."""
+        with self._lock:
+            rows = self._db.execute("SELECT DISTINCT table_id FROM events ORDER BY table_id").fetchall()
+        return [str(row[0]) for row in rows]
+
+    def check_table(self, table: str | None) -> None:
+        """Refuse a table id the log has no record of, instead of answering with nothing."""
+        if table is not None and table not in (known := self.tables()):
+            listing = ", ".join(known) or "none yet"
+            raise LogError(f"--table {table}: no records of that table in this log (tables: {listing})")
+
     def records(self, after: int = 0, table: str | None = None) -> Iterator[LogRecord]:
         """Records with ``seq > after`` in order, optionally of one table, decoded to events."""
         for row in self.rows(after, table):
