@@ -61,7 +61,8 @@ class TableConfig:
         return self.rules.table_id
 
 
-def _money(source: str, key: str, value: object) -> int:
+def config_amount(source: str, key: str, value: object) -> int:
+    """A dollar amount from a config file (text like '5' or '0.50', or a whole number) in cents."""
     try:
         if isinstance(value, str):
             return parse_amount(value)
@@ -103,7 +104,7 @@ def table_from_mapping(data: Mapping[str, Any], source: str) -> TableConfig:
         deck = load_deck(str(deck_name))
     except ConfigError as exc:
         raise ConfigError(source, "table.deck", exc.problem) from None
-    chip = _money(source, "table.chip", table.get("chip", "1.00"))
+    chip = config_amount(source, "table.chip", table.get("chip", "1.00"))
     if chip <= 0:
         raise ConfigError(source, "table.chip", "the smallest chip must be above zero")
     policy = table.get("exposure_policy", "void")
@@ -120,7 +121,8 @@ def table_from_mapping(data: Mapping[str, Any], source: str) -> TableConfig:
         reject_unknown_keys(body, source, key, LIMIT_KEYS)
         if "min" not in body or "max" not in body:
             raise ConfigError(source, key, "must be { min = '...', max = '...' }")
-        low, high = _money(source, f"{key}.min", body["min"]), _money(source, f"{key}.max", body["max"])
+        low = config_amount(source, f"{key}.min", body["min"])
+        high = config_amount(source, f"{key}.max", body["max"])
         if not 0 < low <= high:
             raise ConfigError(
                 source,

@@ -25,8 +25,9 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
-from dealerassist.core.money import MoneyError, decimal_to_cents, format_amount, parse_amount
+from dealerassist.core.money import MoneyError, format_amount
 from dealerassist.core.paytables import FixedAward, MeterAward, parse_award
+from dealerassist.core.tables import config_amount
 from dealerassist.errors import ConfigError
 from dealerassist.progressive.meter import MeterRates
 
@@ -76,17 +77,6 @@ def _percent_text(value: Fraction) -> str:
     return format(dec.normalize(), "f")
 
 
-def _money(source: str, key: str, value: object) -> int:
-    try:
-        if isinstance(value, str):
-            return parse_amount(value)
-        if isinstance(value, int) and not isinstance(value, bool):
-            return decimal_to_cents(value)
-    except MoneyError as exc:
-        raise ConfigError(source, key, str(exc)) from None
-    raise ConfigError(source, key, f"must be dollars as text like '5' or '0.50', got {value!r}")
-
-
 def _percent(source: str, key: str, value: object) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise ConfigError(source, key, f"must be a percentage as text like '4.5', got {value!r}")
@@ -122,12 +112,12 @@ def params_from_section(
     bet = section.get("bet", "progressive")
     if not isinstance(bet, str) or not bet:
         raise ConfigError(source, "progressive.bet", "must name the game's progressive bet")
-    wager = _money(source, "progressive.wager", section["wager"])
+    wager = config_amount(source, "progressive.wager", section["wager"])
     if wager <= 0:
         raise ConfigError(source, "progressive.wager", "the qualifying wager must be above zero")
-    base = _money(source, "progressive.base", section["base"])
-    reset = _money(source, "progressive.reset", section.get("reset", section["base"]))
-    limit = _money(source, "progressive.limit", section["limit"]) if "limit" in section else None
+    base = config_amount(source, "progressive.base", section["base"])
+    reset = config_amount(source, "progressive.reset", section.get("reset", section["base"]))
+    limit = config_amount(source, "progressive.limit", section["limit"]) if "limit" in section else None
     increment = _percent(source, "progressive.increment", section["increment"])
     reserve = _percent(source, "progressive.reserve", section.get("reserve", "0"))
     try:
