@@ -79,7 +79,7 @@ def _run(args: argparse.Namespace) -> int:
         try:
             server = DashboardServer(app, args.host, args.port)
         except OSError as exc:
-            raise RunError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
+            raise RunError(f"cannot listen on {args.host}:{args.port}: {exc} (try --port)") from None
         server.start()
         station.on_stop(server.stop)
         log.info("dashboard on %s, health at %shealthz", server.url, server.url)

@@ -57,6 +57,8 @@ class DashboardServer:
         """Raises ``OSError`` when the address cannot be bound (werkzeug would exit the process)."""
         from werkzeug.serving import make_server
 
+        if not 0 <= port <= 65535:  # socket.bind would raise OverflowError, a traceback for a typo
+            raise OSError(f"port {port} is not 0-65535")
         with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind((host, port))

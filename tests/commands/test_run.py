@@ -182,3 +182,15 @@ def test_a_data_dir_that_cannot_be_made_is_named_without_a_traceback(
     assert done.returncode == 1
     assert f"--data-dir {blocker / 'data'}: cannot create the data directory" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_port_out_of_range_is_named_without_a_traceback(tmp_path: Path) -> None:
+    table = write_table(tmp_path / "tcp.toml", table_data("three-card-poker", None))
+    done = subprocess.run(
+        [*CLI, "run", str(table), "--data-dir", str(tmp_path / "data"), "--port", "70000"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "cannot listen on 127.0.0.1:70000: port 70000 is not 0-65535 (try --port)" in done.stderr
