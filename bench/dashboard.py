@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dealerassist.commands.bench import percentile
 from dealerassist.commands.web import serve_in_thread
 from dealerassist.core.tables import TABLES_DIR, load_table
 from dealerassist.storage.eventlog import EventLog
@@ -41,14 +42,6 @@ from dealerassist.web.users import UserStore
 
 TABLE = "tcp-1"
 TARGET_P99_MS = 100.0
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
-    return ordered[index]
 
 
 class Site:

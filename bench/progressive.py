@@ -42,6 +42,7 @@ from typing import Any
 
 import psycopg
 
+from dealerassist.commands.bench import percentile
 from dealerassist.core.money import parse_amount
 from dealerassist.events import Meta
 from dealerassist.progressive.controller import ProgressiveController
@@ -96,13 +97,6 @@ class Run:
     @property
     def rate(self) -> float:
         return self.contributions / self.seconds if self.seconds else 0.0
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
 class BenchTable:

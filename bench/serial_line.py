@@ -26,6 +26,7 @@ import threading
 import time
 from typing import Any
 
+from dealerassist.commands.bench import percentile
 from dealerassist.events import Event
 from firmware_bridge.emulators.shoe import ShoeEmulator
 from firmware_bridge.emulators.sign import SignEmulator
@@ -37,11 +38,6 @@ from firmware_bridge.sign import JackpotSign, alpha
 from firmware_bridge.sign.layout import AMOUNT_LABEL, SignState
 
 TARGET_MS = 5.0
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 def summary(latencies: list[float], physical: list[float]) -> dict[str, float]:

@@ -18,6 +18,7 @@ import ast
 import importlib.util
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -28,6 +29,15 @@ BENCH_DIR_ENV = "DEALERASSIST_BENCH_DIR"
 
 class BenchError(DealerAssistError):
     """A benchmark that cannot be found or loaded."""
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q``-th percentile (nearest rank) of ``values``; NaN when there are none. Shared by
+    the benchmarks so every p50/p99 they print means the same thing."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
 def bench_dir() -> Path:
