@@ -9,6 +9,11 @@ Per hand (Card objects in, ``HandValue`` out)::
     hand = pairs_and_up_hand(four, pairs_and_up_precedence(rules.deck))
     total = blackjack_total(cards, split=False); pair = perfect_pair(first, second)
 
+Hot loops over five-card hands (simulations, counts) can skip ``Card`` and ``HandValue``: encode
+the deck once with ``card_codes(deck)`` and call ``five_card_strength(five_codes)`` on tuples of
+those ints; it returns the same ``strength`` as ``evaluate_five`` in about half the time (still
+refusing a card twice, two jokers or a wrong count).
+
 A ``HandValue`` compares with ``< == >`` against values of the same size (two, three, four or
 five cards); ``.name`` is the class slug the pay tables use (``*_CLASSES`` list them weakest
 first), ``.strength`` the packed integer (see ``value.py``), ``.cards`` the cards making the hand
@@ -20,7 +25,7 @@ for bit from card-index arrays, plus ``class_ids``/``class_names`` and chunked e
 """
 
 from dealerassist.hands.blackjack import BlackjackTotal, blackjack_total, perfect_pair
-from dealerassist.hands.five import best_five, evaluate_five
+from dealerassist.hands.five import best_five, card_codes, evaluate_five, five_card_strength
 from dealerassist.hands.four import best_four, evaluate_four
 from dealerassist.hands.paigow import evaluate_two, front_outranks_back
 from dealerassist.hands.pairs_and_up import (
@@ -53,10 +58,12 @@ __all__ = [
     "best_five",
     "best_four",
     "blackjack_total",
+    "card_codes",
     "evaluate_five",
     "evaluate_four",
     "evaluate_three",
     "evaluate_two",
+    "five_card_strength",
     "front_outranks_back",
     "pairs_and_up_hand",
     "pairs_and_up_made",

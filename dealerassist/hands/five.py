@@ -17,8 +17,9 @@ from dealerassist.hands.tables import (
     combined,
     first_card_codes,
     five_tables,
+    flush_offset,
 )
-from dealerassist.hands.value import HandValue, hold, refuse
+from dealerassist.hands.value import HandError, HandValue, check_cards, hold, refuse
 
 WHAT: Final = "a five-card hand"
 WHAT_BEST: Final = "a best-five hand"
@@ -34,6 +35,7 @@ def _table(wheel_second: bool) -> Table:
 
 _DEFAULT: Final = _table(False)
 _FIRST: Final = first_card_codes(5)
+_OFFSET: Final = flush_offset(5)
 
 
 def evaluate_five(cards: Iterable[Card], *, wheel_second: bool = False) -> HandValue:
@@ -62,6 +64,38 @@ def evaluate_five(cards: Iterable[Card], *, wheel_second: bool = False) -> HandV
     except (TypeError, ValueError, AttributeError, IndexError, KeyError):
         refuse(held, (5,), WHAT, joker=True)
     return HandValue((strength, held, 5))
+
+
+def card_codes(cards: Iterable[Card]) -> tuple[int, ...]:
+    """Integer codes of the cards, in order, for ``five_card_strength``: encode a deck or a shoe
+    once, then judge hands of its codes in a hot loop without touching a ``Card``."""
+    held = check_cards(cards, range(1 << 16), "card_codes", joker=True, duplicates=True)
+    return tuple(FACE_CODES[card.suit][card.rank] for card in held)
+
+
+def five_card_strength(codes: Iterable[int], *, wheel_second: bool = False) -> int:
+    """The integer fast path: five cards given as ``card_codes``, their strength out.
+
+    The same integer as ``evaluate_five(cards).strength``, with no ``Card`` read and no
+    ``HandValue`` built (like treys, which also takes pre-encoded ints). A card there twice, two
+    jokers and a count other than five still raise ``HandError``; other ints are not proven to be
+    codes, so pass only codes from ``card_codes``.
+    """
+    table = _table(True) if wheel_second else _DEFAULT
+    try:
+        a, b, c, d, e = codes
+        total = a + b + c + d + e + _OFFSET
+        strength = table[total & KEY_MASK]
+        if strength < 0:  # a repeated rank: make sure no card is there twice
+            if (total >> 64 & RANK_MASK).bit_count() != 5:
+                raise KeyError(total)
+            return -strength
+        return strength
+    except (TypeError, ValueError, KeyError):
+        raise HandError(
+            f"five_card_strength: cannot judge {codes!r}: expected the codes (card_codes) of five"
+            " different cards"
+        ) from None
 
 
 def best_five(cards: Iterable[Card], *, wheel_second: bool = False) -> HandValue:
