@@ -13,11 +13,34 @@ from pathlib import Path
 from dealerassist.core.tables import TABLES_DIR
 from dealerassist.web.users import UserStore
 
+DEALERASSIST = [sys.executable, "-m", "dealerassist"]
+TCP_TABLE = str(TABLES_DIR / "three-card-poker.toml")
+
 
 def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dealerassist", *args], input=stdin, capture_output=True, text=True, timeout=60
-    )
+    return subprocess.run([*DEALERASSIST, *args], input=stdin, capture_output=True, text=True, timeout=60)
+
+
+def with_admin(tmp_path: Path) -> None:
+    """Put one admin in ``tmp_path``'s accounts file, as an operator does before serving."""
+    users = str(tmp_path / "users.sqlite3")
+    done = cli("users", "add", "ada", "--role", "admin", "--users", users, stdin="a-strong-password\n")
+    assert done.returncode == 0, done.stderr
+
+
+def serve(tmp_path: Path, *tables: str, port: int = 0) -> list[str]:
+    """``web serve`` arguments over ``tmp_path``'s log and accounts file."""
+    return [
+        "web",
+        "serve",
+        "--db",
+        str(tmp_path / "log.sqlite3"),
+        *(arg for table in tables for arg in ("--table", table)),
+        "--users",
+        str(tmp_path / "users.sqlite3"),
+        "--port",
+        str(port),
+    ]
 
 
 def test_first_admin_is_created_with_a_password_from_stdin(tmp_path: Path) -> None:
@@ -43,41 +66,15 @@ def test_no_password_no_account(tmp_path: Path) -> None:
 
 
 def test_serve_refuses_to_start_without_an_account(tmp_path: Path) -> None:
-    done = cli(
-        "web",
-        "serve",
-        "--db",
-        str(tmp_path / "log.sqlite3"),
-        "--table",
-        str(TABLES_DIR / "three-card-poker.toml"),
-        "--users",
-        str(tmp_path / "users.sqlite3"),
-        "--port",
-        "0",
-    )
+    done = cli(*serve(tmp_path, TCP_TABLE))
     assert done.returncode == 1
     assert "no accounts yet" in done.stderr and "dealerassist users add" in done.stderr
 
 
 def test_serve_runs_the_dashboard_for_a_table(tmp_path: Path) -> None:
-    users = str(tmp_path / "users.sqlite3")
-    cli("users", "add", "ada", "--role", "admin", "--users", users, stdin="a-strong-password\n")
+    with_admin(tmp_path)
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "dealerassist",
-            "web",
-            "serve",
-            "--db",
-            str(tmp_path / "log.sqlite3"),
-            "--table",
-            str(TABLES_DIR / "three-card-poker.toml"),
-            "--users",
-            users,
-            "--port",
-            "0",
-        ],
+        [*DEALERASSIST, *serve(tmp_path, TCP_TABLE)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -96,34 +93,20 @@ def test_serve_runs_the_dashboard_for_a_table(tmp_path: Path) -> None:
         server.terminate()
         server.wait(timeout=10)
     assert server.returncode == 0, server.stderr.read()  # SIGTERM closes the log and stops cleanly
-    bad = cli(
-        "web",
-        "serve",
-        "--db",
-        str(tmp_path / "log.sqlite3"),
-        "--table",
-        str(tmp_path / "nope.toml"),
-        "--users",
-        users,
-        "--port",
-        "0",
-    )
+    bad = cli(*serve(tmp_path, str(tmp_path / "nope.toml")))
     assert bad.returncode == 1 and "nope.toml" in bad.stderr
 
 
 def test_serve_on_a_port_in_use_names_it_and_closes_what_it_opened(tmp_path: Path) -> None:
-    users = str(tmp_path / "users.sqlite3")
-    cli("users", "add", "ada", "--role", "admin", "--users", users, stdin="a-strong-password\n")
-    db = tmp_path / "log.sqlite3"
-    table = str(TABLES_DIR / "three-card-poker.toml")
+    with_admin(tmp_path)
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = cli("web", "serve", "--db", str(db), "--table", table, "--users", users, "--port", str(port))
+        done = cli(*serve(tmp_path, TCP_TABLE, port=port))
     assert done.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
-    audit = cli("audit", "verify", "--db", str(db))
+    audit = cli("audit", "verify", "--db", str(tmp_path / "log.sqlite3"))
     assert audit.returncode == 0, audit.stdout + audit.stderr
 
 
@@ -141,11 +124,8 @@ def test_an_accounts_file_that_cannot_be_opened_is_named_without_a_traceback(tmp
 
 
 def test_serve_refuses_two_tables_with_one_id_before_opening_the_log(tmp_path: Path) -> None:
-    users = str(tmp_path / "users.sqlite3")
-    cli("users", "add", "ada", "--role", "admin", "--users", users, stdin="a-strong-password\n")
-    table = str(TABLES_DIR / "three-card-poker.toml")
-    db = tmp_path / "log.sqlite3"
-    done = cli("web", "serve", "--db", str(db), "--table", table, "--table", table, "--users", users)
+    with_admin(tmp_path)
+    done = cli(*serve(tmp_path, TCP_TABLE, TCP_TABLE))
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert f"{table}: table.id: 'tcp-1' is already the id of {table}" in done.stderr
-    assert not db.exists()
+    assert f"{TCP_TABLE}: table.id: 'tcp-1' is already the id of {TCP_TABLE}" in done.stderr
+    assert not (tmp_path / "log.sqlite3").exists()
