@@ -4,8 +4,11 @@ Measured in one run, on one core, as CPU time (``time.process_time``, best of ``
 contenders taking turns), so other load on the machine distorts the ratios less than wall-clock
 would. Each result is used and dropped at once, as at a table:
 
-* five-card: ``evaluate_five`` (Card objects in, validated, HandValue out) against treys
-  ``Evaluator.evaluate`` (its own pre-built integer cards) and pokerkit ``StandardHighHand``;
+* five-card, two lines. Full API: ``evaluate_five`` (Card objects in, validated, HandValue out)
+  against treys ``Evaluator.evaluate`` (its own pre-built integer cards) and pokerkit
+  ``StandardHighHand``. Like for like: ``five_card_strength`` on ``card_codes`` ints (strength
+  out, duplicates still refused) against the same treys call and treys' bare five-card routine
+  (``Evaluator._five``, one list of five ints, no checks);
 * best five of seven: ``best_five`` against treys (7 cards) and pokerkit ``from_game``;
 * three-card: ``evaluate_three``. Neither peer ranks Three Card Poker, so the peers are treys on
   five cards (its cheapest call) and the slow reference evaluator from the tests;
@@ -36,7 +39,7 @@ from treys import Card as TreysCard
 from treys import Evaluator as TreysEvaluator
 
 from dealerassist.core.cards import FULL_DECK, JOKER, Card
-from dealerassist.hands import best_five, evaluate_five, evaluate_three
+from dealerassist.hands import best_five, card_codes, evaluate_five, evaluate_three, five_card_strength
 from dealerassist.hands.batch import (
     best_five_strengths,
     card_indices,
@@ -137,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     threes = [tuple(rng.sample(FULL_DECK, 3)) for _ in range(args.hands)]
     treys = TreysEvaluator()
     treys_fives = [(treys_cards(h[:2]), treys_cards(h[2:])) for h in fives]
+    treys_bare = [treys_cards(h) for h in fives]
+    code_of = dict(zip(FULL_DECK, card_codes(FULL_DECK), strict=True))
+    code_fives = [tuple(code_of[card] for card in h) for h in fives]
     treys_sevens = [(treys_cards(h[:2]), treys_cards(h[2:])) for h in sevens]
     kit_fives = [pokerkit_cards(h) for h in fives]
     kit_sevens = [(pokerkit_cards(h[:2]), pokerkit_cards(h[2:])) for h in sevens[: args.pokerkit_sevens]]
@@ -147,14 +153,20 @@ def main(argv: list[str] | None = None) -> int:
     timed = interleaved(
         {
             "ours": each(evaluate_five, fives),
+            "ints": each(five_card_strength, code_fives),
             "treys": each(treys.evaluate, treys_fives, spread=True),
+            "treys-bare": each(treys._five, treys_bare),
             "three": each(evaluate_three, threes),
         },
         r,
     )
     ours, treys_time, ours3 = timed["ours"], timed["treys"], timed["three"]
     kit = cpu_seconds(each(StandardHighHand, kit_fives), 1) * n / len(kit_fives)
-    row("five-card", ours, n, {"treys": treys_time, "pokerkit": kit})
+    row("five-card full API", ours, n, {"treys": treys_time, "pokerkit": kit})
+    row("five-card ints", timed["ints"], n, {"treys": treys_time, "treys-bare": timed["treys-bare"]})
+    assert all(
+        five_card_strength(c) == evaluate_five(h).strength for c, h in zip(code_fives, fives, strict=True)
+    )
     agree = same_order(
         [evaluate_five(h).strength for h in fives], [treys.evaluate(a, b) for a, b in treys_fives]
     )

@@ -79,7 +79,8 @@ def test_evaluators_benchmark_runs_and_prints_ratios() -> None:
         done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
         assert done.returncode == 0, done.stderr
         for label in (
-            "five-card",
+            "five-card full API",
+            "five-card ints",
             "best five of seven",
             "three-card",
             "all 2,598,960 five-card",
@@ -88,3 +89,4 @@ def test_evaluators_benchmark_runs_and_prints_ratios() -> None:
             assert label in done.stdout
         assert "ratio" in done.stdout
         assert "order agrees with treys on 300 hands: yes" in done.stdout
+        assert "ints give evaluate_five's strength on 300 hands: yes" in done.stdout
