@@ -4,6 +4,7 @@ Ante/Play/Ante Bonus schedule both games pay (``settle_ante_play``), which the a
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping
 from typing import ClassVar, Final
 
@@ -86,9 +87,9 @@ class AnteRound(TableRound):
         """The Play bet when the decision names no amount (hook): the Ante again."""
         return ante
 
+    @abstractmethod
     def check_play(self, seat: int, ante: int, amount: int) -> None:
         """The Play bet's rule (hook)."""
-        raise NotImplementedError
 
     def waiting(self) -> list[int]:
         return [
@@ -113,26 +114,35 @@ class AnteRound(TableRound):
             results.extend(self.forfeited(seat) if seat in self.forfeits else self.settle_seat(seat))
         return Settlement(tuple(self.finish_results(results)), hands=self.hand_names())
 
+    @abstractmethod
     def settle_seat(self, seat: int) -> list[WagerResult]:
         """Every wager of one seat that was not forfeited (hook)."""
-        raise NotImplementedError
 
     def finish_results(self, results: list[WagerResult]) -> list[WagerResult]:
         """A last pass over the round's results (Four Card Poker's aggregate cap)."""
         return results
 
+    @abstractmethod
     def hand_names(self) -> dict[str, str]:
-        return {p: self.evaluate(p).name for p, cards in self.cards.items() if cards}
-
-    def evaluate(self, position: str) -> HandValue:
-        """The hand a position plays (hook)."""
-        raise NotImplementedError
+        """The hand each position holds, by name, for the dealer's screen and the log (hook)."""
 
     def seat_stakes(self, seat: int) -> dict[str, int]:
         stakes = dict(self.wagers[seat])
         if seat in self.plays:
             stakes["play"] = self.plays[seat]
         return stakes
+
+
+class RankedAnteRound(AnteRound):
+    """An ante game in which every position plays its own ranked hand (Three and Four Card Poker,
+    unlike Pairs & Up whose four cards are shared with the dealer)."""
+
+    def hand_names(self) -> dict[str, str]:
+        return {p: self.evaluate(p).name for p, cards in self.cards.items() if cards}
+
+    @abstractmethod
+    def evaluate(self, position: str) -> HandValue:
+        """The hand a position plays (hook)."""
 
 
 def settle_ante_play(

@@ -38,7 +38,7 @@ from typing import ClassVar
 
 from dealerassist.core.money import MoneyError, cap_pro_rata, parse_amount
 from dealerassist.errors import RuleViolation
-from dealerassist.games.ante_round import AnteRound, settle_ante_play
+from dealerassist.games.ante_round import RankedAnteRound, settle_ante_play
 from dealerassist.games.base import DEALER, Decision, Game, TableRules, WagerResult, seat_position
 from dealerassist.games.settling import lost, pay_by_table
 from dealerassist.hands import FOUR_CLASSES, best_four
@@ -70,7 +70,7 @@ def bad_beat_hand(player: HandValue, dealer: HandValue) -> HandValue | None:
     return beaten if two_pair_or_better(beaten) else None
 
 
-class FourCardPokerRound(AnteRound):
+class FourCardPokerRound(RankedAnteRound):
     PLAYER_CARDS = 5
     DEALER_CARDS = 6
     PLACEABLE = ("ante", "aces-up", "bad-beat")

@@ -7,6 +7,7 @@ dealing or turns differ (blackjack's draws) overrides those parts."""
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
@@ -143,9 +144,9 @@ class TableRound(GameRound):
         self.phase = "settled"
         return self._settlement
 
+    @abstractmethod
     def settlement(self) -> Settlement:
         """Every wager of the complete round, settled (hook; ``settle`` calls it once)."""
-        raise NotImplementedError
 
     def seat_stakes(self, seat: int) -> dict[str, int]:
         """Everything a seat has at risk, wagers made after the deal included (hook)."""

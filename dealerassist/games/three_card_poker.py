@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from dealerassist.errors import RuleViolation
-from dealerassist.games.ante_round import AnteRound, settle_ante_play
+from dealerassist.games.ante_round import RankedAnteRound, settle_ante_play
 from dealerassist.games.base import DEALER, Game, WagerResult, seat_position
 from dealerassist.games.settling import lost, pay_by_table
 from dealerassist.hands import evaluate_three
@@ -53,7 +53,7 @@ def dealer_qualifies(dealer: HandValue) -> bool:
 # --- Three Card Poker ---------------------------------------------------------------------------
 
 
-class ThreeCardPokerRound(AnteRound):
+class ThreeCardPokerRound(RankedAnteRound):
     PLAYER_CARDS = 3
     DEALER_CARDS = 3
     PLACEABLE = ("ante", "pair-plus")
