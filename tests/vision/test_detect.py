@@ -1,0 +1,91 @@
+"""Corner geometry helpers that the reader's speed depends on: batched forms agree with one-at-a-time."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dealerassist.vision.corner import CornerPatch, ink_map
+from dealerassist.vision.detect import (
+    Corner,
+    card_quad,
+    corner_arms,
+    height_candidates,
+    paper_coverage,
+    paper_coverages,
+    projected_corners,
+)
+from dealerassist.vision.reader import _distinct
+
+ASPECT = 1.4
+
+
+def _table_with_card(top_left: tuple[int, int], width: int, height: int) -> np.ndarray:
+    """A paper mask (255 = paper) with one upright card on felt."""
+    mask = np.zeros((480, 640), np.uint8)
+    x, y = top_left
+    mask[y : y + height, x : x + width] = 255
+    return mask
+
+
+def _corner(x: float, y: float) -> Corner:
+    return Corner(
+        point=np.array([x, y], float), x_axis=np.array([1.0, 0.0]), y_axis=np.array([0.0, 1.0]), blob=0
+    )
+
+
+def test_corner_arms_measure_paper_along_both_edges() -> None:
+    mask = _table_with_card((100, 50), 100, 140)
+    across, down = corner_arms(mask, _corner(100, 50))
+    assert abs(across - 100) <= 2 and abs(down - 140) <= 2
+
+
+def test_shared_arms_give_the_same_sizes_and_projections_as_measuring_again() -> None:
+    mask = _table_with_card((100, 50), 100, 140)
+    corner = _corner(100, 50)
+    arms = corner_arms(mask, corner)
+    assert height_candidates(mask, corner, ASPECT, arms) == height_candidates(mask, corner, ASPECT)
+    shared = projected_corners(mask, corner, ASPECT, arms)
+    again = projected_corners(mask, corner, ASPECT)
+    assert len(shared) == len(again) == 3
+    for (a, ha), (b, hb) in zip(shared, again, strict=True):
+        assert ha == hb and np.array_equal(a.point, b.point) and np.array_equal(a.x_axis, b.x_axis)
+
+
+def test_paper_coverages_match_one_quad_at_a_time() -> None:
+    mask = _table_with_card((100, 50), 100, 140)
+    corner = _corner(100, 50)
+    quads = np.array(
+        [
+            card_quad(corner, 140, ASPECT),  # the card itself: all paper
+            card_quad(corner, 140, ASPECT, long_across=True),  # turned: half on felt
+            card_quad(_corner(400, 300), 100, ASPECT),  # on bare felt
+            card_quad(_corner(600, 440), 140, ASPECT),  # mostly outside the frame
+        ]
+    )
+    batched = paper_coverages(mask, quads)
+    assert batched.tolist() == [paper_coverage(mask, q) for q in quads]
+    assert batched[0] == 1.0 and batched[2] == 0.0 and 0.0 < batched[1] < 1.0
+
+
+def test_distinct_drops_read_corners_and_repeats_but_keeps_other_turns() -> None:
+    first = _corner(100, 100)
+    repeat = _corner(102, 101)  # within 0.06 card heights, same way round
+    turned = Corner(
+        point=np.array([101.0, 100.0]), x_axis=np.array([0.0, 1.0]), y_axis=np.array([-1.0, 0.0]), blob=0
+    )
+    already_read = _corner(300, 300)
+    far = _corner(500, 100)
+    candidates = [(first, 100.0), (repeat, 100.0), (turned, 100.0), (already_read, 100.0), (far, 100.0)]
+    kept = _distinct(candidates, [np.array([301.0, 299.0])])
+    assert [c for c, _ in kept] == [first, turned, far]
+    assert _distinct([], []) == []
+    assert [c for c, _ in _distinct(candidates[:2], [])] == [first]
+
+
+def test_patch_paper_colour_is_the_mean_of_its_blank_pixels() -> None:
+    bgr = np.full((100, 60, 3), (200, 210, 220), np.uint8)
+    bgr[10:30, 10:25] = (20, 20, 120)  # red-ish ink
+    patch = CornerPatch(bgr=bgr, ink=ink_map(bgr))
+    assert np.allclose(patch.paper, (200, 210, 220))
+    all_ink = np.full((100, 60, 3), 30, np.uint8)
+    assert CornerPatch(bgr=all_ink, ink=np.ones((100, 60), np.float32)).paper == (255.0, 255.0, 255.0)
