@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,8 +17,9 @@ from dealerassist.errors import DealerAssistError
 from dealerassist.progressive.params import ProgressiveParams, params_from_section, params_from_table
 
 if TYPE_CHECKING:  # imported when a verb runs, so the CLI starts without them
+    from dealerassist.events import Event
     from dealerassist.progressive.controller import ProgressiveController
-    from dealerassist.storage.eventlog import EventLog
+    from dealerassist.storage.eventlog import EventLog, LogRecord
 
 SIM_DB = "var/progressive-sim.db"
 # Used for a table whose config has no [progressive] section yet (the shipped examples).
@@ -124,9 +125,44 @@ def _controller(
             controller.stop()
 
 
+class _LookOnly:
+    """An event log seen without touching it: what the controller would write (finishing work a
+    crash left, recording its parameters) stays in memory, so ``status`` leaves the tamper-evident
+    log exactly as it found it."""
+
+    def __init__(self, log: EventLog) -> None:
+        self.log = log
+        self.pending: list[LogRecord] = []
+
+    def records(self, after: int = 0, table: str | None = None) -> Iterator[LogRecord]:
+        yield from self.log.records(after=after, table=table)
+        for record in self.pending:
+            if record.seq > after and (table is None or getattr(record.event, "table", None) == table):
+                yield record
+
+    def append_many(self, events: Sequence[Event]) -> list[LogRecord]:
+        from dealerassist.storage.eventlog import LogRecord
+
+        start = (self.pending[-1].seq if self.pending else self.log.last_seq()) + 1
+        made = [LogRecord(start + i, "", event, "", "") for i, event in enumerate(events)]
+        self.pending.extend(made)
+        return made
+
+
 def _status(args: argparse.Namespace) -> int:
-    with _controller(args) as controller:
-        state = controller.state()
+    from dealerassist.progressive.controller import ProgressiveController
+    from dealerassist.storage.eventlog import EventLog
+
+    table, params = table_params(args.table)
+    path = _db(args)
+    if not Path(path).is_file():
+        raise ProgressiveCommandError(f"{path}: no event log there (give --db)")
+    with EventLog(path, readonly=True) as log:
+        controller = ProgressiveController(table, params, _LookOnly(log))
+        try:
+            state = controller.state()
+        finally:
+            controller.stop()
     if args.json:
         print(json.dumps(state, sort_keys=True))
         return 0

@@ -103,3 +103,22 @@ def test_a_missing_log_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFi
         main(["progressive", "status", "--table", "face-up-pai-gow", "--db", str(tmp_path / "none.db")]) == 1
     )
     assert "no event log there" in capsys.readouterr().err
+
+
+def test_status_leaves_the_log_exactly_as_it_found_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``progressive status`` only looks: not even the controller's parameter record is written,
+    for a table that has records in the log or for one that has none."""
+    db = tmp_path / "sim.db"
+    assert main(["progressive", "simulate", "--table", "face-up-pai-gow", "--db", str(db), "--rounds", "2",
+                 "--jackpot-round", "9", "--interval", "0"]) == 0  # fmt: skip
+    capsys.readouterr()
+    before = db.read_bytes()
+    for table in ("face-up-pai-gow", "pairs-and-up"):
+        assert main(["progressive", "status", "--table", table, "--db", str(db), "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["table"] in ("fupg-1", "pu-1")
+    assert db.read_bytes() == before
+    log = EventLog(db)
+    assert log.verify().ok
+    log.close()
