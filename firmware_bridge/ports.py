@@ -46,6 +46,18 @@ def register_url_handlers() -> None:
 register_url_handlers()
 
 
+def url_problem(url: str) -> str | None:
+    """Why ``url`` can never be opened (an unknown scheme, a malformed address), else None.
+
+    Only what no retry can cure is refused here: a device node that is missing now may be plugged
+    in later, and a server that refuses now may come back, so those stay the driver's to retry."""
+    try:
+        serial.serial_for_url(url, do_not_open=True)
+    except (ValueError, serial.SerialException) as exc:
+        return f"{url!r} cannot be used: {exc}"
+    return None
+
+
 @dataclass(frozen=True)
 class DeviceConfig:
     """One device's URL and line settings, as written in a table's ``[devices.<name>]`` section."""
@@ -74,6 +86,9 @@ class DeviceConfig:
             raise ConfigError(
                 source, "url", "must be a device path or pyserial URL such as socket://host:port"
             )
+        problem = url_problem(url.strip())
+        if problem:
+            raise ConfigError(source, "url", problem)
         baudrate = data.get("baudrate", 9600)
         if not isinstance(baudrate, int) or isinstance(baudrate, bool) or not 50 <= baudrate <= 4_000_000:
             raise ConfigError(

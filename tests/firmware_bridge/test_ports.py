@@ -79,8 +79,8 @@ def test_scheme_is_registered_and_bad_urls_are_port_errors() -> None:
         open_port(DeviceConfig.for_url("emu://sign?colour=red"))
     with pytest.raises(PortError, match="seed must be a whole number"):
         open_port(DeviceConfig.for_url("emu://shoe?name=s1&seed=abc"))
-    with pytest.raises(PortError, match="protocol 'nosuch' not known"):
-        open_port(DeviceConfig.for_url("nosuch://x"))
+    with pytest.raises(ConfigError, match="protocol 'nosuch' not known"):
+        DeviceConfig.for_url("nosuch://x")
 
 
 def test_emu_port_reaches_the_same_device_twice() -> None:
@@ -95,3 +95,12 @@ def test_emu_port_reaches_the_same_device_twice() -> None:
         wait_for(lambda: emu.text() == "HI", what="text on the emulated sign")  # type: ignore[attr-defined]
     finally:
         second.close()
+
+
+def test_a_url_no_retry_can_cure_is_refused_up_front() -> None:
+    """An unknown scheme is a config error at load time; a device node that is missing now is not
+    (it may be plugged in later, so the driver keeps retrying it)."""
+    with pytest.raises(ConfigError) as refused:
+        DeviceConfig.from_mapping({"url": "nope://x"}, "tables/t.toml [devices.shoe]")
+    assert refused.value.key == "url" and "protocol 'nope' not known" in refused.value.problem
+    assert DeviceConfig.from_mapping({"url": "/dev/not-plugged-in-yet"}, "t").url == "/dev/not-plugged-in-yet"
