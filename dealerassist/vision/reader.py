@@ -242,7 +242,10 @@ class CardReader:
         for corner, height in _distinct(projected, read_corners):
             if not edge_evidence(gray, filled, corner, height):
                 continue
-            sighting = self._sight(frame, filled, corner, [height], self.thresholds.projected_offset)
+            # A projected corner only counts when it names the card: no back test there.
+            sighting = self._sight(
+                frame, filled, corner, [height], self.thresholds.projected_offset, names_only=True
+            )
             if sighting is not None and sighting.card is not None:
                 if sighting.confidence < self.thresholds.projected_accept:
                     continue
@@ -257,7 +260,12 @@ class CardReader:
         corner: Corner,
         heights: list[float],
         offset_limit: float | None = None,
+        names_only: bool = False,
     ) -> CardSighting | None:
+        """The card at one corner: a read, a back, or an index seen but not read (None: nothing).
+
+        ``names_only`` skips the back test for corners whose other outcomes are not used anyway.
+        """
         if not heights:
             return None
         aspect = self.deck.aspect
@@ -289,7 +297,7 @@ class CardReader:
                 )
                 if confidence >= 1.0:
                     break  # nothing to gain from another size guess
-        if best is not None:
+        if best is not None or names_only:
             return best
         # Not an index corner: maybe a back. A back's pattern inks the inside of the corner, plain paper
         # does not, so most corners are settled without the colour-layout test.
