@@ -207,7 +207,9 @@ class Demo:
         """Until every dealer finished its rounds, or ``stop_event`` is set (Ctrl-C)."""
         while any(t.is_alive() for t in self._threads):
             if self.stop_event.wait(0.2):
-                break
+                return
+        if self.supervisor is not None:
+            self.supervisor.finish(timeout=self.supervisor.delay_s + 5)
 
     def stop(self) -> None:
         self.stop_event.set()
