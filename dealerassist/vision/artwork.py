@@ -38,7 +38,7 @@ def card_names() -> list[str]:
 
 
 def shared_cardart(design: str = TUNING_DESIGN) -> Path:
-    """The artwork folder holding ``design``: $DEALERASSIST_CARDART, the CC0 deck bundled in
+    """The artwork folder holding ``design``: $DEALERASSIST_CARDART, the CC0 decks bundled in
     ``config/vision/cardart``, or the development ``shared/cardart`` beside the work tree."""
     candidates = [
         os.environ.get("DEALERASSIST_CARDART", ""),
