@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from dealerassist.vision.corner import CornerPatch, ink_map
 from dealerassist.vision.detect import (
     Corner,
+    blob_outlines,
+    card_mask,
     card_quad,
     corner_arms,
     height_candidates,
+    outline_corners,
     paper_coverage,
     paper_coverages,
     projected_corners,
 )
-from dealerassist.vision.reader import _distinct
+from dealerassist.vision.reader import CardReader, _distinct
+
+from .conftest import lay_cards
 
 ASPECT = 1.4
 
@@ -89,3 +95,16 @@ def test_patch_paper_colour_is_the_mean_of_its_blank_pixels() -> None:
     assert np.allclose(patch.paper, (200, 210, 220))
     all_ink = np.full((100, 60, 3), 30, np.uint8)
     assert CornerPatch(bgr=all_ink, ink=np.ones((100, 60), np.float32)).paper == (255.0, 255.0, 255.0)
+
+
+def test_a_back_is_found_at_its_corner_unless_only_names_are_wanted(reader: CardReader, design) -> None:
+    frame = lay_cards(design, [("QC", (640, 360), 0, False)])
+    paper = card_mask(frame)
+    outline = blob_outlines(paper)[0]
+    filled = np.zeros_like(paper)
+    cv2.drawContours(filled, [outline], -1, 255, cv2.FILLED)
+    corner = min(outline_corners(outline, 0), key=lambda c: float(c.point.sum()))  # the top-left one
+    heights = height_candidates(filled, corner, reader.deck.aspect)
+    seen = reader._sight(frame, filled, corner, heights)
+    assert seen is not None and not seen.face_up and seen.card is None
+    assert reader._sight(frame, filled, corner, heights, names_only=True) is None
