@@ -413,7 +413,13 @@ def _check_file(path: Path, readonly: bool) -> None:
     if not path.exists():
         if readonly:
             raise LogError(f"{path}: no such event log (name the file with --db or $DEALERASSIST_DB)")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LogError(
+                f"{path}: cannot create the folder for a new event log ({exc.strerror}); "
+                "choose a writable place with --db or $DEALERASSIST_DB"
+            ) from None
         return
     if path.is_dir():
         raise LogError(f"{path}: is a directory, not an event log")

@@ -8,7 +8,9 @@ import sys
 import time
 from pathlib import Path
 
-from dealerassist.storage.eventlog import EventLog
+import pytest
+
+from dealerassist.storage.eventlog import EventLog, LogError
 
 CREATE = "import sys\nfrom dealerassist.storage.eventlog import EventLog\nEventLog(sys.argv[1])\n"
 
@@ -33,3 +35,10 @@ def test_two_writers_opening_one_new_file_agree_on_one_head(tmp_path: Path) -> N
     assert first.last_seq() == second.last_seq() == 0
     first.close()
     second.close()
+
+
+def test_a_log_where_no_folder_can_be_made_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    with pytest.raises(LogError, match="cannot create the folder"):
+        EventLog(blocker / "events.db")
