@@ -127,6 +127,13 @@ class Settlement:
         return -sum(r.net for r in self.results)
 
 
+# Options any table may set whatever its game, read by the round tracker (``tracker/engine.py``).
+TABLE_OPTIONS: Mapping[str, str] = {
+    "recognition_threshold": "card reads below this confidence wait for the dealer to confirm (0.9)",
+    "camera_must_match_shoe": "a camera read may only confirm a shoe card, never deal one (true)",
+}
+
+
 @dataclass(frozen=True)
 class BetLimit:
     minimum: int
@@ -231,9 +238,17 @@ class Game(ABC):
     # Bet -> every hand class its evaluator can name. Pay-table files are checked against it, so a
     # misspelt class (a hand that would then never be paid) is refused at load. Empty: unchecked.
     pay_classes: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    # Option name -> what it sets: every name this game reads from ``[options]``. ``load_table``
+    # refuses any other name, so a misspelt option cannot silently leave its default in force.
+    options: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, rules: TableRules) -> None:
         self.rules = rules
+
+    @classmethod
+    def known_options(cls) -> Mapping[str, str]:
+        """Every option a table of this game may set: the tracker's and the game's own."""
+        return {**TABLE_OPTIONS, **cls.options}
 
     @abstractmethod
     def new_round(self) -> GameRound:
