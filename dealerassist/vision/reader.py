@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from dealerassist.vision.corner import Glyph, find_glyphs, rectify
+from dealerassist.vision.corner import GLYPH_SIZE, Glyph, find_glyphs, rectify
 from dealerassist.vision.deck import DeckModel, back_feature
 from dealerassist.vision.detect import (
     MAX_CARD_HEIGHT,
@@ -88,25 +88,90 @@ class _Templates:
     class so the best score per class is one vectorised reduction.
     """
 
-    def __init__(self, features: np.ndarray, labels: np.ndarray) -> None:
+    def __init__(self, features: np.ndarray, labels: np.ndarray, remove_common: bool = True) -> None:
         order = np.argsort(labels, kind="stable")
-        self.mean = features.mean(axis=0)
+        self.mean = features.mean(axis=0) if remove_common else np.zeros(features.shape[1], features.dtype)
         self.features = _normalised(features[order] - self.mean)
         sorted_labels = labels[order]
         self.starts = np.flatnonzero(np.r_[True, sorted_labels[1:] != sorted_labels[:-1]])
         self.classes = [str(v) for v in sorted_labels[self.starts]]
 
-    def scores(self, feature: np.ndarray) -> tuple[str, float, float]:
-        """Best class, its correlation, and the runner-up class's correlation."""
+    def per_class(self, feature: np.ndarray) -> np.ndarray:
+        """Best correlation of each class (in ``classes`` order) with the common part removed."""
         centred = feature - self.mean
         centred = centred / max(float(np.linalg.norm(centred)), 1e-6)
         # einsum stays off the BLAS thread pool, which costs more than this small product on a busy host
-        per_class = np.maximum.reduceat(np.einsum("ij,j->i", self.features, centred), self.starts)
+        return np.maximum.reduceat(np.einsum("ij,j->i", self.features, centred), self.starts)
+
+    def ranked(self, feature: np.ndarray) -> tuple[str, float, str, float]:
+        """Best class and its correlation, then the runner-up class and its correlation."""
+        per_class = self.per_class(feature)
         if len(per_class) == 1:
-            return self.classes[0], float(per_class[0]), -1.0
+            return self.classes[0], float(per_class[0]), self.classes[0], -1.0
         top2 = np.argpartition(-per_class, 1)[:2]
         best, runner = (top2[0], top2[1]) if per_class[top2[0]] >= per_class[top2[1]] else (top2[1], top2[0])
-        return self.classes[best], float(per_class[best]), float(per_class[runner])
+        return self.classes[best], float(per_class[best]), self.classes[runner], float(per_class[runner])
+
+    def scores(self, feature: np.ndarray) -> tuple[str, float, float]:
+        """Best class, its correlation, and the runner-up class's correlation."""
+        best, score, _, runner = self.ranked(feature)
+        return best, score, runner
+
+
+class _RankShapes:
+    """A second, independent look at a rank: raw shape correlation and where its ink mass sits.
+
+    The main test correlates glyphs with their common part removed; this one correlates the plain
+    glyphs and compares the ink's centre of mass (a 6 is bottom-heavy, a 9 top-heavy) with each
+    rank's enrolled average. A rank is sure only when both looks name the same rank.
+    """
+
+    def __init__(self, features: np.ndarray, labels: np.ndarray) -> None:
+        self.raw = _Templates(features, labels, remove_common=False)
+        centres = _mass_centres(features)
+        self.centres = {c: centres[labels == c].mean(axis=0) for c in self.raw.classes}
+
+    def agrees(self, feature: np.ndarray, rank: str, runner: str) -> bool:
+        """Plain correlation names ``rank`` too; the mass centre is nearer ``rank``'s than ``runner``'s."""
+        if self.raw.ranked(feature)[0] != rank:
+            return False
+        if runner == rank:
+            return True
+        centre = _mass_centres(feature[None, :])[0]
+        return bool(
+            np.linalg.norm(centre - self.centres[rank]) < np.linalg.norm(centre - self.centres[runner])
+        )
+
+
+def _mass_centres(features: np.ndarray) -> np.ndarray:
+    """Centre of ink mass (x, y in 0..1 of the glyph box) of each normalised glyph image."""
+    images = features.reshape(len(features), GLYPH_SIZE[1], GLYPH_SIZE[0])
+    mass = np.maximum(images - images.min(axis=(1, 2), keepdims=True), 0.0)
+    total = np.maximum(mass.sum(axis=(1, 2)), 1e-6)
+    ys = (mass.sum(axis=2) * np.linspace(0.0, 1.0, GLYPH_SIZE[1])).sum(axis=1) / total
+    xs = (mass.sum(axis=1) * np.linspace(0.0, 1.0, GLYPH_SIZE[0])).sum(axis=1) / total
+    return np.stack([xs, ys], axis=1)
+
+
+def _colour_groups(colours: dict[str, np.ndarray]) -> list[list[str]]:
+    """Suits printed in one ink: all black ones together, coloured ones when their hues are close."""
+    groups: list[list[str]] = []
+    for suit, chroma in sorted(colours.items()):
+        strength = float(np.linalg.norm(chroma))
+        home = next(
+            (
+                g
+                for g in groups
+                if (strength < ACHROMATIC and float(np.linalg.norm(colours[g[0]])) < ACHROMATIC)
+                or float(np.linalg.norm(colours[g[0]] - chroma)) < 0.5 * max(strength, ACHROMATIC)
+            ),
+            None,
+        )
+        if home is None:
+            groups.append([suit])
+        else:
+            home.append(suit)
+    return groups
 
 
 def _normalised(rows: np.ndarray) -> np.ndarray:
@@ -121,6 +186,13 @@ class CardReader:
         self.thresholds = thresholds or Thresholds()
         self.ranks = _Templates(deck.rank_features, deck.rank_labels)
         self.suits = _Templates(deck.suit_features, deck.suit_labels)
+        self.rank_shapes = _RankShapes(deck.rank_features, deck.rank_labels)
+        self.suit_groups = [
+            (group, _Templates(deck.suit_features[mask], deck.suit_labels[mask]))
+            for group in _colour_groups(deck.suit_colours)
+            for mask in [np.isin(deck.suit_labels, group)]
+            if mask.any()
+        ]
 
     def _glyph_confidence(self, score: float, runner: float, floor: float) -> float:
         """Ratio test: the runner-up class must be several times further away than the best one."""
@@ -132,13 +204,22 @@ class CardReader:
 
     def read_corner(self, rank: Glyph, suit: Glyph) -> tuple[str | None, float]:
         """Classify one index; (None, confidence) when it must abstain."""
-        r_label, r_score, r_runner = self.ranks.scores(rank.feature)
+        r_label, r_score, r_next, r_runner = self.ranks.ranked(rank.feature)
         s_label, s_score, s_runner = self.suits.scores(suit.feature)
         t = self.thresholds
-        confidence = min(
-            self._glyph_confidence(r_score, r_runner, t.min_rank_score),
-            self._glyph_confidence(s_score, s_runner, t.min_suit_score),
-        )
+        rank_confidence = self._glyph_confidence(r_score, r_runner, t.min_rank_score)
+        suit_confidence = self._glyph_confidence(s_score, s_runner, t.min_suit_score)
+        if (
+            suit_confidence < t.accept <= rank_confidence
+            and self.rank_shapes.agrees(rank.feature, r_label, r_next)
+            and self._suit_within_colour(suit) == s_label
+            and self._pair_confidence >= 1.0
+        ):
+            # Small print blurs spade into club and heart into diamond, but the ink colour still splits
+            # the suits in two; the pair left is told apart by what differs between just those two.
+            # Trusted only with a rank that two independent looks agree on (see _RankShapes).
+            suit_confidence = self._pair_confidence
+        confidence = min(rank_confidence, suit_confidence)
         if self.suits.scores(rank.feature)[1] >= r_score - 0.05:
             confidence = 0.0  # the "rank" looks like a suit symbol: a pip seen from a false corner
         if not self._colour_agrees(suit.colour, s_label) or self._colour_conflicts(rank.colour, s_label):
@@ -147,6 +228,24 @@ class CardReader:
             confidence = min(confidence, 0.3)
         code = f"{r_label}{s_label}"
         return (code if confidence >= self.thresholds.accept else None), confidence
+
+    def _suit_within_colour(self, suit: Glyph) -> str | None:
+        """The suit named by the one colour group its ink agrees with, or None when that is unclear.
+
+        Sets ``_pair_confidence`` to the ratio-test confidence of the choice within the group.
+        """
+        self._pair_confidence = 0.0
+        groups = [
+            (group, templates)
+            for group, templates in self.suit_groups
+            if any(self._colour_agrees(suit.colour, member) for member in group)
+        ]
+        if len(groups) != 1:
+            return None
+        templates = groups[0][1]
+        label, score, _, runner = templates.ranked(suit.feature)
+        self._pair_confidence = self._glyph_confidence(score, runner, self.thresholds.min_suit_score)
+        return label
 
     def _colour_agrees(self, seen: np.ndarray, suit: str) -> bool:
         """The suit ink must show the suit's hue; blur and small print only wash it towards grey.
