@@ -24,6 +24,10 @@ from dealerassist.games.table_round import TableRound, deal_plan
 from dealerassist.hands.value import HandValue
 
 DEAL_ORDERS: Final = ("packets", "rounds")
+# The options ``AnteRound`` itself reads; each ante game declares them beside its own.
+ANTE_ROUND_OPTIONS: Final[Mapping[str, str]] = {
+    "deal_order": "'packets' (each hand's cards at once) or 'rounds' (one card at a time around the table)",
+}
 
 
 class AnteRound(TableRound):

@@ -182,6 +182,15 @@ class FaceUpPaiGow(Game):
         "progressive": FORTUNE_CLASSES,
         "ace-high": ("ace-high",),
     }
+    options: ClassVar[Mapping[str, str]] = {
+        "foul_policy": "a fouled setting is 'refuse'd with the house way shown, or 'forfeit' loses the wager",
+        "house_way": "the house way table that sets the house dealer's hand ('gold-star')",
+        "envy_min_fortune": "the Fortune bet an Envy bet needs beside it, dollars ('5')",
+        "progressive_unit": "the one stake the Progressive bet takes, dollars ('1')",
+        "side_bets_require_wager": "side bets need a main wager at the same seat (true)",
+        "dice": "how many dice pick the first hand dealt (3)",
+        "deal_empty_spots": "deal a hand to every spot, played or not, as the tray does (false)",
+    }
 
     def new_round(self) -> FaceUpPaiGowRound:
         return FaceUpPaiGowRound(self.rules)

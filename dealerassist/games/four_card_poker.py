@@ -28,6 +28,9 @@ The table mechanics (betting, packets, Play-or-fold, void, forfeit) are
   "choice": "seat-2"}`` (``same_player`` here). Aces Up is checked when betting closes, a spot
   relying on its Play when the Play is made. A wrong declaration is undone by a supervisor's void
   of the round; the round's wagers are then placed again.
+
+Options (``[options]``): ``player_cards`` (5), ``dealer_cards`` (6), ``aggregate_cap`` ("25000"),
+``deal_order`` ("packets" | "rounds").
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from typing import ClassVar
 
 from dealerassist.core.money import MoneyError, cap_pro_rata, parse_amount
 from dealerassist.errors import RuleViolation
-from dealerassist.games.ante_round import RankedAnteRound, settle_ante_play
+from dealerassist.games.ante_round import ANTE_ROUND_OPTIONS, RankedAnteRound, settle_ante_play
 from dealerassist.games.base import DEALER, Decision, Game, TableRules, WagerResult, seat_position
 from dealerassist.games.settling import lost, pay_by_table
 from dealerassist.hands import FOUR_CLASSES, best_four
@@ -77,8 +80,8 @@ class FourCardPokerRound(RankedAnteRound):
 
     def __init__(self, rules: TableRules) -> None:
         super().__init__(rules)
-        self.player_cards = _card_count(rules, "player_cards", self.PLAYER_CARDS)
-        self.dealer_cards = _card_count(rules, "dealer_cards", self.DEALER_CARDS)
+        self.player_cards = _card_count("player_cards", rules.option("player_cards", self.PLAYER_CARDS))
+        self.dealer_cards = _card_count("dealer_cards", rules.option("dealer_cards", self.DEALER_CARDS))
         self.dealer_up = frozenset({self.dealer_cards - 1})
         self.aggregate_cap = _aggregate_cap(rules)
         self.partners: dict[int, int] = {}
@@ -201,8 +204,7 @@ def _aggregate_cap(rules: TableRules) -> int:
         ) from None
 
 
-def _card_count(rules: TableRules, option: str, default: int) -> int:
-    count = rules.option(option, default)
+def _card_count(option: str, count: object) -> int:
     if not isinstance(count, int) or isinstance(count, bool) or not 4 <= count <= 7:
         raise RuleViolation("card-counts", f"{option} must be a whole number 4..7, got {count!r}")
     return count
@@ -217,6 +219,12 @@ class FourCardPoker(Game):
         "aces-up": (*FOUR_CLASSES, "pair-of-aces"),
         "bad-beat": FOUR_CLASSES,
         "ante-bonus": FOUR_CLASSES,
+    }
+    options: ClassVar[Mapping[str, str]] = {
+        **ANTE_ROUND_OPTIONS,
+        "player_cards": "cards dealt to each betting seat, 4..7 (5)",
+        "dealer_cards": "cards dealt to the dealer, the last face up, 4..7 (6)",
+        "aggregate_cap": "most one round pays, dollars; above it the winners share it pro rata ('25000')",
     }
 
     def new_round(self) -> FourCardPokerRound:

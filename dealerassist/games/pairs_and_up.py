@@ -42,7 +42,7 @@ from typing import ClassVar, Final
 from dealerassist.core.cards import ACE, Card
 from dealerassist.core.money import parse_amount
 from dealerassist.errors import RuleViolation
-from dealerassist.games.ante_round import AnteRound
+from dealerassist.games.ante_round import ANTE_ROUND_OPTIONS, AnteRound
 from dealerassist.games.base import (
     DEALER,
     Decision,
@@ -148,6 +148,13 @@ class PairsAndUp(Game):
             "matched-low",
         ),
         "progressive": tuple(sorted(FLUSHES)),
+    }
+    options: ClassVar[Mapping[str, str]] = {
+        **ANTE_ROUND_OPTIONS,
+        "play_ratio": "the Play bet is this many times the Ante (2)",
+        "side_bets_require_ante": "Double Match and Progressive need an Ante at the same seat (true)",
+        "precedence": "the eight hands strongest first (default: counted on the table's deck)",
+        "progressive_unit": "the one stake the Progressive bet takes, dollars ('1')",
     }
 
     def new_round(self) -> PairsAndUpRound:

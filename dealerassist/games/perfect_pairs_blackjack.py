@@ -29,6 +29,8 @@ the whole shoe. "System malfunction voids all pays and play" is ``void()``.
 
 Positions: ``seat-N`` and, after a split, ``seat-N.2`` (which starts with the second card of the
 pair). Bets in results: ``main`` per hand, ``double``, ``insurance``, ``perfect-pairs``.
+
+Options (``[options]``): ``hole_card_first`` (true), ``blackjack_pays`` ("3 to 2").
 """
 
 from __future__ import annotations
@@ -474,6 +476,10 @@ class PerfectPairsBlackjack(Game):
     bets = ("main", "perfect-pairs")
     pay_classes: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "perfect-pairs": ("perfect-pair", "coloured-pair", "mixed-pair")
+    }
+    options: ClassVar[Mapping[str, str]] = {
+        "hole_card_first": "the dealer's first card is the face-down hole card; false: the second (true)",
+        "blackjack_pays": "odds a player's blackjack pays ('3 to 2')",
     }
 
     def new_round(self) -> PerfectPairsRound:

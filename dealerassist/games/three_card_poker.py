@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from dealerassist.errors import RuleViolation
-from dealerassist.games.ante_round import RankedAnteRound, settle_ante_play
+from dealerassist.games.ante_round import ANTE_ROUND_OPTIONS, RankedAnteRound, settle_ante_play
 from dealerassist.games.base import DEALER, Game, WagerResult, seat_position
 from dealerassist.games.settling import lost, pay_by_table
 from dealerassist.hands import evaluate_three
@@ -105,6 +105,10 @@ class ThreeCardPoker(Game):
     pay_classes: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "pair-plus": THREE_CLASSES,
         "ante-bonus": THREE_CLASSES,
+    }
+    options: ClassVar[Mapping[str, str]] = {
+        **ANTE_ROUND_OPTIONS,
+        "pair_plus_requires_ante": "a Pair Plus bet needs an Ante at the same seat (true)",
     }
 
     def new_round(self) -> ThreeCardPokerRound:
