@@ -17,7 +17,7 @@ exposure_policy = "void"  # or "flag"
 ante = { min = "5", max = "500" }
 [paytables]               # bet -> pay-table name (else the game file's default)
 pair-plus = "pair-plus-1-3-6-30-40"
-[options]                 # game-specific, documented in the game's module
+[options]                 # names from the game's ``Game.options`` and ``base.TABLE_OPTIONS``
 [devices.shoe]            # pyserial URL and line settings
 url = "socket://127.0.0.1:7001"
 ```
@@ -25,6 +25,7 @@ url = "socket://127.0.0.1:7001"
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -155,6 +156,8 @@ def table_from_mapping(data: Mapping[str, Any], source: str) -> TableConfig:
             raise ConfigError(source, f"devices.{name}.url", "each device needs a url")
         devices[name] = dict(body)
 
+    options = _section(data, source, "options")
+    _reject_unknown_options(game_cls, options, source)
     rules = TableRules(
         table_id=table_id,
         game=slug,
@@ -163,7 +166,7 @@ def table_from_mapping(data: Mapping[str, Any], source: str) -> TableConfig:
         chip=chip,
         limits=limits,
         paytables=paytables,
-        options=dict(_section(data, source, "options")),
+        options=dict(options),
         exposure_policy=policy,
     )
     _check_options(game_cls, rules, source)
@@ -176,6 +179,19 @@ def table_from_mapping(data: Mapping[str, Any], source: str) -> TableConfig:
         vision=dict(_section(data, source, "vision")),
         raw=data,
     )
+
+
+def _reject_unknown_options(game_cls: type[Game], options: Mapping[str, Any], source: str) -> None:
+    """A misspelt option would be ignored and its default dealt all shift: refuse it, naming the
+    names this game and the tracker read (and the nearest one, the likely intended spelling)."""
+    known = sorted(game_cls.known_options())
+    for name in options:
+        if name not in known:
+            problem = f"unknown option (known: {', '.join(known)})"
+            nearest = difflib.get_close_matches(str(name), known, n=1)
+            if nearest:
+                problem += f"; did you mean {nearest[0]!r}?"
+            raise ConfigError(source, f"options.{name}", problem)
 
 
 def _check_options(game_cls: type[Game], rules: TableRules, source: str) -> None:
