@@ -8,7 +8,7 @@ canonical two-character code (``AS``, ``TH``, ``JK``) used in the event log and 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from dealerassist.errors import CardError
@@ -46,16 +46,21 @@ class Card:
 
     rank: int
     suit: str | None
+    # Dense index 0..51 (rank-major: 2S=0, 2H=1, ... AC=51), the joker 52. Stored rather than
+    # computed because the hand evaluators' hot loops read one table entry per card by it.
+    index: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.rank == JOKER_RANK:
             if self.suit is not None:
                 raise CardError(f"the joker has no suit, got suit {self.suit!r}")
+            object.__setattr__(self, "index", 52)
             return
-        if not 2 <= self.rank <= ACE:
+        if not isinstance(self.rank, int) or not 2 <= self.rank <= ACE:
             raise CardError(f"rank must be 2..14 (ace high), got {self.rank!r}")
         if self.suit not in SUITS:
             raise CardError(f"suit must be one of S H D C, got {self.suit!r}")
+        object.__setattr__(self, "index", (self.rank - 2) * 4 + SUITS.index(self.suit))
 
     @property
     def is_joker(self) -> bool:
@@ -71,13 +76,6 @@ class Card:
         if self.is_joker:
             return "JK"
         return RANK_CHARS[self.rank - 2] + str(self.suit)
-
-    @property
-    def index(self) -> int:
-        """Dense index 0..51 (rank-major: 2S=0, 2H=1, ... AC=51); the joker is 52."""
-        if self.is_joker:
-            return 52
-        return (self.rank - 2) * 4 + SUITS.index(str(self.suit))
 
     @classmethod
     def from_index(cls, index: int) -> Card:

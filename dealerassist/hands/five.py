@@ -8,12 +8,14 @@ from typing import Final
 
 from dealerassist.core.cards import Card
 from dealerassist.hands.tables import (
+    FACE_BY_INDEX,
     FACE_CODES,
     KEY_MASK,
     RANK_MASK,
     Table,
     best_of,
     best_plain_table,
+    by_index,
     combined,
     first_card_codes,
     five_tables,
@@ -34,7 +36,7 @@ def _table(wheel_second: bool) -> Table:
 
 
 _DEFAULT: Final = _table(False)
-_FIRST: Final = first_card_codes(5)
+_FIRST: Final = by_index(first_card_codes(5))
 _OFFSET: Final = flush_offset(5)
 
 
@@ -46,16 +48,10 @@ def evaluate_five(cards: Iterable[Card], *, wheel_second: bool = False) -> HandV
     """
     held = cards if type(cards) is tuple else hold(cards, (5,), WHAT)
     table = _table(True) if wheel_second else _DEFAULT
-    codes = FACE_CODES
+    codes = FACE_BY_INDEX
     try:
         a, b, c, d, e = held
-        total = (
-            _FIRST[a.suit][a.rank]
-            + codes[b.suit][b.rank]
-            + codes[c.suit][c.rank]
-            + codes[d.suit][d.rank]
-            + codes[e.suit][e.rank]
-        )
+        total = _FIRST[a.index] + codes[b.index] + codes[c.index] + codes[d.index] + codes[e.index]
         strength = table[total & KEY_MASK]
         if strength < 0:  # a repeated rank: make sure no card is there twice
             if (total >> 64 & RANK_MASK).bit_count() != 5:

@@ -8,13 +8,14 @@ from typing import Final
 
 from dealerassist.core.cards import Card
 from dealerassist.hands.tables import (
-    FACE_CODES,
+    FACE_BY_INDEX,
     FOUR_PLAIN,
     FOUR_SUITED,
     KEY_MASK,
     RANK_MASK,
     best_of,
     best_plain_table,
+    by_index,
     combined,
     first_card_codes,
 )
@@ -24,16 +25,16 @@ WHAT: Final = "a Four Card Poker hand"
 WHAT_BEST: Final = "a Four Card Poker best-four hand"
 BEST_COUNTS: Final = range(4, 8)
 _TABLE: Final = combined(FOUR_PLAIN, FOUR_SUITED)
-_FIRST: Final = first_card_codes(4)
+_FIRST: Final = by_index(first_card_codes(4))
 
 
 def evaluate_four(cards: Iterable[Card]) -> HandValue:
     """Judge exactly four cards from one 52-card deck (face-code sum, as in ``evaluate_three``)."""
     held = cards if type(cards) is tuple else hold(cards, (4,), WHAT)
-    codes = FACE_CODES
+    codes = FACE_BY_INDEX
     try:
         a, b, c, d = held
-        total = _FIRST[a.suit][a.rank] + codes[b.suit][b.rank] + codes[c.suit][c.rank] + codes[d.suit][d.rank]
+        total = _FIRST[a.index] + codes[b.index] + codes[c.index] + codes[d.index]
         strength = _TABLE[total & KEY_MASK]
         if strength < 0:  # a repeated rank: make sure no card is there twice
             if (total >> 64 & RANK_MASK).bit_count() != 4:

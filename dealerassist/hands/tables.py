@@ -26,12 +26,12 @@ first use, with numpy (``arrays.py``).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from itertools import combinations, combinations_with_replacement
 from typing import Final, NamedTuple
 
-from dealerassist.core.cards import ACE, JOKER_RANK, SUITS, Card
+from dealerassist.core.cards import ACE, FULL_DECK, JOKER_RANK, SUITS, Card
 from dealerassist.hands.classify import (
     classify_five,
     classify_five_joker,
@@ -64,6 +64,15 @@ def _face_codes() -> dict[str | None, tuple[int, ...]]:
 
 # FACE_CODES[card.suit][card.rank]; anything that is not a real card misses or adds nothing.
 FACE_CODES: Final = _face_codes()
+
+
+def by_index(codes: Mapping[str | None, tuple[int, ...]]) -> tuple[int, ...]:
+    """The same codes as one flat tuple read by ``Card.index`` (0..51, the joker 52): the fast
+    paths' per-card cost is then one attribute read and one tuple index."""
+    return (*(codes[card.suit][card.rank] for card in FULL_DECK), codes[None][JOKER_RANK])
+
+
+FACE_BY_INDEX: Final = by_index(FACE_CODES)
 
 
 FLUSH_BITS: Final = sum(8 << (SUIT_SHIFT + 4 * s) for s in range(len(SUITS)))

@@ -7,11 +7,12 @@ from typing import Final
 
 from dealerassist.core.cards import Card
 from dealerassist.hands.tables import (
-    FACE_CODES,
+    FACE_BY_INDEX,
     KEY_MASK,
     RANK_MASK,
     THREE_PLAIN,
     THREE_SUITED,
+    by_index,
     combined,
     first_card_codes,
 )
@@ -19,7 +20,7 @@ from dealerassist.hands.value import HandValue, hold, refuse
 
 WHAT: Final = "a Three Card Poker hand"
 _TABLE: Final = combined(THREE_PLAIN, THREE_SUITED)
-_FIRST: Final = first_card_codes(3)
+_FIRST: Final = by_index(first_card_codes(3))
 
 
 def evaluate_three(cards: Iterable[Card]) -> HandValue:
@@ -30,10 +31,10 @@ def evaluate_three(cards: Iterable[Card]) -> HandValue:
     drops to ``refuse``, which names the problem.
     """
     held = cards if type(cards) is tuple else hold(cards, (3,), WHAT)
-    codes = FACE_CODES
+    codes = FACE_BY_INDEX
     try:
         a, b, c = held
-        total = _FIRST[a.suit][a.rank] + codes[b.suit][b.rank] + codes[c.suit][c.rank]
+        total = _FIRST[a.index] + codes[b.index] + codes[c.index]
         strength = _TABLE[total & KEY_MASK]
         if strength < 0:  # a repeated rank: make sure no card is there twice
             if (total >> 64 & RANK_MASK).bit_count() != 3:
