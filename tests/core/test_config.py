@@ -67,3 +67,67 @@ def test_shipped_paytable_files_all_load() -> None:
         assert tables.game == path.stem
         for bet, name in tables.defaults.items():
             assert tables.get(name).bet == bet
+
+
+def _shipped_table_with(tmp_path: Path, slug: str, old: str, new: str) -> Path:
+    from dealerassist.core.tables import TABLES_DIR
+
+    text = (TABLES_DIR / f"{slug}.toml").read_text(encoding="utf-8")
+    assert old in text
+    return _write(tmp_path, text.replace(old, new, 1))
+
+
+def test_every_shipped_table_file_loads() -> None:
+    from dealerassist.core.tables import TABLES_DIR, load_table
+    from dealerassist.games import game_class
+
+    files = sorted(TABLES_DIR.glob("*.toml"))
+    assert len(files) == 5
+    for path in files:
+        table = load_table(path)
+        assert table.rules.game == path.stem
+        assert set(table.rules.options) <= set(game_class(path.stem).known_options())
+
+
+def test_a_misspelt_option_is_refused_naming_file_key_and_the_known_names(tmp_path: Path) -> None:
+    from dealerassist.core.tables import load_table
+    from dealerassist.games import game_class
+
+    path = _shipped_table_with(
+        tmp_path, "three-card-poker", "pair_plus_requires_ante", "pair_plus_requires_antee"
+    )
+    with pytest.raises(ConfigError) as err:
+        load_table(path)
+    assert err.value.file == str(path)
+    assert err.value.key == "options.pair_plus_requires_antee"
+    known = sorted(game_class("three-card-poker").known_options())
+    assert known == [
+        "camera_must_match_shoe",
+        "deal_order",
+        "pair_plus_requires_ante",
+        "recognition_threshold",
+    ]
+    assert err.value.problem.startswith(f"unknown option (known: {', '.join(known)})")
+    assert err.value.problem.endswith("did you mean 'pair_plus_requires_ante'?")
+    assert str(err.value).startswith(f"{path}: options.pair_plus_requires_antee: unknown option")
+
+
+def test_an_option_of_another_game_is_refused_without_a_guess(tmp_path: Path) -> None:
+    from dealerassist.core.tables import load_table
+
+    path = _shipped_table_with(tmp_path, "perfect-pairs-blackjack", "[options]\n", "[options]\ndice = 3\n")
+    with pytest.raises(ConfigError) as err:
+        load_table(path)
+    assert err.value.key == "options.dice"
+    assert "blackjack_pays, camera_must_match_shoe, hole_card_first" in err.value.problem
+    assert "did you mean" not in err.value.problem
+
+
+def test_tracker_options_are_accepted_at_every_game(tmp_path: Path) -> None:
+    from dealerassist.core.tables import TABLES_DIR, load_table
+
+    for path in sorted(TABLES_DIR.glob("*.toml")):
+        body = "[options]\nrecognition_threshold = 0.95\ncamera_must_match_shoe = false\n"
+        copy = _shipped_table_with(tmp_path, path.stem, "[options]\n", body)
+        options = load_table(copy).rules.options
+        assert options["recognition_threshold"] == 0.95 and options["camera_must_match_shoe"] is False
