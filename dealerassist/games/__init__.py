@@ -3,8 +3,9 @@ is a game. Adding a game is adding one module (and its pay-table file); nothing 
 
 The helper modules define no ``Game``: ``table_round`` (betting within limits, one decision per
 seat, forfeit, void, settle once), ``ante_round`` (the ante games' flow and Ante/Play/Ante Bonus
-schedule), ``settling`` (how a wager's result is written, pay-table and progressive results) and
-``house_way`` (pai gow hand setting)."""
+schedule), ``settling`` (how a wager's result is written, pay-table and progressive results),
+``option_values`` (checks of option values whose type matters) and ``house_way`` (pai gow hand
+setting)."""
 
 from __future__ import annotations
 

@@ -68,6 +68,7 @@ from dealerassist.games.base import (
     seat_position,
 )
 from dealerassist.games.house_way import HouseWay, Setting, load_house_way, split_hand
+from dealerassist.games.option_values import yes_no
 from dealerassist.games.settling import EVEN_MONEY, pay_by_table, progressive_result, wager_result
 from dealerassist.games.table_round import TableRound
 from dealerassist.hands import best_five, evaluate_five
@@ -154,14 +155,16 @@ class PaiGowOptions:
             house_way=load_house_way(str(rules.option("house_way", "gold-star"))),
             envy_min_fortune=parse_amount(str(rules.option("envy_min_fortune", "5"))),
             progressive_unit=parse_amount(str(rules.option("progressive_unit", "1"))),
-            side_bets_require_wager=bool(rules.option("side_bets_require_wager", True)),
+            side_bets_require_wager=yes_no(
+                "side_bets_require_wager", rules.option("side_bets_require_wager", True)
+            ),
             dice=dice,
             deal_empty_spots=_empty_spots(rules),
         )
 
 
 def _empty_spots(rules: TableRules) -> bool:
-    wanted = bool(rules.option("deal_empty_spots", False))
+    wanted = yes_no("deal_empty_spots", rules.option("deal_empty_spots", False))
     if wanted and (rules.seats + 1) * HAND_SIZE > rules.deck.size:
         raise RuleViolation(
             "deal-empty-spots",

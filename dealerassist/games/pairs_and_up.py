@@ -51,6 +51,7 @@ from dealerassist.games.base import (
     WagerResult,
     seat_position,
 )
+from dealerassist.games.option_values import yes_no
 from dealerassist.games.settling import pay_by_table, progressive_result, wager_result
 from dealerassist.hands import (
     PAIRS_AND_UP_PATTERNS,
@@ -127,7 +128,9 @@ class PairsAndUpOptions:
             raise RuleViolation("precedence", f"precedence must list each of {', '.join(HANDS)} once")
         return cls(
             play_ratio=ratio,
-            side_bets_require_ante=bool(rules.option("side_bets_require_ante", True)),
+            side_bets_require_ante=yes_no(
+                "side_bets_require_ante", rules.option("side_bets_require_ante", True)
+            ),
             precedence=precedence,
             progressive_unit=parse_amount(str(rules.option("progressive_unit", "1"))),
         )

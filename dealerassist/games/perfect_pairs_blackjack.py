@@ -55,6 +55,7 @@ from dealerassist.games.base import (
     parse_position,
     seat_position,
 )
+from dealerassist.games.option_values import yes_no
 from dealerassist.games.settling import lost, pay_by_table, won
 from dealerassist.games.table_round import TableRound
 from dealerassist.hands import BlackjackTotal, blackjack_total, perfect_pair
@@ -125,7 +126,7 @@ class PerfectPairsRound(TableRound):
         self.insurance: dict[int, int] = {}
         self.insurance_decided: set[int] = set()
         self.dealer_blackjack = False
-        self.hole = 0 if rules.option("hole_card_first", True) else 1
+        self.hole = 0 if yes_no("hole_card_first", rules.option("hole_card_first", True)) else 1
         try:
             self.blackjack_odds = Odds.parse(rules.option("blackjack_pays", "3 to 2"))
         except MoneyError as exc:

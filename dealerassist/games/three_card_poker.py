@@ -37,7 +37,8 @@ from typing import ClassVar
 
 from dealerassist.errors import RuleViolation
 from dealerassist.games.ante_round import ANTE_ROUND_OPTIONS, RankedAnteRound, settle_ante_play
-from dealerassist.games.base import DEALER, Game, WagerResult, seat_position
+from dealerassist.games.base import DEALER, Game, TableRules, WagerResult, seat_position
+from dealerassist.games.option_values import yes_no
 from dealerassist.games.settling import lost, pay_by_table
 from dealerassist.hands import evaluate_three
 from dealerassist.hands.value import THREE_CLASSES, HandValue
@@ -58,8 +59,14 @@ class ThreeCardPokerRound(RankedAnteRound):
     DEALER_CARDS = 3
     PLACEABLE = ("ante", "pair-plus")
 
+    def __init__(self, rules: TableRules) -> None:
+        super().__init__(rules)
+        self.pair_plus_requires_ante = yes_no(
+            "pair_plus_requires_ante", rules.option("pair_plus_requires_ante", True)
+        )
+
     def check_seat(self, seat: int, bets: Mapping[str, int]) -> None:
-        if "pair-plus" in bets and "ante" not in bets and self.rules.option("pair_plus_requires_ante", True):
+        if "pair-plus" in bets and "ante" not in bets and self.pair_plus_requires_ante:
             raise RuleViolation("pair-plus-requires-ante", f"seat {seat}: a Pair Plus bet needs an Ante")
 
     def check_play(self, seat: int, ante: int, amount: int) -> None:
