@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,12 +36,18 @@ from dealerassist.core.decks import CONFIG_DIR, load_deck
 from dealerassist.core.money import MoneyError, decimal_to_cents, format_amount, parse_amount
 from dealerassist.core.paytables import PayTable, load_paytables
 from dealerassist.core.tomlfile import read_toml, reject_unknown_keys
-from dealerassist.errors import ConfigError, DealerAssistError
+from dealerassist.errors import ConfigError, DealerAssistError, RuleViolation
 from dealerassist.games.base import BetLimit, Game, TableRules
+from dealerassist.games.option_values import fraction_of_one, yes_no
 
 TABLES_DIR = CONFIG_DIR / "tables"
 _TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 KNOWN_SECTIONS = frozenset({"table", "limits", "paytables", "options", "devices", "progressive", "vision"})
+# The tracker reads these with float() and bool(): a quoted "false" would be true there.
+TRACKER_OPTION_CHECKS: Mapping[str, Callable[[str, object], object]] = {
+    "recognition_threshold": fraction_of_one,
+    "camera_must_match_shoe": yes_no,
+}
 DEVICE_NAMES = frozenset({"shoe", "sign", "camera"})
 TABLE_KEYS = ("id", "name", "game", "seats", "deck", "chip", "exposure_policy")
 LIMIT_KEYS = ("min", "max")
@@ -195,7 +201,14 @@ def _reject_unknown_options(game_cls: type[Game], options: Mapping[str, Any], so
 
 
 def _check_options(game_cls: type[Game], rules: TableRules, source: str) -> None:
-    """Open a trial round, so an option value the game refuses stops the file now, not mid-shift."""
+    """Check the tracker's option values and open a trial round, so an option value the game
+    refuses stops the file now, not mid-shift."""
+    for name, check in TRACKER_OPTION_CHECKS.items():
+        if name in rules.options:
+            try:
+                check(name, rules.options[name])
+            except RuleViolation as exc:
+                raise ConfigError(source, f"options.{name}", exc.message) from None
     try:
         game_cls(rules).new_round()
     except (DealerAssistError, ValueError, TypeError) as exc:
