@@ -131,3 +131,22 @@ def test_tracker_options_are_accepted_at_every_game(tmp_path: Path) -> None:
         copy = _shipped_table_with(tmp_path, path.stem, "[options]\n", body)
         options = load_table(copy).rules.options
         assert options["recognition_threshold"] == 0.95 and options["camera_must_match_shoe"] is False
+
+
+@pytest.mark.parametrize(
+    "line, key, problem",
+    [
+        ('camera_must_match_shoe = "false"', "camera_must_match_shoe", "must be true or false"),
+        ("recognition_threshold = 90", "recognition_threshold", "must be a number from 0 to 1, got 90"),
+    ],
+)
+def test_a_bad_tracker_option_value_is_refused_naming_it(
+    tmp_path: Path, line: str, key: str, problem: str
+) -> None:
+    from dealerassist.core.tables import load_table
+
+    path = _shipped_table_with(tmp_path, "four-card-poker", "[options]\n", f"[options]\n{line}\n")
+    with pytest.raises(ConfigError) as err:
+        load_table(path)
+    assert (err.value.file, err.value.key) == (str(path), f"options.{key}")
+    assert problem in err.value.problem

@@ -21,10 +21,12 @@ from typing import Any
 import pytest
 
 import dealerassist
-from dealerassist.core.tables import TABLES_DIR, table_from_mapping
+from dealerassist.core.tables import TABLES_DIR, TRACKER_OPTION_CHECKS, table_from_mapping
 from dealerassist.core.tomlfile import read_toml
+from dealerassist.errors import ConfigError, RuleViolation
 from dealerassist.games import registry
 from dealerassist.games.base import TABLE_OPTIONS, Game, TableRules
+from dealerassist.games.option_values import fraction_of_one, yes_no
 
 PACKAGE = Path(dealerassist.__file__).parent
 GAMES = {slug: game for slug, game in registry().items() if game.__module__.startswith("dealerassist.games.")}
@@ -145,3 +147,48 @@ def test_an_option_read_by_variable_is_caught(tmp_path: Path) -> None:
     assert list(option_reads(source)) == [(2, None), (2, "dice")]
     with pytest.raises(AssertionError, match="literal name"):
         names_read({source})
+
+
+def test_a_quoted_yes_no_option_is_refused_not_taken_as_true() -> None:
+    """``"false"`` in quotes is text, which ``bool()`` calls true: every yes/no option (one whose
+    shipped value or default is a boolean) refuses it when the table loads, naming the option."""
+    checked = []
+    for slug, game in sorted(GAMES.items()):
+        values = read_defaults(slug) | shipped_table(slug).get("options", {})
+        for name in sorted(n for n in game.options if isinstance(values.get(n), bool)):
+            data = shipped_table(slug)
+            data["options"] = {name: "false"}
+            with pytest.raises(ConfigError, match=f"options: {name} must be true or false"):
+                table_from_mapping(data, f"{slug}.toml")
+            checked.append(name)
+    assert sorted(checked) == sorted(
+        [
+            "deal_empty_spots",
+            "hole_card_first",
+            "pair_plus_requires_ante",
+            "side_bets_require_ante",
+            "side_bets_require_wager",
+        ]
+    )
+
+
+def test_every_tracker_option_value_is_checked_at_load() -> None:
+    assert set(TRACKER_OPTION_CHECKS) == set(TABLE_OPTIONS)
+
+
+@pytest.mark.parametrize("value", [0, 0.5, 1])
+def test_a_threshold_from_zero_to_one_is_a_fraction(value: float) -> None:
+    assert fraction_of_one("recognition_threshold", value) == value
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5, "0.9", True, None])
+def test_a_threshold_outside_zero_to_one_is_refused(value: object) -> None:
+    with pytest.raises(RuleViolation, match="recognition_threshold must be a number from 0 to 1"):
+        fraction_of_one("recognition_threshold", value)
+
+
+@pytest.mark.parametrize("value", ["false", "no", 0, 1, None])
+def test_only_a_toml_boolean_is_yes_or_no(value: object) -> None:
+    with pytest.raises(RuleViolation, match=f"x must be true or false .*got {value!r}"):
+        yes_no("x", value)
+    assert yes_no("x", True) is True and yes_no("x", False) is False
