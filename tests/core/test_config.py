@@ -150,3 +150,17 @@ def test_a_bad_tracker_option_value_is_refused_naming_it(
         load_table(path)
     assert (err.value.file, err.value.key) == (str(path), f"options.{key}")
     assert problem in err.value.problem
+
+
+def test_run_check_stops_on_a_misspelt_option_with_one_clean_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What an operator sees from ``dealerassist run --check``: exit 1 and FILE: KEY: problem."""
+    from dealerassist.cli import main
+
+    path = _shipped_table_with(tmp_path, "perfect-pairs-blackjack", "blackjack_pays", "blackjack_pay")
+    assert main(["run", "--check", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"dealerassist: error: {path}: options.blackjack_pay: unknown option (known: ")
+    assert err.rstrip().endswith("did you mean 'blackjack_pays'?")
+    assert "Traceback" not in err
