@@ -82,18 +82,21 @@ def ink_map(bgr: np.ndarray) -> np.ndarray:
 
 
 def find_glyphs(
-    patch: CornerPatch, rank_box: tuple[float, float, float, float], slack: float = 0.35
+    patch: CornerPatch, rank_box: tuple[float, float, float, float], slack: float = 0.35, join: bool = False
 ) -> tuple[Glyph, Glyph] | None:
     """Split the index into (rank, suit) or return None when the corner holds no index.
 
     ``rank_box`` is where the deck prints its rank (card-height units); a blob is accepted as the
-    rank when it starts inside that box widened by ``slack``, which absorbs scale error.
+    rank when it starts inside that box widened by ``slack``, which absorbs scale error. ``join``
+    closes one-pixel gaps in the ink first: thin strokes of small or blurred print break apart.
     """
     ink = patch.ink
     level = _ink_threshold(ink)
     if level is None:
         return None
     mask = (ink > level).astype(np.uint8)
+    if join:
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     # Many designs draw a border line just inside the card edge; where print comes close it would join
     # the index to the patch edge. Lines running the length of the patch along its edges are erased.
     # What lies beyond such a line (felt in the rounded corner) counts as off the card: the new edge.

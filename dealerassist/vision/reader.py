@@ -371,9 +371,13 @@ class CardReader:
         aspect = self.deck.aspect
         best: CardSighting | None = None
         pair = None
-        for height in heights:
-            patch = rectify(frame, corner.point, corner.x_axis, corner.y_axis, height)
-            found = find_glyphs(patch, self.deck.rank_box, 0.35 if offset_limit is None else 0.9)
+        patches = {}
+        for height, join in [(h, False) for h in heights] + [(h, True) for h in heights]:
+            if join and (best is not None or pair is None):
+                break  # broken strokes are worth a second look only at an index that was not read
+            patch = patches.get(height) or rectify(frame, corner.point, corner.x_axis, corner.y_axis, height)
+            patches[height] = patch
+            found = find_glyphs(patch, self.deck.rank_box, 0.35 if offset_limit is None else 0.9, join)
             if found is None:
                 continue
             pair = found
