@@ -18,6 +18,7 @@ PATCH_SPAN = (0.30, 0.50)  # across, down (in card heights)
 PATCH_SIZE = (round(PATCH_SPAN[0] * PX_PER_H), round(PATCH_SPAN[1] * PX_PER_H))
 GLYPH_SIZE = (16, 24)  # width, height of a normalised glyph
 MIN_GLYPH_PX = 10  # ink pixels in the patch below which a blob is dirt
+JOIN_LEVEL = 0.85  # share of the usual ink level taken when a broken index gets its second look
 EDGE_BAND = 8  # patch pixels along the top and left edges searched for a printed border line
 
 
@@ -88,12 +89,15 @@ def find_glyphs(
 
     ``rank_box`` is where the deck prints its rank (card-height units); a blob is accepted as the
     rank when it starts inside that box widened by ``slack``, which absorbs scale error. ``join``
-    closes one-pixel gaps in the ink first: thin strokes of small or blurred print break apart.
+    takes a slightly lower ink level and closes one-pixel gaps: thin or faint strokes of small or
+    blurred print (a condensed "10" next to large pips) otherwise break apart.
     """
     ink = patch.ink
     level = _ink_threshold(ink)
     if level is None:
         return None
+    if join:
+        level *= JOIN_LEVEL
     mask = (ink > level).astype(np.uint8)
     if join:
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
