@@ -1,0 +1,376 @@
+"""Card corners the outline does not show: a fanned card's index corner lying over the card below.
+
+In a fan spread with a small step, each upper card's corner sits a few pixels inside the card below
+(or juts out by only a few pixels), so the blob outline either has no corner there or one too small
+to measure. The card's edges still show: the stretch of an edge that lies over the felt is a
+straight piece of outline, and where the edge runs on over the card below it stays visible as a
+thin step line (the card's border and its soft shadow). Every straight piece of outline is followed
+past its ends along that line to where the line stops; there the card has a corner, whose second
+edge is the step line leaving it at roughly a right angle (perspective leans it a few degrees).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from dealerassist.vision.detect import (
+    MAX_CARD_HEIGHT,
+    MIN_BLOB_AREA,
+    MIN_CARD_HEIGHT,
+    Corner,
+    height_candidates,
+)
+
+STANDARD_ASPECT = 1.4  # card height / width of a poker-size card, when the deck's own is not given
+MIN_EDGE = 14.0  # pixels: a shorter piece of outline gives no reliable direction
+CLEAN_ARM = 25.0  # a right-angle turn into an outline edge this long is a corner found elsewhere
+LINE_STEP = 12.0  # grey levels across a card edge lying on another card (border line or shadow)
+TRACE_SPAN = 160  # pixels a buried edge is followed past the end of its piece of outline
+TRACE_GAP = 2  # samples in a row (2 px apart) below LINE_STEP that end a buried edge
+EDGE_GAP = 2  # samples in a row (3 px apart) below LINE_STEP that end a card edge's run
+TRACE_SKIP = 6  # pixels past the end of an outline piece taken as edge whatever they show
+TRACED_SLIDE = 6.0  # pixels the second edge may lie from where a traced buried edge stopped
+SKEW_LIMIT = 14.0  # degrees the second edge may lean from square (perspective)
+MAX_CANDIDATES = 30
+
+_ACROSS = np.array([-3.0, -1.0, 0.0, 1.0, 3.0])  # offsets across a line: both sides and the line itself
+_TRACE_T = np.arange(0.0, TRACE_SPAN, 2.0)
+_EDGE_T = np.arange(3.0, MAX_CARD_HEIGHT, 3.0)
+_RAY_S = np.arange(4.0, 60.0, 3.0)
+_SKEWS = np.deg2rad(np.arange(-SKEW_LIMIT, SKEW_LIMIT + 0.1, 2.8))
+_DEPTHS = np.arange(2.5, 11.0, 1.5)
+_SLIDE = np.arange(-8.0, 9.0)
+_FIT_S = np.arange(6.0, 96.0, 3.0)
+_WIDE = np.array([-5.0, -2.0, -1.0, 0.0, 1.0, 2.0, 5.0])  # a profile that tolerates 2 px of drift
+_SHIFTS = np.arange(-5.0, 6.0)  # sideways offsets searched for a line that may drift a little
+
+
+def _line_strength(v: np.ndarray) -> np.ndarray:
+    """How clearly a line runs through the middle of profiles sampled at ``_ACROSS`` (first axis).
+
+    A card edge on another card is a step (shadow on one side) or a thin dark border line.
+    """
+    dip = 0.5 * (v[0] + v[4]) - np.minimum(np.minimum(v[1], v[2]), v[3])
+    return np.maximum(np.abs(v[4] - v[0]), dip)
+
+
+def _wide_strength(v: np.ndarray) -> np.ndarray:
+    """``_line_strength`` over profiles sampled at ``_WIDE`` (first axis): a line 2 px off still counts."""
+    dip = 0.5 * (v[0] + v[6]) - v[1:6].min(axis=0)
+    return np.maximum(np.abs(v[6] - v[0]), dip)
+
+
+def _shifted_strength(v: np.ndarray) -> np.ndarray:
+    """``_line_strength`` centred on each of the middle five of the eleven ``_SHIFTS`` (first axis)."""
+    dip = 0.5 * (v[0:5] + v[6:11]) - np.minimum(np.minimum(v[2:7], v[3:8]), v[4:9])
+    return np.maximum(np.abs(v[6:11] - v[0:5]), dip)
+
+
+def _sample(image: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Bilinear samples of ``image`` at float coordinates; outside the frame counts as 0."""
+    count = xs.size
+    if not count:
+        return np.zeros(xs.shape, np.float32)
+    width = 1024  # remap maps must stay under 32767 rows and columns
+    rows = -(-count // width)
+    maps = np.zeros((2, rows * width), np.float32)
+    maps[0, :count] = xs.ravel()
+    maps[1, :count] = ys.ravel()
+    maps = maps.reshape(2, rows, width)
+    values = cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, borderValue=0)
+    return values.reshape(-1)[:count].reshape(xs.shape).astype(np.float32)
+
+
+def _grid(
+    base: np.ndarray, first: tuple[np.ndarray, np.ndarray], *rest: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """x and y of ``base + sum(offsets * direction)`` over a grid of offsets.
+
+    ``base`` and every direction share the leading shape (k, 2) or (k, m, 2). The first step's
+    offsets become the first grid axis, so that profiles across a line lie contiguous; the other
+    steps' offsets become trailing axes in order.
+    """
+    lead = base.shape[:-1]
+    coords = []
+    for axis in (0, 1):
+        grid = base[..., axis]
+        for offsets, directions in rest:
+            component = directions[..., axis].reshape(lead + (1,) * (grid.ndim - len(lead) + 1))
+            grid = grid[..., None] + component * offsets
+        offsets, directions = first
+        component = directions[..., axis].reshape((1,) + lead + (1,) * (grid.ndim - len(lead)))
+        coords.append(grid[None] + offsets.reshape((-1,) + (1,) * grid.ndim) * component)
+    return coords[0], coords[1]
+
+
+def _turns_square(
+    vectors: list[list[float]], lengths: list[float], start: int, step: int, out: np.ndarray
+) -> bool:
+    """Whether the outline turns a right angle at vertex ``start`` and runs on straight from there.
+
+    Rounded card corners are cut into a few short polygon edges: the next long edge counts if it
+    begins within ``CLEAN_ARM`` of the vertex. Inward or outward does not matter: an outward turn
+    is a concave corner, where no card corner of this edge can be.
+    """
+    n = len(lengths)
+    ox, oy = float(out[0]), float(out[1])
+    travelled = 0.0
+    for k in range(5):
+        edge = (start + k) % n if step > 0 else (start - k - 1) % n
+        length = lengths[edge]
+        if length >= CLEAN_ARM:
+            vx, vy = vectors[edge]
+            return abs(ox * vy - oy * vx) > 0.7 * length
+        travelled += length
+        if travelled > CLEAN_ARM:
+            return False
+    return False
+
+
+def _edge_ends(
+    filled: np.ndarray, outlines: list[np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """End points, outward directions and inward normals of the straight pieces of blob outline.
+
+    Ends where the outline turns a clean right angle into another long edge are left out: those
+    are corners the outline already shows. Each piece's line is fitted to the middle 80 % of its
+    outline points; running sums over all outlines fit every piece at once.
+    """
+    if outlines is None:
+        outlines = list(cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0])
+    chains, firsts, spans, starts, stops, signs, windings = [], [], [], [], [], [], []
+    offset = 0
+    for contour in outlines:
+        if len(contour) < 4 * MIN_EDGE or cv2.contourArea(contour) < MIN_BLOB_AREA:
+            continue
+        poly = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2)
+        n = len(poly)
+        if n < 3:
+            continue
+        vectors = (np.roll(poly, -1, axis=0) - poly).astype(np.float64)
+        length_array = np.hypot(vectors[:, 0], vectors[:, 1])
+        lengths, vector_list = length_array.tolist(), vectors.tolist()
+        pieces = []
+        for i in np.flatnonzero(length_array >= MIN_EDGE).tolist():
+            rough = vectors[i] / lengths[i]
+            for sign, start, step in ((1.0, (i + 1) % n, 1), (-1.0, i, -1)):
+                if not _turns_square(vector_list, lengths, start, step, sign * rough):
+                    pieces.append(i)
+                    signs.append(sign)
+        if not pieces:
+            continue
+        pts = contour.reshape(-1, 2)
+        count = len(pts)
+        # Polygon vertices are outline points: their places in the outline give each piece's points.
+        keys = pts[:, 0].astype(np.int64) * 65536 + pts[:, 1]
+        where = np.argmax(
+            keys[None, :] == (poly[:, 0].astype(np.int64) * 65536 + poly[:, 1])[:, None], axis=1
+        )
+        index = np.array(pieces)
+        firsts.append(where[index] + offset)
+        spans.append((where[(index + 1) % n] - where[index]) % count)
+        starts.append(poly[index])
+        stops.append(poly[(index + 1) % n])
+        # The outline runs with the paper on one fixed side, given by its winding.
+        windings.append(np.full(len(index), 1.0 if cv2.contourArea(poly, oriented=True) > 0 else -1.0))
+        chains.append(np.concatenate([pts, pts]))
+        offset += 2 * count
+    if not chains:
+        return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2))
+    points = np.concatenate(chains).astype(np.float64)
+    x, y = points[:, 0], points[:, 1]
+    sums = np.zeros((len(points) + 1, 5))
+    np.cumsum(np.stack([x, y, x * x, x * y, y * y], axis=1), axis=0, out=sums[1:])
+    first, span = np.concatenate(firsts), np.concatenate(spans)
+    lo = first + (0.1 * span).astype(int)
+    hi = first + (0.9 * span).astype(int) + 1
+    total = sums[hi] - sums[lo]
+    size = (hi - lo).astype(np.float64)
+    mean = total[:, :2] / size[:, None]
+    cxx = total[:, 2] / size - mean[:, 0] ** 2
+    cxy = total[:, 3] / size - mean[:, 0] * mean[:, 1]
+    cyy = total[:, 4] / size - mean[:, 1] ** 2
+    angle = 0.5 * np.arctan2(2 * cxy, cxx - cyy)
+    d = np.stack([np.cos(angle), np.sin(angle)], axis=1)
+    start, stop = np.concatenate(starts).astype(np.float64), np.concatenate(stops).astype(np.float64)
+    d *= np.where(np.einsum("ij,ij->i", d, stop - start) >= 0, 1.0, -1.0)[:, None]
+    sign = np.array(signs)[:, None]
+    vertex = np.where(sign > 0, stop, start)
+    ends = mean + np.einsum("ij,ij->i", vertex - mean, d)[:, None] * d
+    normals = np.concatenate(windings)[:, None] * np.stack([-d[:, 1], d[:, 0]], axis=1)
+    return ends, sign * d, normals
+
+
+def _traced_lengths(
+    gray: np.ndarray, filled: np.ndarray, base: np.ndarray, out: np.ndarray, normal: np.ndarray
+) -> np.ndarray:
+    """How far each edge runs on past its end as a line with paper on both sides (-1: too far to tell)."""
+    xs, ys = _grid(base, (_ACROSS, normal), (_TRACE_T, out))
+    strength = _line_strength(_sample(gray, xs, ys))
+    paper = np.minimum(_sample(filled, xs[0], ys[0]), _sample(filled, xs[4], ys[4])) > 127
+    alive = (strength >= LINE_STEP) & paper
+    # The first pixels pass the rounded corner of the card below; the crossing search re-places a short trace.
+    alive[:, _TRACE_T < TRACE_SKIP] = True
+    run = _dead_runs(~alive, TRACE_GAP)
+    lengths = np.where(run.any(axis=1), _TRACE_T[run.argmax(axis=1)], -1.0)
+    lengths[lengths == TRACE_SKIP] = 0.0
+    return lengths
+
+
+def _dead_runs(dead: np.ndarray, gap: int) -> np.ndarray:
+    """Where ``gap`` samples in a row are dead (a line has ended), per row."""
+    count = dead.shape[1] - gap + 1
+    run = dead[:, :count].copy()
+    for k in range(1, gap):
+        run &= dead[:, k : k + count]
+    return run
+
+
+def _edge_lengths(gray: np.ndarray, starts: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    """How far a card edge runs from each start point along its direction as a visible line or step."""
+    across = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
+    xs, ys = _grid(starts, (_WIDE, across), (_EDGE_T, directions))
+    run = _dead_runs(_wide_strength(_sample(gray, xs, ys)) < LINE_STEP, EDGE_GAP)
+    return np.where(run.any(axis=1), _EDGE_T[run.argmax(axis=1)], _EDGE_T[-1])
+
+
+def _second_edges(
+    gray: np.ndarray, points: np.ndarray, out: np.ndarray, normal: np.ndarray, traced: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The card edge leaving points into the paper: which points have one, corners, directions, strengths.
+
+    The crossing is first placed along the first edge (a strip just inside it), then the lean of
+    the second edge is chosen among directions near square by the line strength along it, and
+    last a straight line is fitted to where the edge lies along its first hundred pixels.
+    """
+    xs, ys = _grid(points, (_DEPTHS, normal), (_SLIDE, out))
+    values = _sample(gray, xs, ys)
+    middle = len(_DEPTHS) // 2
+    crossing = np.partition(np.abs(values[:, :, 2:] - values[:, :, :-2]), middle, axis=0)[middle]
+    # A traced end is where the buried line stopped: the second edge is within a few pixels of it.
+    crossing[traced[:, None] & (np.abs(_SLIDE[1:-1]) > TRACED_SLIDE)[None, :]] = 0.0
+    crossed = np.flatnonzero(crossing.max(axis=1) >= LINE_STEP)
+    points, out, normal, crossing = points[crossed], out[crossed], normal[crossed], crossing[crossed]
+    # The card's edge is its outermost strong crossing: anything further in is print on the card.
+    strong = crossing >= np.maximum(LINE_STEP, 0.6 * crossing.max(axis=1, keepdims=True))
+    peak = strong & (crossing >= np.roll(crossing, 1, axis=1)) & (crossing >= np.roll(crossing, -1, axis=1))
+    outermost = crossing.shape[1] - 1 - np.argmax(peak[:, ::-1], axis=1)
+    # Past a traced end the line's shadow runs on a little: there the strongest crossing is the edge.
+    slide = _SLIDE[1 + np.where(traced[crossed], crossing.argmax(axis=1), outermost)]
+    mid = float(_DEPTHS.mean())
+    # Rays pivot about the strip's middle depth, where the crossing was measured.
+    pivot = points + slide[:, None] * out + mid * normal
+    directions = (
+        np.cos(_SKEWS)[None, :, None] * normal[:, None, :] + np.sin(_SKEWS)[None, :, None] * out[:, None, :]
+    )
+    across = np.stack([-directions[..., 1], directions[..., 0]], axis=-1)
+    fan = np.broadcast_to(pivot[:, None, :], directions.shape)
+    xs, ys = _grid(fan, (_ACROSS, across), (_RAY_S - mid, directions))
+    strength = _line_strength(_sample(gray, xs, ys))
+    # A low quantile: the whole ray must follow a line, not just pass an index printed beside it.
+    quantile = len(_RAY_S) // 4
+    score = np.partition(strength, quantile, axis=2)[:, :, quantile]
+    best = score.argmax(axis=1)
+    rows = np.arange(len(points))
+    v = directions[rows, best]
+    score = np.minimum(score[rows, best], crossing.max(axis=1))
+    v, pivot = _refined(gray, pivot, v)
+    corner = pivot - (mid / np.einsum("ij,ij->i", v, normal))[:, None] * v
+    return crossed, corner, v, score
+
+
+def _refined(gray: np.ndarray, pivot: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Straight lines fitted to where each edge lies at many distances along it (the search is coarse)."""
+    across = np.stack([-v[:, 1], v[:, 0]], axis=1)
+    xs, ys = _grid(pivot, (_SHIFTS, across), (_FIT_S, v))
+    strength = _shifted_strength(_sample(gray, xs, ys))
+    offsets = strength.argmax(axis=0) - 2.0
+    use = strength.max(axis=0) >= 2 * LINE_STEP
+    s = _FIT_S[None, :]
+    slope = np.zeros(len(v))
+    shift = np.zeros(len(v))
+    for _ in range(2):
+        # Least squares of offset against distance, per edge, over the samples in use.
+        weight = use.astype(np.float64)
+        count = weight.sum(axis=1)
+        mean_s = (weight * s).sum(axis=1) / np.maximum(count, 1)
+        mean_o = (weight * offsets).sum(axis=1) / np.maximum(count, 1)
+        ds = s - mean_s[:, None]
+        var = (weight * ds * ds).sum(axis=1)
+        ok = (count >= 6) & (var > 0)
+        slope = np.where(
+            ok, (weight * ds * (offsets - mean_o[:, None])).sum(axis=1) / np.maximum(var, 1e-9), 0.0
+        )
+        shift = np.where(ok, mean_o - slope * mean_s, 0.0)
+        use &= np.abs(offsets - (slope[:, None] * s + shift[:, None])) <= 1.0
+    ok = use.sum(axis=1) >= 6
+    refined = v + np.where(ok, slope, 0.0)[:, None] * across
+    refined /= np.linalg.norm(refined, axis=1, keepdims=True)
+    return refined, pivot + np.where(ok, shift, 0.0)[:, None] * across
+
+
+def _distinct_heights(guesses: list[float]) -> list[float]:
+    """Card heights in range, each more than 10 % from the ones before it."""
+    heights: list[float] = []
+    for height in guesses:
+        if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT and all(abs(height - h) > 0.1 * h for h in heights):
+            heights.append(float(height))
+    return heights
+
+
+def index_corner_candidates(
+    frame: np.ndarray,
+    gray: np.ndarray,
+    filled: np.ndarray,
+    aspect: float = STANDARD_ASPECT,
+    outlines: list[np.ndarray] | None = None,
+) -> list[tuple[Corner, list[float]]]:
+    """Card corners at the far ends of straight outline pieces, each with its card height guesses.
+
+    ``filled`` is the paper mask with blob holes filled (the reader's), ``outlines`` its blob outlines
+    when the caller has them (found again otherwise). ``frame`` is not needed (the grey image carries
+    the edges) but kept so every corner finder is called alike.
+    """
+    del frame
+    ends, outs, normals = _edge_ends(filled, outlines)
+    if not len(ends):
+        return []
+    lengths = _traced_lengths(gray, filled, ends, outs, normals)
+    keep = lengths >= 0
+    ends, outs, normals, lengths = ends[keep], outs[keep], normals[keep], lengths[keep]
+    if not len(ends):
+        return []
+    crossed, points, seconds, strengths = _second_edges(
+        gray, ends + lengths[:, None] * outs, outs, normals, lengths > 0
+    )
+    good = np.flatnonzero(strengths >= LINE_STEP)
+    if not len(good):
+        return []
+    points, seconds, strengths, firsts = points[good], seconds[good], strengths[good], -outs[crossed][good]
+    edges = np.stack([firsts, seconds], axis=1).reshape(-1, 2)
+    runs = _edge_lengths(gray, np.repeat(points, 2, axis=0), edges).reshape(-1, 2)
+    # Read as a card lying face up, the first edge runs across the card when first x second > 0.
+    first_across = firsts[:, 0] * seconds[:, 1] - firsts[:, 1] * seconds[:, 0] > 0
+    found: list[tuple[float, Corner, list[float]]] = []
+    for k in np.argsort(-strengths):
+        across_axis, down_axis = (firsts[k], seconds[k]) if first_across[k] else (seconds[k], firsts[k])
+        across, down = runs[k] if first_across[k] else runs[k, ::-1]
+        corner = Corner(point=points[k], x_axis=across_axis, y_axis=down_axis, blob=-1)
+        heights = _distinct_heights([down, across * aspect])
+        if len(heights) < 2:
+            # The edges run on into a neighbour's: how far the paper reaches may tell instead.
+            heights = _distinct_heights(heights + height_candidates(filled, corner, aspect))
+        if heights:
+            found.append((float(strengths[k]), corner, heights[:3]))
+    kept: list[tuple[Corner, list[float]]] = []
+    for _, corner, heights in found:
+        if any(
+            np.linalg.norm(corner.point - k.point) < 3.0 and float(corner.x_axis @ k.x_axis) > 0.99
+            for k, _ in kept
+        ):
+            continue
+        kept.append((corner, heights))
+        if len(kept) >= MAX_CANDIDATES:
+            break
+    return kept
