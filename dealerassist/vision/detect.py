@@ -30,24 +30,49 @@ class Corner:
     blob: int
 
 
+_SPECKLE = np.ones((3, 3), np.uint8)
+_MEND = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+_FELT_OPENING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (35, 35))
+# Opening then closing reaches 1 + 2 pixels out from the paper, and the closing's erosion looks 2 further.
+_CLEANUP_REACH = 5
+
+
 def card_mask(frame: np.ndarray) -> np.ndarray:
-    """255 where a pixel looks like card paper (face or the white border of a back)."""
+    """255 where a pixel looks like card paper (face or the white border of a back).
+
+    Every full-frame step writes into an image already made: a fresh frame-sized image costs more
+    to fault into memory than the step itself.
+    """
     blue, green, red = cv2.split(frame)
-    darkest = cv2.min(cv2.min(blue, green), red)
-    brightest = cv2.max(cv2.max(blue, green), red)
+    brightest = cv2.max(blue, green)
+    cv2.max(brightest, red, dst=brightest)
+    darkest = cv2.min(blue, green, dst=blue)
+    cv2.min(darkest, red, dst=darkest)
     h, w = darkest.shape
     small = cv2.resize(darkest, (w // 8, h // 8), interpolation=cv2.INTER_AREA)
-    felt = cv2.morphologyEx(small, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (35, 35)))
-    felt = cv2.resize(cv2.GaussianBlur(felt, (0, 0), 4), (w, h), interpolation=cv2.INTER_LINEAR)
+    small = cv2.morphologyEx(small, cv2.MORPH_OPEN, _FELT_OPENING)
+    felt = cv2.resize(cv2.GaussianBlur(small, (0, 0), 4), (w, h), dst=green, interpolation=cv2.INTER_LINEAR)
     # Paper is clearly brighter than the felt under the same light, and nearly colourless.
-    needed = cv2.max(cv2.add(felt, 45), cv2.convertScaleAbs(felt, alpha=1.5))
-    bright = cv2.compare(darkest, needed, cv2.CMP_GT)
+    needed = cv2.add(felt, 45, dst=red)
+    cv2.max(needed, cv2.convertScaleAbs(felt, dst=felt, alpha=1.5), dst=needed)
+    bright = cv2.compare(darkest, needed, cv2.CMP_GT, dst=needed)
+    spread = cv2.subtract(brightest, darkest, dst=felt)
     pale = cv2.compare(
-        cv2.subtract(brightest, darkest), cv2.convertScaleAbs(brightest, alpha=0.38), cv2.CMP_LT
+        spread, cv2.convertScaleAbs(brightest, dst=brightest, alpha=0.38), cv2.CMP_LT, dst=spread
     )
-    paper = cv2.morphologyEx(cv2.bitwise_and(bright, pale), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    paper = cv2.bitwise_and(bright, pale, dst=bright)
+    # The clean-up only changes pixels within a few of some paper: it runs on the box round the paper.
+    x, y, box_w, box_h = cv2.boundingRect(paper)
+    cleaned = darkest  # no longer needed: its memory takes the result
+    cleaned.fill(0)
+    if box_w == 0:
+        return cleaned
+    x0, y0 = max(x - _CLEANUP_REACH, 0), max(y - _CLEANUP_REACH, 0)
+    x1, y1 = min(x + box_w + _CLEANUP_REACH, w), min(y + box_h + _CLEANUP_REACH, h)
+    opened = cv2.morphologyEx(np.ascontiguousarray(paper[y0:y1, x0:x1]), cv2.MORPH_OPEN, _SPECKLE)
     # Index ink printed close to the edge can cut the thin white margin; closing mends the outline.
-    return cv2.morphologyEx(paper, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    cleaned[y0:y1, x0:x1] = cv2.morphologyEx(opened, cv2.MORPH_CLOSE, _MEND)
+    return cleaned
 
 
 def blob_outlines(mask: np.ndarray) -> list[np.ndarray]:
@@ -55,24 +80,19 @@ def blob_outlines(mask: np.ndarray) -> list[np.ndarray]:
     return [c for c in contours if cv2.contourArea(c) >= MIN_BLOB_AREA]
 
 
+def _following(items: np.ndarray) -> np.ndarray:
+    """Each item's successor round a closed outline (``np.roll(items, -1, axis=0)``, cheaper)."""
+    return np.concatenate([items[1:], items[:1]])
+
+
 def _unit(v: np.ndarray) -> np.ndarray:
     return v / max(float(np.hypot(v[0], v[1])), 1e-9)
 
 
-def _edge_direction(contour: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Direction of a straight stretch of outline, fitted to its middle so rounded ends do not tilt it."""
-    pts = contour.reshape(-1, 2).astype(np.float64)
-    seg = end - start
-    length = float(np.hypot(*seg))
-    rel = pts - start
-    t = rel @ seg / (length * length)
-    off = np.abs(rel[:, 0] * seg[1] - rel[:, 1] * seg[0]) / length
-    near = pts[(t > 0.15) & (t < 0.85) & (off < 2.0)]
-    if len(near) < 5:
-        return _unit(seg)
-    vx, vy = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()[:2]
-    direction = np.array([vx, vy], float)
-    return direction if direction @ seg > 0 else -direction
+def _fitted_direction(points: np.ndarray) -> tuple[float, float]:
+    """Direction of the line best fitting some outline points (robust to a few stray ones)."""
+    vx, vy = cv2.fitLine(points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()[:2]
+    return float(vx), float(vy)
 
 
 def _local_direction(pts: np.ndarray, index: int, span: int, forward: bool) -> np.ndarray | None:
@@ -82,13 +102,18 @@ def _local_direction(pts: np.ndarray, index: int, span: int, forward: bool) -> n
     cards, which need not be in line with this one.
     """
     n = len(pts)
-    offsets = np.arange(7, max(span, 12))
-    idx = (index + offsets) % n if forward else (index - offsets) % n
-    near = pts[idx]
+    reach = max(span, 12)
+    if forward and index + reach <= n:
+        near = pts[index + 7 : index + reach]
+    elif not forward and index - reach >= 0:
+        near = pts[index - 7 : index - reach : -1]
+    else:  # the stretch wraps round the start of the outline
+        offsets = np.arange(7, reach)
+        near = pts[(index + offsets) % n if forward else (index - offsets) % n]
     if len(near) < 4:
         return None
-    vx, vy = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()[:2]
-    direction = np.array([vx, vy], float)
+    vx, vy = _fitted_direction(near)
+    direction = np.array([vx, vy])
     travel = near[-1] - near[0]
     return direction if direction @ travel > 0 else -direction
 
@@ -102,41 +127,70 @@ def _square_to(other: np.ndarray, rough: np.ndarray) -> np.ndarray:
     return perpendicular if perpendicular @ rough >= 0 else -perpendicular
 
 
+def _first_indices(contour: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Index of each point's first visit on the outline (an outline may pass a pixel twice).
+
+    The simplified polygon's vertices are outline pixels, so this is the nearest outline point
+    found without measuring every outline point against every vertex.
+    """
+    pts = contour.reshape(-1, 2).astype(np.int64)
+    keys = pts[:, 0] << 32 | pts[:, 1]
+    unique, first = np.unique(keys, return_index=True)
+    wanted = points.astype(np.int64)
+    wanted_keys = wanted[:, 0] << 32 | wanted[:, 1]
+    at = np.minimum(np.searchsorted(unique, wanted_keys), len(unique) - 1)
+    found = first[at]
+    for k in np.flatnonzero(unique[at] != wanted_keys):  # not an outline pixel: measure (never seen)
+        found[k] = np.argmin(np.sum((pts - points[k]) ** 2, axis=1))
+    return found
+
+
 def outline_corners(contour: np.ndarray, blob: int) -> list[Corner]:
     """Right-angle convex corners of a blob outline, with rounded card corners squared off."""
     poly = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2).astype(np.float64)
     n = len(poly)
     if n < 3:
         return []
-    nxt = np.roll(poly, -1, axis=0)
+    nxt = _following(poly)
     orientation = np.sign(float(np.sum(poly[:, 0] * nxt[:, 1] - nxt[:, 0] * poly[:, 1])))
-    edges = [(poly[i], poly[(i + 1) % n]) for i in range(n)]
-    long_edges = [e for e in edges if np.hypot(*(e[1] - e[0])) >= MIN_EDGE_PX]
+    seg = nxt - poly
+    lengths = np.hypot(seg[:, 0], seg[:, 1])
+    long = np.flatnonzero(lengths >= MIN_EDGE_PX)
+    if not len(long):
+        return []
+    # Edge a is a long edge, edge b the next long one; a corner needs them close together.
+    a0s, a1s, a_len = poly[long], nxt[long], lengths[long]
+    b0s, b1s, b_len = _following(a0s), _following(a1s), _following(a_len)
+    gap = b0s - a1s
+    pairs = np.flatnonzero(np.hypot(gap[:, 0], gap[:, 1]) <= 14.0)
+    if not len(pairs):
+        return []
+    pts = contour.reshape(-1, 2).astype(np.float64)
+    ends = _first_indices(contour, np.concatenate([a1s[pairs], b0s[pairs]]))
     corners = []
-    for i, (a0, a1) in enumerate(long_edges):
-        b0, b1 = long_edges[(i + 1) % len(long_edges)]
-        if np.hypot(*(b0 - a1)) > 14.0:
-            continue  # a long stretch of short edges between them: not one corner
-        pts = contour.reshape(-1, 2).astype(np.float64)
-        ia = int(np.argmin(np.sum((pts - a1) ** 2, axis=1)))
-        ib = int(np.argmin(np.sum((pts - b0) ** 2, axis=1)))
-        span_a = int(min(0.85 * np.hypot(*(a1 - a0)), 30))
-        span_b = int(min(0.85 * np.hypot(*(b1 - b0)), 30))
-        back = _local_direction(pts, ia, span_a, forward=False) if span_a >= SHORT_ARM else None
-        ahead = _local_direction(pts, ib, span_b, forward=True) if span_b >= SHORT_ARM else None
+    for k, i in enumerate(pairs):
+        a0, a1, b0, b1 = a0s[i], a1s[i], b0s[i], b1s[i]
+        span_a = int(min(0.85 * a_len[i], 30))
+        span_b = int(min(0.85 * b_len[i], 30))
+        back = _local_direction(pts, int(ends[k]), span_a, forward=False) if span_a >= SHORT_ARM else None
+        ahead = (
+            _local_direction(pts, int(ends[k + len(pairs)]), span_b, forward=True)
+            if span_b >= SHORT_ARM
+            else None
+        )
         if back is None and ahead is None:
             continue
         # A short arm (a card peeking out by a few pixels) is too short to fit: a card is square-cornered.
         da = -back if back is not None else _square_to(ahead, _unit(a1 - a0))
         db = ahead if ahead is not None else _square_to(da, _unit(b1 - b0))
-        cross = da[0] * db[1] - da[1] * db[0]
+        da0, da1, db0, db1 = float(da[0]), float(da[1]), float(db[0]), float(db[1])
+        cross = da0 * db1 - da1 * db0
         if abs(cross) < 0.7 or np.sign(cross) != orientation:
             continue  # not near 90 degrees, or a concave (inner) corner
-        denom = da[0] * db[1] - da[1] * db[0]
-        t = ((b0[0] - a0[0]) * db[1] - (b0[1] - a0[1]) * db[0]) / denom
-        point = a0 + t * da
+        t = ((float(b0[0]) - float(a0[0])) * db1 - (float(b0[1]) - float(a0[1])) * db0) / cross
+        point = np.array([float(a0[0]) + t * da0, float(a0[1]) + t * da1])
         arm_a, arm_b = -da, db
-        if arm_a[0] * arm_b[1] - arm_a[1] * arm_b[0] > 0:
+        if (-da0) * db1 - (-da1) * db0 > 0:
             x_axis, y_axis = arm_a, arm_b
         else:
             x_axis, y_axis = arm_b, arm_a
@@ -152,6 +206,46 @@ def _handed(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 JUNCTION_DEPTH = (3, 16)  # pixels inside the outline where a buried card edge is looked for
 
 
+def _median(values: np.ndarray) -> float:
+    """``np.median`` of a 1-D array without NaNs, same value, without its per-call overhead."""
+    m = len(values)
+    middle = np.partition(values, [(m - 1) // 2, m // 2])
+    if m % 2:
+        return middle[m // 2]
+    return (middle[m // 2 - 1] + middle[m // 2]) / 2
+
+
+_PEAK_WINDOW = np.ones((1, 9), np.uint8)
+_CHUNK = 32  # outline points per chunk when looking for the points along an edge
+
+
+def _points_along(
+    pts: np.ndarray, starts: np.ndarray, segs: np.ndarray, lengths: np.ndarray
+) -> list[np.ndarray]:
+    """For each polygon edge, the outline points (in outline order) lying along its middle.
+
+    An outline moves at most a pixel per point, so it is cut into short chunks and only chunks whose
+    box meets an edge's box are measured: the same points as measuring the whole outline per edge.
+    """
+    n = len(pts)
+    padded = np.concatenate([pts, np.repeat(pts[-1:], -n % _CHUNK, axis=0)]).reshape(-1, _CHUNK, 2)
+    chunk_lo, chunk_hi = padded.min(axis=1), padded.max(axis=1)
+    edge_lo = np.minimum(starts, starts + segs) - 2.0
+    edge_hi = np.maximum(starts, starts + segs) + 2.0
+    meets = ((chunk_hi[None] >= edge_lo[:, None]) & (chunk_lo[None] <= edge_hi[:, None])).all(axis=2)
+    offsets = np.arange(_CHUNK)
+    found = []
+    for e in range(len(starts)):
+        idx = (np.flatnonzero(meets[e])[:, None] * _CHUNK + offsets).ravel()
+        near = pts[idx[idx < n]]
+        seg, length = segs[e], lengths[e]
+        rel = near - starts[e]
+        t = rel @ seg / (length * length)
+        off = np.abs(rel[:, 0] * seg[1] - rel[:, 1] * seg[0]) / length
+        found.append(near[(t > 0.15) & (t < 0.85) & (off < 2.0)])
+    return found
+
+
 def edge_junctions(gray: np.ndarray, filled: np.ndarray, contour: np.ndarray, blob: int) -> list[Corner]:
     """Corners of cards whose corner sits on another card's straight edge (fans, touching cards).
 
@@ -160,32 +254,59 @@ def edge_junctions(gray: np.ndarray, filled: np.ndarray, contour: np.ndarray, bl
     a corner, with one edge along the outline and one along the buried line.
     """
     poly = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2).astype(np.float64)
-    corners = []
+    seg_all = _following(poly) - poly
+    lengths = np.hypot(seg_all[:, 0], seg_all[:, 1])
+    long = np.flatnonzero(lengths >= 30.0)
+    if not len(long):
+        return []
+    starts, segs, lengths = poly[long], seg_all[long], lengths[long]
+    pts = contour.reshape(-1, 2).astype(np.float64)
     depths = np.arange(*JUNCTION_DEPTH, dtype=np.float32)
     h, w = filled.shape
-    for i in range(len(poly)):
-        a0, a1 = poly[i], poly[(i + 1) % len(poly)]
-        length = float(np.hypot(*(a1 - a0)))
-        if length < 30.0:
-            continue
-        d = _edge_direction(contour, a0, a1)
-        n = np.array([-d[1], d[0]])
-        probe = np.round(a0 + d * length / 2 + n * 5).astype(int)
-        if not (0 <= probe[0] < w and 0 <= probe[1] < h) or filled[probe[1], probe[0]] == 0:
-            n = -n
-        ts = np.arange(8.0, length - 8.0, dtype=np.float32)
-        if len(ts) < 8:
-            continue
-        map_x = (a0[0] + np.outer(depths, n[0] * np.ones_like(ts)) + ts[None] * d[0]).astype(np.float32)
-        map_y = (a0[1] + np.outer(depths, n[1] * np.ones_like(ts)) + ts[None] * d[1]).astype(np.float32)
-        strip = cv2.remap(gray, map_x, map_y, cv2.INTER_LINEAR).astype(np.float32)
-        step = np.abs(strip[:, 2:] - strip[:, :-2])
-        profile = np.median(step, axis=0)
-        level = max(10.0, 4.0 * float(np.median(profile)))
-        for k in np.flatnonzero(profile > level):
-            window = profile[max(0, k - 4) : k + 5]
-            if profile[k] < window.max():
-                continue
+    directions = np.empty((len(long), 2))
+    along: list[np.ndarray] = []
+    for e, near in enumerate(_points_along(pts, starts, segs, lengths)):
+        if len(near) < 5:
+            directions[e] = _unit(segs[e])  # too little straight outline to fit: the polygon edge itself
+        else:
+            d = np.array(_fitted_direction(near))
+            directions[e] = d if d @ segs[e] > 0 else -d
+        along.append(np.arange(8.0, float(lengths[e]) - 8.0, dtype=np.float32))
+    # The inward normal: the side where paper lies just off the middle of the edge.
+    normals = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
+    probes = np.round(starts + directions * lengths[:, None] / 2 + normals * 5).astype(np.intp)
+    on_frame = (probes[:, 0] >= 0) & (probes[:, 0] < w) & (probes[:, 1] >= 0) & (probes[:, 1] < h)
+    on_paper = filled[np.where(on_frame, probes[:, 1], 0), np.where(on_frame, probes[:, 0], 0)] != 0
+    normals[~(on_frame & on_paper)] *= -1
+    counts = np.array([len(ts) for ts in along])
+    kept = np.flatnonzero(counts >= 8)
+    if not len(kept):
+        return []
+    counts = counts[kept]
+    ts_all = np.concatenate([along[e] for e in kept])
+    # Every strip's sample grid at once: each column carries its edge's start, normal and direction.
+    maps = [
+        (
+            np.repeat(starts[kept, axis], counts)
+            + depths[:, None] * np.repeat(normals[kept, axis], counts)
+            + ts_all * np.repeat(directions[kept, axis], counts)
+        ).astype(np.float32)
+        for axis in (0, 1)
+    ]
+    strips = [(starts[e], directions[e], normals[e], along[e]) for e in kept]
+    # One remap for all edges: each strip pixel is sampled on its own, so joining them changes nothing.
+    joined = cv2.remap(gray, maps[0], maps[1], cv2.INTER_LINEAR).astype(np.float32)
+    steps = np.abs(joined[:, 2:] - joined[:, :-2])
+    profiles = np.partition(steps, len(depths) // 2, axis=0)[len(depths) // 2]  # the median of each column
+    corners = []
+    first = 0
+    for a0, d, n, ts in strips:
+        profile = profiles[first : first + len(ts) - 2]
+        first += len(ts)
+        level = max(10.0, 4.0 * float(_median(profile)))
+        # A buried edge is the strongest change within four samples either side (the ends see less).
+        strongest = cv2.dilate(profile.reshape(1, -1), _PEAK_WINDOW).ravel()
+        for k in np.flatnonzero((profile > level) & (profile >= strongest)):
             point = a0 + d * float(ts[k + 1])
             for x_axis, y_axis in (_handed(d, n), _handed(-d, n)):
                 corners.append(Corner(point=point, x_axis=x_axis, y_axis=y_axis, blob=blob))
@@ -194,10 +315,8 @@ def edge_junctions(gray: np.ndarray, filled: np.ndarray, contour: np.ndarray, bl
 
 def corner_arms(mask: np.ndarray, corner: Corner) -> tuple[float, float]:
     """How far the paper runs from the corner along its x and its y edge (shared by the size guesses)."""
-    return (
-        _arm_length(mask, corner, corner.x_axis, corner.y_axis),
-        _arm_length(mask, corner, corner.y_axis, corner.x_axis),
-    )
+    along_x, along_y = _arm_lengths(mask, corner)
+    return along_x, along_y
 
 
 def projected_corners(
@@ -226,6 +345,9 @@ def projected_corners(
     return found
 
 
+_EVIDENCE_SPAN = np.linspace(0.05, 0.25, 9)  # card heights from the corner where an edge is checked
+
+
 def edge_evidence(gray: np.ndarray, mask: np.ndarray, corner: Corner, height: float) -> bool:
     """Whether both edges of a supposed corner are really there: felt beyond them, or a visible line.
 
@@ -233,29 +355,26 @@ def edge_evidence(gray: np.ndarray, mask: np.ndarray, corner: Corner, height: fl
     from it, and reading there would read that card's pips.
     """
     h, w = gray.shape
-    t = np.linspace(0.05, 0.25, 9) * height
-    for along, inward in ((corner.x_axis, corner.y_axis), (corner.y_axis, corner.x_axis)):
-        base = corner.point + np.outer(t, along)
-        inside = np.round(base + 2.5 * inward).astype(int)
-        outside = np.round(base - 2.5 * inward).astype(int)
-        ok = (
-            (inside[:, 0] >= 0)
-            & (inside[:, 0] < w)
-            & (inside[:, 1] >= 0)
-            & (inside[:, 1] < h)
-            & (outside[:, 0] >= 0)
-            & (outside[:, 0] < w)
-            & (outside[:, 1] >= 0)
-            & (outside[:, 1] < h)
-        )
-        if ok.sum() < 5:
-            return False
-        inside, outside = inside[ok], outside[ok]
-        step = np.abs(
-            gray[inside[:, 1], inside[:, 0]].astype(int) - gray[outside[:, 1], outside[:, 0]].astype(int)
-        )
-        felt = mask[outside[:, 1], outside[:, 0]] == 0
-        if float(np.median(np.where(felt, 255, step))) < EDGE_STEP:
+    xx, xy = corner.x_axis.tolist()
+    yx, yy = corner.y_axis.tolist()
+    base = corner.point + (_EVIDENCE_SPAN * height)[None, :, None] * np.array([[[xx, xy]], [[yx, yy]]])
+    # Samples just inside and just outside both edges, (inside/outside, edge, step, xy), in one array.
+    inward = [[yx * 2.5, yy * 2.5], [xx * 2.5, xy * 2.5]]
+    outward = [[-yx * 2.5, -yy * 2.5], [-xx * 2.5, -xy * 2.5]]
+    sides = np.round(base + np.array([inward, outward])[:, :, None, :]).astype(np.intp)
+    xs, ys = sides[..., 0], sides[..., 1]
+    ok = ((xs < w) & (ys < h) & ((xs | ys) >= 0)).all(axis=0)
+    counts = ok.sum(axis=1)
+    if counts.min() < 5:
+        return False
+    levels = np.take(gray, np.where(ok, ys * w + xs, 0)).astype(np.int16)
+    step = np.abs(levels[0] - levels[1])
+    seen = np.where(np.take(mask, np.where(ok, ys[1] * w + xs[1], 0)) == 0, 255, step)
+    if counts.sum() == ok.size:
+        middle = np.sort(seen, axis=1)[:, len(_EVIDENCE_SPAN) // 2]
+        return bool((middle >= EDGE_STEP).all())
+    for edge in range(2):
+        if float(_median(seen[edge][ok[edge]])) < EDGE_STEP:
             return False
     return True
 
@@ -267,36 +386,55 @@ def card_quad(corner: Corner, height: float, aspect: float, long_across: bool = 
     """The four card corners grown from ``corner``: across is the short edge unless ``long_across``."""
     across = height if long_across else height / aspect
     down = height / aspect if long_across else height
-    p = corner.point
-    return np.array(
-        [
-            p,
-            p + corner.x_axis * across,
-            p + corner.x_axis * across + corner.y_axis * down,
-            p + corner.y_axis * down,
-        ]
-    )
+    px, py = corner.point.tolist()
+    xx, xy = corner.x_axis.tolist()
+    yx, yy = corner.y_axis.tolist()
+    bx, by = px + xx * across, py + xy * across
+    dx, dy = yx * down, yy * down
+    return np.array([[px, py], [bx, by], [bx + dx, by + dy], [px + dx, py + dy]])
 
 
 _ARM_STEPS = np.arange(0.0, MAX_CARD_HEIGHT * 1.5)
+_ARM_FIRST = 256  # steps walked first: most edges end well before the longest a card can be
+_ARM_STEPS_FIRST = _ARM_STEPS[None, :_ARM_FIRST, None]
+_ARM_STEPS_ALL = _ARM_STEPS[None, :, None]
 
 
-def _arm_length(mask: np.ndarray, corner: Corner, along: np.ndarray, beside: np.ndarray) -> float:
-    """How far the paper runs from the corner along one edge (sampled just inside the edge)."""
+def _paper_at(mask: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The mask at integer (x, y) points, 0 for points off the frame."""
     h, w = mask.shape
-    start = corner.point + beside * 4.0
-    xs = np.rint(start[0] + _ARM_STEPS * along[0]).astype(np.intp)
-    ys = np.rint(start[1] + _ARM_STEPS * along[1]).astype(np.intp)
-    inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-    paper = np.zeros(len(_ARM_STEPS), bool)
-    paper[inside] = mask[ys[inside], xs[inside]] > 0
-    # The paper ends where three samples in a row are off it (past the first few, near the corner).
-    off = ~paper
-    gaps = np.flatnonzero(off[6:-2] & off[7:-1] & off[8:])
-    return float(_ARM_STEPS[gaps[0] + 6]) if len(gaps) else float(_ARM_STEPS[-1])
+    unsigned = at.view(np.uintp)  # a negative coordinate becomes huge: one test per axis
+    inside = (unsigned[..., 0] < w) & (unsigned[..., 1] < h)
+    values = np.take(mask, np.where(inside, at[..., 1] * w + at[..., 0], 0))
+    if mask[0, 0]:  # points off the frame read the corner pixel, which is paper here
+        values[~inside] = 0
+    return values
+
+
+def _arm_lengths(mask: np.ndarray, corner: Corner) -> list[float]:
+    """How far the paper runs from the corner along its x and its y edge, sampled just inside each.
+
+    Both edges are walked in one pass, first over the steps where most edges end, then on to the
+    full length only if one has not ended: a corner's size is asked for at every candidate corner.
+    """
+    px, py = corner.point.tolist()
+    xx, xy = corner.x_axis.tolist()
+    yx, yy = corner.y_axis.tolist()
+    start = np.array([[[px + yx * 4.0, py + yy * 4.0]], [[px + xx * 4.0, py + xy * 4.0]]])
+    along = np.array([[[xx, xy]], [[yx, yy]]])
+    for steps in (_ARM_STEPS_FIRST, _ARM_STEPS_ALL):
+        off = _paper_at(mask, np.rint(start + steps * along).astype(np.intp)) == 0
+        # The paper ends where three samples in a row are off it (past the first few, near the corner).
+        gaps = off[:, 6:-2] & off[:, 7:-1] & off[:, 8:]
+        first = gaps.argmax(axis=1).tolist()
+        ended = [bool(gaps[0, first[0]]), bool(gaps[1, first[1]])]
+        if ended[0] and ended[1]:
+            break
+    return [float(_ARM_STEPS[first[k] + 6]) if ended[k] else float(_ARM_STEPS[-1]) for k in range(2)]
 
 
 _GRID = np.stack(np.meshgrid(np.linspace(0.08, 0.92, 6), np.linspace(0.08, 0.92, 8)), axis=-1).reshape(-1, 2)
+_GRID_ACROSS, _GRID_DOWN = _GRID[None, :, :1], _GRID[None, :, 1:]
 
 
 def paper_coverage(mask: np.ndarray, quad: np.ndarray) -> float:
@@ -306,14 +444,10 @@ def paper_coverage(mask: np.ndarray, quad: np.ndarray) -> float:
 
 def paper_coverages(mask: np.ndarray, quads: np.ndarray) -> np.ndarray:
     """``paper_coverage`` of several (k, 4, 2) quads in one pass over the mask."""
-    p0, p1, p3 = quads[:, 0, None, :], quads[:, 1, None, :], quads[:, 3, None, :]
-    pts = p0 + _GRID[None, :, :1] * (p1 - p0) + _GRID[None, :, 1:] * (p3 - p0)
-    xs, ys = np.round(pts[..., 0]).astype(int), np.round(pts[..., 1]).astype(int)
-    h, w = mask.shape
-    inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-    hits = np.zeros(xs.shape, bool)
-    hits[inside] = mask[ys[inside], xs[inside]] > 0
-    return hits.mean(axis=1)
+    p0 = quads[:, 0, None, :]
+    pts = p0 + _GRID_ACROSS * (quads[:, 1, None, :] - p0) + _GRID_DOWN * (quads[:, 3, None, :] - p0)
+    hits = _paper_at(mask, np.round(pts).astype(np.intp))
+    return np.count_nonzero(hits, axis=1) / hits.shape[1]
 
 
 def height_candidates(
