@@ -233,17 +233,21 @@ def _points_along(
     edge_lo = np.minimum(starts, starts + segs) - 2.0
     edge_hi = np.maximum(starts, starts + segs) + 2.0
     meets = ((chunk_hi[None] >= edge_lo[:, None]) & (chunk_lo[None] <= edge_hi[:, None])).all(axis=2)
-    offsets = np.arange(_CHUNK)
-    found = []
-    for e in range(len(starts)):
-        idx = (np.flatnonzero(meets[e])[:, None] * _CHUNK + offsets).ravel()
-        near = pts[idx[idx < n]]
-        seg, length = segs[e], lengths[e]
-        rel = near - starts[e]
-        t = rel @ seg / (length * length)
-        off = np.abs(rel[:, 0] * seg[1] - rel[:, 1] * seg[0]) / length
-        found.append(near[(t > 0.15) & (t < 0.85) & (off < 2.0)])
-    return found
+    # Every (edge, point of a chunk meeting it) pair in one array, grouped by edge in outline order.
+    edge_of, chunk = np.nonzero(meets)
+    idx = (chunk[:, None] * _CHUNK + np.arange(_CHUNK)).ravel()
+    edge_of = np.repeat(edge_of, _CHUNK)
+    real = idx < n
+    idx, edge_of = idx[real], edge_of[real]
+    near = pts[idx]
+    seg, length = segs[edge_of], lengths[edge_of]
+    rel = near - starts[edge_of]
+    # Integer coordinates: the products and sums are exact, as in measuring edge by edge.
+    t = (rel[:, 0] * seg[:, 0] + rel[:, 1] * seg[:, 1]) / (length * length)
+    off = np.abs(rel[:, 0] * seg[:, 1] - rel[:, 1] * seg[:, 0]) / length
+    keep = (t > 0.15) & (t < 0.85) & (off < 2.0)
+    near, edge_of = near[keep], edge_of[keep]
+    return np.split(near, np.searchsorted(edge_of, np.arange(1, len(starts))))
 
 
 def edge_junctions(gray: np.ndarray, filled: np.ndarray, contour: np.ndarray, blob: int) -> list[Corner]:
