@@ -9,6 +9,7 @@ inside the blob tells the card's size.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -323,6 +324,21 @@ def corner_arms(mask: np.ndarray, corner: Corner) -> tuple[float, float]:
     return along_x, along_y
 
 
+def corner_arms_many(mask: np.ndarray, corners: Sequence[Corner]) -> list[tuple[float, float]]:
+    """``corner_arms`` of many corners in one pass: the same lengths, without a pass per corner."""
+    if not corners:
+        return []
+    start, along = [], []
+    for corner in corners:
+        px, py = corner.point.tolist()
+        xx, xy = corner.x_axis.tolist()
+        yx, yy = corner.y_axis.tolist()
+        start += [[[px + yx * 4.0, py + yy * 4.0]], [[px + xx * 4.0, py + xy * 4.0]]]
+        along += [[[xx, xy]], [[yx, yy]]]
+    lengths = _walk_arms(mask, np.array(start), np.array(along))
+    return [(lengths[2 * k], lengths[2 * k + 1]) for k in range(len(corners))]
+
+
 def projected_corners(
     mask: np.ndarray, corner: Corner, aspect: float, arms: tuple[float, float] | None = None
 ) -> list[tuple[Corner, float]]:
@@ -383,6 +399,36 @@ def edge_evidence(gray: np.ndarray, mask: np.ndarray, corner: Corner, height: fl
     return True
 
 
+def edge_evidence_many(
+    gray: np.ndarray, mask: np.ndarray, corners: Sequence[Corner], heights: Sequence[float]
+) -> np.ndarray:
+    """``edge_evidence`` of many corners (each with its card height) in one pass.
+
+    The same answers as asking corner by corner, at a fraction of the cost when there are dozens.
+    """
+    if not corners:
+        return np.zeros(0, bool)
+    h, w = gray.shape
+    axes = np.array([[corner.x_axis.tolist(), corner.y_axis.tolist()] for corner in corners])  # (k, 2, 2)
+    points = np.array([corner.point for corner in corners])[:, None, None, :]
+    spans = _EVIDENCE_SPAN * np.array(heights, float)[:, None]
+    base = points + spans[:, None, :, None] * axes[:, :, None, :]  # (k, edge, step, xy)
+    # Samples just inside and just outside both edges: inward along the other edge's direction.
+    inward = axes[:, ::-1] * 2.5
+    sides = np.round(base[None] + np.stack([inward, -inward])[:, :, :, None, :]).astype(np.intp)
+    xs, ys = sides[..., 0], sides[..., 1]
+    ok = ((xs < w) & (ys < h) & ((xs | ys) >= 0)).all(axis=0)  # (k, edge, step)
+    counts = ok.sum(axis=2)
+    levels = np.take(gray, np.where(ok, ys * w + xs, 0)).astype(np.int16)
+    step = np.abs(levels[0] - levels[1])
+    seen = np.where(np.take(mask, np.where(ok, ys[1] * w + xs[1], 0)) == 0, 255, step)
+    middle = np.sort(seen, axis=2)[:, :, len(_EVIDENCE_SPAN) // 2].astype(float)
+    for k, edge in zip(*np.nonzero(counts < len(_EVIDENCE_SPAN)), strict=True):
+        # Some samples fell off the frame: the median of the rest (none when too few are left).
+        middle[k, edge] = _median(seen[k, edge][ok[k, edge]]) if counts[k, edge] >= 5 else -1.0
+    return (counts.min(axis=1) >= 5) & (middle >= EDGE_STEP).all(axis=1)
+
+
 EDGE_STEP = 10  # grey levels across a card edge lying on another card (its border line and shadow)
 
 
@@ -416,25 +462,34 @@ def _paper_at(mask: np.ndarray, at: np.ndarray) -> np.ndarray:
 
 
 def _arm_lengths(mask: np.ndarray, corner: Corner) -> list[float]:
-    """How far the paper runs from the corner along its x and its y edge, sampled just inside each.
-
-    Both edges are walked in one pass, first over the steps where most edges end, then on to the
-    full length only if one has not ended: a corner's size is asked for at every candidate corner.
-    """
+    """How far the paper runs from the corner along its x and its y edge, sampled just inside each."""
     px, py = corner.point.tolist()
     xx, xy = corner.x_axis.tolist()
     yx, yy = corner.y_axis.tolist()
     start = np.array([[[px + yx * 4.0, py + yy * 4.0]], [[px + xx * 4.0, py + xy * 4.0]]])
     along = np.array([[[xx, xy]], [[yx, yy]]])
+    return _walk_arms(mask, start, along)
+
+
+def _walk_arms(mask: np.ndarray, start: np.ndarray, along: np.ndarray) -> list[float]:
+    """How far the paper runs along each (r, 1, 2) ``start`` + step * ``along`` walk.
+
+    All walks go in one pass, first over the steps where most edges end, then on to the full length
+    only if one has not ended: a corner's size is asked for at every candidate corner.
+    """
+    rows = np.arange(len(start))
     for steps in (_ARM_STEPS_FIRST, _ARM_STEPS_ALL):
         off = _paper_at(mask, np.rint(start + steps * along).astype(np.intp)) == 0
         # The paper ends where three samples in a row are off it (past the first few, near the corner).
         gaps = off[:, 6:-2] & off[:, 7:-1] & off[:, 8:]
-        first = gaps.argmax(axis=1).tolist()
-        ended = [bool(gaps[0, first[0]]), bool(gaps[1, first[1]])]
-        if ended[0] and ended[1]:
+        first = gaps.argmax(axis=1)
+        ended = gaps[rows, first]
+        if ended.all():
             break
-    return [float(_ARM_STEPS[first[k] + 6]) if ended[k] else float(_ARM_STEPS[-1]) for k in range(2)]
+    return [
+        float(_ARM_STEPS[k + 6]) if done else float(_ARM_STEPS[-1])
+        for k, done in zip(first.tolist(), ended.tolist(), strict=True)
+    ]
 
 
 _GRID = np.stack(np.meshgrid(np.linspace(0.08, 0.92, 6), np.linspace(0.08, 0.92, 8)), axis=-1).reshape(-1, 2)

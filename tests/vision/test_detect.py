@@ -12,6 +12,9 @@ from dealerassist.vision.detect import (
     card_mask,
     card_quad,
     corner_arms,
+    corner_arms_many,
+    edge_evidence,
+    edge_evidence_many,
     height_candidates,
     outline_corners,
     paper_coverage,
@@ -71,6 +74,30 @@ def test_paper_coverages_match_one_quad_at_a_time() -> None:
     batched = paper_coverages(mask, quads)
     assert batched.tolist() == [paper_coverage(mask, q) for q in quads]
     assert batched[0] == 1.0 and batched[2] == 0.0 and 0.0 < batched[1] < 1.0
+
+
+def test_many_corners_at_once_get_the_arms_and_edge_evidence_of_one_at_a_time() -> None:
+    mask = _table_with_card((100, 50), 100, 140)
+    mask[0:120, 540:640] = 255  # a second card cut off by the frame's top-right corner
+    gray = np.where(mask > 0, 220, 60).astype(np.uint8)
+    turned = Corner(
+        point=np.array([199.0, 189.0]), x_axis=np.array([-1.0, 0.0]), y_axis=np.array([0.0, -1.0]), blob=0
+    )
+    tilted = Corner(
+        point=np.array([150.3, 120.7]), x_axis=np.array([0.8, 0.6]), y_axis=np.array([-0.6, 0.8]), blob=0
+    )
+    corners = [_corner(100, 50), turned, tilted, _corner(540, 0), _corner(630, 470), _corner(-30, -30)]
+    heights = [140.0, 140.0, 100.0, 120.0, 140.0, 140.0]
+    arms = corner_arms_many(mask, corners)
+    assert arms == [corner_arms(mask, c) for c in corners]
+    assert abs(arms[0][0] - 100) <= 2 and abs(arms[0][1] - 140) <= 2
+    evidence = edge_evidence_many(gray, mask, corners, heights)
+    assert evidence.tolist() == [
+        edge_evidence(gray, mask, c, h) for c, h in zip(corners, heights, strict=True)
+    ]
+    # The card's own corners have felt beyond both edges; one inside its face has no edge at all.
+    assert evidence[0] and evidence[1] and not evidence[2]
+    assert corner_arms_many(mask, []) == [] and len(edge_evidence_many(gray, mask, [], [])) == 0
 
 
 def test_distinct_drops_read_corners_and_repeats_but_keeps_other_turns() -> None:
