@@ -474,22 +474,28 @@ def _arm_lengths(mask: np.ndarray, corner: Corner) -> list[float]:
 def _walk_arms(mask: np.ndarray, start: np.ndarray, along: np.ndarray) -> list[float]:
     """How far the paper runs along each (r, 1, 2) ``start`` + step * ``along`` walk.
 
-    All walks go in one pass, first over the steps where most edges end, then on to the full length
-    only if one has not ended: a corner's size is asked for at every candidate corner.
+    All walks go in one pass over the steps where most edges end; only the walks that have not
+    ended go on to the full length. A corner's size is asked for at every candidate corner.
     """
-    rows = np.arange(len(start))
-    for steps in (_ARM_STEPS_FIRST, _ARM_STEPS_ALL):
-        off = _paper_at(mask, np.rint(start + steps * along).astype(np.intp)) == 0
-        # The paper ends where three samples in a row are off it (past the first few, near the corner).
-        gaps = off[:, 6:-2] & off[:, 7:-1] & off[:, 8:]
-        first = gaps.argmax(axis=1)
-        ended = gaps[rows, first]
-        if ended.all():
-            break
+    first, ended = _arm_ends(mask, start, along, _ARM_STEPS_FIRST)
+    if not ended.all():
+        pending = np.flatnonzero(~ended)
+        first[pending], ended[pending] = _arm_ends(mask, start[pending], along[pending], _ARM_STEPS_ALL)
     return [
         float(_ARM_STEPS[k + 6]) if done else float(_ARM_STEPS[-1])
         for k, done in zip(first.tolist(), ended.tolist(), strict=True)
     ]
+
+
+def _arm_ends(
+    mask: np.ndarray, start: np.ndarray, along: np.ndarray, steps: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per walk, the first step past which the paper has ended, and whether it ended at all."""
+    off = _paper_at(mask, np.rint(start + steps * along).astype(np.intp)) == 0
+    # The paper ends where three samples in a row are off it (past the first few, near the corner).
+    gaps = off[:, 6:-2] & off[:, 7:-1] & off[:, 8:]
+    first = gaps.argmax(axis=1)
+    return first, gaps[np.arange(len(gaps)), first]
 
 
 _GRID = np.stack(np.meshgrid(np.linspace(0.08, 0.92, 6), np.linspace(0.08, 0.92, 8)), axis=-1).reshape(-1, 2)
