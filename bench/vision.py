@@ -23,7 +23,7 @@ import numpy as np
 
 from dealerassist.vision import artwork
 from dealerassist.vision.baseline import ClassicReader
-from dealerassist.vision.deck import enroll
+from dealerassist.vision.enrollment import enroll
 from dealerassist.vision.evaluate import Tally, score_frame
 from dealerassist.vision.reader import CardReader
 from dealerassist.vision.scenes import load_design, make_scene
@@ -31,10 +31,12 @@ from dealerassist.vision.scenes import load_design, make_scene
 TARGETS = "targets: correct >= 99.5 %, wrong <= 0.1 %, face-down read as face = 0, <= 20 ms/frame"
 
 
-def run_design(name: str, scenes: int, seed: int, baseline: bool, max_cards: int | None) -> dict[str, Tally]:
+def run_design(
+    name: str, scenes: int, seed: int, baseline: bool, max_cards: int | None, training: tuple[int, int]
+) -> dict[str, Tally]:
     folder = artwork.design_dir(name)
     started = time.perf_counter()
-    reader = CardReader(enroll(folder))
+    reader = CardReader(enroll(folder, scenes_per_card=training[0], tables=training[1]))
     enroll_s = time.perf_counter() - started
     readers = {"corner-index": reader.read}
     if baseline:
@@ -75,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-baseline", action="store_true", help="skip the classic reader")
     parser.add_argument("--with-tuning-design", action="store_true", help="also report kennard-2color")
     parser.add_argument("--mistakes", type=int, default=10, help="list this many wrong reads")
+    parser.add_argument("--training-scenes", type=int, default=100, help="enrollment: scenes per card")
+    parser.add_argument("--tables", type=int, default=150, help="enrollment: whole tables mined")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)  # the target is per frame on one core
     designs = list(args.designs)
@@ -84,7 +88,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{'design':18} {'method':13} {'faceup':>6} {'correct%':>8} {'wrong%':>7} {'abstain%':>8} "
         f"{'down':>5} {'seen':>5} {'asface':>6} {'false':>6} {'cpu ms':>8}"
     )
-    results = {d: run_design(d, args.scenes, args.seed, not args.no_baseline, args.cards) for d in designs}
+    results = {
+        d: run_design(
+            d, args.scenes, args.seed, not args.no_baseline, args.cards, (args.training_scenes, args.tables)
+        )
+        for d in designs
+    }
     print(header)
     totals: dict[str, Tally] = {}
     for design, tallies in results.items():

@@ -11,7 +11,8 @@ import numpy as np
 
 from dealerassist.errors import DealerAssistError
 from dealerassist.vision import artwork
-from dealerassist.vision.deck import DeckModel, enroll
+from dealerassist.vision.deck import DeckModel
+from dealerassist.vision.enrollment import enroll
 from dealerassist.vision.reader import CardReader, CardSighting
 from dealerassist.vision.registration import (
     LayoutRegistration,
@@ -37,6 +38,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("folder", help="folder holding one clean image per card and back.png")
     p.add_argument("--out", required=True, help="deck file to write (.npz)")
     p.add_argument("--name", help="design name stored in the deck file (default: the folder name)")
+    p.add_argument(
+        "--training-scenes",
+        type=_positive,
+        default=100,
+        help="small scenes rendered around each card to train on (default 100; fewer is faster, less sure)",
+    )
+    p.add_argument(
+        "--tables", type=_positive, default=150, help="whole synthetic tables whose corners are trained on"
+    )
     p.set_defaults(handler=_enroll)
 
     p = vsub.add_parser("read", help="read the cards in camera frames and print them as JSON")
@@ -70,19 +80,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_scenes)
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
 def _design_folder(text: str) -> Path:
     path = Path(text)
     return path if path.is_dir() else artwork.design_dir(text)
 
 
 def _enroll(args: argparse.Namespace) -> int:
-    model = enroll(args.folder, args.name)
+    print(f"enrolling {args.folder}: training its index classifier (a minute or two) ...", flush=True)
+    model = enroll(args.folder, args.name, args.training_scenes, args.tables)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     model.save(out)
+    check = model.check
     print(
-        f"enrolled {model.name}: {len(set(model.rank_labels.tolist()))} ranks, "
-        f"{len(set(model.suit_labels.tolist()))} suits, {len(model.rank_labels)} index samples -> {out}"
+        f"enrolled {model.name} -> {out}\n"
+        f"self-check on {check['index_windows']} fresh index windows: "
+        f"{100 * check['named_right']:.1f} % named right, {100 * check['named_wrong']:.2f} % named wrong; "
+        f"{100 * check['other_windows_named']:.2f} % of other windows named a card"
     )
     return 0
 

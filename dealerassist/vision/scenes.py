@@ -28,6 +28,7 @@ class SceneCard:
     face_up: bool
     quad: np.ndarray  # TL, TR, BR, BL in the image
     index_visible: bool = True
+    corners_visible: tuple[bool, bool] = (True, True)  # the top-left and bottom-right index each
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -202,13 +203,14 @@ def make_scene(
         above = np.zeros((h, w), np.uint8)
         for _, mask in placed[i + 1 :]:
             above |= mask
-        visible = False
+        seen = []
         for window in _index_windows(card.quad, (h, w)):
             area = window.sum()
             hidden = (window & above).sum() > 0.01 * area
             glared = area > 0 and float(glare[window > 0].max()) > GLARE_HIDES
-            visible = visible or (not hidden and not glared)
-        card.index_visible = visible
+            seen.append(not hidden and not glared)
+        card.corners_visible = (seen[0], seen[1])
+        card.index_visible = any(seen)
         truth.append(card)
     frame = _spoil(canvas, rng)
     return frame, truth

@@ -9,8 +9,15 @@ from pathlib import Path
 import pytest
 
 from dealerassist.simulation.camera import _vision_version, load_demo_deck
-from dealerassist.vision import artwork
+from dealerassist.vision import artwork, enrollment
 from dealerassist.vision.deck import DeckModel
+
+
+@pytest.fixture(autouse=True)
+def quick_enrollment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the cache, not the classifier: enroll with a small training set."""
+    full = enrollment.enroll
+    monkeypatch.setattr(enrollment, "enroll", lambda folder: full(folder, scenes_per_card=4, tables=2))
 
 
 def test_a_damaged_cache_is_enrolled_again_and_replaced(tmp_path: Path) -> None:

@@ -8,8 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
+from dealerassist.simulation.camera import load_demo_deck
 from dealerassist.vision import artwork
-from dealerassist.vision.deck import DeckModel, enroll
+from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.reader import CardReader
 from dealerassist.vision.scenes import load_design
 
@@ -20,8 +21,12 @@ def kennard_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def deck(kennard_dir: Path) -> DeckModel:
-    return enroll(kennard_dir)
+def deck() -> DeckModel:
+    """The demo's deck (the same design, enrolled in full): its cache spares the session a second
+    enrollment when the demo or the station tests have made it already."""
+    loaded = load_demo_deck(Path.home() / ".cache" / "dealerassist" / "decks", lambda _text: None)
+    assert loaded is not None, "the development card artwork is needed"
+    return loaded[0]
 
 
 @pytest.fixture(scope="session")

@@ -23,9 +23,13 @@ def deck_file(deck: DeckModel, tmp_path_factory: pytest.TempPathFactory) -> Path
 
 def test_enroll_writes_a_deck_file(kennard_dir: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "decks" / "k.npz"
-    assert main(["vision", "enroll", str(kennard_dir), "--out", str(out), "--name", "house-red"]) == 0
-    assert DeckModel.load(out).name == "house-red"
-    assert "13 ranks, 4 suits" in capsys.readouterr().out
+    quick = ["--training-scenes", "6", "--tables", "3"]  # the command, not the classifier, is tested here
+    assert main(["vision", "enroll", str(kennard_dir), "--out", str(out), "--name", "house-red", *quick]) == 0
+    loaded = DeckModel.load(out)
+    assert loaded.name == "house-red"
+    printed = capsys.readouterr().out
+    assert f"fresh index windows: {100 * loaded.check['named_right']:.1f} % named right" in printed
+    assert loaded.check["index_windows"] > 150
 
 
 def test_scenes_then_read_with_out_dir(deck_file: Path, tmp_path: Path, capsys) -> None:

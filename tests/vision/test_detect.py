@@ -5,6 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from dealerassist.vision.candidates import distinct
 from dealerassist.vision.corner import CornerPatch, ink_map
 from dealerassist.vision.detect import (
     Corner,
@@ -21,7 +22,7 @@ from dealerassist.vision.detect import (
     paper_coverages,
     projected_corners,
 )
-from dealerassist.vision.reader import CardReader, _distinct
+from dealerassist.vision.reader import CardReader
 
 from .conftest import lay_cards
 
@@ -109,10 +110,10 @@ def test_distinct_drops_read_corners_and_repeats_but_keeps_other_turns() -> None
     already_read = _corner(300, 300)
     far = _corner(500, 100)
     candidates = [(first, 100.0), (repeat, 100.0), (turned, 100.0), (already_read, 100.0), (far, 100.0)]
-    kept = _distinct(candidates, [np.array([301.0, 299.0])])
+    kept = distinct(candidates, [np.array([301.0, 299.0])])
     assert [c for c, _ in kept] == [first, turned, far]
-    assert _distinct([], []) == []
-    assert [c for c, _ in _distinct(candidates[:2], [])] == [first]
+    assert distinct([], []) == []
+    assert [c for c, _ in distinct(candidates[:2], [])] == [first]
 
 
 def test_patch_paper_colour_is_the_mean_of_its_blank_pixels() -> None:
@@ -124,14 +125,16 @@ def test_patch_paper_colour_is_the_mean_of_its_blank_pixels() -> None:
     assert CornerPatch(bgr=all_ink, ink=np.ones((100, 60), np.float32)).paper == (255.0, 255.0, 255.0)
 
 
-def test_a_back_is_found_at_its_corner_unless_only_names_are_wanted(reader: CardReader, design) -> None:
-    frame = lay_cards(design, [("QC", (640, 360), 0, False)])
-    paper = card_mask(frame)
-    outline = blob_outlines(paper)[0]
-    filled = np.zeros_like(paper)
-    cv2.drawContours(filled, [outline], -1, 255, cv2.FILLED)
-    corner = min(outline_corners(outline, 0), key=lambda c: float(c.point.sum()))  # the top-left one
-    heights = height_candidates(filled, corner, reader.deck.aspect)
-    seen = reader._sight(frame, filled, corner, heights)
-    assert seen is not None and not seen.face_up and seen.card is None
-    assert reader._sight(frame, filled, corner, heights, names_only=True) is None
+def test_a_back_is_found_at_its_corner_and_a_face_is_not_taken_for_one(reader: CardReader, design) -> None:
+    for face_up, expected_back in ((False, True), (True, False)):
+        frame = lay_cards(design, [("QC", (640, 360), 0, face_up)])
+        paper = card_mask(frame)
+        outline = blob_outlines(paper)[0]
+        filled = np.zeros_like(paper)
+        cv2.drawContours(filled, [outline], -1, 255, cv2.FILLED)
+        corner = min(outline_corners(outline, 0), key=lambda c: float(c.point.sum()))  # the top-left one
+        seen = reader._back(frame, filled, corner, height_candidates(filled, corner, reader.deck.aspect))
+        assert (seen is not None) == expected_back
+        if seen is not None:
+            assert not seen.face_up and seen.card is None
+            assert abs(np.linalg.norm(seen.quad[3] - seen.quad[0]) - 150) < 12  # the card's own height

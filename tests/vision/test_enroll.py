@@ -1,4 +1,4 @@
-"""Deck enrollment: one image per card in, glyph templates out; bad folders named clearly."""
+"""Deck enrollment: one image per card in, a trained index classifier out; bad folders named clearly."""
 
 from __future__ import annotations
 
@@ -9,19 +9,43 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.deck import DeckFileError, DeckModel, enroll
+from dealerassist.vision.deck import DeckFileError, DeckModel
+from dealerassist.vision.enrollment import enroll
 
 
-def test_enrollment_learns_every_rank_and_suit_with_their_ink_colours(deck: DeckModel) -> None:
-    assert set(deck.rank_labels.tolist()) == set("23456789TJQKA")
-    assert set(deck.suit_labels.tolist()) == set("SHDC")
+def test_enrollment_finds_where_the_index_is_printed(deck: DeckModel) -> None:
     assert 1.3 < deck.aspect < 1.5
-    # Hearts and diamonds print red: far from the black of spades and clubs in a*b*.
-    red_gap = np.linalg.norm(deck.suit_colours["H"] - deck.suit_colours["S"])
-    assert red_gap > 40
-    assert np.linalg.norm(deck.suit_colours["S"] - deck.suit_colours["C"]) < 10
     x0, y0, x1, y1 = deck.rank_box
     assert 0 < x0 < x1 < 0.2 and 0 < y0 < y1 < 0.25
+    # The classifier's window holds the rank and the suit below it, and stops short of the middle
+    # of the card (where an upper card of a fan may already lie).
+    assert x1 < deck.window.across <= 0.24 and y1 + 0.5 * (y1 - y0) < deck.window.down <= 0.5
+
+
+def test_the_classifier_names_every_card_from_its_clean_image(deck: DeckModel, design) -> None:
+    """Each card's own top-left index, at a camera size, names that card and no other."""
+    from dealerassist.vision.indexnet import sample_windows, window_features
+
+    from .conftest import lay_cards
+
+    for start in range(0, 52, 13):
+        codes = [c for c in design if c != "back"][start : start + 13]
+        cards = [(code, (90 + 95 * i, 200 + 300 * (i % 2)), 0, True) for i, code in enumerate(codes)]
+        frame = lay_cards(design, cards, height=120)
+        width = 120 / deck.aspect
+        corners = np.array([[x - width / 2, y - 60] for _, (x, y), _, _ in cards])
+        n = len(cards)
+        windows = sample_windows(
+            frame,
+            corners,
+            np.tile([1.0, 0.0], (n, 1)),
+            np.tile([0.0, 1.0], (n, 1)),
+            np.full(n, 120.0),
+            deck.window,
+        )
+        names, probability, _ = deck.net.best(window_features(windows))
+        assert names == codes
+        assert (probability > 0.9).all()
 
 
 def test_deck_file_round_trip(deck: DeckModel, tmp_path: Path) -> None:
@@ -30,8 +54,17 @@ def test_deck_file_round_trip(deck: DeckModel, tmp_path: Path) -> None:
     loaded = DeckModel.load(path)
     assert loaded.name == deck.name
     assert loaded.rank_box == pytest.approx(deck.rank_box)
-    np.testing.assert_array_equal(loaded.rank_features, deck.rank_features)
-    np.testing.assert_array_equal(loaded.suit_labels, deck.suit_labels)
+    assert loaded.window == deck.window
+    for name, array in deck.net.arrays().items():
+        np.testing.assert_array_equal(loaded.net.arrays()[name], array)
+    np.testing.assert_array_equal(loaded.back_features, deck.back_features)
+
+
+def test_a_deck_file_of_the_older_format_is_refused_and_says_so(deck: DeckModel, tmp_path: Path) -> None:
+    path = tmp_path / "old.npz"
+    np.savez(path, meta=np.array('{"format": 1, "name": "x"}'))
+    with pytest.raises(DeckFileError, match=r"old\.npz: deck file format 1, expected 2"):
+        DeckModel.load(path)
 
 
 def test_a_file_that_is_not_a_deck_is_refused_with_its_name(tmp_path: Path) -> None:

@@ -1,0 +1,118 @@
+"""Every place in a frame where a card's index corner may be, with the card sizes worth trying.
+
+Shared by the reader and by enrollment, which labels the same candidates on scenes of the design
+it learns, so the classifier is trained on the corners the reader will really show it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from dealerassist.vision.detect import (
+    Corner,
+    blob_outlines,
+    card_mask,
+    corner_arms_many,
+    edge_evidence_many,
+    edge_junctions,
+    height_candidates,
+    outline_corners,
+    projected_corners,
+)
+from dealerassist.vision.index_corners import index_corner_candidates
+from dealerassist.vision.indexnet import IndexWindow, sample_windows
+
+OUTLINE, JUNCTION, TRACED, PROJECTED = "outline", "junction", "traced", "projected"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A possible card corner: seen on an outline, where an edge meets an outline, where a buried
+    edge traced from the outline turns, or projected along a card's edges from another corner."""
+
+    corner: Corner
+    heights: list[float]
+    source: str
+
+
+@dataclass(frozen=True)
+class FrameGeometry:
+    """What the corner finders measured on one frame, kept for the tests that follow them."""
+
+    gray: np.ndarray
+    filled: np.ndarray  # card paper with the blobs' holes filled
+    candidates: list[Candidate]
+
+
+def find_candidates(frame: np.ndarray, aspect: float) -> FrameGeometry:
+    """Paper blobs, their corners, junctions, traced corners and the corners projected from them.
+
+    Every outline and junction corner is gathered first, so that how far the paper runs from each
+    is measured in one pass, and the projected corners' edges are checked in one pass too.
+    """
+    paper = card_mask(frame)
+    outlines = blob_outlines(paper)
+    filled = np.zeros_like(paper)
+    cv2.drawContours(filled, outlines, -1, 255, cv2.FILLED)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    corners: list[Corner] = []
+    sources: list[str] = []
+    for index, outline in enumerate(outlines):
+        direct = outline_corners(outline, index)
+        junctions = edge_junctions(gray, filled, outline, index)
+        corners += direct + junctions
+        sources += [OUTLINE] * len(direct) + [JUNCTION] * len(junctions)
+    found: list[Candidate] = []
+    projected: list[tuple[Corner, float]] = []
+    for corner, source, arm in zip(corners, sources, corner_arms_many(filled, corners), strict=True):
+        found.append(Candidate(corner, height_candidates(filled, corner, aspect, arm), source))
+        if source == OUTLINE:
+            projected.extend(projected_corners(filled, corner, aspect, arm))
+    found.extend(
+        Candidate(corner, heights, TRACED)
+        for corner, heights in index_corner_candidates(frame, gray, filled, aspect, outlines)
+    )
+    fresh = distinct(projected, [c.corner.point for c in found])
+    if fresh:
+        seen = edge_evidence_many(gray, filled, [c for c, _ in fresh], [h for _, h in fresh])
+        found += [Candidate(c, [h], PROJECTED) for (c, h), ok in zip(fresh, seen.tolist(), strict=True) if ok]
+    return FrameGeometry(gray, filled, [c for c in found if c.heights])
+
+
+def distinct(candidates: list[tuple[Corner, float]], known: list[np.ndarray]) -> list[tuple[Corner, float]]:
+    """Projected corners not already seen and not repeating each other (same spot, same way round)."""
+    if not candidates:
+        return []
+    points = np.array([c.point for c, _ in candidates], float)
+    axes = np.array([c.x_axis for c, _ in candidates], float)
+    near = 0.06 * np.array([h for _, h in candidates], float)
+    fresh = np.ones(len(candidates), bool)
+    if known:
+        # All distances at once: about a hundred candidates against the corners already found.
+        gaps = np.linalg.norm(points[:, None, :] - np.array(known, float)[None, :, :], axis=2)
+        fresh = ~(gaps < near[:, None]).any(axis=1)
+    apart = np.linalg.norm(points[:, None, :] - points[None, :, :], axis=2)
+    same_way = np.einsum("ik,jk->ij", axes, axes) > 0.9  # einsum keeps off the BLAS thread pool
+    kept: list[int] = []
+    for i in np.flatnonzero(fresh):
+        if kept and bool(((apart[i, kept] < near[i]) & same_way[i, kept]).any()):
+            continue
+        kept.append(int(i))
+    return [candidates[i] for i in kept]
+
+
+def windows_of(
+    frame: np.ndarray, candidates: list[Candidate], window: IndexWindow
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sampled windows of every (candidate, height) pair, which candidate each row belongs to,
+    and the height it was sampled at."""
+    owner = np.repeat(np.arange(len(candidates)), [len(c.heights) for c in candidates])
+    heights = np.array([h for c in candidates for h in c.heights], float)
+    points = np.array([c.corner.point for c in candidates], float).reshape(-1, 2)
+    x_axes = np.array([c.corner.x_axis for c in candidates], float).reshape(-1, 2)
+    y_axes = np.array([c.corner.y_axis for c in candidates], float).reshape(-1, 2)
+    windows = sample_windows(frame, points[owner], x_axes[owner], y_axes[owner], heights, window)
+    return windows, owner, heights

@@ -1,0 +1,138 @@
+"""Learn a deck design from one clean image per card (``dealerassist vision enroll``).
+
+Finds where the design prints its corner index, trains the index classifier (``indexnet``) on
+windows cut from the design's own images (``training``), and measures the back's corners; no
+other design and nothing trained before is involved, so a new deck needs only its 53 images.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from dealerassist.core.cards import FULL_DECK
+from dealerassist.vision.corner import Glyph, find_glyphs, rectify
+from dealerassist.vision.deck import DeckFileError, DeckModel, back_feature, load_card_image
+from dealerassist.vision.indexnet import BACK, NONE, SURE, IndexNet, IndexWindow, train
+from dealerassist.vision.scenes import load_design
+from dealerassist.vision.training import render_samples, scene_samples
+
+ENROLL_HEIGHTS = (72, 86, 100, 120, 145, 175, 210)
+FIRST_PASS_RANK_BOX = (0.0, 0.0, 0.16, 0.16)
+WINDOW_SLACK = 0.03  # card heights of paper kept around the printed index in the classifier window
+TRAINING_SEED = 20261129  # enrollment is repeatable: the same images give the same deck file
+CHECK_SEED = TRAINING_SEED + 1
+CHECK_SCENES = 4  # fresh scenes per card for the self-check (about 3 windows each)
+HIDDEN = 256  # hidden units of the index classifier
+
+
+def _scaled(image: np.ndarray, height: int, pad: int, blur: float = 0.5) -> tuple[np.ndarray, float]:
+    """The card as a camera sees it at ``height`` pixels, with a little lens blur."""
+    width = round(image.shape[1] * height / image.shape[0])
+    small = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), blur)
+    return cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_REPLICATE), float(height)
+
+
+def _corner_frames(image: np.ndarray, pad: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Top-left and bottom-right index corners, each with its own edge axes (x across, y down)."""
+    h, w = image.shape[:2]
+    return [
+        (np.array([pad, pad], float), np.array([1.0, 0.0]), np.array([0.0, 1.0])),
+        (np.array([w - pad, h - pad], float), np.array([-1.0, 0.0]), np.array([0.0, -1.0])),
+    ]
+
+
+def _glyphs_of(
+    image: np.ndarray, height: int, rank_box: tuple[float, float, float, float], slack: float
+) -> list[tuple[Glyph, Glyph]]:
+    pad = 8
+    scaled, h = _scaled(image, height, pad)
+    found = []
+    for corner, x_axis, y_axis in _corner_frames(scaled, pad):
+        pair = find_glyphs(rectify(scaled, corner, x_axis, y_axis, h), rank_box, slack)
+        if pair is not None:
+            found.append(pair)
+    return found
+
+
+def enroll(
+    folder: str | Path, name: str | None = None, scenes_per_card: int = 100, tables: int = 150
+) -> DeckModel:
+    """Learn a design from ``folder`` holding ``AS.png`` .. ``KC.png`` and ``back.png``.
+
+    The classifier learns from ``scenes_per_card`` small scenes around each card (about ten
+    windows each) and from every candidate corner on ``tables`` whole synthetic tables.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise DeckFileError(f"{folder}: not a folder of card images")
+    missing = [c.code for c in FULL_DECK if not (folder / f"{c.code}.png").is_file()]
+    if not (folder / "back.png").is_file():
+        missing.append("back")
+    if missing:
+        raise DeckFileError(f"{folder}: missing {', '.join(m + '.png' for m in missing)}")
+    faces = {c.code: load_card_image(folder / f"{c.code}.png") for c in FULL_DECK}
+    back = load_card_image(folder / "back.png")
+    aspect = float(np.median([im.shape[0] / im.shape[1] for im in faces.values()]))
+
+    rank_boxes, index_ends = [], []
+    for code, image in faces.items():
+        pairs = _glyphs_of(image, image.shape[0], FIRST_PASS_RANK_BOX, 1.0)
+        if not pairs:
+            raise DeckFileError(f"{folder / (code + '.png')}: no rank and suit found in the top-left corner")
+        rank, suit = pairs[0]
+        rank_boxes.append(rank.box)
+        index_ends.append((max(rank.box[2], suit.box[2]), suit.box[3]))
+    rank_box = tuple(float(v) for v in np.median(np.array(rank_boxes), axis=0))
+    across, down = np.percentile(np.array(index_ends), 90, axis=0) + WINDOW_SLACK
+    window = IndexWindow(float(min(across, 0.24)), float(min(down, 0.5)))
+
+    rng = np.random.default_rng(TRAINING_SEED)
+    design = load_design(folder)
+    cards = {code: image for code, image in design.items() if code != "back"}
+    rendered = render_samples(cards, design["back"], window, rng, scenes_per_card)
+    mined = scene_samples(design, window, rng, tables)
+    features = np.concatenate([rendered[0], mined[0]])
+    labels = np.concatenate([rendered[1], mined[1]])
+    net = train(features, labels, rng, hidden=HIDDEN)
+    check = _self_check(net, cards, design["back"], window)
+
+    back_f = []
+    for height in ENROLL_HEIGHTS:
+        for turn in range(4):
+            turned = np.rot90(back, turn).copy()
+            pad = 8
+            scaled, _ = _scaled(turned, round(height * turned.shape[0] / back.shape[0]), pad)
+            long_side = max(back.shape[:2]) * height / back.shape[0]
+            for corner, x_axis, y_axis in _corner_frames(scaled, pad):
+                back_f.append(back_feature(scaled, corner, x_axis, y_axis, long_side))
+    return DeckModel(
+        name=name or folder.name,
+        aspect=aspect,
+        rank_box=rank_box,
+        window=window,
+        net=net,
+        back_features=np.array(back_f, np.float32),
+        check=check,
+    )
+
+
+def _self_check(
+    net: IndexNet, cards: dict[str, np.ndarray], back: np.ndarray, window: IndexWindow
+) -> dict[str, float]:
+    """How the trained classifier does on fresh windows of the same design it never trained on:
+    the operator's first sign that a deck is (or is not) learnable."""
+    features, labels = render_samples(cards, back, window, np.random.default_rng(CHECK_SEED), CHECK_SCENES, 1)
+    names, probability, _ = net.best(features)
+    named = probability >= SURE
+    index = np.array([label not in (NONE, BACK) for label in labels])
+    right = np.array([name == label for name, label in zip(names, labels, strict=True)])
+    return {
+        "index_windows": int(index.sum()),
+        "named_right": float((named & right)[index].mean()),
+        "named_wrong": float((named & ~right)[index].mean()),
+        "other_windows_named": float(named[~index].mean()),
+    }

@@ -1,0 +1,287 @@
+"""A small learned classifier of printed corner indices, trained per deck design at enrollment.
+
+Template matching on glyphs split out of a corner breaks on small, blurred print: rank and suit
+run together, a "10" falls apart, a corner found two pixels off cuts the rank. This model instead
+looks at the whole index window of a corner (rank, suit and a little of the card edge) sampled at
+a fixed size, describes it by gradient orientations, ink and ink colour, and names one of the 52
+cards or "no index here". It is trained from the design's own 53 images only (see ``training``),
+so a new deck still needs nothing but ``vision enroll``.
+
+Every candidate corner of a frame is sampled by one ``cv2.remap`` call and classified by one pair
+of matrix products: the per-frame cost does not grow with Python work per corner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+WINDOW_PX = (24, 48)  # width, height of a sampled index window
+MARGIN = 0.02  # card heights sampled beyond the corner along both edges: the edge itself shows
+CELL = 6  # pixels per orientation cell
+INK_CELL = 3  # pixels per cell of the pooled ink
+COLOUR_CELL = 6  # pixels per cell of the pooled ink colour
+BINS = 8  # signed gradient orientations per cell
+LARGEST_SAMPLED = 220.0  # card height in pixels above which a window is sampled from a halved image
+SURE = 0.9  # card probability from which the reader names a card (its default accept level)
+NONE = "none"  # the class of a window that holds no index of this design
+BACK = "back"  # the class of a window at the corner of a card lying face down
+
+
+@dataclass(frozen=True)
+class IndexWindow:
+    """Where a design prints its index, in card heights from the corner (x across, y down)."""
+
+    across: float
+    down: float
+
+
+def sample_windows(
+    image: np.ndarray,
+    points: np.ndarray,
+    x_axes: np.ndarray,
+    y_axes: np.ndarray,
+    heights: np.ndarray,
+    window: IndexWindow,
+) -> np.ndarray:
+    """(n, WINDOW_PX[1], WINDOW_PX[0], 3) uint8 windows of n corners, sampled in one remap call.
+
+    Corners of cards larger than ``LARGEST_SAMPLED`` pixels are sampled from the image halved
+    (again as needed), so a close-up card is smoothed the way a smaller one is, not aliased.
+    """
+    n = len(points)
+    cols, rows = WINDOW_PX
+    out = np.zeros((n, rows, cols, 3), np.uint8)
+    level = np.ones(n, bool) if n else np.zeros(0, bool)
+    scale = 1.0
+    heights = np.asarray(heights, np.float64)
+    while level.any():
+        small = level & (heights * scale <= LARGEST_SAMPLED)
+        if not small.any() or min(image.shape[:2]) < 32:
+            small = level
+        out[small] = _remap_windows(
+            image, points[small] * scale, x_axes[small], y_axes[small], heights[small] * scale, window
+        )
+        level &= ~small
+        if level.any():
+            image = cv2.pyrDown(image)
+            scale *= 0.5
+    return out
+
+
+def _remap_windows(
+    image: np.ndarray,
+    points: np.ndarray,
+    x_axes: np.ndarray,
+    y_axes: np.ndarray,
+    heights: np.ndarray,
+    window: IndexWindow,
+) -> np.ndarray:
+    n = len(points)
+    cols, rows = WINDOW_PX
+    u = (-MARGIN + (np.arange(cols) + 0.5) / cols * (window.across + MARGIN)).astype(np.float32)
+    v = (-MARGIN + (np.arange(rows) + 0.5) / rows * (window.down + MARGIN)).astype(np.float32)
+    h = heights.astype(np.float32)[:, None, None]
+    pts = points.astype(np.float32)[:, None, None, :]
+    xa = x_axes.astype(np.float32)[:, None, None, :]
+    ya = y_axes.astype(np.float32)[:, None, None, :]
+    grid = pts + h[..., None] * (u[None, None, :, None] * xa + v[None, :, None, None] * ya)
+    maps = grid.reshape(n * rows, cols, 2)
+    sampled = cv2.remap(image, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return sampled.reshape(n, rows, cols, 3)
+
+
+def window_features(windows: np.ndarray) -> np.ndarray:
+    """Feature rows of sampled windows: orientation histograms, pooled ink and pooled ink colour.
+
+    Ink is measured against each window's own paper white (its brighter pixels), so felt colour,
+    light level and tint cancel; colour is the ink's opponent colour relative to the paper's.
+    The windows are worked on stacked into one tall image, so each step is one OpenCV or numpy
+    call for the whole frame; pooling uses block sizes that divide a window, so windows never mix.
+    """
+    n, rows, cols, _ = windows.shape
+    if n == 0:
+        return np.zeros((0, feature_size()), np.float32)
+    area = rows * cols
+    blue, green, red = cv2.split(windows.reshape(n * rows, cols, 3))
+    darkest = cv2.min(cv2.min(blue, green), red)
+    samples = darkest.reshape(n, area)[:, ::4]
+    k = int(0.85 * (samples.shape[1] - 1))
+    paper = np.maximum(np.partition(samples, k, axis=1)[:, k].astype(np.float32), 30.0)
+    per_row = np.repeat(1.0 / paper, rows)[:, None]
+    ink = np.maximum(1.0 - darkest * per_row, 0.0, dtype=np.float32)
+    red, green, blue = (c.astype(np.float32) for c in (red, green, blue))
+    red_green = (red - green) * per_row
+    yellow_blue = ((red + green) * 0.5 - blue) * per_row
+    blank = (ink < 0.15).astype(np.float32)
+    count = np.maximum(blank.reshape(n, area).sum(axis=1), 1.0)
+    coarse = _pooled(ink, COLOUR_CELL)
+    colours = []
+    for plane in (red_green, yellow_blue):
+        paper_colour = (plane * blank).reshape(n, area).sum(axis=1) / count
+        colours.append(
+            _pooled(plane * ink, COLOUR_CELL) - np.repeat(paper_colour, rows // COLOUR_CELL)[:, None] * coarse
+        )
+
+    planes = ink.reshape(n, rows, cols)
+    gx = np.zeros_like(planes)
+    gy = np.zeros_like(planes)
+    gx[:, :, 1:-1] = planes[:, :, 2:] - planes[:, :, :-2]
+    gy[:, 1:-1, :] = planes[:, 2:, :] - planes[:, :-2, :]
+    magnitude, angle = cv2.cartToPolar(gx.reshape(n * rows, cols), gy.reshape(n * rows, cols))
+    bins = (angle * (BINS / (2 * np.pi))).astype(np.int64) % BINS
+    spread = np.zeros(bins.size * BINS, np.float32)
+    spread[bins.ravel() + np.arange(bins.size) * BINS] = magnitude.ravel()
+    hist = np.sqrt(_pooled(spread.reshape(n * rows, cols, BINS), CELL).reshape(n, -1))
+    hist /= np.maximum(np.sqrt((hist * hist).sum(axis=1, keepdims=True)), 1e-3)
+    return np.concatenate(
+        [hist, _pooled(ink, INK_CELL).reshape(n, -1), *(c.reshape(n, -1) for c in colours)], axis=1
+    ).astype(np.float32)
+
+
+def _pooled(stacked: np.ndarray, block: int) -> np.ndarray:
+    """Block means of stacked window planes (exact per window: ``block`` divides both sides)."""
+    height, width = stacked.shape[:2]
+    return cv2.resize(stacked, (width // block, height // block), interpolation=cv2.INTER_AREA)
+
+
+def feature_size() -> int:
+    cols, rows = WINDOW_PX
+    cells = (rows // CELL) * (cols // CELL) * BINS
+    return cells + (rows // INK_CELL) * (cols // INK_CELL) + 2 * (rows // COLOUR_CELL) * (cols // COLOUR_CELL)
+
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+HEADS = (len(RANKS), len(SUITS), 3)  # rank, suit, and what the corner is: nothing, an index, a back
+
+
+@dataclass(frozen=True)
+class IndexNet:
+    """Standardised features -> one hidden ReLU layer -> three softmax heads: rank, suit, kind.
+
+    Rank and suit are learned separately (every queen teaches the queen, whatever its suit), which
+    needs far fewer samples per class than 52 card classes; the third head says whether the window
+    holds an index, a card back's corner, or neither. A card's probability is rank x suit x index.
+    """
+
+    mean: np.ndarray
+    scale: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+
+    def heads(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rank, suit, kind) probabilities of each row; kind columns: nothing, index, back."""
+        # OpenCV's product keeps to the thread count the caller set: a multi-threaded BLAS costs
+        # several times more CPU on products this small.
+        hidden = np.maximum(
+            cv2.gemm((features - self.mean) * self.scale, self.w1, 1.0, None, 0.0) + self.b1, 0.0
+        )
+        return _softmax_heads(cv2.gemm(hidden, self.w2, 1.0, None, 0.0) + self.b2)
+
+    def best(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """The most likely card of each row, its probability (rank x suit x index), and the kind
+        probabilities (nothing, index, back) of each row."""
+        if not len(features):
+            return [], np.zeros(0, np.float32), np.zeros((0, HEADS[2]), np.float32)
+        rank, suit, kind = self.heads(features)
+        r, s = rank.argmax(axis=1), suit.argmax(axis=1)
+        rows = np.arange(len(features))
+        probability = rank[rows, r] * suit[rows, s] * kind[:, 1]
+        return [RANKS[i] + SUITS[j] for i, j in zip(r, s, strict=True)], probability, kind
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {
+            "net_mean": self.mean,
+            "net_scale": self.scale,
+            "net_w1": self.w1,
+            "net_b1": self.b1,
+            "net_w2": self.w2,
+            "net_b2": self.b2,
+        }
+
+    @classmethod
+    def from_arrays(cls, data: dict[str, np.ndarray]) -> IndexNet:
+        return cls(*(data[f"net_{k}"].astype(np.float32) for k in ("mean", "scale", "w1", "b1", "w2", "b2")))
+
+
+def _softmax_heads(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    out = []
+    start = 0
+    for size in HEADS:
+        part = logits[:, start : start + size]
+        part = np.exp(part - part.max(axis=1, keepdims=True))
+        out.append(part / part.sum(axis=1, keepdims=True))
+        start += size
+    return out[0], out[1], out[2]
+
+
+def train(
+    features: np.ndarray,
+    labels: np.ndarray,
+    rng: np.random.Generator,
+    hidden: int = 192,
+    epochs: int = 30,
+    batch: int = 256,
+    rate: float = 2e-3,
+    decay: float = 1e-4,
+) -> IndexNet:
+    """Fit the network by minibatch Adam on the three heads' cross-entropies (rank and suit count
+    only on windows that hold an index); ``labels`` are card codes, ``NONE`` or ``BACK``.
+    Deterministic for a given ``rng``."""
+    x = features.astype(np.float32)
+    mean = x.mean(axis=0)
+    scale = (1.0 / np.maximum(x.std(axis=0), 1e-3)).astype(np.float32)
+    x = (x - mean) * scale
+    kind = np.array([0 if str(label) == NONE else 2 if str(label) == BACK else 1 for label in labels])
+    is_index = kind == 1
+    rank = np.array(
+        [RANKS.index(str(label)[0]) if i else 0 for label, i in zip(labels, is_index, strict=True)]
+    )
+    suit = np.array(
+        [SUITS.index(str(label)[1]) if i else 0 for label, i in zip(labels, is_index, strict=True)]
+    )
+    d, c = x.shape[1], sum(HEADS)
+    params = [
+        (rng.standard_normal((d, hidden)) * np.sqrt(2.0 / d)).astype(np.float32),
+        np.zeros(hidden, np.float32),
+        (rng.standard_normal((hidden, c)) * np.sqrt(1.0 / hidden)).astype(np.float32),
+        np.zeros(c, np.float32),
+    ]
+    moments = [np.zeros_like(p) for p in params]
+    squares = [np.zeros_like(p) for p in params]
+    step = 0
+    for epoch in range(epochs):
+        lr = np.float32(rate * (0.5 * (1 + np.cos(np.pi * epoch / epochs))))
+        order = rng.permutation(len(x))
+        for start in range(0, len(x), batch):
+            idx = order[start : start + batch]
+            xb, n = x[idx], len(idx)
+            w1, b1, w2, b2 = params
+            pre = xb @ w1 + b1
+            h = np.maximum(pre, 0.0)
+            p_rank, p_suit, p_index = _softmax_heads(h @ w2 + b2)
+            rows = np.arange(n)
+            positive = is_index[idx].astype(np.float32)[:, None]
+            p_rank[rows, rank[idx]] -= 1.0
+            p_suit[rows, suit[idx]] -= 1.0
+            p_index[rows, kind[idx]] -= 1.0
+            g = np.concatenate([p_rank * positive, p_suit * positive, p_index], axis=1) / n
+            g_w2 = h.T @ g + decay * w2
+            g_b2 = g.sum(axis=0)
+            dh = (g @ w2.T) * (pre > 0)
+            g_w1 = xb.T @ dh + decay * w1
+            g_b1 = dh.sum(axis=0)
+            step += 1
+            for k, grad in enumerate((g_w1, g_b1, g_w2, g_b2)):
+                moments[k] = 0.9 * moments[k] + 0.1 * grad
+                squares[k] = 0.999 * squares[k] + 0.001 * grad * grad
+                m_hat = moments[k] / np.float32(1 - 0.9**step)
+                v_hat = squares[k] / np.float32(1 - 0.999**step)
+                params[k] = params[k] - lr * m_hat / (np.sqrt(v_hat) + 1e-8)
+    w1, b1, w2, b2 = (p.astype(np.float32) for p in params)
+    return IndexNet(mean.astype(np.float32), scale, w1, b1, w2, b2)

@@ -1,0 +1,309 @@
+"""Training windows for the index classifier, rendered from one deck design's own 53 images.
+
+Each sample is a small table scene around one card: the card at a camera size of 66..200 px,
+turned any way, on felt of any colour, sometimes over a lower card and under an upper one as in a
+fan, lit unevenly, blurred, noisy and JPEG-compressed. From it the windows a reader would sample
+are cut: the two index corners as a corner finder would report them (a little off in place,
+angle and size), labelled with the card; and every kind of place that is not an index corner
+(the two other corners, points along the edges, the inside of the card, the felt, an index
+corner turned or shifted), labelled ``none``; the corners of a card lying face down are ``back``.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from dealerassist.vision.candidates import find_candidates, windows_of
+from dealerassist.vision.detect import Corner
+from dealerassist.vision.indexnet import BACK, NONE, IndexWindow, sample_windows, window_features
+from dealerassist.vision.scenes import SceneCard, make_scene
+
+HEIGHTS = (66.0, 200.0)  # card heights in pixels, sampled evenly in log scale
+PLACE_JITTER = 0.015  # card heights (standard deviation) a found corner is off by
+PLACE_LIMIT = 0.045
+ANGLE_JITTER = np.deg2rad(1.5)
+ANGLE_LIMIT = np.deg2rad(4.0)
+SIZE_JITTER = 0.06  # log standard deviation of a size guess
+SIZE_LIMIT = 0.15
+FAR_SHIFT = (0.08, 0.2)  # card heights a "shifted index" negative is moved by
+MATCH_PLACE = 0.045  # card heights: a candidate this close to a true index corner is that corner
+MATCH_ANGLE = np.cos(np.deg2rad(6.0))
+MATCH_SIZE = 0.15  # and its height guess within this share of the true height
+NEAR_PLACE = 0.1  # candidates this close to a true corner but not matching it are left out
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / max(float(np.hypot(v[0], v[1])), 1e-9)
+
+
+def _turn(v: np.ndarray, angle: float) -> np.ndarray:
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+
+def _paste(canvas: np.ndarray, card: list[np.ndarray], quad: np.ndarray) -> None:
+    """Warp one card (BGRA, halving sizes) into ``quad`` of a float canvas, with a soft drop shadow."""
+    height = float(np.linalg.norm(quad[3] - quad[0]))
+    image = next((im for im in reversed(card) if im.shape[0] >= 1.5 * height), card[0])
+    h, w = image.shape[:2]
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    matrix = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
+    size = (canvas.shape[1], canvas.shape[0])
+    warped = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
+    alpha = warped[:, :, 3].astype(np.float32) * (1.0 / 255.0)
+    shadow = np.roll(cv2.GaussianBlur(alpha, (0, 0), 2.0), (2, 2), axis=(0, 1))
+    canvas *= (1.0 - 0.3 * shadow)[:, :, None]
+    alpha = alpha[:, :, None]
+    canvas[:] = canvas * (1.0 - alpha) + warped[:, :, :3].astype(np.float32) * alpha
+
+
+def _halvings(image: np.ndarray) -> list[np.ndarray]:
+    """The card at its own size and halved twice, so a small card is warped from a small image."""
+    sizes = [image]
+    for _ in range(2):
+        sizes.append(cv2.resize(sizes[-1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
+    return sizes
+
+
+def _felt(rng: np.random.Generator, size: int) -> np.ndarray:
+    hsv = (rng.integers(0, 180), rng.integers(0, 240), rng.integers(50, 170))
+    colour = cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
+    felt = np.empty((size, size, 3), np.float32)
+    cv2.randn(felt, 0.0, 4.0)
+    return felt + colour
+
+
+def _spoil(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Uneven light, tint, a little glare, blur, sensor noise and JPEG, as a camera delivers it."""
+    size = canvas.shape[0]
+    axis = np.linspace(0.0, 1.0, size, dtype=np.float32)
+    xx, yy = axis[None, :], axis[:, None]
+    angle = rng.uniform(0, 2 * np.pi)
+    ramp = np.cos(angle) * xx + np.sin(angle) * yy
+    ramp = (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1e-6)
+    low = np.float32(rng.uniform(0.45, 1.0))
+    canvas *= (low + (1 - low) * ramp)[:, :, None] * rng.uniform(0.9, 1.1, 3).astype(np.float32)
+    if rng.random() < 0.3:
+        cx, cy, spread = rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.1, 0.4)
+        glare = np.float32(rng.uniform(10, 60)) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / spread**2)
+        canvas += glare.astype(np.float32)[:, :, None]
+    sigma = rng.uniform(0.0, 1.4)
+    if sigma > 0.3:
+        canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
+    noise = np.empty_like(canvas)
+    cv2.randn(noise, 0.0, float(rng.uniform(0, 7)))
+    canvas += noise
+    frame = np.clip(canvas, 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 97))])
+    return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else frame
+
+
+def _card_quad(
+    centre: np.ndarray,
+    x_axis: np.ndarray,
+    y_axis: np.ndarray,
+    height: float,
+    aspect: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """A card's TL, TR, BR, BL around ``centre``, each corner nudged a little (camera keystone)."""
+    width = height / aspect
+    quad = np.array(
+        [
+            centre - x_axis * width / 2 - y_axis * height / 2,
+            centre + x_axis * width / 2 - y_axis * height / 2,
+            centre + x_axis * width / 2 + y_axis * height / 2,
+            centre - x_axis * width / 2 + y_axis * height / 2,
+        ]
+    )
+    return quad + rng.normal(0, 0.01 * height, quad.shape)
+
+
+def _corners(quad: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """All four corners with the axes a corner finder reports (x across, y down, right-handed)."""
+    out = []
+    for k in range(4):
+        point, after, before = quad[k], quad[(k + 1) % 4], quad[(k - 1) % 4]
+        out.append((point, _unit(after - point), _unit(before - point)))
+    return out  # TL and BR (k = 0, 2) are the index corners
+
+
+def _found(
+    point: np.ndarray, x_axis: np.ndarray, y_axis: np.ndarray, height: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """A corner the way a corner finder reports it: a little off in place, angle and size."""
+    shift = np.clip(rng.normal(0, PLACE_JITTER, 2), -PLACE_LIMIT, PLACE_LIMIT) * height
+    turn = float(np.clip(rng.normal(0, ANGLE_JITTER), -ANGLE_LIMIT, ANGLE_LIMIT))
+    skew = float(np.clip(rng.normal(0, ANGLE_JITTER), -ANGLE_LIMIT, ANGLE_LIMIT))
+    size = height * float(np.exp(np.clip(rng.normal(0, SIZE_JITTER), -SIZE_LIMIT, SIZE_LIMIT)))
+    return (
+        point + shift[0] * x_axis + shift[1] * y_axis,
+        _turn(x_axis, turn),
+        _turn(y_axis, turn + skew),
+        size,
+    )
+
+
+def render_samples(
+    faces: dict[str, np.ndarray],
+    back: np.ndarray,
+    window: IndexWindow,
+    rng: np.random.Generator,
+    scenes_per_card: int = 100,
+    looks: int = 3,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Feature rows and labels (card code or ``none``) for the index classifier of one design.
+
+    ``faces`` maps card codes to BGRA images (alpha = the card's rounded outline), ``back`` is the
+    back in the same form. Each visible index corner is cut ``looks`` times, each time found a
+    little differently.
+    """
+    aspect = float(np.median([im.shape[0] / im.shape[1] for im in faces.values()]))
+    cv2.setRNGSeed(int(rng.integers(2**31)))  # grain and sensor noise come from OpenCV's generator
+    backs = _halvings(back)
+    cards = {code: _halvings(image) for code, image in faces.items()}
+    features: list[np.ndarray] = []
+    labels: list[str] = []
+    for code in cards:
+        for _ in range(scenes_per_card):
+            frame, quad, height, covered, face_down = _scene(cards, backs, code, aspect, rng)
+            spots = _spots(quad, height, aspect, covered, BACK if face_down else code, looks, rng)
+            windows = sample_windows(
+                frame,
+                np.array([s[0] for s in spots]),
+                np.array([s[1] for s in spots]),
+                np.array([s[2] for s in spots]),
+                np.array([s[3] for s in spots]),
+                window,
+            )
+            features.append(window_features(windows))
+            labels.extend(s[4] for s in spots)
+    return np.concatenate(features), np.array(labels)
+
+
+def _scene(
+    faces: dict[str, list[np.ndarray]],
+    back: list[np.ndarray],
+    code: str,
+    aspect: float,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray, float, bool, bool]:
+    """One spoiled frame around ``code``; its quad, height, whether an upper card hides its second
+    index, and whether it lies face down."""
+    codes = list(faces)
+    height = float(np.exp(rng.uniform(np.log(HEIGHTS[0]), np.log(HEIGHTS[1]))))
+    size = int(np.ceil(1.7 * height))
+    canvas = _felt(rng, size)
+    angle = rng.uniform(0, 2 * np.pi)
+    x_axis = np.array([np.cos(angle), np.sin(angle)])
+    y_axis = np.array([-np.sin(angle), np.cos(angle)])
+    centre = np.array([size / 2, size / 2]) + rng.normal(0, 0.05 * height, 2)
+    width = height / aspect
+    face_down = bool(rng.random() < 0.12)
+    step_down = rng.uniform(-0.1, 0.1) * height if rng.random() < 0.5 else 0.0
+
+    def neighbour() -> list[np.ndarray]:
+        return faces[codes[rng.integers(len(codes))]] if rng.random() < 0.8 else back
+
+    if rng.random() < 0.35:  # a lower card of a fan under this card's top-left part
+        offset = -x_axis * rng.uniform(0.33, 0.6) * width - y_axis * step_down
+        _paste(canvas, neighbour(), _card_quad(centre + offset, x_axis, y_axis, height, aspect, rng))
+    quad = _card_quad(centre, x_axis, y_axis, height, aspect, rng)
+    _paste(canvas, back if face_down else faces[code], quad)
+    covered = bool(rng.random() < 0.35)
+    if covered:  # an upper card of a fan over this card's right part, hiding the second index
+        offset = x_axis * rng.uniform(0.33, 0.6) * width + y_axis * step_down
+        _paste(canvas, neighbour(), _card_quad(centre + offset, x_axis, y_axis, height, aspect, rng))
+    return _spoil(canvas, rng), quad, height, covered, face_down
+
+
+Spot = tuple[np.ndarray, np.ndarray, np.ndarray, float, str]
+
+
+def _spots(
+    quad: np.ndarray,
+    height: float,
+    aspect: float,
+    covered: bool,
+    label: str,
+    looks: int,
+    rng: np.random.Generator,
+) -> list[Spot]:
+    """The windows cut from one scene: its visible index corners and one of each kind of non-index."""
+    corners = _corners(quad)
+    width = height / aspect
+    index_corners = [0] if covered else [0, 2]
+    spots: list[Spot] = [
+        (*_found(*corners[k], height, rng), label) for k in index_corners for _ in range(looks)
+    ]
+    for k in (1, 3):  # the corners without an index, read either way up (a back looks alike at all four)
+        p, xa, ya = corners[k]
+        other = BACK if label == BACK else NONE
+        spots.append((*_found(p, xa, ya, height * rng.choice([1.0, 1.0 / aspect]), rng), other))
+    p, xa, ya = corners[0]
+    t = rng.uniform(0.15, 0.85)
+    along = (p + xa * t * width, xa, ya) if rng.random() < 0.5 else (p + ya * t * height, xa, ya)
+    spots.append((*_found(*along, height, rng), NONE))  # a "junction" on the card's own edge
+    inner = p + xa * rng.uniform(0.1, 0.9) * width + ya * rng.uniform(0.1, 0.9) * height
+    turn = rng.uniform(0, 2 * np.pi)
+    spots.append((inner, _turn(xa, turn), _turn(ya, turn), height * rng.uniform(0.8, 1.2), NONE))
+    p, xa, ya = corners[index_corners[rng.integers(len(index_corners))]]
+    if rng.random() < 0.5:  # the index corner turned a quarter: the index read sideways
+        spots.append((*_found(p, ya, -xa, height, rng), NONE))
+    else:  # well off the index corner: another card's corner beside this index
+        off = rng.uniform(*FAR_SHIFT) * height * _turn(xa, rng.uniform(0, 2 * np.pi))
+        spots.append((*_found(p + off, xa, ya, height, rng), NONE))
+    return spots
+
+
+def scene_samples(
+    design: dict[str, np.ndarray], window: IndexWindow, rng: np.random.Generator, scenes: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Feature rows and labels of the reader's own candidate corners on whole synthetic tables.
+
+    The corner finders report corners where no card has one (along edges, inside fans), a little
+    off where one has, and at the wrong size; training on exactly those windows teaches the
+    classifier the places it will really be shown. ``design`` holds the BGRA images by code plus
+    ``back``. A candidate at a true, visible index corner with a fitting size is labelled with the
+    card; at a face-down card's corner ``back``; one near a true corner that fits it badly is left
+    out (neither clearly right nor clearly nothing); every other candidate is ``none``.
+    """
+    aspect = float(np.median([im.shape[0] / im.shape[1] for k, im in design.items() if k != "back"]))
+    features: list[np.ndarray] = []
+    labels: list[str] = []
+    for _ in range(scenes):
+        frame, truth = make_scene(design, rng)
+        candidates = find_candidates(frame, aspect).candidates
+        if not candidates:
+            continue
+        windows, owner, heights = windows_of(frame, candidates, window)
+        keep, names = [], []
+        for row, (i, height) in enumerate(zip(owner.tolist(), heights.tolist(), strict=True)):
+            label = _label(candidates[i].corner, height, truth)
+            if label is not None:
+                keep.append(row)
+                names.append(label)
+        if keep:
+            features.append(window_features(windows[keep]))
+            labels.extend(names)
+    return np.concatenate(features), np.array(labels)
+
+
+def _label(corner: Corner, height: float, truth: list[SceneCard]) -> str | None:
+    """What a candidate corner is on a synthetic table (see ``scene_samples``)."""
+    near = False
+    for card in truth:
+        true_height = float(np.linalg.norm(card.quad[3] - card.quad[0]))
+        for k, (point, x_axis, _) in enumerate(_corners(card.quad)):
+            gap = float(np.linalg.norm(corner.point - point)) / true_height
+            turn = float(corner.x_axis @ x_axis)
+            if gap < MATCH_PLACE and turn >= MATCH_ANGLE:
+                if not card.face_up:
+                    return BACK
+                if k in (1, 3):
+                    return NONE
+                fits = abs(height - true_height) < MATCH_SIZE * true_height
+                return card.code if fits and card.corners_visible[k // 2] else None
+            near = near or (gap < NEAR_PLACE and turn > 0.7)
+    return None if near else NONE
