@@ -9,6 +9,7 @@ inside the blob tells the card's size.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -38,18 +39,35 @@ _FELT_OPENING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (35, 35))
 _CLEANUP_REACH = 5
 
 
+_SCRATCH = threading.local()
+
+
+def _scratch_planes(shape: tuple[int, int]) -> list[np.ndarray]:
+    """Four frame-sized working images kept from frame to frame (per thread).
+
+    A fresh frame-sized image costs more to fault into memory than the step that fills it; the
+    working images never leave ``card_mask``, so reusing them changes nothing.
+    """
+    planes = getattr(_SCRATCH, "planes", None)
+    if planes is None or planes[0].shape != shape:
+        planes = [np.empty(shape, np.uint8) for _ in range(4)]
+        _SCRATCH.planes = planes
+    return planes
+
+
 def card_mask(frame: np.ndarray) -> np.ndarray:
     """255 where a pixel looks like card paper (face or the white border of a back).
 
-    Every full-frame step writes into an image already made: a fresh frame-sized image costs more
-    to fault into memory than the step itself.
+    Every full-frame step writes into a working image already made (see ``_scratch_planes``); only
+    the returned mask is new, and only its pixels round the paper are written.
     """
-    blue, green, red = cv2.split(frame)
-    brightest = cv2.max(blue, green)
+    h, w = frame.shape[:2]
+    blue, green, red, brightest = _scratch_planes((h, w))
+    cv2.split(frame, [blue, green, red])
+    cv2.max(blue, green, dst=brightest)
     cv2.max(brightest, red, dst=brightest)
     darkest = cv2.min(blue, green, dst=blue)
     cv2.min(darkest, red, dst=darkest)
-    h, w = darkest.shape
     small = cv2.resize(darkest, (w // 8, h // 8), interpolation=cv2.INTER_AREA)
     small = cv2.morphologyEx(small, cv2.MORPH_OPEN, _FELT_OPENING)
     felt = cv2.resize(cv2.GaussianBlur(small, (0, 0), 4), (w, h), dst=green, interpolation=cv2.INTER_LINEAR)
@@ -64,15 +82,14 @@ def card_mask(frame: np.ndarray) -> np.ndarray:
     paper = cv2.bitwise_and(bright, pale, dst=bright)
     # The clean-up only changes pixels within a few of some paper: it runs on the box round the paper.
     x, y, box_w, box_h = cv2.boundingRect(paper)
-    cleaned = darkest  # no longer needed: its memory takes the result
-    cleaned.fill(0)
+    cleaned = np.zeros((h, w), np.uint8)  # zero pages: only the box round the paper is ever touched
     if box_w == 0:
         return cleaned
     x0, y0 = max(x - _CLEANUP_REACH, 0), max(y - _CLEANUP_REACH, 0)
     x1, y1 = min(x + box_w + _CLEANUP_REACH, w), min(y + box_h + _CLEANUP_REACH, h)
-    opened = cv2.morphologyEx(np.ascontiguousarray(paper[y0:y1, x0:x1]), cv2.MORPH_OPEN, _SPECKLE)
+    opened = cv2.morphologyEx(paper[y0:y1, x0:x1], cv2.MORPH_OPEN, _SPECKLE, dst=brightest[y0:y1, x0:x1])
     # Index ink printed close to the edge can cut the thin white margin; closing mends the outline.
-    cleaned[y0:y1, x0:x1] = cv2.morphologyEx(opened, cv2.MORPH_CLOSE, _MEND)
+    cv2.morphologyEx(opened, cv2.MORPH_CLOSE, _MEND, dst=cleaned[y0:y1, x0:x1])
     return cleaned
 
 
