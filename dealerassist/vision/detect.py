@@ -345,15 +345,14 @@ def corner_arms_many(mask: np.ndarray, corners: Sequence[Corner]) -> list[tuple[
     """``corner_arms`` of many corners in one pass: the same lengths, without a pass per corner."""
     if not corners:
         return []
-    start, along = [], []
-    for corner in corners:
-        px, py = corner.point.tolist()
-        xx, xy = corner.x_axis.tolist()
-        yx, yy = corner.y_axis.tolist()
-        start += [[[px + yx * 4.0, py + yy * 4.0]], [[px + xx * 4.0, py + xy * 4.0]]]
-        along += [[[xx, xy]], [[yx, yy]]]
-    lengths = _walk_arms(mask, np.array(start), np.array(along))
-    return [(lengths[2 * k], lengths[2 * k + 1]) for k in range(len(corners))]
+    points = np.array([corner.point for corner in corners], float)
+    x_axes = np.array([corner.x_axis for corner in corners], float)
+    y_axes = np.array([corner.y_axis for corner in corners], float)
+    # Two walks per corner, in turn: along x just inside the x edge, then along y inside the y edge.
+    start = np.stack([points + y_axes * 4.0, points + x_axes * 4.0], axis=1).reshape(-1, 1, 2)
+    along = np.stack([x_axes, y_axes], axis=1).reshape(-1, 1, 2)
+    lengths = _walk_arms(mask, start, along)
+    return list(zip(lengths[::2], lengths[1::2], strict=True))
 
 
 def projected_corners(
@@ -462,9 +461,9 @@ def card_quad(corner: Corner, height: float, aspect: float, long_across: bool = 
 
 
 _ARM_STEPS = np.arange(0.0, MAX_CARD_HEIGHT * 1.5)
-_ARM_FIRST = 256  # steps walked first: most edges end well before the longest a card can be
-_ARM_STEPS_FIRST = _ARM_STEPS[None, :_ARM_FIRST, None]
-_ARM_STEPS_ALL = _ARM_STEPS[None, :, None]
+_ARM_START = 6  # samples next to the corner that never end an arm (the rounded corner)
+# Walks go a stretch at a time and only the ones still on paper go on: most arms end after one or two.
+_ARM_STRETCHES = (96, 160, 224, 288, len(_ARM_STEPS))
 
 
 def _paper_at(mask: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -491,28 +490,26 @@ def _arm_lengths(mask: np.ndarray, corner: Corner) -> list[float]:
 def _walk_arms(mask: np.ndarray, start: np.ndarray, along: np.ndarray) -> list[float]:
     """How far the paper runs along each (r, 1, 2) ``start`` + step * ``along`` walk.
 
-    All walks go in one pass over the steps where most edges end; only the walks that have not
-    ended go on to the full length. A corner's size is asked for at every candidate corner.
+    The paper ends at the first of three samples in a row off it. All walks go in one pass over
+    the first stretch of steps, then only the walks that have not ended go on to the next; the
+    stretches overlap by two samples, so a run of three across their boundary is still seen.
+    A corner's size is asked for at every candidate corner.
     """
-    first, ended = _arm_ends(mask, start, along, _ARM_STEPS_FIRST)
-    if not ended.all():
-        pending = np.flatnonzero(~ended)
-        first[pending], ended[pending] = _arm_ends(mask, start[pending], along[pending], _ARM_STEPS_ALL)
-    return [
-        float(_ARM_STEPS[k + 6]) if done else float(_ARM_STEPS[-1])
-        for k, done in zip(first.tolist(), ended.tolist(), strict=True)
-    ]
-
-
-def _arm_ends(
-    mask: np.ndarray, start: np.ndarray, along: np.ndarray, steps: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per walk, the first step past which the paper has ended, and whether it ended at all."""
-    off = _paper_at(mask, np.rint(start + steps * along).astype(np.intp)) == 0
-    # The paper ends where three samples in a row are off it (past the first few, near the corner).
-    gaps = off[:, 6:-2] & off[:, 7:-1] & off[:, 8:]
-    first = gaps.argmax(axis=1)
-    return first, gaps[np.arange(len(gaps)), first]
+    lengths = np.full(len(start), _ARM_STEPS[-1])
+    pending = np.arange(len(start))
+    lo = _ARM_START
+    for hi in _ARM_STRETCHES:
+        steps = _ARM_STEPS[None, lo:hi, None]
+        off = _paper_at(mask, np.rint(start[pending] + steps * along[pending]).astype(np.intp)) == 0
+        gaps = off[:, :-2] & off[:, 1:-1] & off[:, 2:]
+        first = gaps.argmax(axis=1)
+        ended = gaps[np.arange(len(gaps)), first]
+        lengths[pending[ended]] = _ARM_STEPS[lo + first[ended]]
+        pending = pending[~ended]
+        if not len(pending):
+            break
+        lo = hi - 2
+    return lengths.tolist()
 
 
 _GRID = np.stack(np.meshgrid(np.linspace(0.08, 0.92, 6), np.linspace(0.08, 0.92, 8)), axis=-1).reshape(-1, 2)
