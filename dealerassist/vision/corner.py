@@ -1,14 +1,13 @@
-"""Rectify one card corner and split its printed index into a rank glyph and a suit glyph.
+"""Rectify one card corner and find its printed index: where the rank and the suit below it are.
 
-Enrollment and reading share this code, so a template is cut out of a clean card exactly the way
-a glyph is cut out of a camera frame. All geometry is in units of the card height ``H``: the
+Enrollment uses it on each clean card image to learn where a design prints its index, which sets
+the window the index classifier looks at. All geometry is in units of the card height ``H``: the
 patch covers ``PATCH_SPAN`` of the card from the corner, sampled at ``PX_PER_H`` pixels per H.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import cv2
 import numpy as np
@@ -16,23 +15,15 @@ import numpy as np
 PX_PER_H = 200.0
 PATCH_SPAN = (0.30, 0.50)  # across, down (in card heights)
 PATCH_SIZE = (round(PATCH_SPAN[0] * PX_PER_H), round(PATCH_SPAN[1] * PX_PER_H))
-GLYPH_SIZE = (16, 24)  # width, height of a normalised glyph
 MIN_GLYPH_PX = 10  # ink pixels in the patch below which a blob is dirt
-JOIN_LEVEL = 0.85  # share of the usual ink level taken when a broken index gets its second look
 EDGE_BAND = 8  # patch pixels along the top and left edges searched for a printed border line
 
 
 @dataclass(frozen=True)
 class Glyph:
-    """One glyph: bounding box in card-height units from the corner, shape feature, ink colour."""
+    """One glyph's bounding box in card-height units from the corner: x0, y0, x1, y1."""
 
-    box: tuple[float, float, float, float]  # x0, y0, x1, y1
-    feature: np.ndarray  # zero-mean unit-norm GLYPH_SIZE image, flattened
-    colour: np.ndarray  # ink minus paper in Lab (a*, b*), float32[2]
-
-    @property
-    def aspect(self) -> float:
-        return (self.box[2] - self.box[0]) / max(self.box[3] - self.box[1], 1e-6)
+    box: tuple[float, float, float, float]
 
 
 @dataclass(frozen=True)
@@ -41,14 +32,6 @@ class CornerPatch:
 
     bgr: np.ndarray
     ink: np.ndarray
-
-    @cached_property
-    def paper(self) -> tuple[float, float, float]:
-        """Mean BGR of the clearly blank pixels (white when there are none); rank and suit share it."""
-        blank = (self.ink < 0.08).view(np.uint8)
-        if not cv2.countNonZero(blank):
-            return (255.0, 255.0, 255.0)
-        return cv2.mean(self.bgr, mask=blank)[:3]
 
 
 def rectify(
@@ -83,24 +66,18 @@ def ink_map(bgr: np.ndarray) -> np.ndarray:
 
 
 def find_glyphs(
-    patch: CornerPatch, rank_box: tuple[float, float, float, float], slack: float = 0.35, join: bool = False
+    patch: CornerPatch, rank_box: tuple[float, float, float, float], slack: float = 0.35
 ) -> tuple[Glyph, Glyph] | None:
     """Split the index into (rank, suit) or return None when the corner holds no index.
 
     ``rank_box`` is where the deck prints its rank (card-height units); a blob is accepted as the
-    rank when it starts inside that box widened by ``slack``, which absorbs scale error. ``join``
-    takes a slightly lower ink level and closes one-pixel gaps: thin or faint strokes of small or
-    blurred print (a condensed "10" next to large pips) otherwise break apart.
+    rank when it starts inside that box widened by ``slack``, which absorbs scale error.
     """
     ink = patch.ink
     level = _ink_threshold(ink)
     if level is None:
         return None
-    if join:
-        level *= JOIN_LEVEL
     mask = (ink > level).astype(np.uint8)
-    if join:
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     # Many designs draw a border line just inside the card edge; where print comes close it would join
     # the index to the patch edge. Lines running the length of the patch along its edges are erased.
     # What lies beyond such a line (felt in the rounded corner) counts as off the card: the new edge.
@@ -161,7 +138,7 @@ def find_glyphs(
             blobs + cut_off, {b[4] for b in group}, gx0, gy0, gx1, gy1
         ):
             return None
-        return _split_merged(patch, labels, count, [b[4] for b in group], (gx0, gy0, gx1, gy1), rank_h)
+        return _split_merged(labels, count, [b[4] for b in group], (gx0, gy0, gx1, gy1), rank_h)
     suit = below[0]
     suit_group = [
         b for b in below if b[0] <= suit[3] and abs(b[0] - suit[0]) <= 0.3 * (suit[3] - suit[0]) + 2
@@ -175,12 +152,7 @@ def find_glyphs(
     used = {b[4] for b in group} | {b[4] for b in suit_group}
     if not _margin_clear(blobs + cut_off, used, gx0, gy0, gx1, sy1):
         return None
-    rank_ids = [b[4] for b in group]
-    suit_ids = [b[4] for b in suit_group]
-    return (
-        _glyph(patch, labels, rank_ids, (gx0, gy0, gx1, gy1)),
-        _glyph(patch, labels, suit_ids, (sx0, sy0, sx1, sy1)),
-    )
+    return _glyph((gx0, gy0, gx1, gy1)), _glyph((sx0, sy0, sx1, sy1))
 
 
 def _margin_clear(blobs: list[tuple[int, ...]], used: set[int], x0: int, y0: int, x1: int, y1: int) -> bool:
@@ -191,7 +163,6 @@ def _margin_clear(blobs: list[tuple[int, ...]], used: set[int], x0: int, y0: int
 
 
 def _split_merged(
-    patch: CornerPatch,
     labels: np.ndarray,
     count: int,
     ids: list[int],
@@ -217,15 +188,12 @@ def _split_merged(
         if len(ys) < MIN_GLYPH_PX:
             return None
         parts.append(
-            (
-                part_ids,
-                (x0 + int(xs.min()), top + int(ys.min()), x0 + int(xs.max()) + 1, top + int(ys.max()) + 1),
-            )
+            (x0 + int(xs.min()), top + int(ys.min()), x0 + int(xs.max()) + 1, top + int(ys.max()) + 1)
         )
-    (rank_ids, rank_box), (suit_ids, suit_box) = parts
+    rank_box, suit_box = parts
     if suit_box[3] - suit_box[1] < 5:
         return None
-    return _glyph(patch, split, rank_ids, rank_box), _glyph(patch, split, suit_ids, suit_box)
+    return _glyph(rank_box), _glyph(suit_box)
 
 
 def _ink_threshold(ink: np.ndarray) -> float | None:
@@ -238,33 +206,6 @@ def _ink_threshold(ink: np.ndarray) -> float | None:
     return float(np.clip(0.6 * level / 255.0, 0.15, 0.3))
 
 
-def _glyph(patch: CornerPatch, labels: np.ndarray, ids: list[int], box: tuple[int, int, int, int]) -> Glyph:
+def _glyph(box: tuple[int, int, int, int]) -> Glyph:
     x0, y0, x1, y1 = box
-    crop = patch.ink[y0:y1, x0:x1]
-    member = np.isin(labels[y0:y1, x0:x1], ids)
-    # Keep the anti-aliased ink of this glyph only: neighbours inside the box are blanked.
-    grown = cv2.dilate(member.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-    crop = np.where(grown, crop, 0.0).astype(np.float32)
-    feature = cv2.resize(
-        crop, GLYPH_SIZE, interpolation=cv2.INTER_AREA if crop.shape[0] > GLYPH_SIZE[1] else cv2.INTER_LINEAR
-    )
-    feature = cv2.GaussianBlur(feature, (3, 3), 0.7).ravel()
-    feature = feature - feature.mean()
-    norm = float(np.linalg.norm(feature))
-    feature = feature / norm if norm > 1e-6 else feature
-    return Glyph(
-        box=(x0 / PX_PER_H, y0 / PX_PER_H, x1 / PX_PER_H, y1 / PX_PER_H),
-        feature=feature.astype(np.float32),
-        colour=_ink_colour(patch.bgr[y0:y1, x0:x1], member, patch),
-    )
-
-
-def _ink_colour(bgr: np.ndarray, member: np.ndarray, patch: CornerPatch) -> np.ndarray:
-    """Chroma (a*, b*) of the ink minus that of the paper, so a tinted light does not change the colour."""
-    core = cv2.erode(member.astype(np.uint8), np.ones((2, 2), np.uint8))
-    if cv2.countNonZero(core) < 3:
-        core = member.astype(np.uint8)
-    ink = cv2.mean(bgr, mask=core)[:3]
-    both = np.array([[ink, patch.paper]], np.float32) / 255.0
-    lab = cv2.cvtColor(both, cv2.COLOR_BGR2LAB)[0]
-    return (lab[0, 1:] - lab[1, 1:]).astype(np.float32)
+    return Glyph(box=(x0 / PX_PER_H, y0 / PX_PER_H, x1 / PX_PER_H, y1 / PX_PER_H))

@@ -6,7 +6,6 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.candidates import distinct
-from dealerassist.vision.corner import CornerPatch, ink_map
 from dealerassist.vision.detect import (
     Corner,
     blob_outlines,
@@ -114,15 +113,6 @@ def test_distinct_drops_read_corners_and_repeats_but_keeps_other_turns() -> None
     assert [c for c, _ in kept] == [first, turned, far]
     assert distinct([], []) == []
     assert [c for c, _ in distinct(candidates[:2], [])] == [first]
-
-
-def test_patch_paper_colour_is_the_mean_of_its_blank_pixels() -> None:
-    bgr = np.full((100, 60, 3), (200, 210, 220), np.uint8)
-    bgr[10:30, 10:25] = (20, 20, 120)  # red-ish ink
-    patch = CornerPatch(bgr=bgr, ink=ink_map(bgr))
-    assert np.allclose(patch.paper, (200, 210, 220))
-    all_ink = np.full((100, 60, 3), 30, np.uint8)
-    assert CornerPatch(bgr=all_ink, ink=np.ones((100, 60), np.float32)).paper == (255.0, 255.0, 255.0)
 
 
 def test_a_back_is_found_at_its_corner_and_a_face_is_not_taken_for_one(reader: CardReader, design) -> None:
