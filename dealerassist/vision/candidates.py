@@ -17,7 +17,7 @@ from dealerassist.vision.detect import (
     card_mask,
     corner_arms_many,
     edge_evidence_many,
-    edge_junctions,
+    edge_junctions_many,
     height_candidates,
     outline_corners,
     projected_corners,
@@ -60,9 +60,10 @@ def find_candidates(frame: np.ndarray, aspect: float) -> FrameGeometry:
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     corners: list[Corner] = []
     sources: list[str] = []
-    for index, outline in enumerate(outlines):
+    for index, (outline, junctions) in enumerate(
+        zip(outlines, edge_junctions_many(gray, filled, outlines), strict=True)
+    ):
         direct = outline_corners(outline, index)
-        junctions = edge_junctions(gray, filled, outline, index)
         corners += direct + junctions
         sources += [OUTLINE] * len(direct) + [JUNCTION] * len(junctions)
     found: list[Candidate] = []

@@ -233,31 +233,45 @@ def _median(values: np.ndarray) -> float:
     return (middle[m // 2 - 1] + middle[m // 2]) / 2
 
 
-_PEAK_WINDOW = np.ones((1, 9), np.uint8)
+_PEAK_REACH = 4  # samples either side within which a buried edge must be the strongest change
 _CHUNK = 32  # outline points per chunk when looking for the points along an edge
 
 
 def _points_along(
-    pts: np.ndarray, starts: np.ndarray, segs: np.ndarray, lengths: np.ndarray
+    outlines: Sequence[np.ndarray],
+    starts: np.ndarray,
+    segs: np.ndarray,
+    lengths: np.ndarray,
+    owner: np.ndarray,
 ) -> list[np.ndarray]:
-    """For each polygon edge, the outline points (in outline order) lying along its middle.
+    """For each polygon edge, the points (in outline order) of its own outline lying along its middle.
 
-    An outline moves at most a pixel per point, so it is cut into short chunks and only chunks whose
-    box meets an edge's box are measured: the same points as measuring the whole outline per edge.
+    An outline moves at most a pixel per point, so each is cut into short chunks and only chunks
+    whose box meets an edge's box are measured: the same points as measuring the whole outline
+    per edge. ``owner`` is the outline of each edge; all outlines are measured in one pass.
     """
-    n = len(pts)
-    padded = np.concatenate([pts, np.repeat(pts[-1:], -n % _CHUNK, axis=0)]).reshape(-1, _CHUNK, 2)
-    chunk_lo, chunk_hi = padded.min(axis=1), padded.max(axis=1)
+    padded, chunk_owner, real = [], [], []
+    for k, outline in enumerate(outlines):
+        pts = outline.reshape(-1, 2).astype(np.float64)
+        n = len(pts)
+        pad = -n % _CHUNK
+        padded.append(np.concatenate([pts, np.repeat(pts[-1:], pad, axis=0)]))
+        chunk_owner.append(np.full((n + pad) // _CHUNK, k))
+        real.append(np.arange(n + pad) < n)
+    points = np.concatenate(padded)
+    chunks = points.reshape(-1, _CHUNK, 2)
+    chunk_lo, chunk_hi = chunks.min(axis=1), chunks.max(axis=1)
     edge_lo = np.minimum(starts, starts + segs) - 2.0
     edge_hi = np.maximum(starts, starts + segs) + 2.0
     meets = ((chunk_hi[None] >= edge_lo[:, None]) & (chunk_lo[None] <= edge_hi[:, None])).all(axis=2)
+    meets &= np.concatenate(chunk_owner)[None, :] == owner[:, None]
     # Every (edge, point of a chunk meeting it) pair in one array, grouped by edge in outline order.
     edge_of, chunk = np.nonzero(meets)
     idx = (chunk[:, None] * _CHUNK + np.arange(_CHUNK)).ravel()
     edge_of = np.repeat(edge_of, _CHUNK)
-    real = idx < n
-    idx, edge_of = idx[real], edge_of[real]
-    near = pts[idx]
+    keep = np.concatenate(real)[idx]
+    idx, edge_of = idx[keep], edge_of[keep]
+    near = points[idx]
     seg, length = segs[edge_of], lengths[edge_of]
     rel = near - starts[edge_of]
     # Integer coordinates: the products and sums are exact, as in measuring edge by edge.
@@ -275,19 +289,36 @@ def edge_junctions(gray: np.ndarray, filled: np.ndarray, contour: np.ndarray, bl
     brightness change across the whole strip just inside; where it meets the outline a card has
     a corner, with one edge along the outline and one along the buried line.
     """
-    poly = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2).astype(np.float64)
-    seg_all = _following(poly) - poly
-    lengths = np.hypot(seg_all[:, 0], seg_all[:, 1])
-    long = np.flatnonzero(lengths >= 30.0)
-    if not len(long):
-        return []
-    starts, segs, lengths = poly[long], seg_all[long], lengths[long]
-    pts = contour.reshape(-1, 2).astype(np.float64)
+    return edge_junctions_many(gray, filled, [contour], [blob])[0]
+
+
+def edge_junctions_many(
+    gray: np.ndarray, filled: np.ndarray, outlines: Sequence[np.ndarray], blobs: Sequence[int] | None = None
+) -> list[list[Corner]]:
+    """``edge_junctions`` of every outline (blob numbers: their places, unless given) in one pass.
+
+    The same corners in the same order as outline by outline: every strip pixel is sampled on its
+    own and every edge's profile is judged on its own, so joining them changes nothing.
+    """
+    blobs = list(range(len(outlines))) if blobs is None else list(blobs)
+    starts_of, segs_of, owners = [], [], []
+    for k, contour in enumerate(outlines):
+        poly = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2).astype(np.float64)
+        seg_all = _following(poly) - poly
+        long = np.flatnonzero(np.hypot(seg_all[:, 0], seg_all[:, 1]) >= 30.0)
+        starts_of.append(poly[long])
+        segs_of.append(seg_all[long])
+        owners.append(np.full(len(long), k))
+    found: list[list[Corner]] = [[] for _ in outlines]
+    if not outlines or not sum(len(o) for o in owners):
+        return found
+    starts, segs, owner = np.concatenate(starts_of), np.concatenate(segs_of), np.concatenate(owners)
+    lengths = np.hypot(segs[:, 0], segs[:, 1])
     depths = np.arange(*JUNCTION_DEPTH, dtype=np.float32)
     h, w = filled.shape
-    directions = np.empty((len(long), 2))
+    directions = np.empty((len(starts), 2))
     along: list[np.ndarray] = []
-    for e, near in enumerate(_points_along(pts, starts, segs, lengths)):
+    for e, near in enumerate(_points_along(outlines, starts, segs, lengths, owner)):
         if len(near) < 5:
             directions[e] = _unit(segs[e])  # too little straight outline to fit: the polygon edge itself
         else:
@@ -303,7 +334,7 @@ def edge_junctions(gray: np.ndarray, filled: np.ndarray, contour: np.ndarray, bl
     counts = np.array([len(ts) for ts in along])
     kept = np.flatnonzero(counts >= 8)
     if not len(kept):
-        return []
+        return found
     counts = counts[kept]
     ts_all = np.concatenate([along[e] for e in kept])
     # Every strip's sample grid at once: each column carries its edge's start, normal and direction.
@@ -315,24 +346,59 @@ def edge_junctions(gray: np.ndarray, filled: np.ndarray, contour: np.ndarray, bl
         ).astype(np.float32)
         for axis in (0, 1)
     ]
-    strips = [(starts[e], directions[e], normals[e], along[e]) for e in kept]
-    # One remap for all edges: each strip pixel is sampled on its own, so joining them changes nothing.
-    joined = cv2.remap(gray, maps[0], maps[1], cv2.INTER_LINEAR).astype(np.float32)
+    # One remap for all edges (in pieces narrower than remap allows): each pixel is sampled on its own.
+    joined = np.concatenate(
+        [
+            cv2.remap(
+                gray, maps[0][:, c : c + _REMAP_WIDTH], maps[1][:, c : c + _REMAP_WIDTH], cv2.INTER_LINEAR
+            )
+            for c in range(0, maps[0].shape[1], _REMAP_WIDTH)
+        ],
+        axis=1,
+    ).astype(np.float32)
     steps = np.abs(joined[:, 2:] - joined[:, :-2])
     profiles = np.partition(steps, len(depths) // 2, axis=0)[len(depths) // 2]  # the median of each column
-    corners = []
-    first = 0
-    for a0, d, n, ts in strips:
-        profile = profiles[first : first + len(ts) - 2]
-        first += len(ts)
-        level = max(10.0, 4.0 * float(_median(profile)))
-        # A buried edge is the strongest change within four samples either side (the ends see less).
-        strongest = cv2.dilate(profile.reshape(1, -1), _PEAK_WINDOW).ravel()
-        for k in np.flatnonzero((profile > level) & (profile >= strongest)):
-            point = a0 + d * float(ts[k + 1])
-            for x_axis, y_axis in (_handed(d, n), _handed(-d, n)):
-                corners.append(Corner(point=point, x_axis=x_axis, y_axis=y_axis, blob=blob))
-    return corners
+    # Each edge's profile: its own columns but the last two (their steps reach into the next edge).
+    sizes = counts - 2
+    first_step = np.cumsum(sizes) - sizes
+    strip = np.repeat(np.arange(len(kept)), sizes)
+    place = np.arange(int(sizes.sum()))
+    profile = profiles[place + (np.cumsum(counts) - counts - first_step)[strip]]
+    levels = np.maximum(10.0, 4.0 * _medians(profile, strip, sizes).astype(np.float64))
+    # A buried edge is the strongest change within four samples either side (the ends see less):
+    # the profiles laid end to end, four samples of -1 (below any change) before and after each.
+    at = place + _PEAK_REACH * (strip + 1)
+    spaced = np.full(len(place) + _PEAK_REACH * (len(kept) + 1), -1.0, np.float32)
+    spaced[at] = profile
+    strongest = np.lib.stride_tricks.sliding_window_view(spaced, 2 * _PEAK_REACH + 1).max(axis=1)[
+        at - _PEAK_REACH
+    ]
+    peaks = np.flatnonzero((profile > levels[strip]) & (profile >= strongest))
+    for k in peaks.tolist():
+        s = int(strip[k])
+        e = int(kept[s])
+        a0, d, n = starts[e], directions[e], normals[e]
+        point = a0 + d * float(along[e][k - int(first_step[s]) + 1])
+        blob = blobs[int(owner[e])]
+        for x_axis, y_axis in (_handed(d, n), _handed(-d, n)):
+            found[int(owner[e])].append(Corner(point=point, x_axis=x_axis, y_axis=y_axis, blob=blob))
+    return found
+
+
+_REMAP_WIDTH = 32000  # remap's maps must stay under 32767 columns
+
+
+def _medians(values: np.ndarray, group: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """``_median`` of each group of float32 ``values`` (groups consecutive, none empty), all at once.
+
+    Groups are kept apart by adding a multiple of 1024 (the values are grey-level steps, under 256),
+    which float64 holds exactly; the two middle values are averaged in float32 as ``_median`` does.
+    """
+    ordered = np.sort(values.astype(np.float64) + 1024.0 * group)
+    begin = np.cumsum(sizes) - sizes
+    low = (ordered[begin + (sizes - 1) // 2] - 1024.0 * np.arange(len(sizes))).astype(np.float32)
+    high = (ordered[begin + sizes // 2] - 1024.0 * np.arange(len(sizes))).astype(np.float32)
+    return np.where(sizes % 2 == 1, high, (low + high) / np.float32(2))
 
 
 def corner_arms(mask: np.ndarray, corner: Corner) -> tuple[float, float]:
