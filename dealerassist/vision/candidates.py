@@ -18,6 +18,7 @@ from dealerassist.vision.detect import (
     corner_arms_many,
     edge_evidence_many,
     edge_junctions_many,
+    frame_image,
     height_candidates,
     outline_corners,
     projected_corners,
@@ -55,9 +56,10 @@ def find_candidates(frame: np.ndarray, aspect: float) -> FrameGeometry:
     """
     paper = card_mask(frame)
     outlines = blob_outlines(paper)
-    filled = np.zeros_like(paper)
+    filled = frame_image(paper.shape)  # reused from an earlier frame when no one holds it
+    filled.fill(0)
     cv2.drawContours(filled, outlines, -1, 255, cv2.FILLED)
-    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY, dst=frame_image(paper.shape))
     corners: list[Corner] = []
     sources: list[str] = []
     for index, (outline, junctions) in enumerate(

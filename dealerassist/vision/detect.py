@@ -9,6 +9,7 @@ inside the blob tells the card's size.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -55,11 +56,42 @@ def _scratch_planes(shape: tuple[int, int]) -> list[np.ndarray]:
     return planes
 
 
+_POOL = threading.local()
+_POOL_SIZE = 8  # frame-sized images kept per thread for reuse
+
+
+def _reference_counts(images: list[np.ndarray]) -> list[int]:
+    return [sys.getrefcount(image) for image in images]
+
+
+# The count of an image held by nothing but the pool, measured here: interpreters count differently.
+_UNHELD = _reference_counts([np.empty(1, np.uint8)])[0]
+
+
+def frame_image(shape: tuple[int, int]) -> np.ndarray:
+    """A uint8 image of ``shape`` with undefined contents: one from an earlier frame that nothing
+    holds any more (not even a view of it), or a new one.
+
+    A fresh frame-sized image costs more to fault into memory than the step that fills it: the
+    three a frame's corner search returns cost about 2 ms a frame when new.
+    """
+    pool = getattr(_POOL, "images", None)
+    if pool is None:
+        pool = _POOL.images = []
+    for image, count in zip(pool, _reference_counts(pool), strict=True):
+        if count == _UNHELD and image.shape == shape:
+            return image
+    image = np.empty(shape, np.uint8)
+    if len(pool) < _POOL_SIZE:
+        pool.append(image)
+    return image
+
+
 def card_mask(frame: np.ndarray) -> np.ndarray:
     """255 where a pixel looks like card paper (face or the white border of a back).
 
-    Every full-frame step writes into a working image already made (see ``_scratch_planes``); only
-    the returned mask is new, and only its pixels round the paper are written.
+    Every full-frame step writes into a working image already made (see ``_scratch_planes``), and
+    the returned mask is one no earlier caller still holds (see ``frame_image``).
     """
     h, w = frame.shape[:2]
     blue, green, red, brightest = _scratch_planes((h, w))
@@ -82,7 +114,8 @@ def card_mask(frame: np.ndarray) -> np.ndarray:
     paper = cv2.bitwise_and(bright, pale, dst=bright)
     # The clean-up only changes pixels within a few of some paper: it runs on the box round the paper.
     x, y, box_w, box_h = cv2.boundingRect(paper)
-    cleaned = np.zeros((h, w), np.uint8)  # zero pages: only the box round the paper is ever touched
+    cleaned = frame_image((h, w))
+    cleaned.fill(0)
     if box_w == 0:
         return cleaned
     x0, y0 = max(x - _CLEANUP_REACH, 0), max(y - _CLEANUP_REACH, 0)
