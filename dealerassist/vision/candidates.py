@@ -19,9 +19,9 @@ from dealerassist.vision.detect import (
     edge_evidence_many,
     edge_junctions_many,
     frame_image,
-    height_candidates,
+    height_candidates_many,
     outline_corners,
-    projected_corners,
+    projected_many,
 )
 from dealerassist.vision.index_corners import index_corner_candidates
 from dealerassist.vision.indexnet import IndexWindow, sample_windows
@@ -68,20 +68,34 @@ def find_candidates(frame: np.ndarray, aspect: float) -> FrameGeometry:
         direct = outline_corners(outline, index)
         corners += direct + junctions
         sources += [OUTLINE] * len(direct) + [JUNCTION] * len(junctions)
-    found: list[Candidate] = []
-    projected: list[tuple[Corner, float]] = []
-    for corner, source, arm in zip(corners, sources, corner_arms_many(filled, corners), strict=True):
-        found.append(Candidate(corner, height_candidates(filled, corner, aspect, arm), source))
-        if source == OUTLINE:
-            projected.extend(projected_corners(filled, corner, aspect, arm))
+    arms = corner_arms_many(filled, corners)
+    found = [
+        Candidate(corner, heights, source)
+        for corner, heights, source in zip(
+            corners, height_candidates_many(arms, aspect), sources, strict=True
+        )
+    ]
+    direct = [k for k, source in enumerate(sources) if source == OUTLINE]
+    points, x_axes, y_axes, heights, source = projected_many(
+        [corners[k] for k in direct], [arms[k] for k in direct], aspect
+    )
     found.extend(
         Candidate(corner, heights, TRACED)
         for corner, heights in index_corner_candidates(frame, gray, filled, aspect, outlines)
     )
-    fresh = distinct(projected, [c.corner.point for c in found])
+    known = np.array([c.corner.point for c in found], float).reshape(-1, 2)
+    rows = _distinct_rows(points, x_axes, heights, known)
+    fresh = [
+        Corner(point=points[k], x_axis=x_axes[k], y_axis=y_axes[k], blob=corners[direct[source[k]]].blob)
+        for k in rows
+    ]
     if fresh:
-        seen = edge_evidence_many(gray, filled, [c for c, _ in fresh], [h for _, h in fresh])
-        found += [Candidate(c, [h], PROJECTED) for (c, h), ok in zip(fresh, seen.tolist(), strict=True) if ok]
+        seen = edge_evidence_many(gray, filled, fresh, heights[rows])
+        found += [
+            Candidate(corner, [height], PROJECTED)
+            for corner, height, ok in zip(fresh, heights[rows].tolist(), seen.tolist(), strict=True)
+            if ok
+        ]
     return FrameGeometry(gray, filled, [c for c in found if c.heights])
 
 
@@ -93,13 +107,24 @@ def distinct(candidates: list[tuple[Corner, float]], known: list[np.ndarray]) ->
     """
     if not candidates:
         return []
-    points = np.array([c.point for c, _ in candidates], float)
-    axes = np.array([c.x_axis for c, _ in candidates], float)
-    near = 0.06 * np.array([h for _, h in candidates], float)
-    fresh = np.ones(len(candidates), bool)
-    if known:
+    rows = _distinct_rows(
+        np.array([c.point for c, _ in candidates], float),
+        np.array([c.x_axis for c, _ in candidates], float),
+        np.array([h for _, h in candidates], float),
+        np.array(known, float).reshape(-1, 2),
+    )
+    return [candidates[i] for i in rows]
+
+
+def _distinct_rows(points: np.ndarray, axes: np.ndarray, heights: np.ndarray, known: np.ndarray) -> list[int]:
+    """``distinct`` on arrays (points, x axes, card heights; the known points): the rows it keeps."""
+    if not len(points):
+        return []
+    near = 0.06 * heights
+    fresh = np.ones(len(points), bool)
+    if len(known):
         # All distances at once: about a hundred candidates against the corners already found.
-        fresh = ~(_distances(points, np.array(known, float)) < near[:, None]).any(axis=1)
+        fresh = ~(_distances(points, known) < near[:, None]).any(axis=1)
     apart = _distances(points, points)
     same_way = np.einsum("ik,jk->ij", axes, axes) > 0.9  # einsum keeps off the BLAS thread pool
     # clash[i, j]: fresh corner j comes before i and repeats it.
@@ -108,7 +133,7 @@ def distinct(candidates: list[tuple[Corner, float]], known: list[np.ndarray]) ->
     for i in np.flatnonzero(fresh & clash.any(axis=1)).tolist():
         if (clash[i] & kept).any():  # corners before i are settled by now
             kept[i] = False
-    return [candidates[i] for i in np.flatnonzero(kept).tolist()]
+    return np.flatnonzero(kept).tolist()
 
 
 def _distances(points: np.ndarray, others: np.ndarray) -> np.ndarray:

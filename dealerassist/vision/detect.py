@@ -480,6 +480,55 @@ def projected_corners(
     return found
 
 
+def projected_many(
+    corners: Sequence[Corner], arms: Sequence[tuple[float, float]], aspect: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``projected_corners`` of many corners at once, as arrays: points, x axes, y axes, card heights
+    and the corner each was projected from, in the order corner by corner would give them."""
+    if not corners:
+        return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0, np.intp)
+    p = np.array([corner.point for corner in corners], float)
+    a = np.array([corner.x_axis for corner in corners], float)
+    b = np.array([corner.y_axis for corner in corners], float)
+    along = np.array(arms, float)
+    along_a, along_b = along[:, 0], along[:, 1]
+    turned = np.minimum(along_a, along_b * aspect)  # a along the long edge
+    usual = np.minimum(along_b, along_a * aspect)  # b along the long edge: the usual way round
+    points = np.stack(
+        [
+            p + (turned / aspect)[:, None] * b,
+            p + turned[:, None] * a,
+            p + (usual / aspect)[:, None] * a + usual[:, None] * b,
+        ],
+        axis=1,
+    )
+    x_axes = np.stack([-b, b, -a], axis=1)
+    y_axes = np.stack([a, -a, -b], axis=1)
+    heights = np.stack([turned, turned, usual], axis=1)
+    keep = (heights >= MIN_CARD_HEIGHT) & (heights <= MAX_CARD_HEIGHT)
+    source = np.repeat(np.arange(len(corners))[:, None], 3, axis=1)
+    return points[keep], x_axes[keep], y_axes[keep], heights[keep], source[keep]
+
+
+def height_candidates_many(arms: Sequence[tuple[float, float]], aspect: float) -> list[list[float]]:
+    """``height_candidates`` of many corners from their measured arms, all at once."""
+    if not arms:
+        return []
+    along = np.array(arms, float)
+    down, across = along[:, 1], along[:, 0] * aspect
+    low, high = np.minimum(down, across), np.maximum(down, across)
+    low_fits = (low >= MIN_CARD_HEIGHT) & (low <= MAX_CARD_HEIGHT)
+    high_fits = (
+        (high >= MIN_CARD_HEIGHT) & (high <= MAX_CARD_HEIGHT) & (~low_fits | (np.abs(high - low) > 0.1 * low))
+    )
+    return [
+        ([lo] if lo_ok else []) + ([hi] if hi_ok else [])
+        for lo, hi, lo_ok, hi_ok in zip(
+            low.tolist(), high.tolist(), low_fits.tolist(), high_fits.tolist(), strict=True
+        )
+    ]
+
+
 _EVIDENCE_SPAN = np.linspace(0.05, 0.25, 9)  # card heights from the corner where an edge is checked
 
 
