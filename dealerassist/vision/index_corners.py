@@ -19,7 +19,8 @@ from dealerassist.vision.detect import (
     MIN_BLOB_AREA,
     MIN_CARD_HEIGHT,
     Corner,
-    height_candidates,
+    corner_arms_many,
+    height_candidates_many,
 )
 
 STANDARD_ASPECT = 1.4  # card height / width of a poker-size card, when the deck's own is not given
@@ -352,25 +353,39 @@ def index_corner_candidates(
     runs = _edge_lengths(gray, np.repeat(points, 2, axis=0), edges).reshape(-1, 2)
     # Read as a card lying face up, the first edge runs across the card when first x second > 0.
     first_across = firsts[:, 0] * seconds[:, 1] - firsts[:, 1] * seconds[:, 0] > 0
-    found: list[tuple[float, Corner, list[float]]] = []
-    for k in np.argsort(-strengths):
+    corners: list[Corner] = []
+    guesses: list[list[float]] = []
+    for k in np.argsort(-strengths).tolist():
         across_axis, down_axis = (firsts[k], seconds[k]) if first_across[k] else (seconds[k], firsts[k])
         across, down = runs[k] if first_across[k] else runs[k, ::-1]
-        corner = Corner(point=points[k], x_axis=across_axis, y_axis=down_axis, blob=-1)
-        heights = _distinct_heights([down, across * aspect])
-        if len(heights) < 2:
-            # The edges run on into a neighbour's: how far the paper reaches may tell instead.
-            heights = _distinct_heights(heights + height_candidates(filled, corner, aspect))
-        if heights:
-            found.append((float(strengths[k]), corner, heights[:3]))
+        corners.append(Corner(point=points[k], x_axis=across_axis, y_axis=down_axis, blob=-1))
+        guesses.append(_distinct_heights([down, across * aspect]))
+    # The edges run on into a neighbour's: how far the paper reaches may tell instead.
+    unsure = [k for k, heights in enumerate(guesses) if len(heights) < 2]
+    arms = corner_arms_many(filled, [corners[k] for k in unsure])
+    for k, reached in zip(unsure, height_candidates_many(arms, aspect), strict=True):
+        guesses[k] = _distinct_heights(guesses[k] + reached)
+    found = [(corner, heights[:3]) for corner, heights in zip(corners, guesses, strict=True) if heights]
+    if not found:
+        return []
+    # Corners within 3 px of each other, the same way round, repeat the stronger one: only pairs
+    # closer than 3 px on both axes can be, and only those are measured.
+    at = np.array([corner.point for corner, _ in found])
+    close = (np.abs(at[:, None, 0] - at[None, :, 0]) < 3.001) & (
+        np.abs(at[:, None, 1] - at[None, :, 1]) < 3.001
+    )
     kept: list[tuple[Corner, list[float]]] = []
-    for _, corner, heights in found:
+    taken: list[int] = []
+    for i, (corner, heights) in enumerate(found):
         if any(
-            np.linalg.norm(corner.point - k.point) < 3.0 and float(corner.x_axis @ k.x_axis) > 0.99
-            for k, _ in kept
+            np.linalg.norm(corner.point - found[j][0].point) < 3.0
+            and float(corner.x_axis @ found[j][0].x_axis) > 0.99
+            for j in taken
+            if close[i, j]
         ):
             continue
         kept.append((corner, heights))
+        taken.append(i)
         if len(kept) >= MAX_CANDIDATES:
             break
     return kept
