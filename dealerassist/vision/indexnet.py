@@ -24,6 +24,7 @@ CELL = 6  # pixels per orientation cell
 INK_CELL = 3  # pixels per cell of the pooled ink
 COLOUR_CELL = 6  # pixels per cell of the pooled ink colour
 BINS = 8  # signed gradient orientations per cell
+_DIRECTIONS = [(float(np.cos(a)), float(np.sin(a))) for a in np.arange(BINS // 2) * np.pi / (BINS // 2)]
 LARGEST_SAMPLED = 220.0  # card height in pixels above which a window is sampled from a halved image
 SURE = 0.9  # card probability from which the reader names a card (its default accept level)
 NONE = "none"  # the class of a window that holds no index of this design
@@ -59,11 +60,12 @@ def sample_windows(
     heights = np.asarray(heights, np.float64)
     while level.any():
         small = level & (heights * scale <= LARGEST_SAMPLED)
-        if not small.any() or min(image.shape[:2]) < 32:
-            small = level
-        out[small] = _remap_windows(
-            image, points[small] * scale, x_axes[small], y_axes[small], heights[small] * scale, window
-        )
+        if min(image.shape[:2]) < 64:
+            small = level  # nothing left to halve
+        if small.any():
+            out[small] = _remap_windows(
+                image, points[small] * scale, x_axes[small], y_axes[small], heights[small] * scale, window
+            )
         level &= ~small
         if level.any():
             image = cv2.pyrDown(image)
@@ -83,13 +85,15 @@ def _remap_windows(
     cols, rows = WINDOW_PX
     u = (-MARGIN + (np.arange(cols) + 0.5) / cols * (window.across + MARGIN)).astype(np.float32)
     v = (-MARGIN + (np.arange(rows) + 0.5) / rows * (window.down + MARGIN)).astype(np.float32)
-    h = heights.astype(np.float32)[:, None, None]
-    pts = points.astype(np.float32)[:, None, None, :]
-    xa = x_axes.astype(np.float32)[:, None, None, :]
-    ya = y_axes.astype(np.float32)[:, None, None, :]
-    grid = pts + h[..., None] * (u[None, None, :, None] * xa + v[None, :, None, None] * ya)
-    maps = grid.reshape(n * rows, cols, 2)
-    sampled = cv2.remap(image, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    step_x = (heights[:, None] * x_axes).astype(np.float32)  # image step per card height across
+    step_y = (heights[:, None] * y_axes).astype(np.float32)  # and down the card
+    maps = []
+    for axis in (0, 1):
+        plane = (
+            points[:, axis].astype(np.float32)[:, None, None] + step_x[:, axis, None, None] * u[None, None, :]
+        )
+        maps.append((plane + step_y[:, axis, None, None] * v[None, :, None]).reshape(n * rows, cols))
+    sampled = cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return sampled.reshape(n, rows, cols, 3)
 
 
@@ -130,11 +134,16 @@ def window_features(windows: np.ndarray) -> np.ndarray:
     gy = np.zeros_like(planes)
     gx[:, :, 1:-1] = planes[:, :, 2:] - planes[:, :, :-2]
     gy[:, 1:-1, :] = planes[:, 2:, :] - planes[:, :-2, :]
-    magnitude, angle = cv2.cartToPolar(gx.reshape(n * rows, cols), gy.reshape(n * rows, cols))
-    bins = (angle * (BINS / (2 * np.pi))).astype(np.int64) % BINS
-    spread = np.zeros(bins.size * BINS, np.float32)
-    spread[bins.ravel() + np.arange(bins.size) * BINS] = magnitude.ravel()
-    hist = np.sqrt(_pooled(spread.reshape(n * rows, cols, BINS), CELL).reshape(n, -1))
+    gx = gx.reshape(n * rows, cols)
+    gy = gy.reshape(n * rows, cols)
+    # Gradient strength along each direction and against it, cell by cell: an orientation
+    # histogram with soft bins, computed as a few whole-frame passes.
+    cells = []
+    for cos, sin in _DIRECTIONS:
+        along = cv2.addWeighted(gx, cos, gy, sin, 0.0)
+        cells.append(_pooled(cv2.max(along, 0.0), CELL))
+        cells.append(_pooled(cv2.max(-along, 0.0), CELL))
+    hist = np.sqrt(np.stack(cells, axis=-1).reshape(n, -1))
     hist /= np.maximum(np.sqrt((hist * hist).sum(axis=1, keepdims=True)), 1e-3)
     return np.concatenate(
         [hist, _pooled(ink, INK_CELL).reshape(n, -1), *(c.reshape(n, -1) for c in colours)], axis=1
@@ -155,6 +164,7 @@ def feature_size() -> int:
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
+_LABELS = frozenset([r + s for r in RANKS for s in SUITS] + [NONE, BACK])
 HEADS = (len(RANKS), len(SUITS), 3)  # rank, suit, and what the corner is: nothing, an index, a back
 
 
@@ -225,7 +235,7 @@ def train(
     labels: np.ndarray,
     rng: np.random.Generator,
     hidden: int = 192,
-    epochs: int = 30,
+    epochs: int = 20,
     batch: int = 256,
     rate: float = 2e-3,
     decay: float = 1e-4,
@@ -237,6 +247,9 @@ def train(
     mean = x.mean(axis=0)
     scale = (1.0 / np.maximum(x.std(axis=0), 1e-3)).astype(np.float32)
     x = (x - mean) * scale
+    unknown = sorted({str(label) for label in labels} - set(_LABELS))
+    if unknown:
+        raise ValueError(f"training labels must be card codes, {NONE!r} or {BACK!r}; got {unknown[:5]}")
     kind = np.array([0 if str(label) == NONE else 2 if str(label) == BACK else 1 for label in labels])
     is_index = kind == 1
     rank = np.array(

@@ -1,0 +1,90 @@
+"""The index classifier's parts: window sampling, features that do not depend on the batch, and
+a network that learns and keeps what it learned through a deck file."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dealerassist.vision.indexnet import (
+    BACK,
+    NONE,
+    WINDOW_PX,
+    IndexNet,
+    IndexWindow,
+    feature_size,
+    sample_windows,
+    train,
+    window_features,
+)
+
+WINDOW = IndexWindow(0.125, 0.25)
+
+
+def _frame(seed: int = 0) -> np.ndarray:
+    return (np.random.default_rng(seed).random((360, 640, 3)) * 255).astype(np.uint8)
+
+
+def test_a_window_is_the_corner_region_turned_upright() -> None:
+    """A frame turned a quarter round and sampled along the turned axes gives the same window."""
+    frame = _frame()
+    turned = np.rot90(frame).copy()  # (x, y) -> (y, W - 1 - x)
+    point = np.array([200.0, 100.0])
+    height = 120.0
+    upright = sample_windows(
+        frame, point[None], np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]]), [height], WINDOW
+    )
+    moved = np.array([[point[1], frame.shape[1] - 1 - point[0]]])
+    seen = sample_windows(turned, moved, np.array([[0.0, -1.0]]), np.array([[1.0, 0.0]]), [height], WINDOW)
+    assert upright.shape == (1, WINDOW_PX[1], WINDOW_PX[0], 3)
+    assert np.abs(upright.astype(int) - seen.astype(int)).max() <= 1
+
+
+def test_large_cards_are_sampled_from_a_halved_frame_not_aliased() -> None:
+    """A fine pattern under a large card's window averages out instead of beating into stripes."""
+    stripes = np.zeros((720, 1280, 3), np.uint8)
+    stripes[:, ::2] = 255  # one-pixel stripes
+    axes = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])
+    big = sample_windows(stripes, np.array([[300.0, 200.0]]), *axes, [330.0], WINDOW)
+    assert big.std() < 40  # grey, not stripes
+    assert abs(float(big.mean()) - 127) < 20
+
+
+def test_features_of_a_window_do_not_depend_on_its_neighbours_in_the_batch() -> None:
+    rng = np.random.default_rng(3)
+    windows = (rng.random((5, WINDOW_PX[1], WINDOW_PX[0], 3)) * 255).astype(np.uint8)
+    together = window_features(windows)
+    alone = np.concatenate([window_features(windows[i : i + 1]) for i in range(5)])
+    assert together.shape == (5, feature_size())
+    np.testing.assert_allclose(together, alone, rtol=1e-5, atol=1e-6)
+    assert window_features(windows[:0]).shape == (0, feature_size())
+
+
+def test_ink_features_ignore_the_light_level() -> None:
+    """A window and the same window at 60 % of the light describe the same print."""
+    rng = np.random.default_rng(4)
+    window = np.full((1, WINDOW_PX[1], WINDOW_PX[0], 3), 230, np.uint8)
+    window[0, 10:30, 8:14] = (40, 40, 200)  # a red stroke
+    window[0] += rng.integers(0, 5, window.shape[1:], dtype=np.uint8)
+    dim = (window.astype(np.float32) * 0.6).astype(np.uint8)
+    bright, dimmed = window_features(window)[0], window_features(dim)[0]
+    assert np.corrcoef(bright, dimmed)[0, 1] > 0.98
+
+
+def test_the_network_learns_a_separable_toy_problem_and_survives_its_arrays() -> None:
+    rng = np.random.default_rng(5)
+    codes = ["AS", "KH", NONE, BACK]
+    centres = rng.normal(0, 1, (len(codes), feature_size())).astype(np.float32) * 3
+    labels = np.array([codes[i % 4] for i in range(800)])
+    features = centres[np.arange(800) % 4] + rng.normal(0, 1, (800, feature_size())).astype(np.float32)
+    net = train(features, labels, np.random.default_rng(6), hidden=32, epochs=8)
+    names, probability, kind = net.best(centres)
+    assert names[:2] == ["AS", "KH"] and (probability[:2] > 0.9).all()
+    assert kind[2].argmax() == 0 and kind[3].argmax() == 2  # nothing; a back
+    copy = IndexNet.from_arrays(net.arrays())
+    np.testing.assert_array_equal(copy.best(centres)[1], probability)
+
+
+def test_training_refuses_an_unknown_label() -> None:
+    with pytest.raises(ValueError, match=r"card codes, 'none' or 'back'; got \['ZZ'\]"):
+        train(np.zeros((2, feature_size()), np.float32), np.array(["AS", "ZZ"]), np.random.default_rng(0))

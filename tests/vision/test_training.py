@@ -1,0 +1,60 @@
+"""Training windows: what each rendered or mined window is labelled, since a wrong label teaches a
+misread."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from dealerassist.vision.detect import Corner
+from dealerassist.vision.indexnet import BACK, NONE, IndexWindow, feature_size
+from dealerassist.vision.scenes import SceneCard
+from dealerassist.vision.training import _label, render_samples, scene_samples
+
+H = 140.0
+QUAD = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])  # TL, TR, BR, BL
+
+
+def _corner(x: float, y: float, x_axis: tuple[float, float], y_axis: tuple[float, float]) -> Corner:
+    return Corner(point=np.array([x, y]), x_axis=np.array(x_axis), y_axis=np.array(y_axis), blob=0)
+
+
+def test_a_candidate_on_a_visible_index_corner_is_that_card() -> None:
+    card = SceneCard("QH", True, QUAD, True, (True, True))
+    assert _label(_corner(102, 101, (1, 0), (0, 1)), H, [card]) == "QH"  # top-left, a little off
+    assert _label(_corner(199, 239, (-1, 0), (0, -1)), H * 1.1, [card]) == "QH"  # bottom-right
+    assert _label(_corner(101, 100, (1, 0), (0, 1)), H * 1.4, [card]) is None  # right spot, wrong size
+
+
+def test_a_hidden_index_corner_is_left_out_and_other_corners_are_nothing() -> None:
+    card = SceneCard("QH", True, QUAD, True, (True, False))  # the bottom-right index is covered
+    assert _label(_corner(200, 240, (-1, 0), (0, -1)), H, [card]) is None
+    assert _label(_corner(200, 100, (0, 1), (-1, 0)), H, [card]) == NONE  # top-right: no index there
+    assert _label(_corner(100, 100, (0, 1), (-1, 0)), H, [card]) == NONE  # the index corner read sideways
+    assert _label(_corner(150, 170, (1, 0), (0, 1)), H, [card]) == NONE  # the middle of the card
+    assert _label(_corner(108, 100, (1, 0), (0, 1)), H, [card]) is None  # near the index: not clearly either
+
+
+def test_every_corner_of_a_face_down_card_is_a_back() -> None:
+    card = SceneCard("2C", False, QUAD, True, (True, True))
+    assert _label(_corner(200, 100, (0, 1), (-1, 0)), H, [card]) == BACK
+    assert _label(_corner(100, 240, (0, -1), (1, 0)), H, [card]) == BACK
+
+
+def test_rendered_samples_label_both_kinds_and_every_card(design) -> None:
+    cards = {code: image for code, image in design.items() if code != "back"}
+    features, labels = render_samples(
+        cards, design["back"], IndexWindow(0.125, 0.25), np.random.default_rng(1), 2
+    )
+    counts = Counter(labels.tolist())
+    assert features.shape == (len(labels), feature_size())
+    assert set(cards) <= set(counts)  # every card has index windows
+    assert counts[NONE] > counts["AS"]
+
+
+def test_mined_samples_come_from_the_readers_candidates_on_whole_tables(design) -> None:
+    features, labels = scene_samples(design, IndexWindow(0.125, 0.25), np.random.default_rng(2), 3)
+    counts = Counter(labels.tolist())
+    assert features.shape == (len(labels), feature_size())
+    assert counts[NONE] > 0 and sum(v for k, v in counts.items() if k not in (NONE, BACK)) > 0
