@@ -645,10 +645,19 @@ def _walk_arms(mask: np.ndarray, start: np.ndarray, along: np.ndarray) -> list[f
     """
     lengths = np.full(len(start), _ARM_STEPS[-1])
     pending = np.arange(len(start))
+    # x and y apart: the same sums as on (x, y) pairs, over contiguous rows.
+    start_x, start_y, along_x, along_y = start[:, 0, 0], start[:, 0, 1], along[:, 0, 0], along[:, 0, 1]
+    h, w = mask.shape
     lo = _ARM_START
     for hi in _ARM_STRETCHES:
-        steps = _ARM_STEPS[None, lo:hi, None]
-        off = _paper_at(mask, np.rint(start[pending] + steps * along[pending]).astype(np.intp)) == 0
+        steps = _ARM_STEPS[None, lo:hi]
+        xs = np.rint(start_x[pending, None] + steps * along_x[pending, None]).astype(np.intp)
+        ys = np.rint(start_y[pending, None] + steps * along_y[pending, None]).astype(np.intp)
+        # A negative coordinate read unsigned is huge: one test per axis finds the points off the frame.
+        inside = (xs.view(np.uintp) < w) & (ys.view(np.uintp) < h)
+        off = np.take(mask, np.where(inside, ys * w + xs, 0)) == 0
+        if mask[0, 0]:  # points off the frame read the corner pixel, which is paper here
+            off[~inside] = True
         gaps = off[:, :-2] & off[:, 1:-1] & off[:, 2:]
         first = gaps.argmax(axis=1)
         ended = gaps[np.arange(len(gaps)), first]
