@@ -146,7 +146,7 @@ def _fitted_direction(points: np.ndarray) -> tuple[float, float]:
     return float(vx), float(vy)
 
 
-def _local_direction(pts: np.ndarray, index: int, span: int, forward: bool) -> np.ndarray | None:
+def _local_direction(pts: np.ndarray, index: int, span: int, forward: bool) -> tuple[float, float] | None:
     """Direction of the outline leaving ``index`` (forward or backward), fitted over ``span`` points.
 
     Only the stretch next to the corner counts: in a fan the same outline edge goes on along other
@@ -164,18 +164,23 @@ def _local_direction(pts: np.ndarray, index: int, span: int, forward: bool) -> n
     if len(near) < 4:
         return None
     vx, vy = _fitted_direction(near)
-    direction = np.array([vx, vy])
-    travel = near[-1] - near[0]
-    return direction if direction @ travel > 0 else -direction
+    tx, ty = (near[-1] - near[0]).tolist()
+    return (vx, vy) if vx * tx + vy * ty > 0 else (-vx, -vy)
 
 
 SHORT_ARM = 14
 
 
-def _square_to(other: np.ndarray, rough: np.ndarray) -> np.ndarray:
+def _square_to(other: tuple[float, float], rough: tuple[float, float]) -> tuple[float, float]:
     """The direction at right angles to ``other`` that points the way ``rough`` does."""
-    perpendicular = np.array([-other[1], other[0]])
-    return perpendicular if perpendicular @ rough >= 0 else -perpendicular
+    px, py = -other[1], other[0]
+    return (px, py) if px * rough[0] + py * rough[1] >= 0 else (-px, -py)
+
+
+def _unit_of(vx: float, vy: float) -> tuple[float, float]:
+    """``_unit`` of a vector given as two floats."""
+    length = max(float(np.hypot(vx, vy)), 1e-9)
+    return vx / length, vy / length
 
 
 def _first_indices(contour: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -218,29 +223,34 @@ def outline_corners(contour: np.ndarray, blob: int) -> list[Corner]:
         return []
     pts = contour.reshape(-1, 2).astype(np.float64)
     ends = _first_indices(contour, np.concatenate([a1s[pairs], b0s[pairs]]))
+    # One corner at a time in plain floats: a dozen corners an outline, too few for arrays to pay.
+    a0l, a1l, b0l, b1l = a0s.tolist(), a1s.tolist(), b0s.tolist(), b1s.tolist()
+    a_lens, b_lens, end_list = a_len.tolist(), b_len.tolist(), ends.tolist()
     corners = []
-    for k, i in enumerate(pairs):
-        a0, a1, b0, b1 = a0s[i], a1s[i], b0s[i], b1s[i]
-        span_a = int(min(0.85 * a_len[i], 30))
-        span_b = int(min(0.85 * b_len[i], 30))
-        back = _local_direction(pts, int(ends[k]), span_a, forward=False) if span_a >= SHORT_ARM else None
+    for k, i in enumerate(pairs.tolist()):
+        (a0x, a0y), (a1x, a1y), (b0x, b0y), (b1x, b1y) = a0l[i], a1l[i], b0l[i], b1l[i]
+        span_a = int(min(0.85 * a_lens[i], 30))
+        span_b = int(min(0.85 * b_lens[i], 30))
+        back = _local_direction(pts, end_list[k], span_a, forward=False) if span_a >= SHORT_ARM else None
         ahead = (
-            _local_direction(pts, int(ends[k + len(pairs)]), span_b, forward=True)
+            _local_direction(pts, end_list[k + len(pairs)], span_b, forward=True)
             if span_b >= SHORT_ARM
             else None
         )
         if back is None and ahead is None:
             continue
         # A short arm (a card peeking out by a few pixels) is too short to fit: a card is square-cornered.
-        da = -back if back is not None else _square_to(ahead, _unit(a1 - a0))
-        db = ahead if ahead is not None else _square_to(da, _unit(b1 - b0))
-        da0, da1, db0, db1 = float(da[0]), float(da[1]), float(db[0]), float(db[1])
+        if back is not None:
+            da0, da1 = -back[0], -back[1]
+        else:
+            da0, da1 = _square_to(ahead, _unit_of(a1x - a0x, a1y - a0y))
+        db0, db1 = ahead if ahead is not None else _square_to((da0, da1), _unit_of(b1x - b0x, b1y - b0y))
         cross = da0 * db1 - da1 * db0
         if abs(cross) < 0.7 or np.sign(cross) != orientation:
             continue  # not near 90 degrees, or a concave (inner) corner
-        t = ((float(b0[0]) - float(a0[0])) * db1 - (float(b0[1]) - float(a0[1])) * db0) / cross
-        point = np.array([float(a0[0]) + t * da0, float(a0[1]) + t * da1])
-        arm_a, arm_b = -da, db
+        t = ((b0x - a0x) * db1 - (b0y - a0y) * db0) / cross
+        point = np.array([a0x + t * da0, a0y + t * da1])
+        arm_a, arm_b = np.array([-da0, -da1]), np.array([db0, db1])
         if (-da0) * db1 - (-da1) * db0 > 0:
             x_axis, y_axis = arm_a, arm_b
         else:
@@ -292,26 +302,30 @@ def _points_along(
         chunk_owner.append(np.full((n + pad) // _CHUNK, k))
         real.append(np.arange(n + pad) < n)
     points = np.concatenate(padded)
-    chunks = points.reshape(-1, _CHUNK, 2)
-    chunk_lo, chunk_hi = chunks.min(axis=1), chunks.max(axis=1)
-    edge_lo = np.minimum(starts, starts + segs) - 2.0
-    edge_hi = np.maximum(starts, starts + segs) + 2.0
-    meets = ((chunk_hi[None] >= edge_lo[:, None]) & (chunk_lo[None] <= edge_hi[:, None])).all(axis=2)
-    meets &= np.concatenate(chunk_owner)[None, :] == owner[:, None]
+    # x and y apart: the same sums as on (x, y) pairs, over contiguous rows.
+    px, py = points[:, 0].copy(), points[:, 1].copy()
+    chunk_x, chunk_y = px.reshape(-1, _CHUNK), py.reshape(-1, _CHUNK)
+    ends = starts + segs
+    meets = (
+        (chunk_x.max(axis=1)[None] >= (np.minimum(starts[:, 0], ends[:, 0]) - 2.0)[:, None])
+        & (chunk_y.max(axis=1)[None] >= (np.minimum(starts[:, 1], ends[:, 1]) - 2.0)[:, None])
+        & (chunk_x.min(axis=1)[None] <= (np.maximum(starts[:, 0], ends[:, 0]) + 2.0)[:, None])
+        & (chunk_y.min(axis=1)[None] <= (np.maximum(starts[:, 1], ends[:, 1]) + 2.0)[:, None])
+        & (np.concatenate(chunk_owner)[None, :] == owner[:, None])
+    )
     # Every (edge, point of a chunk meeting it) pair in one array, grouped by edge in outline order.
     edge_of, chunk = np.nonzero(meets)
     idx = (chunk[:, None] * _CHUNK + np.arange(_CHUNK)).ravel()
     edge_of = np.repeat(edge_of, _CHUNK)
     keep = np.concatenate(real)[idx]
     idx, edge_of = idx[keep], edge_of[keep]
-    near = points[idx]
-    seg, length = segs[edge_of], lengths[edge_of]
-    rel = near - starts[edge_of]
+    seg_x, seg_y, length = segs[edge_of, 0], segs[edge_of, 1], lengths[edge_of]
+    rel_x, rel_y = px[idx] - starts[edge_of, 0], py[idx] - starts[edge_of, 1]
     # Integer coordinates: the products and sums are exact, as in measuring edge by edge.
-    t = (rel[:, 0] * seg[:, 0] + rel[:, 1] * seg[:, 1]) / (length * length)
-    off = np.abs(rel[:, 0] * seg[:, 1] - rel[:, 1] * seg[:, 0]) / length
+    t = (rel_x * seg_x + rel_y * seg_y) / (length * length)
+    off = np.abs(rel_x * seg_y - rel_y * seg_x) / length
     keep = (t > 0.15) & (t < 0.85) & (off < 2.0)
-    near, edge_of = near[keep], edge_of[keep]
+    near, edge_of = points[idx[keep]], edge_of[keep]
     return np.split(near, np.searchsorted(edge_of, np.arange(1, len(starts))))
 
 
