@@ -106,7 +106,7 @@ def _grid(
 
 
 def _turns_square(
-    vectors: list[list[float]], lengths: list[float], start: int, step: int, out: np.ndarray
+    vectors: list[list[float]], lengths: list[float], start: int, step: int, out: tuple[float, float]
 ) -> bool:
     """Whether the outline turns a right angle at vertex ``start`` and runs on straight from there.
 
@@ -115,7 +115,7 @@ def _turns_square(
     is a concave corner, where no card corner of this edge can be.
     """
     n = len(lengths)
-    ox, oy = float(out[0]), float(out[1])
+    ox, oy = out
     travelled = 0.0
     for k in range(5):
         edge = (start + k) % n if step > 0 else (start - k - 1) % n
@@ -154,9 +154,9 @@ def _edge_ends(
         lengths, vector_list = length_array.tolist(), vectors.tolist()
         pieces = []
         for i in np.flatnonzero(length_array >= MIN_EDGE).tolist():
-            rough = vectors[i] / lengths[i]
+            rough_x, rough_y = vector_list[i][0] / lengths[i], vector_list[i][1] / lengths[i]
             for sign, start, step in ((1.0, (i + 1) % n, 1), (-1.0, i, -1)):
-                if not _turns_square(vector_list, lengths, start, step, sign * rough):
+                if not _turns_square(vector_list, lengths, start, step, (sign * rough_x, sign * rough_y)):
                     pieces.append(i)
                     signs.append(sign)
         if not pieces:
