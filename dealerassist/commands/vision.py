@@ -41,11 +41,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--training-scenes",
         type=_positive,
-        default=100,
-        help="small scenes rendered around each card to train on (default 100; fewer is faster, less sure)",
+        default=150,
+        help="small scenes rendered around each card to train on (default 150; fewer is faster, less sure)",
     )
     p.add_argument(
-        "--tables", type=_positive, default=150, help="whole synthetic tables whose corners are trained on"
+        "--tables", type=_positive, default=300, help="whole synthetic tables whose corners are trained on"
     )
     p.set_defaults(handler=_enroll)
 

@@ -59,7 +59,7 @@ def _glyphs_of(
 
 
 def enroll(
-    folder: str | Path, name: str | None = None, scenes_per_card: int = 100, tables: int = 150
+    folder: str | Path, name: str | None = None, scenes_per_card: int = 150, tables: int = 300
 ) -> DeckModel:
     """Learn a design from ``folder`` holding ``AS.png`` .. ``KC.png`` and ``back.png``.
 
