@@ -18,6 +18,7 @@ from dealerassist.vision.candidates import OUTLINE, PROJECTED, find_candidates, 
 from dealerassist.vision.deck import DeckModel, back_feature
 from dealerassist.vision.detect import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, card_quad, paper_coverages
 from dealerassist.vision.indexnet import SURE, window_features
+from dealerassist.vision.memory import keep_freed_buffers
 
 WORKING_SIDE = 1600  # larger frames are read scaled down to this longer side
 MIN_COVERAGE = 0.9  # share of a back's outline that must lie on card paper
@@ -67,6 +68,7 @@ class CardReader:
     def __init__(self, deck: DeckModel, thresholds: Thresholds | None = None) -> None:
         self.deck = deck
         self.thresholds = thresholds or Thresholds()
+        keep_freed_buffers()  # a frame's short-lived arrays would otherwise be paged in afresh each frame
 
     def read(self, frame: np.ndarray) -> list[CardSighting]:
         """Every card found in a BGR frame (outlines in the frame's own pixels)."""

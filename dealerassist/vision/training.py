@@ -26,7 +26,7 @@ ANGLE_JITTER = np.deg2rad(1.5)
 ANGLE_LIMIT = np.deg2rad(4.0)
 SIZE_JITTER = 0.06  # log standard deviation of a size guess
 SIZE_LIMIT = 0.15
-FAR_SHIFT = (0.08, 0.2)  # card heights a "shifted index" negative is moved by
+FAR_SHIFT = (0.07, 0.2)  # card heights a "shifted index" negative is moved by
 MATCH_PLACE = 0.045  # card heights: a candidate this close to a true index corner is that corner
 MATCH_ANGLE = np.cos(np.deg2rad(6.0))
 MATCH_SIZE = 0.15  # and its height guess within this share of the true height
@@ -249,10 +249,11 @@ def _spots(
     turn = rng.uniform(0, 2 * np.pi)
     spots.append((inner, _turn(xa, turn), _turn(ya, turn), height * rng.uniform(0.8, 1.2), NONE))
     p, xa, ya = corners[index_corners[rng.integers(len(index_corners))]]
-    if rng.random() < 0.5:  # the index corner turned a quarter: the index read sideways
-        spots.append((*_found(p, ya, -xa, height, rng), NONE))
-    else:  # well off the index corner: another card's corner beside this index
-        off = rng.uniform(*FAR_SHIFT) * height * _turn(xa, rng.uniform(0, 2 * np.pi))
+    spots.append((*_found(p, ya, -xa, height, rng), NONE))  # the index corner read sideways
+    # Well off the index corner (a junction further along an edge, another card's corner beside
+    # this index): the index shows there cut or displaced, and must not be read.
+    for direction in (xa, ya, _turn(xa, rng.uniform(0, 2 * np.pi))):
+        off = rng.uniform(*FAR_SHIFT) * height * direction * rng.choice([-1.0, 1.0])
         spots.append((*_found(p + off, xa, ya, height, rng), NONE))
     return spots
 

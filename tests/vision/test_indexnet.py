@@ -88,3 +88,14 @@ def test_the_network_learns_a_separable_toy_problem_and_survives_its_arrays() ->
 def test_training_refuses_an_unknown_label() -> None:
     with pytest.raises(ValueError, match=r"card codes, 'none' or 'back'; got \['ZZ'\]"):
         train(np.zeros((2, feature_size()), np.float32), np.array(["AS", "ZZ"]), np.random.default_rng(0))
+
+
+def test_freed_frame_buffers_are_kept_on_glibc() -> None:
+    import platform
+
+    from dealerassist.vision.memory import keep_freed_buffers
+
+    if platform.libc_ver()[0] != "glibc":
+        pytest.skip("mallopt is glibc's")
+    assert keep_freed_buffers() is True
+    assert keep_freed_buffers() is True  # once per process, then a no-op
