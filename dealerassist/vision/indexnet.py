@@ -58,14 +58,22 @@ def sample_windows(
     level = np.ones(n, bool) if n else np.zeros(0, bool)
     scale = 1.0
     heights = np.asarray(heights, np.float64)
+    # One row per corner: x, y, the across axis, the down axis, the card height.
+    corners = np.concatenate(
+        [
+            np.reshape(points, (n, 2)),
+            np.reshape(x_axes, (n, 2)),
+            np.reshape(y_axes, (n, 2)),
+            heights[:, None],
+        ],
+        axis=1,
+    )
     while level.any():
         small = level & (heights * scale <= LARGEST_SAMPLED)
         if min(image.shape[:2]) < 64:
             small = level  # nothing left to halve
         if small.any():
-            out[small] = _remap_windows(
-                image, points[small] * scale, x_axes[small], y_axes[small], heights[small] * scale, window
-            )
+            out[small] = _remap_windows(image, corners[small] * [scale, scale, 1, 1, 1, 1, scale], window)
         level &= ~small
         if level.any():
             image = cv2.pyrDown(image)
@@ -73,15 +81,10 @@ def sample_windows(
     return out
 
 
-def _remap_windows(
-    image: np.ndarray,
-    points: np.ndarray,
-    x_axes: np.ndarray,
-    y_axes: np.ndarray,
-    heights: np.ndarray,
-    window: IndexWindow,
-) -> np.ndarray:
-    n = len(points)
+def _remap_windows(image: np.ndarray, corners: np.ndarray, window: IndexWindow) -> np.ndarray:
+    """Windows of corner rows (see ``sample_windows``) from one image, through one remap."""
+    n = len(corners)
+    points, x_axes, y_axes, heights = corners[:, :2], corners[:, 2:4], corners[:, 4:6], corners[:, 6]
     cols, rows = WINDOW_PX
     u = (-MARGIN + (np.arange(cols) + 0.5) / cols * (window.across + MARGIN)).astype(np.float32)
     v = (-MARGIN + (np.arange(rows) + 0.5) / rows * (window.down + MARGIN)).astype(np.float32)
