@@ -12,7 +12,7 @@ import numpy as np
 from dealerassist.errors import DealerAssistError
 from dealerassist.vision import artwork
 from dealerassist.vision.deck import DeckModel
-from dealerassist.vision.enrollment import enroll
+from dealerassist.vision.enrollment import check_folder, enroll
 from dealerassist.vision.reader import CardReader, CardSighting
 from dealerassist.vision.registration import (
     LayoutRegistration,
@@ -96,7 +96,8 @@ def _design_folder(text: str) -> Path:
 
 
 def _enroll(args: argparse.Namespace) -> int:
-    print(f"enrolling {args.folder}: training its index classifier (a minute or two) ...", flush=True)
+    check_folder(args.folder)
+    print(f"enrolling {args.folder}: training its index classifier (a few minutes) ...", flush=True)
     model = enroll(args.folder, args.name, args.training_scenes, args.tables)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -58,14 +58,8 @@ def _glyphs_of(
     return found
 
 
-def enroll(
-    folder: str | Path, name: str | None = None, scenes_per_card: int = 150, tables: int = 300
-) -> DeckModel:
-    """Learn a design from ``folder`` holding ``AS.png`` .. ``KC.png`` and ``back.png``.
-
-    The classifier learns from ``scenes_per_card`` small scenes around each card (about ten
-    windows each) and from every candidate corner on ``tables`` whole synthetic tables.
-    """
+def check_folder(folder: str | Path) -> Path:
+    """The folder, or DeckFileError naming what is missing: before minutes of training, not after."""
     folder = Path(folder)
     if not folder.is_dir():
         raise DeckFileError(f"{folder}: not a folder of card images")
@@ -74,6 +68,18 @@ def enroll(
         missing.append("back")
     if missing:
         raise DeckFileError(f"{folder}: missing {', '.join(m + '.png' for m in missing)}")
+    return folder
+
+
+def enroll(
+    folder: str | Path, name: str | None = None, scenes_per_card: int = 150, tables: int = 300
+) -> DeckModel:
+    """Learn a design from ``folder`` holding ``AS.png`` .. ``KC.png`` and ``back.png``.
+
+    The classifier learns from ``scenes_per_card`` small scenes around each card (about ten
+    windows each) and from every candidate corner on ``tables`` whole synthetic tables.
+    """
+    folder = check_folder(folder)
     faces = {c.code: load_card_image(folder / f"{c.code}.png") for c in FULL_DECK}
     back = load_card_image(folder / "back.png")
     aspect = float(np.median([im.shape[0] / im.shape[1] for im in faces.values()]))

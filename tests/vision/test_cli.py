@@ -32,6 +32,17 @@ def test_enroll_writes_a_deck_file(kennard_dir: Path, tmp_path: Path, capsys) ->
     assert loaded.check["index_windows"] > 150
 
 
+def test_enroll_refuses_a_bad_folder_before_training(tmp_path: Path, capsys) -> None:
+    (tmp_path / "half").mkdir()
+    (tmp_path / "half" / "AS.png").write_bytes(b"")
+    cases = ((tmp_path / "nope", "not a folder of card images"), (tmp_path / "half", "back.png"))
+    for folder, message in cases:
+        assert main(["vision", "enroll", str(folder), "--out", str(tmp_path / "d.npz")]) == 1
+        captured = capsys.readouterr()
+        assert message in captured.err and "enrolling" not in captured.out
+    assert not (tmp_path / "d.npz").exists()
+
+
 def test_scenes_then_read_with_out_dir(deck_file: Path, tmp_path: Path, capsys) -> None:
     scenes = tmp_path / "scenes"
     assert (
