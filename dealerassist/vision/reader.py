@@ -46,7 +46,7 @@ class CardSighting:
     zone: str | None = None
     votes: list[tuple[str | None, float]] = field(default_factory=list)
     projected: bool = False  # read at a corner reached along the edges rather than seen
-    index_point: np.ndarray | None = None  # where in the image the rank that was read is printed
+    index_point: np.ndarray | None = None  # the middle of the index window the card was read from
 
     @property
     def centre(self) -> np.ndarray:
