@@ -72,9 +72,14 @@ class DeckModel:
                 )
         except DeckFileError:
             raise
-        except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+        except FileNotFoundError:
             raise DeckFileError(
-                f"{path}: not a deck file made by 'dealerassist vision enroll' ({exc})"
+                f"{path}: no such deck file (make one with 'dealerassist vision enroll')"
+            ) from None
+        except (OSError, ValueError, KeyError, json.JSONDecodeError):
+            # numpy's own reasons (pickled data, a bad zip) would only mislead here.
+            raise DeckFileError(
+                f"{path}: not a deck file made by 'dealerassist vision enroll' (enroll the deck to make one)"
             ) from None
 
 

@@ -70,8 +70,11 @@ def test_a_deck_file_of_the_older_format_is_refused_and_says_so(deck: DeckModel,
 def test_a_file_that_is_not_a_deck_is_refused_with_its_name(tmp_path: Path) -> None:
     bogus = tmp_path / "bogus.npz"
     bogus.write_bytes(b"not a deck")
-    with pytest.raises(DeckFileError, match=r"bogus\.npz"):
+    with pytest.raises(DeckFileError, match=r"bogus\.npz: not a deck file") as refused:
         DeckModel.load(bogus)
+    assert "pickle" not in str(refused.value)  # numpy's advice to load it unsafely is not passed on
+    with pytest.raises(DeckFileError, match=r"nope\.npz: no such deck file"):
+        DeckModel.load(tmp_path / "nope.npz")
 
 
 def test_missing_cards_are_listed(kennard_dir: Path, tmp_path: Path) -> None:
