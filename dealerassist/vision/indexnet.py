@@ -26,6 +26,7 @@ COLOUR_CELL = 6  # pixels per cell of the pooled ink colour
 BINS = 8  # signed gradient orientations per cell
 _DIRECTIONS = [(float(np.cos(a)), float(np.sin(a))) for a in np.arange(BINS // 2) * np.pi / (BINS // 2)]
 LARGEST_SAMPLED = 220.0  # card height in pixels above which a window is sampled from a halved image
+JOIN_PX = 2000  # halved pixels of extra area worth halving to save a separate piece
 SURE = 0.9  # card probability from which the reader names a card (its default accept level)
 NONE = "none"  # the class of a window that holds no index of this design
 BACK = "back"  # the class of a window at the corner of a card lying face down
@@ -75,14 +76,79 @@ def sample_windows(
         if small.any():
             out[small] = _remap_windows(image, corners[small] * [scale, scale, 1, 1, 1, 1, scale], window)
         level &= ~small
+        if level.any() and (heights[level] * scale <= 2 * LARGEST_SAMPLED).all():
+            # Every card left fits once halved (always so for the reader's card sizes).
+            out[level] = _halved_windows(image, corners[level] * [scale, scale, 1, 1, 1, 1, scale], window)
+            break
         if level.any():
             image = cv2.pyrDown(image)
             scale *= 0.5
     return out
 
 
+def _halved_windows(image: np.ndarray, corners: np.ndarray, window: IndexWindow) -> np.ndarray:
+    """``_remap_windows`` of ``cv2.pyrDown(image)``, halving only the pieces of the image read.
+
+    A few large cards seldom cover the frame, and halving all of it costs more than reading the
+    windows. A piece starting at an even column and row halves to exactly the pixels the whole
+    image gives, but for a pixel at its edges where the image goes on; each piece reaches two
+    halved pixels past its samples' neighbours and only the pixels inside it are kept, in a
+    halved image whose other pixels are never read.
+    """
+    half = _halved_size(image.shape)
+    maps_x, maps_y = _window_maps(corners * [0.5, 0.5, 1, 1, 1, 1, 0.5], window)
+    per_window = WINDOW_PX[1] * WINDOW_PX[0]
+    boxes = np.stack(
+        [np.floor(m.reshape(len(corners), per_window).min(axis=1)) - 1 for m in (maps_x, maps_y)]
+        + [np.floor(m.reshape(len(corners), per_window).max(axis=1)) + 3 for m in (maps_x, maps_y)],
+        axis=1,
+    )
+    boxes[:, :2] = np.clip(boxes[:, :2], 0, np.array(half[::-1]) - 1)
+    boxes[:, 2:] = np.clip(boxes[:, 2:], boxes[:, :2] + 1, half[::-1])
+    halved = np.empty((*half, *image.shape[2:]), image.dtype)
+    for x0, y0, x1, y1 in _joined_boxes(boxes.astype(np.intp)):
+        left, top = max(2 * x0 - 2, 0), max(2 * y0 - 2, 0)
+        piece = cv2.pyrDown(
+            image[top : min(2 * y1 + 2, image.shape[0]), left : min(2 * x1 + 2, image.shape[1])]
+        )
+        halved[y0:y1, x0:x1] = piece[y0 - top // 2 : y1 - top // 2, x0 - left // 2 : x1 - left // 2]
+    return _remap(halved, maps_x, maps_y, len(corners))
+
+
+def _halved_size(shape: tuple[int, ...]) -> tuple[int, int]:
+    """(rows, columns) of ``cv2.pyrDown`` of an image of this shape."""
+    return (shape[0] + 1) // 2, (shape[1] + 1) // 2
+
+
+def _joined_boxes(boxes: np.ndarray) -> list[list[int]]:
+    """Pixel boxes (x0, y0, x1, y1) gathered into fewer: two join when the box round both is not
+    much larger than the two apart (a call on a small piece costs about as much as its pixels)."""
+    joined: list[list[int]] = []
+    for x0, y0, x1, y1 in boxes.tolist():
+        for box in joined:
+            a0, b0, a1, b1 = min(x0, box[0]), min(y0, box[1]), max(x1, box[2]), max(y1, box[3])
+            apart = (x1 - x0) * (y1 - y0) + (box[2] - box[0]) * (box[3] - box[1])
+            if (a1 - a0) * (b1 - b0) <= apart + JOIN_PX:
+                box[:] = [a0, b0, a1, b1]
+                break
+        else:
+            joined.append([x0, y0, x1, y1])
+    return joined
+
+
 def _remap_windows(image: np.ndarray, corners: np.ndarray, window: IndexWindow) -> np.ndarray:
     """Windows of corner rows (see ``sample_windows``) from one image, through one remap."""
+    maps_x, maps_y = _window_maps(corners, window)
+    return _remap(image, maps_x, maps_y, len(corners))
+
+
+def _remap(image: np.ndarray, maps_x: np.ndarray, maps_y: np.ndarray, n: int) -> np.ndarray:
+    sampled = cv2.remap(image, maps_x, maps_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return sampled.reshape(n, WINDOW_PX[1], WINDOW_PX[0], 3)
+
+
+def _window_maps(corners: np.ndarray, window: IndexWindow) -> tuple[np.ndarray, np.ndarray]:
+    """Image x and y of every window pixel of corner rows, as (n * rows, cols) remap maps."""
     n = len(corners)
     points, x_axes, y_axes, heights = corners[:, :2], corners[:, 2:4], corners[:, 4:6], corners[:, 6]
     cols, rows = WINDOW_PX
@@ -96,8 +162,7 @@ def _remap_windows(image: np.ndarray, corners: np.ndarray, window: IndexWindow) 
             points[:, axis].astype(np.float32)[:, None, None] + step_x[:, axis, None, None] * u[None, None, :]
         )
         maps.append((plane + step_y[:, axis, None, None] * v[None, :, None]).reshape(n * rows, cols))
-    sampled = cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return sampled.reshape(n, rows, cols, 3)
+    return maps[0], maps[1]
 
 
 def window_features(windows: np.ndarray) -> np.ndarray:
@@ -116,12 +181,14 @@ def window_features(windows: np.ndarray) -> np.ndarray:
     darkest = cv2.min(cv2.min(blue, green), red)
     samples = darkest.reshape(n, area)[:, ::4]
     k = int(0.85 * (samples.shape[1] - 1))
-    paper = np.maximum(np.partition(samples, k, axis=1)[:, k].astype(np.float32), 30.0)
+    # The k-th level of each row: a radix sort of 8-bit values costs less than a partition.
+    paper = np.maximum(np.sort(samples, axis=1, kind="stable")[:, k].astype(np.float32), 30.0)
     per_row = np.repeat(1.0 / paper, rows)[:, None]
     ink = np.maximum(1.0 - darkest * per_row, 0.0, dtype=np.float32)
-    red, green, blue = (c.astype(np.float32) for c in (red, green, blue))
-    red_green = (red - green) * per_row
-    yellow_blue = ((red + green) * 0.5 - blue) * per_row
+    # Straight from the 8-bit planes: every difference and half-sum is exact in float32.
+    red_green = np.multiply(cv2.subtract(red, green, dtype=cv2.CV_32F), per_row, dtype=np.float32)
+    yellow_blue = cv2.addWeighted(red, 0.5, green, 0.5, 0.0, dtype=cv2.CV_32F)
+    np.multiply(cv2.subtract(yellow_blue, blue, dst=yellow_blue, dtype=cv2.CV_32F), per_row, out=yellow_blue)
     blank = (ink < 0.15).astype(np.float32)
     count = np.maximum(blank.reshape(n, area).sum(axis=1), 1.0)
     coarse = _pooled(ink, COLOUR_CELL)
@@ -141,11 +208,15 @@ def window_features(windows: np.ndarray) -> np.ndarray:
     gy = gy.reshape(n * rows, cols)
     # Gradient strength along each direction and against it, cell by cell: an orientation
     # histogram with soft bins, computed as a few whole-frame passes.
+    # Against a direction is pooled as minus the pooled negative part: pooling is sums and one
+    # scale, which give the same magnitudes whatever the sign.
     cells = []
     for cos, sin in _DIRECTIONS:
-        along = cv2.addWeighted(gx, cos, gy, sin, 0.0)
+        along = gx if (cos, sin) == (1.0, 0.0) else cv2.addWeighted(gx, cos, gy, sin, 0.0)
         cells.append(_pooled(cv2.max(along, 0.0), CELL))
-        cells.append(_pooled(cv2.max(-along, 0.0), CELL))
+        cells.append(_pooled(cv2.min(along, 0.0), CELL))
+        np.negative(cells[-1], out=cells[-1])
+        cells[-1] += 0.0  # an empty cell is 0, not -0
     hist = np.sqrt(np.stack(cells, axis=-1).reshape(n, -1))
     hist /= np.maximum(np.sqrt((hist * hist).sum(axis=1, keepdims=True)), 1e-3)
     return np.concatenate(

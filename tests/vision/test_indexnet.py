@@ -3,15 +3,18 @@ a network that learns and keeps what it learned through a deck file."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
 from dealerassist.vision.indexnet import (
     BACK,
+    LARGEST_SAMPLED,
     NONE,
     WINDOW_PX,
     IndexNet,
     IndexWindow,
+    _remap_windows,
     feature_size,
     sample_windows,
     train,
@@ -48,6 +51,25 @@ def test_large_cards_are_sampled_from_a_halved_frame_not_aliased() -> None:
     big = sample_windows(stripes, np.array([[300.0, 200.0]]), *axes, [330.0], WINDOW)
     assert big.std() < 40  # grey, not stripes
     assert abs(float(big.mean()) - 127) < 20
+
+
+@pytest.mark.parametrize("shape", [(720, 1280), (363, 517)])
+def test_large_cards_read_from_halved_pieces_match_the_whole_halved_frame(shape: tuple[int, int]) -> None:
+    """Halving only the pieces under large cards' windows gives the very pixels halving the whole
+    frame gives, wherever the cards lie: inside, at the frame's edges, partly off it."""
+    rng = np.random.default_rng(11)
+    frame = (rng.random((*shape, 3)) * 255).astype(np.uint8)
+    n = 60
+    points = rng.uniform(-40, [shape[1] + 40, shape[0] + 40], (n, 2))
+    angles = rng.uniform(0, 2 * np.pi, n)
+    x_axes = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    y_axes = np.stack([-x_axes[:, 1], x_axes[:, 0]], axis=1)
+    heights = rng.uniform(LARGEST_SAMPLED + 1, 2 * LARGEST_SAMPLED, n)
+    window = IndexWindow(0.2, 0.46)
+    pieces = sample_windows(frame, points, x_axes, y_axes, heights, window)
+    corners = np.concatenate([points / 2, x_axes, y_axes, heights[:, None] / 2], axis=1)
+    whole = _remap_windows(cv2.pyrDown(frame), corners, window)
+    assert np.array_equal(pieces, whole)
 
 
 def test_features_of_a_window_do_not_depend_on_its_neighbours_in_the_batch() -> None:
