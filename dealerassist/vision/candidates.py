@@ -21,6 +21,7 @@ from dealerassist.vision.detect import (
     frame_image,
     height_candidates_many,
     outline_corners,
+    outline_polygon,
     projected_many,
 )
 from dealerassist.vision.index_corners import index_corner_candidates
@@ -60,12 +61,13 @@ def find_candidates(frame: np.ndarray, aspect: float) -> FrameGeometry:
     filled.fill(0)
     cv2.drawContours(filled, outlines, -1, 255, cv2.FILLED)
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY, dst=frame_image(paper.shape))
+    polygons = [outline_polygon(outline) for outline in outlines]  # shared by every corner finder
     corners: list[Corner] = []
     sources: list[str] = []
-    for index, (outline, junctions) in enumerate(
-        zip(outlines, edge_junctions_many(gray, filled, outlines), strict=True)
+    for index, (outline, polygon, junctions) in enumerate(
+        zip(outlines, polygons, edge_junctions_many(gray, filled, outlines, polygons=polygons), strict=True)
     ):
-        direct = outline_corners(outline, index)
+        direct = outline_corners(outline, index, polygon)
         corners += direct + junctions
         sources += [OUTLINE] * len(direct) + [JUNCTION] * len(junctions)
     arms = corner_arms_many(filled, corners)
@@ -81,7 +83,7 @@ def find_candidates(frame: np.ndarray, aspect: float) -> FrameGeometry:
     )
     found.extend(
         Candidate(corner, heights, TRACED)
-        for corner, heights in index_corner_candidates(frame, gray, filled, aspect, outlines)
+        for corner, heights in index_corner_candidates(frame, gray, filled, aspect, outlines, polygons)
     )
     known = np.array([c.corner.point for c in found], float).reshape(-1, 2)
     rows = _distinct_rows(points, x_axes, heights, known)

@@ -186,24 +186,30 @@ def _unit_of(vx: float, vy: float) -> tuple[float, float]:
 def _first_indices(contour: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Index of each point's first visit on the outline (an outline may pass a pixel twice).
 
-    The simplified polygon's vertices are outline pixels, so this is the nearest outline point
-    found without measuring every outline point against every vertex.
+    The simplified polygon's vertices are outline pixels: each is found as the first place whose
+    pixel key matches (a few dozen keys against the outline's costs less than sorting the outline);
+    a point off the outline (never seen) gets the nearest outline point.
     """
     pts = contour.reshape(-1, 2).astype(np.int64)
     keys = pts[:, 0] << 32 | pts[:, 1]
-    unique, first = np.unique(keys, return_index=True)
     wanted = points.astype(np.int64)
-    wanted_keys = wanted[:, 0] << 32 | wanted[:, 1]
-    at = np.minimum(np.searchsorted(unique, wanted_keys), len(unique) - 1)
-    found = first[at]
-    for k in np.flatnonzero(unique[at] != wanted_keys):  # not an outline pixel: measure (never seen)
+    matches = (wanted[:, 0] << 32 | wanted[:, 1])[:, None] == keys[None, :]
+    found = matches.argmax(axis=1)
+    for k in np.flatnonzero(~matches[np.arange(len(found)), found]):  # not an outline pixel (never seen)
         found[k] = np.argmin(np.sum((pts - points[k]) ** 2, axis=1))
     return found
 
 
-def outline_corners(contour: np.ndarray, blob: int) -> list[Corner]:
-    """Right-angle convex corners of a blob outline, with rounded card corners squared off."""
-    poly = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2).astype(np.float64)
+def outline_polygon(contour: np.ndarray) -> np.ndarray:
+    """A blob outline simplified to within 2 px, as (k, 2) vertices: what every corner finder
+    starts from, made once per outline by a caller running several of them."""
+    return cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2)
+
+
+def outline_corners(contour: np.ndarray, blob: int, polygon: np.ndarray | None = None) -> list[Corner]:
+    """Right-angle convex corners of a blob outline, with rounded card corners squared off
+    (``polygon``: its ``outline_polygon`` when the caller has it)."""
+    poly = (outline_polygon(contour) if polygon is None else polygon).astype(np.float64)
     n = len(poly)
     if n < 3:
         return []
@@ -272,6 +278,7 @@ def _median(values: np.ndarray) -> float:
 
 
 _PEAK_REACH = 4  # samples either side within which a buried edge must be the strongest change
+_PEAK_WINDOW = np.ones((1, 2 * _PEAK_REACH + 1), np.uint8)
 _CHUNK = 32  # outline points per chunk when looking for the points along an edge
 
 
@@ -335,9 +342,14 @@ def edge_junctions(gray: np.ndarray, filled: np.ndarray, contour: np.ndarray, bl
 
 
 def edge_junctions_many(
-    gray: np.ndarray, filled: np.ndarray, outlines: Sequence[np.ndarray], blobs: Sequence[int] | None = None
+    gray: np.ndarray,
+    filled: np.ndarray,
+    outlines: Sequence[np.ndarray],
+    blobs: Sequence[int] | None = None,
+    polygons: Sequence[np.ndarray] | None = None,
 ) -> list[list[Corner]]:
-    """``edge_junctions`` of every outline (blob numbers: their places, unless given) in one pass.
+    """``edge_junctions`` of every outline (blob numbers: their places, unless given; polygons:
+    their ``outline_polygon``, when the caller has them) in one pass.
 
     The same corners in the same order as outline by outline: every strip pixel is sampled on its
     own and every edge's profile is judged on its own, so joining them changes nothing.
@@ -345,7 +357,7 @@ def edge_junctions_many(
     blobs = list(range(len(outlines))) if blobs is None else list(blobs)
     starts_of, segs_of, owners = [], [], []
     for k, contour in enumerate(outlines):
-        poly = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2).astype(np.float64)
+        poly = (outline_polygon(contour) if polygons is None else polygons[k]).astype(np.float64)
         seg_all = _following(poly) - poly
         long = np.flatnonzero(np.hypot(seg_all[:, 0], seg_all[:, 1]) >= 30.0)
         starts_of.append(poly[long])
@@ -412,9 +424,8 @@ def edge_junctions_many(
     at = place + _PEAK_REACH * (strip + 1)
     spaced = np.full(len(place) + _PEAK_REACH * (len(kept) + 1), -1.0, np.float32)
     spaced[at] = profile
-    strongest = np.lib.stride_tricks.sliding_window_view(spaced, 2 * _PEAK_REACH + 1).max(axis=1)[
-        at - _PEAK_REACH
-    ]
+    # A running maximum is a dilation of the one-row image (the -1 padding keeps off its border).
+    strongest = cv2.dilate(spaced[None], _PEAK_WINDOW).ravel()[at]
     peaks = np.flatnonzero((profile > levels[strip]) & (profile >= strongest))
     # Every junction's point and both ways round it at once: the same sums as peak by peak. Each
     # way is ordered (across, down) as a card lies face up: across x down > 0.

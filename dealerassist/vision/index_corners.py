@@ -21,6 +21,7 @@ from dealerassist.vision.detect import (
     Corner,
     corner_arms_many,
     height_candidates_many,
+    outline_polygon,
 )
 
 STANDARD_ASPECT = 1.4  # card height / width of a poker-size card, when the deck's own is not given
@@ -130,7 +131,7 @@ def _turns_square(
 
 
 def _edge_ends(
-    filled: np.ndarray, outlines: list[np.ndarray] | None = None
+    filled: np.ndarray, outlines: list[np.ndarray] | None = None, polygons: list[np.ndarray] | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """End points, outward directions and inward normals of the straight pieces of blob outline.
 
@@ -142,10 +143,10 @@ def _edge_ends(
         outlines = list(cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0])
     chains, firsts, spans, starts, stops, signs, windings = [], [], [], [], [], [], []
     offset = 0
-    for contour in outlines:
+    for k, contour in enumerate(outlines):
         if len(contour) < 4 * MIN_EDGE or cv2.contourArea(contour) < MIN_BLOB_AREA:
             continue
-        poly = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2)
+        poly = outline_polygon(contour) if polygons is None else polygons[k]
         n = len(poly)
         if n < 3:
             continue
@@ -326,15 +327,17 @@ def index_corner_candidates(
     filled: np.ndarray,
     aspect: float = STANDARD_ASPECT,
     outlines: list[np.ndarray] | None = None,
+    polygons: list[np.ndarray] | None = None,
 ) -> list[tuple[Corner, list[float]]]:
     """Card corners at the far ends of straight outline pieces, each with its card height guesses.
 
     ``filled`` is the paper mask with blob holes filled (the reader's), ``outlines`` its blob outlines
-    when the caller has them (found again otherwise). ``frame`` is not needed (the grey image carries
-    the edges) but kept so every corner finder is called alike.
+    when the caller has them (found again otherwise), ``polygons`` their ``outline_polygon``s if made
+    already. ``frame`` is not needed (the grey image carries the edges) but kept so every corner
+    finder is called alike.
     """
     del frame
-    ends, outs, normals = _edge_ends(filled, outlines)
+    ends, outs, normals = _edge_ends(filled, outlines, polygons if outlines is not None else None)
     if not len(ends):
         return []
     lengths = _traced_lengths(gray, filled, ends, outs, normals)

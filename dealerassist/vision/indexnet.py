@@ -158,10 +158,11 @@ def _window_maps(corners: np.ndarray, window: IndexWindow) -> tuple[np.ndarray, 
     step_y = (heights[:, None] * y_axes).astype(np.float32)  # and down the card
     maps = []
     for axis in (0, 1):
-        plane = (
-            points[:, axis].astype(np.float32)[:, None, None] + step_x[:, axis, None, None] * u[None, None, :]
-        )
-        maps.append((plane + step_y[:, axis, None, None] * v[None, :, None]).reshape(n * rows, cols))
+        across = points[:, axis].astype(np.float32)[:, None] + step_x[:, axis, None] * u[None, :]  # (n, cols)
+        down = step_y[:, axis, None] * v[None, :]  # (n, rows)
+        # The same sums as broadcasting one against the other, over whole rows laid out in advance.
+        plane = np.tile(across, rows).reshape(n * rows, cols)
+        maps.append(np.add(plane, np.repeat(down.reshape(n * rows), cols).reshape(n * rows, cols), out=plane))
     return maps[0], maps[1]
 
 
@@ -183,33 +184,40 @@ def window_features(windows: np.ndarray) -> np.ndarray:
     k = int(0.85 * (samples.shape[1] - 1))
     # The k-th level of each row: a radix sort of 8-bit values costs less than a partition.
     paper = np.maximum(np.sort(samples, axis=1, kind="stable")[:, k].astype(np.float32), 30.0)
-    per_row = np.repeat(1.0 / paper, rows)[:, None]
-    ink = np.maximum(1.0 - darkest * per_row, 0.0, dtype=np.float32)
+    # Every pixel's 1 / paper laid out like the planes: whole-array products, no short broadcasts.
+    per_pixel = np.repeat(1.0 / paper, area).reshape(n * rows, cols)
+    ink = cv2.multiply(darkest, per_pixel, dtype=cv2.CV_32F)
+    np.maximum(np.subtract(1.0, ink, out=ink), 0.0, out=ink)
     # Straight from the 8-bit planes: every difference and half-sum is exact in float32.
-    red_green = np.multiply(cv2.subtract(red, green, dtype=cv2.CV_32F), per_row, dtype=np.float32)
+    red_green = cv2.subtract(red, green, dtype=cv2.CV_32F)
+    np.multiply(red_green, per_pixel, out=red_green)
     yellow_blue = cv2.addWeighted(red, 0.5, green, 0.5, 0.0, dtype=cv2.CV_32F)
-    np.multiply(cv2.subtract(yellow_blue, blue, dst=yellow_blue, dtype=cv2.CV_32F), per_row, out=yellow_blue)
+    cv2.subtract(yellow_blue, blue, dst=yellow_blue, dtype=cv2.CV_32F)
+    np.multiply(yellow_blue, per_pixel, out=yellow_blue)
     blank = (ink < 0.15).astype(np.float32)
     count = np.maximum(blank.reshape(n, area).sum(axis=1), 1.0)
     coarse = _pooled(ink, COLOUR_CELL)
     colours = []
+    weighted = np.empty_like(ink)
     for plane in (red_green, yellow_blue):
-        paper_colour = (plane * blank).reshape(n, area).sum(axis=1) / count
+        paper_colour = np.multiply(plane, blank, out=weighted).reshape(n, area).sum(axis=1) / count
         colours.append(
-            _pooled(plane * ink, COLOUR_CELL) - np.repeat(paper_colour, rows // COLOUR_CELL)[:, None] * coarse
+            _pooled(np.multiply(plane, ink, out=weighted), COLOUR_CELL)
+            - np.repeat(paper_colour, rows // COLOUR_CELL)[:, None] * coarse
         )
 
-    planes = ink.reshape(n, rows, cols)
-    gx = np.zeros_like(planes)
-    gy = np.zeros_like(planes)
-    gx[:, :, 1:-1] = planes[:, :, 2:] - planes[:, :, :-2]
-    gy[:, 1:-1, :] = planes[:, 2:, :] - planes[:, :-2, :]
-    gx = gx.reshape(n * rows, cols)
-    gy = gy.reshape(n * rows, cols)
+    # Central differences over the stacked image, then zero at every window's border: the same
+    # values as window by window, in whole-image passes.
+    gx = np.zeros_like(ink)
+    cv2.subtract(ink[:, 2:], ink[:, :-2], dst=gx[:, 1:-1])
+    gy = np.empty_like(ink)
+    np.subtract(ink[2:], ink[:-2], out=gy[1:-1])
+    edge_rows = gy.reshape(n, rows, cols)[:, :: rows - 1]
+    edge_rows[...] = 0.0
     # Gradient strength along each direction and against it, cell by cell: an orientation
-    # histogram with soft bins, computed as a few whole-frame passes.
-    # Against a direction is pooled as minus the pooled negative part: pooling is sums and one
-    # scale, which give the same magnitudes whatever the sign.
+    # histogram with soft bins, computed as a few whole-frame passes. Against a direction is
+    # pooled as minus the pooled negative part: pooling is sums and one scale, the same whatever
+    # the sign.
     cells = []
     for cos, sin in _DIRECTIONS:
         along = gx if (cos, sin) == (1.0, 0.0) else cv2.addWeighted(gx, cos, gy, sin, 0.0)
