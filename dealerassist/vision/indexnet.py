@@ -76,7 +76,11 @@ def sample_windows(
         if small.any():
             out[small] = _remap_windows(image, corners[small] * [scale, scale, 1, 1, 1, 1, scale], window)
         level &= ~small
-        if level.any() and (heights[level] * scale <= 2 * LARGEST_SAMPLED).all():
+        if (
+            level.any()
+            and (heights[level] * scale <= 2 * LARGEST_SAMPLED).all()
+            and np.isfinite(corners[level]).all()
+        ):
             # Every card left fits once halved (always so for the reader's card sizes).
             out[level] = _halved_windows(image, corners[level] * [scale, scale, 1, 1, 1, 1, scale], window)
             break
@@ -229,7 +233,7 @@ def window_features(windows: np.ndarray) -> np.ndarray:
     hist /= np.maximum(np.sqrt((hist * hist).sum(axis=1, keepdims=True)), 1e-3)
     return np.concatenate(
         [hist, _pooled(ink, INK_CELL).reshape(n, -1), *(c.reshape(n, -1) for c in colours)], axis=1
-    ).astype(np.float32)
+    ).astype(np.float32, copy=False)
 
 
 def _pooled(stacked: np.ndarray, block: int) -> np.ndarray:
