@@ -1,0 +1,174 @@
+"""Index corners lying on another card's outline edge, found where their print begins.
+
+In a fan whose cards share an outer edge (the bottom edge of a row of cards, the side of a
+stepped column), a lower card's index corner sits on that edge where the card's other edge runs
+over the paper of its neighbour: no felt marks it, and a neighbour's ink can touch it. What
+does mark it is the index itself: walking along the shared edge, a blank margin of the card's
+own paper, then the rank, starting at the distance the deck prints it from the card's side.
+Every such start of ink along an outline edge proposes a corner there; the classifier decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from dealerassist.vision.detect import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner
+
+INK = 0.72  # darker than this share of the edge band's paper is print
+BAND_ROWS = 6  # samples across the band where the rank is printed
+SHARED = 1.15  # an edge this many card edges long is shared by more than one card
+MARGIN = 0.78  # the margin beside and above an index is at least this share of its brightest part
+MARGIN_DEPTH = 0.6  # where the margin is looked at: this share of the way from the card edge to the print
+_MAP_COLS = 1024  # remap's maps are laid out in rows of this many points
+
+
+def ink_corners(
+    gray: np.ndarray,
+    corners: Sequence[Corner],
+    arms: Sequence[tuple[float, float]],
+    rank_box: tuple[float, float, float, float],
+    extent: tuple[float, float],
+    aspect: float,
+) -> list[tuple[Corner, float]]:
+    """Corners (with the card height each was found at) where an index starts along the edges
+    running from ``corners`` (their ``arms``: how far the paper runs along x and along y).
+
+    Each edge is scanned twice: as the cards' short edge (the index corner's x axis along it) and
+    as their long edge (y along it). The axes follow the index corner's handedness, so each scan
+    looks for the print one way only.
+    """
+    scans = _scans(corners, arms, rank_box, aspect)
+    if not scans:
+        return []
+    origin, along, depth, x_axis, y_axis, length, height, band, offset, forward = (  # one row per scan
+        np.array(v, float) for v in zip(*scans, strict=True)
+    )
+    steps = np.ceil(length).astype(int)
+    total = int(steps.sum())
+    starts = np.cumsum(steps) - steps
+    owner = np.repeat(np.arange(len(scans)), steps)
+    t = np.arange(total) - starts[owner]  # pixels along each edge
+    # Sample points as (band row, sample) planes of x and y: every scan's band in one remap.
+    share = np.linspace(0.0, 1.0, BAND_ROWS, dtype=np.float32)[:, None]
+    depth_px = (band[:, 0][owner] + (band[:, 1] - band[:, 0])[owner] * share).astype(np.float32)
+    planes = []
+    for axis in (0, 1):
+        base = (origin[owner, axis] + along[owner, axis] * t).astype(np.float32)
+        planes.append(base[None, :] + depth[owner, axis].astype(np.float32)[None, :] * depth_px)
+    values = _sample_planes(gray, planes[0], planes[1])  # (BAND_ROWS, total) uint8
+    # Paper white per scan: the brightest stretch across the band (a lone bright pixel does not count).
+    brightest = values.max(axis=0).astype(np.float32)
+    steady = np.minimum(np.minimum(brightest, np.roll(brightest, 1)), np.roll(brightest, -1))
+    paper = np.maximum.reduceat(steady, starts)
+    ink = values.min(axis=0) < INK * paper[owner]
+    # Blank samples just before (and just after) each sample within its own scan.
+    gap = np.maximum(1, np.round(0.5 * offset)).astype(int)
+    before = _blank_run(ink, t)
+    after = _blank_run(ink[::-1], (steps[owner] - 1 - t)[::-1])[::-1]
+    ahead = forward[owner] > 0
+    onset = ink & (np.where(ahead, before, after) >= gap[owner])
+    rows_found = np.flatnonzero(onset)
+    k = owner[rows_found]
+    along_px = np.where(ahead[rows_found], t[rows_found] - offset[k], t[rows_found] + offset[k])
+    inside = (along_px >= 0) & (along_px <= length[k])
+    k, along_px = k[inside], along_px[inside]
+    if not len(k):
+        return []
+    points = origin[k] + along[k] * along_px[:, None]
+    sure = _margin_blank(gray, points, x_axis[k], y_axis[k], height[k], rank_box, extent)
+    return [
+        (Corner(point=points[i], x_axis=x_axis[k[i]], y_axis=y_axis[k[i]], blob=-1), float(height[k[i]]))
+        for i in np.flatnonzero(sure).tolist()
+    ]
+
+
+def _margin_blank(
+    gray: np.ndarray,
+    points: np.ndarray,
+    x_axes: np.ndarray,
+    y_axes: np.ndarray,
+    heights: np.ndarray,
+    rank_box: tuple[float, float, float, float],
+    extent: tuple[float, float],
+) -> np.ndarray:
+    """Whether the card's own margin beside the index and above it is plain paper at each corner:
+    a start of print with anything but paper between it and the corner is not an index."""
+    x0, y0, _, _ = rank_box
+    across, down = extent
+    offsets = [(MARGIN_DEPTH * x0, fy) for fy in np.linspace(0.5 * y0, down, 7)]
+    offsets += [(fx, MARGIN_DEPTH * y0) for fx in np.linspace(0.5 * x0, across, 4)]
+    at = np.concatenate([points + (x_axes * fx + y_axes * fy) * heights[:, None] for fx, fy in offsets])
+    values = _sample(gray, at).reshape(len(offsets), len(points))
+    return values.min(axis=0) > MARGIN * values.max(axis=0)
+
+
+def _blank_run(ink: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """For each sample, how many blank samples precede it in its scan (``t``: its place in it)."""
+    index = np.arange(len(ink))
+    last_ink = np.maximum.accumulate(np.where(ink, index, -1))
+    previous = np.concatenate([[-1], last_ink[:-1]])
+    scan_start = index - t
+    return index - np.maximum(previous + 1, scan_start)
+
+
+def _scans(
+    corners: Sequence[Corner],
+    arms: Sequence[tuple[float, float]],
+    rank_box: tuple[float, float, float, float],
+    aspect: float,
+) -> list[tuple]:
+    """One scan per corner edge and way round: where it runs, which way is into the card, the
+    index corner's axes there, the card height, the band (in pixels from the edge) the rank is
+    printed in, and how far from the card's side the rank starts.
+
+    The card's size comes from the corner's other edge: cards sharing an edge in a row are as
+    deep as the card at its end, its height when the shared edge is their short one, its width
+    when it is their long one.
+    """
+    x0, y0, x1, y1 = rank_box
+    scans = []
+    for corner, (arm_x, arm_y) in zip(corners, arms, strict=True):
+        p, x, y = corner.point, corner.x_axis, corner.y_axis
+        for along, inward, length, depth in ((x, y, arm_x, arm_y), (y, x, arm_y, arm_x)):
+            # An edge no longer than one card's is that card's own: its corners are outline corners.
+            h = depth  # the shared edge as the cards' short edge: the index's y axis points inward
+            if MIN_CARD_HEIGHT <= h <= MAX_CARD_HEIGHT and length > SHARED * h / aspect:
+                xa = along if _right_handed(along, inward) else -along
+                scans.append((p, along, inward, xa, inward, length, h, (y0 * h, y1 * h), x0 * h, xa @ along))
+            h = depth * aspect  # the shared edge as their long edge: the index's x axis points inward
+            if MIN_CARD_HEIGHT <= h <= MAX_CARD_HEIGHT and length > SHARED * h:
+                ya = along if _right_handed(inward, along) else -along
+                scans.append((p, along, inward, inward, ya, length, h, (x0 * h, x1 * h), y0 * h, ya @ along))
+    return scans
+
+
+def _right_handed(x_axis: np.ndarray, y_axis: np.ndarray) -> bool:
+    return float(x_axis[0] * y_axis[1] - x_axis[1] * y_axis[0]) > 0
+
+
+def _sample_planes(gray: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Grey values at (rows, n) planes of x and y, through one remap (in rows of ``_MAP_COLS``)."""
+    rows, n = xs.shape
+    width = -(-n // _MAP_COLS) * _MAP_COLS
+    maps = []
+    for plane in (xs, ys):
+        padded = np.zeros((rows, width), np.float32)
+        padded[:, :n] = plane
+        maps.append(padded.reshape(-1, _MAP_COLS))
+    out = cv2.remap(gray, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return out.reshape(rows, width)[:, :n]
+
+
+def _sample(gray: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Grey values at many points through one remap (maps laid out in rows of ``_MAP_COLS``)."""
+    n = len(points)
+    padded = np.zeros((-(-n // _MAP_COLS) * _MAP_COLS, 2), np.float32)
+    padded[:n] = points
+    grid = padded.reshape(-1, _MAP_COLS, 2)
+    out = cv2.remap(
+        gray, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0
+    )
+    return out.reshape(-1)[:n].astype(np.float32)
