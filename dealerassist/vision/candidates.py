@@ -26,14 +26,16 @@ from dealerassist.vision.detect import (
 )
 from dealerassist.vision.index_corners import index_corner_candidates
 from dealerassist.vision.indexnet import IndexWindow, sample_windows
+from dealerassist.vision.ink_corners import ink_corners
 
-OUTLINE, JUNCTION, TRACED, PROJECTED = "outline", "junction", "traced", "projected"
+OUTLINE, JUNCTION, TRACED, PROJECTED, INK = "outline", "junction", "traced", "projected", "ink"
 
 
 @dataclass(frozen=True)
 class Candidate:
     """A possible card corner: seen on an outline, where an edge meets an outline, where a buried
-    edge traced from the outline turns, or projected along a card's edges from another corner."""
+    edge traced from the outline turns, projected along a card's edges from another corner, or
+    where an index starts along an outline edge shared by several cards."""
 
     corner: Corner
     heights: list[float]
@@ -49,8 +51,15 @@ class FrameGeometry:
     candidates: list[Candidate]
 
 
-def find_candidates(frame: np.ndarray, aspect: float) -> FrameGeometry:
-    """Paper blobs, their corners, junctions, traced corners and the corners projected from them.
+def find_candidates(
+    frame: np.ndarray,
+    aspect: float,
+    rank_box: tuple[float, float, float, float] | None = None,
+    window: IndexWindow | None = None,
+) -> FrameGeometry:
+    """Paper blobs, their corners, junctions, traced corners and the corners projected from them;
+    given where the deck prints its rank (``rank_box``) and how far its index reaches
+    (``window``), also the corners where an index starts along a shared outline edge.
 
     Every outline and junction corner is gathered first, so that how far the paper runs from each
     is measured in one pass, and the projected corners' edges are checked in one pass too.
@@ -98,7 +107,63 @@ def find_candidates(frame: np.ndarray, aspect: float) -> FrameGeometry:
             for corner, height, ok in zip(fresh, heights[rows].tolist(), seen.tolist(), strict=True)
             if ok
         ]
+    if rank_box is not None and window is not None:
+        proposals = ink_corners(
+            gray,
+            [corners[k] for k in direct],
+            [arms[k] for k in direct],
+            rank_box,
+            (window.across, window.down),
+            aspect,
+        )
+        found += [Candidate(corner, [height], INK) for corner, height in _unseen(proposals, found)]
     return FrameGeometry(gray, filled, [c for c in found if c.heights])
+
+
+REPEAT = 0.03  # card heights: a corner this close to a known one, turned the same way, repeats it
+
+
+def _unseen(proposals: list[tuple[Corner, float]], known: list[Candidate]) -> list[tuple[Corner, float]]:
+    """Proposed corners that repeat neither a known candidate nor an earlier proposal."""
+    if not proposals:
+        return []
+    points = np.array([c.point for c, _ in proposals], float)
+    x_axes = np.array([c.x_axis for c, _ in proposals], float)
+    y_axes = np.array([c.y_axis for c, _ in proposals], float)
+    near = REPEAT * np.array([h for _, h in proposals], float)
+    fresh = np.ones(len(proposals), bool)
+    if known:
+        same = _same_spot_same_way(
+            points,
+            x_axes,
+            y_axes,
+            near,
+            np.array([c.corner.point for c in known], float),
+            np.array([c.corner.x_axis for c in known], float),
+            np.array([c.corner.y_axis for c in known], float),
+        )
+        fresh = ~same.any(axis=1)
+    clash = np.tril(
+        _same_spot_same_way(points, x_axes, y_axes, near, points, x_axes, y_axes) & fresh[None, :], -1
+    )
+    return [proposals[i] for i in np.flatnonzero(_first_of_each(clash, fresh)).tolist()]
+
+
+def _same_spot_same_way(
+    points: np.ndarray,
+    x_axes: np.ndarray,
+    y_axes: np.ndarray,
+    near: np.ndarray,
+    others: np.ndarray,
+    other_x: np.ndarray,
+    other_y: np.ndarray,
+) -> np.ndarray:
+    """[i, j]: corner i lies within ``near[i]`` of corner j with both axes turned the same way."""
+    return (
+        (_distances(points, others) < near[:, None])
+        & (np.einsum("ik,jk->ij", x_axes, other_x) > 0.95)
+        & (np.einsum("ik,jk->ij", y_axes, other_y) > 0.95)
+    )
 
 
 def distinct(candidates: list[tuple[Corner, float]], known: list[np.ndarray]) -> list[tuple[Corner, float]]:
@@ -131,11 +196,17 @@ def _distinct_rows(points: np.ndarray, axes: np.ndarray, heights: np.ndarray, kn
     same_way = np.einsum("ik,jk->ij", axes, axes) > 0.9  # einsum keeps off the BLAS thread pool
     # clash[i, j]: fresh corner j comes before i and repeats it.
     clash = np.tril((apart < near[:, None]) & same_way & fresh[None, :], -1)
+    return np.flatnonzero(_first_of_each(clash, fresh)).tolist()
+
+
+def _first_of_each(clash: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+    """Fresh rows kept, each dropped when it repeats an earlier kept one (``clash[i, j]``: row j
+    comes before row i and repeats it); only the few rows that clash are looked at one by one."""
     kept = fresh.copy()
     for i in np.flatnonzero(fresh & clash.any(axis=1)).tolist():
-        if (clash[i] & kept).any():  # corners before i are settled by now
+        if (clash[i] & kept).any():  # rows before i are settled by now
             kept[i] = False
-    return np.flatnonzero(kept).tolist()
+    return kept
 
 
 def _distances(points: np.ndarray, others: np.ndarray) -> np.ndarray:

@@ -1,7 +1,8 @@
 """What the reader knows about one deck design, saved as one ``.npz`` deck file.
 
 A deck file is made by ``enrollment.enroll`` from one clean image per card: where the design
-prints its corner index, the index classifier trained for it, and its back's corner colours.
+prints its corner index, the committee of index classifiers trained for it, and its back's
+corner colours.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ import cv2
 import numpy as np
 
 from dealerassist.errors import DealerAssistError
-from dealerassist.vision.indexnet import IndexNet, IndexWindow
+from dealerassist.vision.indexnet import Committee, IndexWindow
 
 BACK_REGION = (0.05, 0.05, 0.2, 0.35)  # x0, y0, x1, y1 in card heights: inside the card either way round
 BACK_GRID = (4, 6)
-DECK_FORMAT = 2
+DECK_FORMAT = 3
 
 
 class DeckFileError(DealerAssistError):
@@ -33,7 +34,7 @@ class DeckModel:
     aspect: float  # card height / width
     rank_box: tuple[float, float, float, float]  # where the rank is printed (card heights)
     window: IndexWindow  # the corner region the classifier looks at
-    net: IndexNet
+    net: Committee
     back_features: np.ndarray  # (m, k)
     check: dict[str, float] = field(default_factory=dict)  # enrollment's self-check on fresh windows
 
@@ -66,7 +67,7 @@ class DeckModel:
                     aspect=float(meta["aspect"]),
                     rank_box=tuple(meta["rank_box"]),
                     window=IndexWindow(*(float(v) for v in meta["window"])),
-                    net=IndexNet.from_arrays(data),
+                    net=Committee.from_arrays(data),
                     back_features=data["back_features"],
                     check={k: float(v) for k, v in meta.get("check", {}).items()},
                 )

@@ -1,12 +1,16 @@
 """Learn a deck design from one clean image per card (``dealerassist vision enroll``).
 
-Finds where the design prints its corner index, trains the index classifier (``indexnet``) on
-windows cut from the design's own images (``training``), and measures the back's corners; no
-other design and nothing trained before is involved, so a new deck needs only its 53 images.
+Finds where the design prints its corner index, trains a committee of index classifiers
+(``indexnet``) on windows cut from the design's own images (``training``), and measures the
+back's corners; no other design and nothing trained before is involved, so a new deck needs only
+its 53 images.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import cv2
@@ -15,7 +19,7 @@ import numpy as np
 from dealerassist.core.cards import FULL_DECK
 from dealerassist.vision.corner import Glyph, find_glyphs, rectify
 from dealerassist.vision.deck import DeckFileError, DeckModel, back_feature, load_card_image
-from dealerassist.vision.indexnet import BACK, NONE, SURE, IndexNet, IndexWindow, train
+from dealerassist.vision.indexnet import BACK, NONE, SURE, Committee, IndexNet, IndexWindow, train
 from dealerassist.vision.scenes import load_design
 from dealerassist.vision.training import render_samples, scene_samples
 
@@ -26,6 +30,7 @@ TRAINING_SEED = 20261129  # enrollment is repeatable: the same images give the s
 CHECK_SEED = TRAINING_SEED + 1
 CHECK_SCENES = 4  # fresh scenes per card for the self-check (about 3 windows each)
 HIDDEN = 256  # hidden units of the index classifier
+MEMBERS = 2  # classifiers in the deck's committee, each trained on its own draw of scenes
 
 
 def _scaled(image: np.ndarray, height: int, pad: int, blur: float = 0.5) -> tuple[np.ndarray, float]:
@@ -76,8 +81,9 @@ def enroll(
 ) -> DeckModel:
     """Learn a design from ``folder`` holding ``AS.png`` .. ``KC.png`` and ``back.png``.
 
-    The classifier learns from ``scenes_per_card`` small scenes around each card (about ten
-    windows each) and from every candidate corner on ``tables`` whole synthetic tables.
+    Each classifier of the committee learns from its own ``scenes_per_card`` small scenes around
+    each card (about ten windows each) and every candidate corner on its own ``tables`` whole
+    synthetic tables.
     """
     folder = check_folder(folder)
     faces = {c.code: load_card_image(folder / f"{c.code}.png") for c in FULL_DECK}
@@ -96,14 +102,18 @@ def enroll(
     across, down = np.percentile(np.array(index_ends), 90, axis=0) + WINDOW_SLACK
     window = IndexWindow(float(min(across, 0.24)), float(min(down, 0.5)))
 
-    rng = np.random.default_rng(TRAINING_SEED)
     design = load_design(folder)
     cards = {code: image for code, image in design.items() if code != "back"}
-    rendered = render_samples(cards, design["back"], window, rng, scenes_per_card)
-    mined = scene_samples(design, window, rng, tables)
-    features = np.concatenate([rendered[0], mined[0]])
-    labels = np.concatenate([rendered[1], mined[1]])
-    net = train(features, labels, rng, hidden=HIDDEN)
+    jobs = [(folder, window, rank_box, member, scenes_per_card, tables) for member in range(MEMBERS)]
+    workers = min(MEMBERS, os.cpu_count() or 1)
+    if workers > 1:
+        # Each member is independent work: one process each (spawned, so no lock of a threaded
+        # parent is inherited). The seeds, not the processes, decide what each member learns.
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            members = list(pool.map(_train_member, jobs))
+    else:
+        members = [_train_member(job) for job in jobs]
+    net = Committee(tuple(members))
     check = _self_check(net, cards, design["back"], window)
 
     back_f = []
@@ -126,8 +136,23 @@ def enroll(
     )
 
 
+def _train_member(
+    job: tuple[Path, IndexWindow, tuple[float, float, float, float], int, int, int],
+) -> IndexNet:
+    """One committee member, trained on its own draw of rendered scenes and mined tables."""
+    folder, window, rank_box, member, scenes_per_card, tables = job
+    design = load_design(folder)
+    cards = {code: image for code, image in design.items() if code != "back"}
+    rng = np.random.default_rng([TRAINING_SEED, member])
+    rendered = render_samples(cards, design["back"], window, rng, scenes_per_card)
+    mined = scene_samples(design, window, rng, tables, rank_box)
+    features = np.concatenate([rendered[0], mined[0]])
+    labels = np.concatenate([rendered[1], mined[1]])
+    return train(features, labels, rng, hidden=HIDDEN)
+
+
 def _self_check(
-    net: IndexNet, cards: dict[str, np.ndarray], back: np.ndarray, window: IndexWindow
+    net: Committee, cards: dict[str, np.ndarray], back: np.ndarray, window: IndexWindow
 ) -> dict[str, float]:
     """How the trained classifier does on fresh windows of the same design it never trained on:
     the operator's first sign that a deck is (or is not) learnable."""

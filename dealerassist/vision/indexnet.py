@@ -28,6 +28,7 @@ _DIRECTIONS = [(float(np.cos(a)), float(np.sin(a))) for a in np.arange(BINS // 2
 LARGEST_SAMPLED = 220.0  # card height in pixels above which a window is sampled from a halved image
 JOIN_PX = 2000  # halved pixels of extra area worth halving to save a separate piece
 SURE = 0.9  # card probability from which the reader names a card (its default accept level)
+SCREENED = 0.9  # a committee's first member this sure a window holds nothing settles it alone
 NONE = "none"  # the class of a window that holds no index of this design
 BACK = "back"  # the class of a window at the corner of a card lying face down
 
@@ -303,6 +304,67 @@ class IndexNet:
     @classmethod
     def from_arrays(cls, data: dict[str, np.ndarray]) -> IndexNet:
         return cls(*(data[f"net_{k}"].astype(np.float32) for k in ("mean", "scale", "w1", "b1", "w2", "b2")))
+
+
+@dataclass(frozen=True)
+class Committee:
+    """Index classifiers trained apart, each on its own draw of training windows, that must agree.
+
+    One network's confident mistakes mostly come from its own draw of training scenes: another
+    trained on a different draw rarely makes the same one. A card's probability is the geometric
+    mean of the members' where every member names that card, and 0 where any names another.
+    """
+
+    members: tuple[IndexNet, ...]
+
+    def best(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """As ``IndexNet.best``, for the committee: agreed names, their joint probability, and
+        the members' mean kind probabilities.
+
+        The first member screens: a window it is sure holds nothing (most windows of a frame,
+        and none it could name) is not shown to the others, and keeps its probabilities.
+        """
+        names, probability, kind = self.members[0].best(features)
+        shown = np.flatnonzero(kind[:, 0] < SCREENED)
+        if not len(shown) or len(self.members) == 1:
+            return names, probability, kind
+        product = probability[shown].astype(np.float64)
+        kinds = kind[shown].astype(np.float64)
+        for member in self.members[1:]:
+            other_names, other_probability, other_kind = member.best(features[shown])
+            agree = np.array(
+                [names[i] == other for i, other in zip(shown.tolist(), other_names, strict=True)]
+            )
+            product = np.where(agree, product * other_probability, 0.0)
+            kinds += other_kind
+        share = 1.0 / len(self.members)
+        probability, kind = probability.copy(), kind.copy()
+        probability[shown] = product**share
+        kind[shown] = kinds * share
+        return names, probability, kind
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {
+            f"member{i}_{key}": array
+            for i, member in enumerate(self.members)
+            for key, array in member.arrays().items()
+        }
+
+    @classmethod
+    def from_arrays(cls, data: dict[str, np.ndarray]) -> Committee:
+        count = 0
+        while f"member{count}_net_mean" in data:
+            count += 1
+        if not count:
+            raise KeyError("no committee members in the arrays")
+        return cls(
+            tuple(
+                IndexNet.from_arrays(
+                    {key[len(f"member{i}_") :]: data[key] for key in data if key.startswith(f"member{i}_")}
+                )
+                for i in range(count)
+            )
+        )
 
 
 def _softmax_heads(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

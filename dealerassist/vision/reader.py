@@ -4,7 +4,8 @@ Candidate corners come from the paper outlines (``detect``); every candidate is 
 each card size it may have, by the deck's index classifier (``indexnet``) in one batch. A corner's
 read is trusted only when the classifier is sure of rank, suit and that an index is there at all;
 corners that grow into the same card are merged, and two reads of one printed index, or two
-confident corners of one card, that disagree make the card unknown.
+confident corners of one card, that disagree make the card unknown unless one is beyond doubt
+and the others are not close to it.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class Thresholds:
     seen_index: float = 0.5  # index probability above which an unread corner is a card seen
     seen_back: float = 0.5  # back probability above which a corner is compared with the enrolled back
     back_distance: float = 12.0  # mean per-value Lab distance to the nearest enrolled back corner
+    settled: float = 0.995  # a read this sure outweighs rival names of one card or one print ...
+    rival: float = 0.97  # ... when none of them reaches this
 
 
 @dataclass
@@ -87,7 +90,7 @@ class CardReader:
         return found
 
     def _read(self, frame: np.ndarray) -> list[CardSighting]:
-        geometry = find_candidates(frame, self.deck.aspect)
+        geometry = find_candidates(frame, self.deck.aspect, self.deck.rank_box, self.deck.window)
         candidates = geometry.candidates
         if not candidates:
             return []
@@ -130,7 +133,7 @@ class CardReader:
             if source == OUTLINE and float(kind[rows, 1].max()) >= t.seen_index:
                 quad = card_quad(corner, float(heights[row]), self.deck.aspect)
                 sightings.append(CardSighting(None, 0.0, True, quad, votes=[(None, 0.0)]))
-        return _merge(sightings)
+        return _merge(sightings, t)
 
     def _back(
         self, frame: np.ndarray, filled: np.ndarray, corner: Corner, heights: list[float]
@@ -162,13 +165,14 @@ class CardReader:
         )
 
 
-def _merge(sightings: list[CardSighting]) -> list[CardSighting]:
+def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:
     """Corners of the same card grow into overlapping quads: one sighting per card.
 
-    A card is named only when its confident corners agree; a back corner alone makes it face down;
-    anything else is a card seen but not read.
+    A card is named when its confident corners agree, or when one read is sure enough to
+    outweigh the others (see ``_settled``); a back corner alone makes it face down; anything
+    else is a card seen but not read.
     """
-    _one_index_one_read(sightings)
+    _one_print_one_read(sightings, t)
     sightings.sort(key=lambda s: (s.card is None, -s.confidence))
     groups: list[list[CardSighting]] = []
     for s in sightings:
@@ -181,16 +185,16 @@ def _merge(sightings: list[CardSighting]) -> list[CardSighting]:
     merged = []
     for group in groups:
         lead = group[0]
-        reads = {s.card for s in group if s.card is not None}
+        named = [s for s in group if s.card is not None]
         votes = [v for s in group for v in s.votes]
-        if len(reads) > 1:
-            merged.append(CardSighting(None, 0.0, True, lead.quad, votes=votes))
-        elif reads:
+        if named and _settled(named[0], named[1:], t):
             merged.append(
                 CardSighting(
                     lead.card, lead.confidence, True, lead.quad, votes=votes, projected=lead.projected
                 )
             )
+        elif named:
+            merged.append(CardSighting(None, 0.0, True, lead.quad, votes=votes))
         else:
             backs = [s for s in group if not s.face_up]
             if backs and len(backs) == len(group):
@@ -200,21 +204,49 @@ def _merge(sightings: list[CardSighting]) -> list[CardSighting]:
     return _drop_shadows(merged)
 
 
-def _one_index_one_read(sightings: list[CardSighting]) -> None:
-    """Reads of the same printed rank (seen from different corners) must agree, or none stands."""
+def _settled(best: CardSighting, others: list[CardSighting], t: Thresholds) -> bool:
+    """Whether the surest read stands against the other reads of the same card or print.
+
+    Reads that agree always stand. A different name cancels the card, unless the surest read is
+    beyond doubt and no rival is near it: then the rival is the misread (most often a neighbour
+    in a fan, read at a corner a little off) and cancelling would only lose a card read well.
+    """
+    rivals = [s for s in others if s.card != best.card]
+    return not rivals or (best.confidence >= t.settled and all(s.confidence <= t.rival for s in rivals))
+
+
+def _one_print_one_read(sightings: list[CardSighting], t: Thresholds) -> None:
+    """Reads of the same printed index must agree (or be settled), or none of them stands.
+
+    The same print is read from different candidates at the same corner, at different card-size
+    guesses (their index windows then overlap), or at the same corner point turned the same way.
+    All pairs are compared at once: a fan gives dozens of reads.
+    """
     named = [s for s in sightings if s.card is not None and s.index_point is not None]
-    for a in list(named):
-        if a.card is None:
-            continue
-        size = float(np.linalg.norm(a.quad[3] - a.quad[0]))
-        clash = [
-            b
-            for b in named
-            if b.card != a.card and np.linalg.norm(b.index_point - a.index_point) < 0.06 * size
-        ]
-        if clash:
-            for s in [a, *clash]:
-                s.card, s.confidence = None, 0.0
+    if len(named) < 2:
+        return
+    index = np.array([s.index_point for s in named], float)
+    corner = np.array([s.quad[0] for s in named], float)
+    across = np.array([s.quad[1] - s.quad[0] for s in named], float)
+    across /= np.maximum(np.hypot(across[:, 0], across[:, 1]), 1e-9)[:, None]
+    size = np.array([np.hypot(*(s.quad[3] - s.quad[0])) for s in named], float)[:, None]
+    sure = np.array([s.confidence for s in named], float)
+    names = np.array([s.card for s in named])
+    same_print = (_apart(index) < 0.06 * size) | (
+        (_apart(corner) < 0.04 * size) & (np.einsum("ik,jk->ij", across, across) > 0.95)
+    )
+    rivals = same_print & (names[:, None] != names[None, :])
+    strongest_rival = np.where(rivals, sure[None, :], -1.0).max(axis=1)
+    settled = (sure >= t.settled) & (strongest_rival <= t.rival)
+    for k in np.flatnonzero(rivals.any(axis=1) & ~settled).tolist():
+        named[k].card, named[k].confidence = None, 0.0
+
+
+def _apart(points: np.ndarray) -> np.ndarray:
+    """Every point's distance to every other."""
+    dx = points[:, 0, None] - points[None, :, 0]
+    dy = points[:, 1, None] - points[None, :, 1]
+    return np.sqrt(dx * dx + dy * dy)
 
 
 def _same_card(a: CardSighting, b: CardSighting, size: float) -> bool:

@@ -259,7 +259,11 @@ def _spots(
 
 
 def scene_samples(
-    design: dict[str, np.ndarray], window: IndexWindow, rng: np.random.Generator, scenes: int
+    design: dict[str, np.ndarray],
+    window: IndexWindow,
+    rng: np.random.Generator,
+    scenes: int,
+    rank_box: tuple[float, float, float, float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Feature rows and labels of the reader's own candidate corners on whole synthetic tables.
 
@@ -268,14 +272,15 @@ def scene_samples(
     classifier the places it will really be shown. ``design`` holds the BGRA images by code plus
     ``back``. A candidate at a true, visible index corner with a fitting size is labelled with the
     card; at a face-down card's corner ``back``; one near a true corner that fits it badly is left
-    out (neither clearly right nor clearly nothing); every other candidate is ``none``.
+    out (neither clearly right nor clearly nothing); every other candidate is ``none``. With the
+    design's ``rank_box`` the candidates include those found where an index starts along an edge.
     """
     aspect = float(np.median([im.shape[0] / im.shape[1] for k, im in design.items() if k != "back"]))
     features: list[np.ndarray] = []
     labels: list[str] = []
     for _ in range(scenes):
         frame, truth = make_scene(design, rng)
-        candidates = find_candidates(frame, aspect).candidates
+        candidates = find_candidates(frame, aspect, rank_box, window).candidates
         if not candidates:
             continue
         windows, owner, heights = windows_of(frame, candidates, window)

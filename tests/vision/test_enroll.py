@@ -62,8 +62,8 @@ def test_deck_file_round_trip(deck: DeckModel, tmp_path: Path) -> None:
 
 def test_a_deck_file_of_the_older_format_is_refused_and_says_so(deck: DeckModel, tmp_path: Path) -> None:
     path = tmp_path / "old.npz"
-    np.savez(path, meta=np.array('{"format": 1, "name": "x"}'))
-    with pytest.raises(DeckFileError, match=r"old\.npz: deck file format 1, expected 2"):
+    np.savez(path, meta=np.array('{"format": 2, "name": "x"}'))  # one network, before the committee
+    with pytest.raises(DeckFileError, match=r"old\.npz: deck file format 2, expected 3"):
         DeckModel.load(path)
 
 

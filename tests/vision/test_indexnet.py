@@ -12,6 +12,7 @@ from dealerassist.vision.indexnet import (
     LARGEST_SAMPLED,
     NONE,
     WINDOW_PX,
+    Committee,
     IndexNet,
     IndexWindow,
     _remap_windows,
@@ -105,6 +106,32 @@ def test_the_network_learns_a_separable_toy_problem_and_survives_its_arrays() ->
     assert kind[2].argmax() == 0 and kind[3].argmax() == 2  # nothing; a back
     copy = IndexNet.from_arrays(net.arrays())
     np.testing.assert_array_equal(copy.best(centres)[1], probability)
+
+
+def test_a_committee_names_only_what_all_members_name() -> None:
+    rng = np.random.default_rng(5)
+    codes = ["AS", "KH", NONE, BACK]
+    centres = rng.normal(0, 1, (len(codes), feature_size())).astype(np.float32) * 3
+    labels = np.array([codes[i % 4] for i in range(800)])
+    features = centres[np.arange(800) % 4] + rng.normal(0, 1, (800, feature_size())).astype(np.float32)
+    honest = train(features, labels, np.random.default_rng(6), hidden=32, epochs=8)
+    swapped = train(
+        features,
+        np.where(labels == "AS", "KH", np.where(labels == "KH", "AS", labels)),
+        np.random.default_rng(7),
+        hidden=32,
+        epochs=8,
+    )
+    _, alone, _ = honest.best(centres[:2])
+    names, probability, _ = Committee((honest, honest)).best(centres[:2])
+    assert names == ["AS", "KH"]
+    np.testing.assert_allclose(probability, alone, rtol=1e-5)  # agreeing with itself changes nothing
+    names, probability, kind = Committee((honest, swapped)).best(centres)
+    assert (probability[:2] == 0).all()  # one says ace, the other king: no card
+    assert kind[3].argmax() == 2  # both still see the back
+    copy = Committee.from_arrays(Committee((honest, swapped)).arrays())
+    np.testing.assert_array_equal(copy.best(centres)[2], kind)
+    assert len(copy.members) == 2
 
 
 def test_training_refuses_an_unknown_label() -> None:

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.reader import CardReader
+from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _merge
 
 from .conftest import lay_cards
 
@@ -103,3 +103,34 @@ def test_a_large_photo_is_read_and_outlined_in_its_own_pixels(reader: CardReader
 
 def test_a_close_up_card_is_read(reader: CardReader, design) -> None:
     assert set(_by_card(reader.read(lay_cards(design, [("8S", (640, 360), 5, True)], height=330)))) == {"8S"}
+
+
+def _sighting(
+    card: str, confidence: float, corner: tuple[float, float], height: float = 120.0
+) -> CardSighting:
+    """A read at an upright card's top-left corner, as the reader makes one before merging."""
+    x, y = corner
+    width = height / 1.4
+    quad = np.array([[x, y], [x + width, y], [x + width, y + height], [x, y + height]], float)
+    index_point = np.array([x + 0.07 * height, y + 0.14 * height])
+    return CardSighting(card, confidence, True, quad, votes=[(card, confidence)], index_point=index_point)
+
+
+def test_a_read_beyond_doubt_outweighs_a_weak_rival_of_the_same_card() -> None:
+    # A fan neighbour's corner, a little off, grows into the same card and reads another name.
+    merged = _merge([_sighting("6H", 0.9999, (100, 100)), _sighting("8H", 0.95, (104, 102))], Thresholds())
+    assert [s.card for s in merged] == ["6H"]
+
+
+def test_rival_reads_both_close_to_sure_leave_the_card_unread() -> None:
+    merged = _merge([_sighting("6H", 0.999, (100, 100)), _sighting("8H", 0.98, (104, 102))], Thresholds())
+    assert [s.card for s in merged] == [None]
+    merged = _merge([_sighting("6H", 0.99, (100, 100)), _sighting("8H", 0.93, (104, 102))], Thresholds())
+    assert [s.card for s in merged] == [None]
+
+
+def test_two_names_at_one_corner_point_at_different_sizes_cancel_each_other() -> None:
+    # The same print read at two card-size guesses: index windows apart, the corner point shared.
+    small, large = _sighting("TD", 0.999, (300, 300), 90.0), _sighting("4D", 0.988, (300, 300), 180.0)
+    merged = _merge([small, large], Thresholds())
+    assert all(s.card is None for s in merged)
