@@ -147,9 +147,26 @@ def _remap_windows(image: np.ndarray, corners: np.ndarray, window: IndexWindow) 
     return _remap(image, maps_x, maps_y, len(corners))
 
 
+REMAP_WINDOWS = 600  # windows per remap call: OpenCV refuses maps of 32767 rows or more
+
+
 def _remap(image: np.ndarray, maps_x: np.ndarray, maps_y: np.ndarray, n: int) -> np.ndarray:
-    sampled = cv2.remap(image, maps_x, maps_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return sampled.reshape(n, WINDOW_PX[1], WINDOW_PX[0], 3)
+    rows = REMAP_WINDOWS * WINDOW_PX[1]
+    if not len(maps_x):
+        return np.zeros((0, WINDOW_PX[1], WINDOW_PX[0], 3), np.uint8)
+    sampled = [
+        cv2.remap(
+            image,
+            maps_x[k : k + rows],
+            maps_y[k : k + rows],
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        for k in range(0, len(maps_x), rows)
+    ]
+    return (sampled[0] if len(sampled) == 1 else np.concatenate(sampled)).reshape(
+        n, WINDOW_PX[1], WINDOW_PX[0], 3
+    )
 
 
 def _window_maps(corners: np.ndarray, window: IndexWindow) -> tuple[np.ndarray, np.ndarray]:

@@ -11,6 +11,7 @@ from dealerassist.vision.indexnet import (
     BACK,
     LARGEST_SAMPLED,
     NONE,
+    REMAP_WINDOWS,
     WINDOW_PX,
     Committee,
     IndexNet,
@@ -71,6 +72,25 @@ def test_large_cards_read_from_halved_pieces_match_the_whole_halved_frame(shape:
     corners = np.concatenate([points / 2, x_axes, y_axes, heights[:, None] / 2], axis=1)
     whole = _remap_windows(cv2.pyrDown(frame), corners, window)
     assert np.array_equal(pieces, whole)
+
+
+def test_more_windows_than_one_remap_takes_are_sampled_alike() -> None:
+    # A cluttered frame can give hundreds of candidates; OpenCV's remap refuses maps of 32767 rows.
+    rng = np.random.default_rng(3)
+    frame = rng.integers(0, 255, (720, 1280, 3), dtype=np.uint8)
+    n = 2 * REMAP_WINDOWS + 37
+    points = np.column_stack([rng.uniform(50, 1200, n), rng.uniform(50, 650, n)])
+    x_axes = np.tile([1.0, 0.0], (n, 1))
+    y_axes = np.tile([0.0, 1.0], (n, 1))
+    heights = rng.uniform(70, 200, n)
+    window = IndexWindow(0.125, 0.25)
+    every = sample_windows(frame, points, x_axes, y_axes, heights, window)
+    assert every.shape == (n, WINDOW_PX[1], WINDOW_PX[0], 3)
+    for k in (0, REMAP_WINDOWS, n - 1):
+        alone = sample_windows(
+            frame, points[k : k + 1], x_axes[k : k + 1], y_axes[k : k + 1], heights[k : k + 1], window
+        )
+        np.testing.assert_array_equal(every[k], alone[0])
 
 
 def test_features_of_a_window_do_not_depend_on_its_neighbours_in_the_batch() -> None:
