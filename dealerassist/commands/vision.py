@@ -42,10 +42,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--training-scenes",
         type=_positive,
         default=150,
-        help="small scenes rendered around each card to train on (default 150; fewer is faster, less sure)",
+        help="small scenes rendered around each card for each of the two networks (default 150; fewer is "
+        "faster, less sure)",
     )
     p.add_argument(
-        "--tables", type=_positive, default=300, help="whole synthetic tables whose corners are trained on"
+        "--tables",
+        type=_positive,
+        default=300,
+        help="whole synthetic tables whose corners each of the two networks is trained on (default 300)",
     )
     p.set_defaults(handler=_enroll)
 
