@@ -23,6 +23,7 @@ SHARED = 1.15  # an edge this many card edges long is shared by more than one ca
 MARGIN = 0.78  # the margin beside and above an index is at least this share of its brightest part
 MARGIN_DEPTH = 0.6  # where the margin is looked at: this share of the way from the card edge to the print
 _MAP_COLS = 1024  # remap's maps are laid out in rows of this many points
+_MAP_ROWS = 30000  # and at most this many rows a call: OpenCV refuses 32767
 
 
 def ink_corners(
@@ -150,7 +151,8 @@ def _right_handed(x_axis: np.ndarray, y_axis: np.ndarray) -> bool:
 
 
 def _sample_planes(gray: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-    """Grey values at (rows, n) planes of x and y, through one remap (in rows of ``_MAP_COLS``)."""
+    """Grey values at (rows, n) planes of x and y, through remap calls of ``_MAP_COLS``-wide maps
+    (as many as OpenCV's row limit needs: one on any real frame)."""
     rows, n = xs.shape
     width = -(-n // _MAP_COLS) * _MAP_COLS
     maps = []
@@ -158,17 +160,23 @@ def _sample_planes(gray: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarr
         padded = np.zeros((rows, width), np.float32)
         padded[:, :n] = plane
         maps.append(padded.reshape(-1, _MAP_COLS))
-    out = cv2.remap(gray, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    out = np.concatenate(
+        [
+            cv2.remap(
+                gray,
+                maps[0][k : k + _MAP_ROWS],
+                maps[1][k : k + _MAP_ROWS],
+                cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_CONSTANT,
+                borderValue=0,
+            )
+            for k in range(0, len(maps[0]), _MAP_ROWS)
+        ]
+    )
     return out.reshape(rows, width)[:, :n]
 
 
 def _sample(gray: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Grey values at many points through one remap (maps laid out in rows of ``_MAP_COLS``)."""
-    n = len(points)
-    padded = np.zeros((-(-n // _MAP_COLS) * _MAP_COLS, 2), np.float32)
-    padded[:n] = points
-    grid = padded.reshape(-1, _MAP_COLS, 2)
-    out = cv2.remap(
-        gray, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0
-    )
-    return out.reshape(-1)[:n].astype(np.float32)
+    """Grey values at many points (the same remap calls as ``_sample_planes``)."""
+    points = np.asarray(points, np.float32)
+    return _sample_planes(gray, points[None, :, 0], points[None, :, 1])[0].astype(np.float32)

@@ -80,3 +80,15 @@ def test_blank_cards_propose_nothing(design: dict[str, np.ndarray]) -> None:
     blank["KS"][..., :3] = 240
     frame, _, aspect = _row(blank, ("7H", "KS"), 0.0)
     assert _proposals(frame, aspect) == []
+
+
+def test_sampling_more_points_than_one_remap_takes_gives_the_same_values(monkeypatch) -> None:
+    # OpenCV refuses remap maps of 32767 rows: very many points are sampled in several calls.
+    from dealerassist.vision import ink_corners as module
+
+    gray = (np.arange(720 * 1280) % 251).astype(np.uint8).reshape(720, 1280)
+    points = np.random.default_rng(1).integers(0, 700, (5000, 2)).astype(float)
+    whole = module._sample(gray, points)
+    np.testing.assert_array_equal(whole, gray[points[:, 1].astype(int), points[:, 0].astype(int)])
+    monkeypatch.setattr(module, "_MAP_ROWS", 2)
+    np.testing.assert_array_equal(module._sample(gray, points), whole)
