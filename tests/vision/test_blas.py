@@ -1,0 +1,39 @@
+"""OpenCV's bundled BLAS runs the classifier's products on the calling thread alone."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from dealerassist.vision.blas import hold_opencv_blas_to_one_thread
+
+
+def _thread_ticks() -> dict[str, int]:
+    """CPU clock ticks used so far by each thread of this process."""
+    ticks = {}
+    for task in Path("/proc/self/task").iterdir():
+        fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        ticks[task.name] = int(fields[11]) + int(fields[12])
+    return ticks
+
+
+def test_products_keep_to_the_calling_thread() -> None:
+    hold_opencv_blas_to_one_thread()
+    features = np.random.default_rng(0).random((200, 448), dtype=np.float32)
+    weights = np.random.default_rng(1).random((448, 256), dtype=np.float32)
+    cv2.gemm(features, weights, 1.0, None, 0.0)
+    before = _thread_ticks()
+    started = time.perf_counter()
+    while time.perf_counter() - started < 0.6:
+        cv2.gemm(features, weights, 1.0, None, 0.0)
+    after = _thread_ticks()
+    used = {name: after[name] - before.get(name, 0) for name in after}
+    caller = str(threading.get_native_id())
+    others = sum(ticks for name, ticks in used.items() if name != caller)
+    # Left at its default, OpenCV's OpenBLAS keeps a worker spinning as busy as the caller.
+    assert used[caller] >= 20
+    assert others <= 0.25 * used[caller]
