@@ -114,12 +114,19 @@ def test_ink_features_ignore_the_light_level() -> None:
     assert np.corrcoef(bright, dimmed)[0, 1] > 0.98
 
 
-def test_the_network_learns_a_separable_toy_problem_and_survives_its_arrays() -> None:
+def _toy_problem() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Four well-separated classes (an ace, a king, nothing, a back): their centres, 800 noisy
+    feature rows around them and the rows' labels."""
     rng = np.random.default_rng(5)
     codes = ["AS", "KH", NONE, BACK]
     centres = rng.normal(0, 1, (len(codes), feature_size())).astype(np.float32) * 3
     labels = np.array([codes[i % 4] for i in range(800)])
     features = centres[np.arange(800) % 4] + rng.normal(0, 1, (800, feature_size())).astype(np.float32)
+    return centres, features, labels
+
+
+def test_the_network_learns_a_separable_toy_problem_and_survives_its_arrays() -> None:
+    centres, features, labels = _toy_problem()
     net = train(features, labels, np.random.default_rng(6), hidden=32, epochs=8)
     names, probability, kind = net.best(centres)
     assert names[:2] == ["AS", "KH"] and (probability[:2] > 0.9).all()
@@ -129,11 +136,7 @@ def test_the_network_learns_a_separable_toy_problem_and_survives_its_arrays() ->
 
 
 def test_a_committee_names_only_what_all_members_name() -> None:
-    rng = np.random.default_rng(5)
-    codes = ["AS", "KH", NONE, BACK]
-    centres = rng.normal(0, 1, (len(codes), feature_size())).astype(np.float32) * 3
-    labels = np.array([codes[i % 4] for i in range(800)])
-    features = centres[np.arange(800) % 4] + rng.normal(0, 1, (800, feature_size())).astype(np.float32)
+    centres, features, labels = _toy_problem()
     honest = train(features, labels, np.random.default_rng(6), hidden=32, epochs=8)
     swapped = train(
         features,
