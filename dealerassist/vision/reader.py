@@ -35,7 +35,6 @@ class Thresholds:
     seen_index: float = 0.5  # index probability above which an unread corner is a card seen
     seen_back: float = 0.5  # back probability above which a corner is compared with the enrolled back
     back_distance: float = 12.0  # mean per-value Lab distance to the nearest enrolled back corner
-    named_on_paper: float = 0.75  # share of a named card's outline that must lie on card paper
     settled: float = 0.995  # a read this sure outweighs rival names of one card or one print ...
     rival: float = 0.97  # ... when none of them reaches this
 
@@ -137,7 +136,7 @@ class CardReader:
             if source == OUTLINE and float(kind[rows, 1].max()) >= t.seen_index:
                 quad = card_quad(corner, float(heights[row]), self.deck.aspect)
                 sightings.append(CardSighting(None, 0.0, True, quad, votes=[(None, 0.0)]))
-        return _merge(_on_paper(sightings, geometry.filled, t.named_on_paper), t)
+        return _merge(sightings, t)
 
     def _back(
         self, frame: np.ndarray, filled: np.ndarray, corner: Corner, heights: list[float]
@@ -167,28 +166,6 @@ class CardReader:
             card_quad(corner, full, aspect, long_across),
             votes=[("back", 1.0)],
         )
-
-
-def _on_paper(sightings: list[CardSighting], filled: np.ndarray, share: float) -> list[CardSighting]:
-    """Reads whose card would lie mostly off the paper are windows looked at the wrong size (a
-    fan's corner taken at twice a card's height, say): such a corner is seen, not read, and one
-    only projected to is dropped."""
-    named = [s for s in sightings if s.card is not None]
-    if not named:
-        return sightings
-    off = {
-        id(s)
-        for s, cover in zip(named, paper_coverages(filled, np.array([s.quad for s in named])), strict=True)
-        if cover < share
-    }
-    kept = []
-    for s in sightings:
-        if id(s) in off:
-            if s.projected:
-                continue
-            s.card, s.confidence, s.votes, s.index_point = None, 0.0, [(None, 0.0)], None
-        kept.append(s)
-    return kept
 
 
 def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:

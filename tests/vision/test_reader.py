@@ -134,15 +134,3 @@ def test_two_names_at_one_corner_point_at_different_sizes_cancel_each_other() ->
     small, large = _sighting("TD", 0.999, (300, 300), 90.0), _sighting("4D", 0.988, (300, 300), 180.0)
     merged = _merge([small, large], Thresholds())
     assert all(s.card is None for s in merged)
-
-
-def test_a_read_whose_card_would_lie_off_the_paper_is_not_named() -> None:
-    # A fan's corner looked at twice a card's height: its "card" reaches far past the paper.
-    from dealerassist.vision.reader import _on_paper
-
-    filled = np.zeros((720, 1280), np.uint8)
-    filled[100:220, 100:600] = 255  # a row of cards 120 px high
-    right = _sighting("7H", 0.99, (100, 100), 120.0)
-    too_big = _sighting("8D", 0.93, (100, 100), 240.0)
-    kept = _on_paper([right, too_big], filled, Thresholds().named_on_paper)
-    assert [s.card for s in kept] == ["7H", None]  # the oversized one stays a card seen, unread
