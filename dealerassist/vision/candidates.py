@@ -160,7 +160,7 @@ def _same_spot_same_way(
 ) -> np.ndarray:
     """[i, j]: corner i lies within ``near[i]`` of corner j with both axes turned the same way."""
     return (
-        (_distances(points, others) < near[:, None])
+        (distances(points, others) < near[:, None])
         & (np.einsum("ik,jk->ij", x_axes, other_x) > 0.95)
         & (np.einsum("ik,jk->ij", y_axes, other_y) > 0.95)
     )
@@ -191,8 +191,8 @@ def _distinct_rows(points: np.ndarray, axes: np.ndarray, heights: np.ndarray, kn
     fresh = np.ones(len(points), bool)
     if len(known):
         # All distances at once: about a hundred candidates against the corners already found.
-        fresh = ~(_distances(points, known) < near[:, None]).any(axis=1)
-    apart = _distances(points, points)
+        fresh = ~(distances(points, known) < near[:, None]).any(axis=1)
+    apart = distances(points, points)
     same_way = np.einsum("ik,jk->ij", axes, axes) > 0.9  # einsum keeps off the BLAS thread pool
     # clash[i, j]: fresh corner j comes before i and repeats it.
     clash = np.tril((apart < near[:, None]) & same_way & fresh[None, :], -1)
@@ -209,7 +209,7 @@ def _first_of_each(clash: np.ndarray, fresh: np.ndarray) -> np.ndarray:
     return kept
 
 
-def _distances(points: np.ndarray, others: np.ndarray) -> np.ndarray:
+def distances(points: np.ndarray, others: np.ndarray) -> np.ndarray:
     """Every point's distance to every other point: ``np.linalg.norm`` of the differences, the same
     sums in the same order, without its cost over an axis of two."""
     dx = points[:, 0, None] - others[None, :, 0]

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.blas import hold_opencv_blas_to_one_thread
-from dealerassist.vision.candidates import OUTLINE, PROJECTED, find_candidates, windows_of
+from dealerassist.vision.candidates import OUTLINE, PROJECTED, distances, find_candidates, windows_of
 from dealerassist.vision.deck import DeckModel, back_feature
 from dealerassist.vision.detect import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, card_quad, paper_coverages
 from dealerassist.vision.indexnet import SURE, window_features
@@ -235,21 +235,14 @@ def _one_print_one_read(sightings: list[CardSighting], t: Thresholds) -> None:
     size = np.array([np.hypot(*(s.quad[3] - s.quad[0])) for s in named], float)[:, None]
     sure = np.array([s.confidence for s in named], float)
     names = np.array([s.card for s in named])
-    same_print = (_apart(index) < 0.06 * size) | (
-        (_apart(corner) < 0.04 * size) & (np.einsum("ik,jk->ij", across, across) > 0.95)
+    same_print = (distances(index, index) < 0.06 * size) | (
+        (distances(corner, corner) < 0.04 * size) & (np.einsum("ik,jk->ij", across, across) > 0.95)
     )
     rivals = same_print & (names[:, None] != names[None, :])
     strongest_rival = np.where(rivals, sure[None, :], -1.0).max(axis=1)
     settled = (sure >= t.settled) & (strongest_rival <= t.rival)
     for k in np.flatnonzero(rivals.any(axis=1) & ~settled).tolist():
         named[k].card, named[k].confidence = None, 0.0
-
-
-def _apart(points: np.ndarray) -> np.ndarray:
-    """Every point's distance to every other."""
-    dx = points[:, 0, None] - points[None, :, 0]
-    dy = points[:, 1, None] - points[None, :, 1]
-    return np.sqrt(dx * dx + dy * dy)
 
 
 def _same_card(a: CardSighting, b: CardSighting, size: float) -> bool:
