@@ -71,7 +71,7 @@ def browser() -> Iterator[WebDriver]:
         yield driver
 
 
-def wait(driver: WebDriver, condition: Callable[[], Any], what: str, timeout: float = 10) -> Any:
+def wait(driver: WebDriver, condition: Callable[[], Any], what: str, timeout: float = 30) -> Any:
     return WebDriverWait(
         driver,
         timeout,
