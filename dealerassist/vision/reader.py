@@ -99,25 +99,34 @@ class CardReader:
             return []
         windows, owner, heights = windows_of(frame, candidates, self.deck.window)
         names, probability, kind = self.deck.net.best(window_features(windows))
-        best: dict[int, int] = {}
-        for row, i in enumerate(owner.tolist()):
-            if i not in best or probability[row] > probability[best[i]]:
-                best[i] = row
-        sightings: list[CardSighting] = []
         t = self.thresholds
+        # Each candidate's rows are consecutive: its surest row (the first of equals) and its most
+        # index- and back-like kinds, one array pass each rather than a mask per candidate.
+        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]) if len(owner) else owner
+        sure = probability.tolist()
+        best = [
+            max(range(start, end), key=sure.__getitem__)
+            for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(owner)], strict=True)
+        ]
+        # Compared in the probabilities' own precision, as a scalar of them is against a threshold.
+        accepted = (probability[best] >= t.accept).tolist()
+        projected_accepted = (probability[best] >= t.projected_accept).tolist()
+        index_seen = np.maximum.reduceat(kind[:, 1], starts).tolist() if len(owner) else []
+        back_seen = np.maximum.reduceat(kind[:, 2], starts).tolist() if len(owner) else []
+        sightings: list[CardSighting] = []
         window = self.deck.window
-        for i, row in best.items():
+        for k, row in enumerate(best):
+            i = int(owner[row])
             corner, tried, source = candidates[i].corner, candidates[i].heights, candidates[i].source
-            needed = t.projected_accept if source == PROJECTED else t.accept
-            if probability[row] >= needed:
+            if projected_accepted[k] if source == PROJECTED else accepted[k]:
                 size = float(heights[row])
                 sightings.append(
                     CardSighting(
                         names[row],
-                        float(probability[row]),
+                        sure[row],
                         True,
                         card_quad(corner, size, self.deck.aspect),
-                        votes=[(names[row], float(probability[row]))],
+                        votes=[(names[row], sure[row])],
                         projected=source == PROJECTED,
                         index_point=corner.point
                         + (corner.x_axis * window.across + corner.y_axis * window.down) * size / 2,
@@ -126,14 +135,13 @@ class CardReader:
                 continue
             if source == PROJECTED:
                 continue  # a corner guessed from another one only counts when it names the card
-            rows = owner == i
-            if float(kind[rows, 2].max()) >= t.seen_back:
+            if back_seen[k] >= t.seen_back:
                 back = self._back(frame, geometry.filled, corner, tried)
                 if back is not None:
                     sightings.append(back)
                     continue
             # A junction is a guess at a corner: an unread "card" there is mostly another card's edge.
-            if source == OUTLINE and float(kind[rows, 1].max()) >= t.seen_index:
+            if source == OUTLINE and index_seen[k] >= t.seen_index:
                 quad = card_quad(corner, float(heights[row]), self.deck.aspect)
                 sightings.append(CardSighting(None, 0.0, True, quad, votes=[(None, 0.0)]))
         return _merge(sightings, t)
@@ -178,11 +186,22 @@ def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:
     _one_print_one_read(sightings, t)
     sightings.sort(key=lambda s: (s.card is None, -s.confidence))
     groups: list[list[CardSighting]] = []
+    leads: list[np.ndarray] = []  # each group's first centre, measured against every later sighting
     for s in sightings:
         size = float(np.linalg.norm(s.quad[2] - s.quad[0]))
-        home = next((g for g in groups if _same_card(g[0], s, size)), None)
+        centre = s.centre
+        apart = _lengths(np.array(leads) - centre).tolist() if leads else []
+        home = next(
+            (
+                g
+                for g, lead, distance in zip(groups, leads, apart, strict=True)
+                if _same_card(g[0], s, size, lead, centre, distance)
+            ),
+            None,
+        )
         if home is None:
             groups.append([s])
+            leads.append(centre)
         else:
             home.append(s)
     merged = []
@@ -245,20 +264,28 @@ def _one_print_one_read(sightings: list[CardSighting], t: Thresholds) -> None:
         named[k].card, named[k].confidence = None, 0.0
 
 
-def _same_card(a: CardSighting, b: CardSighting, size: float) -> bool:
-    """Two corners see one card when their quads share a centre, or name one card and overlap.
+def _same_card(
+    a: CardSighting, b: CardSighting, size: float, a_centre: np.ndarray, b_centre: np.ndarray, distance: float
+) -> bool:
+    """Two corners see one card when their quads share a centre, or name one card and overlap
+    (``distance``: between the centres given).
 
     Unread and face-down sightings merge only when their centres nearly agree: two backs in a fan
     lie a third of a card apart and must stay two cards.
     """
     if a.face_up != b.face_up:
         return False  # a back next to a face is a card under a card, not one card
-    distance = float(np.linalg.norm(a.centre - b.centre))
     if distance < 0.1 * size:
         return True
     if a.card is not None and a.card == b.card:
-        return _inside(a.quad, b.centre) or _inside(b.quad, a.centre)
+        return _inside(a.quad, b_centre) or _inside(b.quad, a_centre)
     return a.card is None and b.card is None and distance < 0.12 * size
+
+
+def _lengths(vectors: np.ndarray) -> np.ndarray:
+    """``np.linalg.norm`` of each (x, y) row, to the last bit: the same dot products, all at once
+    (a sum of squares written out can round differently from the dot product it takes)."""
+    return np.sqrt((vectors[:, None, :] @ vectors[:, :, None]).ravel())
 
 
 def _inside(quad: np.ndarray, point: np.ndarray) -> bool:
