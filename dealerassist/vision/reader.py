@@ -113,14 +113,16 @@ class CardReader:
         projected_accepted = (probability[best] >= t.projected_accept).tolist()
         index_seen = np.maximum.reduceat(kind[:, 1], starts).tolist() if len(owner) else []
         back_seen = np.maximum.reduceat(kind[:, 2], starts).tolist() if len(owner) else []
-        sightings: list[CardSighting] = []
+        # In candidate order: a sighting, or a corner that may be a back's with the unread card it
+        # is otherwise (if any); the backs are looked for together, their paper in one pass.
+        found: list[CardSighting | tuple[Corner, list[float], CardSighting | None]] = []
         window = self.deck.window
         for k, row in enumerate(best):
             i = int(owner[row])
             corner, tried, source = candidates[i].corner, candidates[i].heights, candidates[i].source
             if projected_accepted[k] if source == PROJECTED else accepted[k]:
                 size = float(heights[row])
-                sightings.append(
+                found.append(
                     CardSighting(
                         names[row],
                         sure[row],
@@ -135,15 +137,22 @@ class CardReader:
                 continue
             if source == PROJECTED:
                 continue  # a corner guessed from another one only counts when it names the card
-            if back_seen[k] >= t.seen_back:
-                back = self._back(frame, geometry.filled, corner, tried)
-                if back is not None:
-                    sightings.append(back)
-                    continue
+            unread = None
             # A junction is a guess at a corner: an unread "card" there is mostly another card's edge.
             if source == OUTLINE and index_seen[k] >= t.seen_index:
                 quad = card_quad(corner, float(heights[row]), self.deck.aspect)
-                sightings.append(CardSighting(None, 0.0, True, quad, votes=[(None, 0.0)]))
+                unread = CardSighting(None, 0.0, True, quad, votes=[(None, 0.0)])
+            if back_seen[k] >= t.seen_back:
+                found.append((corner, tried, unread))
+            elif unread is not None:
+                found.append(unread)
+        asked = [f for f in found if not isinstance(f, CardSighting)]
+        backs = iter(self._backs(frame, geometry.filled, [(corner, tried) for corner, tried, _ in asked]))
+        sightings: list[CardSighting] = []
+        for f in found:
+            seen = f if isinstance(f, CardSighting) else next(backs) or f[2]
+            if seen is not None:
+                sightings.append(seen)
         return _merge(sightings, t)
 
     def _back(
@@ -151,18 +160,42 @@ class CardReader:
     ) -> CardSighting | None:
         """A face-down card at this corner, or None: the largest card on paper whose corner looks
         like the enrolled back's (either edge may be the long one)."""
+        return self._backs(frame, filled, [(corner, heights)])[0]
+
+    def _backs(
+        self, frame: np.ndarray, filled: np.ndarray, corners: list[tuple[Corner, list[float]]]
+    ) -> list[CardSighting | None]:
+        """``_back`` of several corners (each with its card heights): how much of each size lies
+        on paper is measured for all of them in one pass."""
         aspect = self.deck.aspect
-        options = [(h, False) for h in heights] + [(h * aspect, True) for h in heights]
-        options = sorted(
-            ((h, lng) for h, lng in options if MIN_CARD_HEIGHT <= h <= MAX_CARD_HEIGHT), reverse=True
-        )
-        if not options:
-            return None
-        quads = np.array([card_quad(corner, h, aspect, lng) for h, lng in options])
-        on_paper = np.flatnonzero(paper_coverages(filled, quads) >= MIN_COVERAGE)
-        if not len(on_paper):
-            return None
-        full, long_across = options[on_paper[0]]
+        choices = []
+        for _, heights in corners:
+            options = [(h, False) for h in heights] + [(h * aspect, True) for h in heights]
+            choices.append(
+                sorted(
+                    ((h, lng) for h, lng in options if MIN_CARD_HEIGHT <= h <= MAX_CARD_HEIGHT), reverse=True
+                )
+            )
+        quads = [
+            card_quad(corner, h, aspect, lng)
+            for (corner, _), options in zip(corners, choices, strict=True)
+            for h, lng in options
+        ]
+        on_paper = (paper_coverages(filled, np.array(quads)) >= MIN_COVERAGE).tolist() if quads else []
+        found: list[CardSighting | None] = []
+        end = 0
+        for (corner, _), options in zip(corners, choices, strict=True):
+            start, end = end, end + len(options)
+            full, long_across = next(
+                (option for option, ok in zip(options, on_paper[start:end], strict=True) if ok), (None, False)
+            )
+            found.append(None if full is None else self._back_of_size(frame, corner, full, long_across))
+        return found
+
+    def _back_of_size(
+        self, frame: np.ndarray, corner: Corner, full: float, long_across: bool
+    ) -> CardSighting | None:
+        """A face-down card of this size at this corner, or None when its corner is unlike the back's."""
         feature = back_feature(frame, corner.point, corner.x_axis, corner.y_axis, full)
         distance = float(np.abs(self.deck.back_features - feature).mean(axis=1).min())
         if distance > self.thresholds.back_distance:
@@ -171,7 +204,7 @@ class CardReader:
             None,
             float(max(0.0, 1.0 - distance / (2 * self.thresholds.back_distance))),
             False,
-            card_quad(corner, full, aspect, long_across),
+            card_quad(corner, full, self.deck.aspect, long_across),
             votes=[("back", 1.0)],
         )
 
