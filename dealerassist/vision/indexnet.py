@@ -151,18 +151,21 @@ REMAP_WINDOWS = 600  # windows per remap call: OpenCV refuses maps of 32767 rows
 
 
 def _remap(image: np.ndarray, maps_x: np.ndarray, maps_y: np.ndarray, n: int) -> np.ndarray:
-    rows = REMAP_WINDOWS * WINDOW_PX[1]
+    """The windows of ``_window_maps`` maps, each window's map laid out as one row: remap samples
+    every pixel on its own, so the values are the same, but a row of narrow windows makes
+    many short rows that cost remap about a fifth more than long ones."""
     if not len(maps_x):
         return np.zeros((0, WINDOW_PX[1], WINDOW_PX[0], 3), np.uint8)
+    maps_x, maps_y = maps_x.reshape(n, -1), maps_y.reshape(n, -1)
     sampled = [
         cv2.remap(
             image,
-            maps_x[k : k + rows],
-            maps_y[k : k + rows],
+            maps_x[k : k + REMAP_WINDOWS],
+            maps_y[k : k + REMAP_WINDOWS],
             cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_REPLICATE,
         )
-        for k in range(0, len(maps_x), rows)
+        for k in range(0, n, REMAP_WINDOWS)
     ]
     return (sampled[0] if len(sampled) == 1 else np.concatenate(sampled)).reshape(
         n, WINDOW_PX[1], WINDOW_PX[0], 3
