@@ -220,9 +220,10 @@ def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:
     sightings.sort(key=lambda s: (s.card is None, -s.confidence))
     groups: list[list[CardSighting]] = []
     leads: list[np.ndarray] = []  # each group's first centre, measured against every later sighting
-    for s in sightings:
-        size = float(np.linalg.norm(s.quad[2] - s.quad[0]))
-        centre = s.centre
+    quads = np.array([s.quad for s in sightings], float).reshape(-1, 4, 2)
+    sizes = _lengths(quads[:, 2] - quads[:, 0]).tolist()  # each quad's diagonal
+    centres = (quads[:, 0] + quads[:, 1] + quads[:, 2] + quads[:, 3]) / 4.0  # as ``centre`` sums them
+    for s, size, centre in zip(sightings, sizes, centres, strict=True):
         apart = _lengths(np.array(leads) - centre).tolist() if leads else []
         home = next(
             (
@@ -281,10 +282,12 @@ def _one_print_one_read(sightings: list[CardSighting], t: Thresholds) -> None:
     if len(named) < 2:
         return
     index = np.array([s.index_point for s in named], float)
-    corner = np.array([s.quad[0] for s in named], float)
-    across = np.array([s.quad[1] - s.quad[0] for s in named], float)
+    quads = np.array([s.quad for s in named], float)  # the same differences, all quads at once
+    corner = quads[:, 0]
+    across = quads[:, 1] - corner
     across /= np.maximum(np.hypot(across[:, 0], across[:, 1]), 1e-9)[:, None]
-    size = np.array([np.hypot(*(s.quad[3] - s.quad[0])) for s in named], float)[:, None]
+    down = quads[:, 3] - corner
+    size = np.hypot(down[:, 0], down[:, 1])[:, None]
     sure = np.array([s.confidence for s in named], float)
     names = np.array([s.card for s in named])
     same_print = (distances(index, index) < 0.06 * size) | (
