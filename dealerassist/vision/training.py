@@ -31,6 +31,13 @@ MATCH_PLACE = 0.045  # card heights: a candidate this close to a true index corn
 MATCH_ANGLE = np.cos(np.deg2rad(6.0))
 MATCH_SIZE = 0.15  # and its height guess within this share of the true height
 NEAR_PLACE = 0.1  # candidates this close to a true corner but not matching it are left out
+# An index window sampled for a card this much larger or smaller than the true one (a size guess
+# taken from the wrong edge, or from two cards as one) shows the index shrunk or cut: "nothing".
+WRONG_SIZE = 1.3
+WRONG_LARGER = (WRONG_SIZE, 1.7)
+WRONG_SMALLER = (0.6, 1.0 / WRONG_SIZE)
+GLARE_CHANCE = 0.4  # share of training scenes with a glare spot
+GLARE = (10.0, 110.0)  # its peak brightness: as strong as the glare an index can still be read under
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -84,9 +91,9 @@ def _spoil(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     ramp = (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1e-6)
     low = np.float32(rng.uniform(0.45, 1.0))
     canvas *= (low + (1 - low) * ramp)[:, :, None] * rng.uniform(0.9, 1.1, 3).astype(np.float32)
-    if rng.random() < 0.3:
+    if rng.random() < GLARE_CHANCE:
         cx, cy, spread = rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.1, 0.4)
-        glare = np.float32(rng.uniform(10, 60)) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / spread**2)
+        glare = np.float32(rng.uniform(*GLARE)) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / spread**2)
         canvas += glare.astype(np.float32)[:, :, None]
     sigma = rng.uniform(0.0, 1.4)
     if sigma > 0.3:
@@ -255,6 +262,10 @@ def _spots(
     for direction in (xa, ya, _turn(xa, rng.uniform(0, 2 * np.pi))):
         off = rng.uniform(*FAR_SHIFT) * height * direction * rng.choice([-1.0, 1.0])
         spots.append((*_found(p + off, xa, ya, height, rng), NONE))
+    if label not in (NONE, BACK):
+        p, xa, ya = corners[0]
+        scale = rng.uniform(*WRONG_LARGER) if rng.random() < 0.5 else rng.uniform(*WRONG_SMALLER)
+        spots.append((*_found(p, xa, ya, height * scale, rng), NONE))  # the index at a wrong size
     return spots
 
 
@@ -307,7 +318,7 @@ def _label(corner: Corner, height: float, truth: list[SceneCard]) -> str | None:
             if gap < MATCH_PLACE and turn >= MATCH_ANGLE:
                 if not card.face_up:
                     return BACK
-                if k in (1, 3):
+                if k in (1, 3) or abs(np.log(height / true_height)) > np.log(WRONG_SIZE):
                     return NONE
                 fits = abs(height - true_height) < MATCH_SIZE * true_height
                 return card.code if fits and card.corners_visible[k // 2] else None

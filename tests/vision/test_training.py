@@ -10,7 +10,7 @@ import numpy as np
 from dealerassist.vision.detect import Corner
 from dealerassist.vision.indexnet import BACK, NONE, IndexWindow, feature_size
 from dealerassist.vision.scenes import SceneCard
-from dealerassist.vision.training import _label, render_samples, scene_samples
+from dealerassist.vision.training import _label, _spots, render_samples, scene_samples
 
 H = 140.0
 QUAD = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])  # TL, TR, BR, BL
@@ -24,7 +24,26 @@ def test_a_candidate_on_a_visible_index_corner_is_that_card() -> None:
     card = SceneCard("QH", True, QUAD, True, (True, True))
     assert _label(_corner(102, 101, (1, 0), (0, 1)), H, [card]) == "QH"  # top-left, a little off
     assert _label(_corner(199, 239, (-1, 0), (0, -1)), H * 1.1, [card]) == "QH"  # bottom-right
-    assert _label(_corner(101, 100, (1, 0), (0, 1)), H * 1.4, [card]) is None  # right spot, wrong size
+    assert _label(_corner(101, 100, (1, 0), (0, 1)), H * 1.2, [card]) is None  # size a little off: left out
+
+
+def test_an_index_corner_sampled_at_a_clearly_wrong_size_is_nothing() -> None:
+    """The reader samples every size a corner's edges suggest; at the wrong one the index shows
+    shrunk or cut, and a window never taught what that is gets read as some card."""
+    card = SceneCard("QH", True, QUAD, True, (True, True))
+    assert _label(_corner(101, 100, (1, 0), (0, 1)), H * 1.4, [card]) == NONE
+    assert _label(_corner(199, 239, (-1, 0), (0, -1)), H / 1.4, [card]) == NONE
+
+
+def test_each_rendered_face_gives_its_index_at_a_wrong_size_as_nothing() -> None:
+    for seed in range(8):
+        face = _spots(QUAD, H, H / 100.0, False, "QH", 2, np.random.default_rng(seed))
+        back = _spots(QUAD, H, H / 100.0, False, BACK, 2, np.random.default_rng(seed))
+        assert len(face) == len(back) + 1  # a back has no index to show at a wrong size
+        point, x_axis, _, size, label = face[-1]
+        assert label == NONE
+        assert np.linalg.norm(point - QUAD[0]) < 0.07 * H and x_axis @ np.array([1.0, 0.0]) > 0.99
+        assert abs(np.log(size / H)) > np.log(1.1)
 
 
 def test_a_hidden_index_corner_is_left_out_and_other_corners_are_nothing() -> None:
