@@ -147,7 +147,7 @@ def _remap_windows(image: np.ndarray, corners: np.ndarray, window: IndexWindow) 
     return _remap(image, maps_x, maps_y, len(corners))
 
 
-REMAP_WINDOWS = 600  # windows per remap call: OpenCV refuses maps of 32767 rows or more
+REMAP_WINDOWS = 600  # windows (map rows) per remap call: OpenCV refuses maps of 32767 rows or more
 
 
 def _remap(image: np.ndarray, maps_x: np.ndarray, maps_y: np.ndarray, n: int) -> np.ndarray:

@@ -31,10 +31,11 @@ MATCH_PLACE = 0.045  # card heights: a candidate this close to a true index corn
 MATCH_ANGLE = np.cos(np.deg2rad(6.0))
 MATCH_SIZE = 0.15  # and its height guess within this share of the true height
 NEAR_PLACE = 0.1  # candidates this close to a true corner but not matching it are left out
-# An index window sampled for a card this much larger or smaller than the true one (a size guess
-# taken from the wrong edge, or from two cards as one) shows the index shrunk or cut: "nothing".
+# A window sampled for a card this much larger or smaller than the true one (a size guess taken
+# from the wrong edge, or from a whole row of cards as one) shows an index shrunk or cut, or a
+# whole card: "nothing".
 WRONG_SIZE = 1.3
-WRONG_LARGER = (WRONG_SIZE, 1.7)
+WRONG_LARGER = (WRONG_SIZE, 4.0)  # drawn evenly in log scale
 WRONG_SMALLER = (0.6, 1.0 / WRONG_SIZE)
 GLARE_CHANCE = 0.4  # share of training scenes with a glare spot
 GLARE = (10.0, 110.0)  # its peak brightness: as strong as the glare an index can still be read under
@@ -264,9 +265,15 @@ def _spots(
         spots.append((*_found(p + off, xa, ya, height, rng), NONE))
     if label not in (NONE, BACK):
         p, xa, ya = corners[0]
-        scale = rng.uniform(*WRONG_LARGER) if rng.random() < 0.5 else rng.uniform(*WRONG_SMALLER)
+        scale = _larger(rng) if rng.random() < 0.5 else rng.uniform(*WRONG_SMALLER)
         spots.append((*_found(p, xa, ya, height * scale, rng), NONE))  # the index at a wrong size
+        p, xa, ya = corners[int(rng.choice([1, 3]))]
+        spots.append((*_found(p, xa, ya, height * _larger(rng), rng), NONE))  # a plain corner, too large
     return spots
+
+
+def _larger(rng: np.random.Generator) -> float:
+    return float(np.exp(rng.uniform(np.log(WRONG_LARGER[0]), np.log(WRONG_LARGER[1]))))
 
 
 def scene_samples(

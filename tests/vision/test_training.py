@@ -35,15 +35,20 @@ def test_an_index_corner_sampled_at_a_clearly_wrong_size_is_nothing() -> None:
     assert _label(_corner(199, 239, (-1, 0), (0, -1)), H / 1.4, [card]) == NONE
 
 
-def test_each_rendered_face_gives_its_index_at_a_wrong_size_as_nothing() -> None:
+def test_each_rendered_face_gives_corners_at_a_wrong_size_as_nothing() -> None:
+    """Its index sampled far too large or too small, and a plain corner sampled far too large (as
+    from a whole row of cards taken for one card)."""
+    plain = (QUAD[1], QUAD[3])
     for seed in range(8):
         face = _spots(QUAD, H, H / 100.0, False, "QH", 2, np.random.default_rng(seed))
         back = _spots(QUAD, H, H / 100.0, False, BACK, 2, np.random.default_rng(seed))
-        assert len(face) == len(back) + 1  # a back has no index to show at a wrong size
-        point, x_axis, _, size, label = face[-1]
-        assert label == NONE
-        assert np.linalg.norm(point - QUAD[0]) < 0.07 * H and x_axis @ np.array([1.0, 0.0]) > 0.99
-        assert abs(np.log(size / H)) > np.log(1.1)
+        assert len(face) == len(back) + 2  # a back shows the same at every corner and size
+        (index_point, index_axis, _, index_size, index_label), (point, _, _, size, label) = face[-2:]
+        assert index_label == label == NONE
+        assert np.linalg.norm(index_point - QUAD[0]) < 0.07 * H and index_axis @ np.array([1.0, 0.0]) > 0.99
+        assert abs(np.log(index_size / H)) > np.log(1.1)
+        assert min(np.linalg.norm(point - p) for p in plain) < 0.07 * size  # placed off by its own size
+        assert size > 1.1 * H
 
 
 def test_a_hidden_index_corner_is_left_out_and_other_corners_are_nothing() -> None:
