@@ -155,18 +155,12 @@ class CardReader:
                 sightings.append(seen)
         return _merge(sightings, t)
 
-    def _back(
-        self, frame: np.ndarray, filled: np.ndarray, corner: Corner, heights: list[float]
-    ) -> CardSighting | None:
-        """A face-down card at this corner, or None: the largest card on paper whose corner looks
-        like the enrolled back's (either edge may be the long one)."""
-        return self._backs(frame, filled, [(corner, heights)])[0]
-
     def _backs(
         self, frame: np.ndarray, filled: np.ndarray, corners: list[tuple[Corner, list[float]]]
     ) -> list[CardSighting | None]:
-        """``_back`` of several corners (each with its card heights): how much of each size lies
-        on paper is measured for all of them in one pass."""
+        """A face-down card at each corner (with its card heights), or None: the largest card on
+        paper whose corner looks like the enrolled back's (either edge may be the long one). How
+        much of each size lies on paper is measured for all corners in one pass."""
         aspect = self.deck.aspect
         choices = []
         for _, heights in corners:
