@@ -123,7 +123,8 @@ def test_a_back_is_found_at_its_corner_and_a_face_is_not_taken_for_one(reader: C
         filled = np.zeros_like(paper)
         cv2.drawContours(filled, [outline], -1, 255, cv2.FILLED)
         corner = min(outline_corners(outline, 0), key=lambda c: float(c.point.sum()))  # the top-left one
-        seen = reader._back(frame, filled, corner, height_candidates(filled, corner, reader.deck.aspect))
+        heights = height_candidates(filled, corner, reader.deck.aspect)
+        seen = reader._backs(frame, filled, [(corner, heights)])[0]
         assert (seen is not None) == expected_back
         if seen is not None:
             assert not seen.face_up and seen.card is None
