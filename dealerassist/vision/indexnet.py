@@ -153,13 +153,19 @@ REMAP_WINDOWS = 600  # windows (map rows) per remap call: OpenCV refuses maps of
 def _remap(image: np.ndarray, maps_x: np.ndarray, maps_y: np.ndarray, n: int) -> np.ndarray:
     """The windows of ``_window_maps`` maps, each window's map laid out as one row: remap samples
     every pixel on its own, so the values are the same, but a row of narrow windows makes
-    many short rows that cost remap about a fifth more than long ones."""
+    many short rows that cost remap about a fifth more than long ones.
+
+    A colour image is sampled with a fourth, unused channel: remap interpolates every channel on
+    its own, the same values, and reads four channels in about half the time it takes for three.
+    """
     if not len(maps_x):
         return np.zeros((0, WINDOW_PX[1], WINDOW_PX[0], 3), np.uint8)
     maps_x, maps_y = maps_x.reshape(n, -1), maps_y.reshape(n, -1)
+    padded = image.ndim == 3 and image.shape[2] == 3
+    source = cv2.cvtColor(image, cv2.COLOR_BGR2BGRA) if padded else image
     sampled = [
         cv2.remap(
-            image,
+            source,
             maps_x[k : k + REMAP_WINDOWS],
             maps_y[k : k + REMAP_WINDOWS],
             cv2.INTER_LINEAR,
@@ -167,9 +173,10 @@ def _remap(image: np.ndarray, maps_x: np.ndarray, maps_y: np.ndarray, n: int) ->
         )
         for k in range(0, n, REMAP_WINDOWS)
     ]
-    return (sampled[0] if len(sampled) == 1 else np.concatenate(sampled)).reshape(
-        n, WINDOW_PX[1], WINDOW_PX[0], 3
-    )
+    joined = sampled[0] if len(sampled) == 1 else np.concatenate(sampled)
+    if padded:
+        joined = cv2.cvtColor(joined, cv2.COLOR_BGRA2BGR)
+    return joined.reshape(n, WINDOW_PX[1], WINDOW_PX[0], 3)
 
 
 def _window_maps(corners: np.ndarray, window: IndexWindow) -> tuple[np.ndarray, np.ndarray]:

@@ -17,6 +17,7 @@ from dealerassist.vision.indexnet import (
     IndexNet,
     IndexWindow,
     _remap_windows,
+    _window_maps,
     feature_size,
     sample_windows,
     train,
@@ -72,6 +73,24 @@ def test_large_cards_read_from_halved_pieces_match_the_whole_halved_frame(shape:
     corners = np.concatenate([points / 2, x_axes, y_axes, heights[:, None] / 2], axis=1)
     whole = _remap_windows(cv2.pyrDown(frame), corners, window)
     assert np.array_equal(pieces, whole)
+
+
+def test_colour_windows_are_the_pixels_remap_gives_the_three_channel_frame() -> None:
+    """Sampling through a fourth, unused channel changes no value: each window is what a plain
+    remap of the frame gives at its map, also where it runs off the frame."""
+    rng = np.random.default_rng(5)
+    frame = _frame(2)
+    n = 40
+    points = rng.uniform(-30, [frame.shape[1] + 30, frame.shape[0] + 30], (n, 2))
+    angles = rng.uniform(0, 2 * np.pi, n)
+    x_axes = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    y_axes = np.stack([-x_axes[:, 1], x_axes[:, 0]], axis=1)
+    corners = np.concatenate([points, x_axes, y_axes, rng.uniform(60, 200, (n, 1))], axis=1)
+    maps_x, maps_y = _window_maps(corners, WINDOW)
+    plain = cv2.remap(frame, maps_x, maps_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    np.testing.assert_array_equal(
+        _remap_windows(frame, corners, WINDOW), plain.reshape(n, WINDOW_PX[1], WINDOW_PX[0], 3)
+    )
 
 
 def test_more_windows_than_one_remap_takes_are_sampled_alike() -> None:
