@@ -15,14 +15,14 @@ from dealerassist.vision.detect import (
     Corner,
     blob_outlines,
     card_mask,
-    corner_arms_many,
+    corner_arms_at,
     edge_evidence_many,
     edge_junctions_many,
     frame_image,
     height_candidates_many,
     outline_corners,
     outline_polygon,
-    projected_many,
+    projected_at,
 )
 from dealerassist.vision.index_corners import index_corner_candidates
 from dealerassist.vision.indexnet import IndexWindow, sample_windows
@@ -79,7 +79,9 @@ def find_candidates(
         direct = outline_corners(outline, index, polygon)
         corners += direct + junctions
         sources += [OUTLINE] * len(direct) + [JUNCTION] * len(junctions)
-    arms = corner_arms_many(filled, corners)
+    # Every corner's point and axes as arrays, made once for all the steps that take them so.
+    corner_at = _placed(corners)
+    arms = corner_arms_at(filled, *corner_at)
     found = [
         Candidate(corner, heights, source)
         for corner, heights, source in zip(
@@ -87,19 +89,18 @@ def find_candidates(
         )
     ]
     direct = [k for k, source in enumerate(sources) if source == OUTLINE]
-    points, x_axes, y_axes, heights, source = projected_many(
-        [corners[k] for k in direct], [arms[k] for k in direct], aspect
+    points, x_axes, y_axes, heights, source = projected_at(
+        *(v[direct] for v in corner_at), np.array(arms, float).reshape(-1, 2)[direct], aspect
     )
-    found.extend(
-        Candidate(corner, heights, TRACED)
-        for corner, heights in index_corner_candidates(frame, gray, filled, aspect, outlines, polygons)
-    )
-    known = np.array([c.corner.point for c in found], float).reshape(-1, 2)
-    rows = _distinct_rows(points, x_axes, heights, known)
+    traced = index_corner_candidates(frame, gray, filled, aspect, outlines, polygons)
+    found.extend(Candidate(corner, heights, TRACED) for corner, heights in traced)
+    traced_at = _placed([corner for corner, _ in traced])
+    rows = _distinct_rows(points, x_axes, heights, np.concatenate([corner_at[0], traced_at[0]]))
     fresh = [
         Corner(point=points[k], x_axis=x_axes[k], y_axis=y_axes[k], blob=corners[direct[source[k]]].blob)
         for k in rows
     ]
+    seen_rows: list[int] = []
     if fresh:
         seen = edge_evidence_many(gray, filled, fresh, heights[rows])
         found += [
@@ -107,6 +108,7 @@ def find_candidates(
             for corner, height, ok in zip(fresh, heights[rows].tolist(), seen.tolist(), strict=True)
             if ok
         ]
+        seen_rows = [k for k, ok in zip(rows, seen.tolist(), strict=True) if ok]
     if rank_box is not None and window is not None:
         proposals = ink_corners(
             gray,
@@ -116,33 +118,40 @@ def find_candidates(
             (window.across, window.down),
             aspect,
         )
-        found += [Candidate(corner, [height], INK) for corner, height in _unseen(proposals, found)]
+        known = tuple(
+            np.concatenate([corner_v, traced_v, projected_v[seen_rows]])
+            for corner_v, traced_v, projected_v in zip(
+                corner_at, traced_at, (points, x_axes, y_axes), strict=True
+            )
+        )
+        found += [Candidate(corner, [height], INK) for corner, height in _unseen(proposals, known)]
     return FrameGeometry(gray, filled, [c for c in found if c.heights])
 
 
 REPEAT = 0.03  # card heights: a corner this close to a known one, turned the same way, repeats it
 
 
-def _unseen(proposals: list[tuple[Corner, float]], known: list[Candidate]) -> list[tuple[Corner, float]]:
-    """Proposed corners that repeat neither a known candidate nor an earlier proposal."""
+def _placed(corners: list[Corner]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The corners' points, x axes and y axes as (k, 2) arrays."""
+    return (
+        np.array([c.point for c in corners], float).reshape(-1, 2),
+        np.array([c.x_axis for c in corners], float).reshape(-1, 2),
+        np.array([c.y_axis for c in corners], float).reshape(-1, 2),
+    )
+
+
+def _unseen(
+    proposals: list[tuple[Corner, float]], known: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> list[tuple[Corner, float]]:
+    """Proposed corners that repeat neither a known candidate (``known``: the points, x axes and
+    y axes of all of them) nor an earlier proposal."""
     if not proposals:
         return []
-    points = np.array([c.point for c, _ in proposals], float)
-    x_axes = np.array([c.x_axis for c, _ in proposals], float)
-    y_axes = np.array([c.y_axis for c, _ in proposals], float)
+    points, x_axes, y_axes = _placed([c for c, _ in proposals])
     near = REPEAT * np.array([h for _, h in proposals], float)
     fresh = np.ones(len(proposals), bool)
-    if known:
-        same = _same_spot_same_way(
-            points,
-            x_axes,
-            y_axes,
-            near,
-            np.array([c.corner.point for c in known], float),
-            np.array([c.corner.x_axis for c in known], float),
-            np.array([c.corner.y_axis for c in known], float),
-        )
-        fresh = ~same.any(axis=1)
+    if len(known[0]):
+        fresh = ~_same_spot_same_way(points, x_axes, y_axes, near, *known).any(axis=1)
     clash = np.tril(
         _same_spot_same_way(points, x_axes, y_axes, near, points, x_axes, y_axes) & fresh[None, :], -1
     )
@@ -158,12 +167,19 @@ def _same_spot_same_way(
     other_x: np.ndarray,
     other_y: np.ndarray,
 ) -> np.ndarray:
-    """[i, j]: corner i lies within ``near[i]`` of corner j with both axes turned the same way."""
-    return (
-        (distances(points, others) < near[:, None])
-        & (np.einsum("ik,jk->ij", x_axes, other_x) > 0.95)
-        & (np.einsum("ik,jk->ij", y_axes, other_y) > 0.95)
+    """[i, j]: corner i lies within ``near[i]`` of corner j with both axes turned the same way.
+
+    Only the few pairs that lie that close are compared for their axes (the same dot products as
+    over every pair).
+    """
+    same = distances(points, others) < near[:, None]
+    i, j = np.nonzero(same)
+    turned = ~(
+        (np.einsum("ik,ik->i", x_axes[i], other_x[j]) > 0.95)
+        & (np.einsum("ik,ik->i", y_axes[i], other_y[j]) > 0.95)
     )
+    same[i[turned], j[turned]] = False
+    return same
 
 
 def distinct(candidates: list[tuple[Corner, float]], known: list[np.ndarray]) -> list[tuple[Corner, float]]:

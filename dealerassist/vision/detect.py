@@ -475,6 +475,16 @@ def corner_arms_many(mask: np.ndarray, corners: Sequence[Corner]) -> list[tuple[
     points = np.array([corner.point for corner in corners], float)
     x_axes = np.array([corner.x_axis for corner in corners], float)
     y_axes = np.array([corner.y_axis for corner in corners], float)
+    return corner_arms_at(mask, points, x_axes, y_axes)
+
+
+def corner_arms_at(
+    mask: np.ndarray, points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray
+) -> list[tuple[float, float]]:
+    """``corner_arms_many`` of corners given as (k, 2) arrays of points and axes (a caller that
+    has them as arrays need not make them again from the corners)."""
+    if not len(points):
+        return []
     # Two walks per corner, in turn: along x just inside the x edge, then along y inside the y edge.
     start = np.stack([points + y_axes * 4.0, points + x_axes * 4.0], axis=1).reshape(-1, 1, 2)
     along = np.stack([x_axes, y_axes], axis=1).reshape(-1, 1, 2)
@@ -514,11 +524,22 @@ def projected_many(
     """``projected_corners`` of many corners at once, as arrays: points, x axes, y axes, card heights
     and the corner each was projected from, in the order corner by corner would give them."""
     if not corners:
+        return projected_at(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), aspect)
+    return projected_at(
+        np.array([corner.point for corner in corners], float),
+        np.array([corner.x_axis for corner in corners], float),
+        np.array([corner.y_axis for corner in corners], float),
+        np.array(arms, float),
+        aspect,
+    )
+
+
+def projected_at(
+    p: np.ndarray, a: np.ndarray, b: np.ndarray, along: np.ndarray, aspect: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``projected_many`` of corners given as (k, 2) arrays: points, x axes, y axes and arms."""
+    if not len(p):
         return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0, np.intp)
-    p = np.array([corner.point for corner in corners], float)
-    a = np.array([corner.x_axis for corner in corners], float)
-    b = np.array([corner.y_axis for corner in corners], float)
-    along = np.array(arms, float)
     along_a, along_b = along[:, 0], along[:, 1]
     turned = np.minimum(along_a, along_b * aspect)  # a along the long edge
     usual = np.minimum(along_b, along_a * aspect)  # b along the long edge: the usual way round
@@ -534,7 +555,7 @@ def projected_many(
     y_axes = np.stack([a, -a, -b], axis=1)
     heights = np.stack([turned, turned, usual], axis=1)
     keep = (heights >= MIN_CARD_HEIGHT) & (heights <= MAX_CARD_HEIGHT)
-    source = np.repeat(np.arange(len(corners))[:, None], 3, axis=1)
+    source = np.repeat(np.arange(len(p))[:, None], 3, axis=1)
     return points[keep], x_axes[keep], y_axes[keep], heights[keep], source[keep]
 
 

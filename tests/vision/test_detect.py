@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from dealerassist.vision.candidates import distinct
+from dealerassist.vision.candidates import _same_spot_same_way, distinct
 from dealerassist.vision.detect import (
     Corner,
     blob_outlines,
@@ -113,6 +113,30 @@ def test_distinct_drops_read_corners_and_repeats_but_keeps_other_turns() -> None
     assert [c for c, _ in kept] == [first, turned, far]
     assert distinct([], []) == []
     assert [c for c, _ in distinct(candidates[:2], [])] == [first]
+
+
+def test_same_spot_same_way_compares_axes_only_where_it_matters_with_the_same_answers() -> None:
+    """Corners near each other are told apart by their axes exactly as when every pair is compared."""
+    rng = np.random.default_rng(4)
+    points = rng.uniform(0, 60, (40, 2))
+    others = np.concatenate([points[:10] + rng.normal(0, 0.5, (10, 2)), rng.uniform(0, 60, (50, 2))])
+    angles = rng.choice([0.0, 0.2, np.pi / 2, np.pi], 40)
+    other_angles = np.concatenate([angles[:10] + rng.normal(0, 0.2, 10), rng.choice([0.0, np.pi], 50)])
+
+    def axes(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x_axes = np.stack([np.cos(a), np.sin(a)], axis=1)
+        return x_axes, np.stack([-x_axes[:, 1], x_axes[:, 0]], axis=1)
+
+    (x_axes, y_axes), (other_x, other_y) = axes(angles), axes(other_angles)
+    near = np.full(40, 3.0)
+    every_pair = (
+        (np.hypot(*(points[:, None] - others[None]).transpose(2, 0, 1)) < near[:, None])
+        & (x_axes @ other_x.T > 0.95)
+        & (y_axes @ other_y.T > 0.95)
+    )
+    same = _same_spot_same_way(points, x_axes, y_axes, near, others, other_x, other_y)
+    assert np.array_equal(same, every_pair)
+    assert 0 < same.sum() < (np.hypot(*(points[:, None] - others[None]).transpose(2, 0, 1)) < 3.0).sum()
 
 
 def test_a_back_is_found_at_its_corner_and_a_face_is_not_taken_for_one(reader: CardReader, design) -> None:
