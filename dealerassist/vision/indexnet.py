@@ -219,7 +219,7 @@ def window_features(windows: np.ndarray) -> np.ndarray:
     # Every pixel's 1 / paper laid out like the planes: whole-array products, no short broadcasts.
     per_pixel = np.repeat(1.0 / paper, area).reshape(n * rows, cols)
     ink = cv2.multiply(darkest, per_pixel, dtype=cv2.CV_32F)
-    np.maximum(np.subtract(1.0, ink, out=ink), 0.0, out=ink)
+    cv2.max(np.subtract(1.0, ink, out=ink), 0.0, dst=ink)  # OpenCV's max: a third of numpy's time
     # Straight from the 8-bit planes: every difference and half-sum is exact in float32.
     red_green = cv2.subtract(red, green, dtype=cv2.CV_32F)
     np.multiply(red_green, per_pixel, out=red_green)
