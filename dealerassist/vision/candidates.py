@@ -26,7 +26,7 @@ from dealerassist.vision.detect import (
 )
 from dealerassist.vision.index_corners import index_corner_candidates
 from dealerassist.vision.indexnet import IndexWindow, sample_windows
-from dealerassist.vision.ink_corners import ink_corners
+from dealerassist.vision.ink_corners import ink_corners_at
 
 OUTLINE, JUNCTION, TRACED, PROJECTED, INK = "outline", "junction", "traced", "projected", "ink"
 
@@ -89,8 +89,9 @@ def find_candidates(
         )
     ]
     direct = [k for k, source in enumerate(sources) if source == OUTLINE]
+    direct_arms = np.array(arms, float).reshape(-1, 2)[direct]
     points, x_axes, y_axes, heights, source = projected_at(
-        *(v[direct] for v in corner_at), np.array(arms, float).reshape(-1, 2)[direct], aspect
+        *(v[direct] for v in corner_at), direct_arms, aspect
     )
     traced = index_corner_candidates(frame, gray, filled, aspect, outlines, polygons)
     found.extend(Candidate(corner, heights, TRACED) for corner, heights in traced)
@@ -110,10 +111,10 @@ def find_candidates(
         ]
         seen_rows = [k for k, ok in zip(rows, seen.tolist(), strict=True) if ok]
     if rank_box is not None and window is not None:
-        proposals = ink_corners(
+        proposals = ink_corners_at(
             gray,
-            [corners[k] for k in direct],
-            [arms[k] for k in direct],
+            *(v[direct] for v in corner_at),
+            direct_arms,
             rank_box,
             (window.across, window.down),
             aspect,

@@ -24,6 +24,7 @@ MARGIN = 0.78  # the margin beside and above an index is at least this share of 
 MARGIN_DEPTH = 0.6  # where the margin is looked at: this share of the way from the card edge to the print
 _MAP_COLS = 1024  # remap's maps are laid out in rows of this many points
 _MAP_ROWS = 30000  # and at most this many rows a call: OpenCV refuses 32767
+_SHARE = np.linspace(0.0, 1.0, BAND_ROWS, dtype=np.float32)[:, None]  # band rows, edge to print
 
 
 def ink_corners(
@@ -41,20 +42,41 @@ def ink_corners(
     as their long edge (y along it). The axes follow the index corner's handedness, so each scan
     looks for the print one way only.
     """
-    scans = _scans(corners, arms, rank_box, aspect)
-    if not scans:
-        return []
-    origin, along, depth, x_axis, y_axis, length, height, band, offset, forward = (  # one row per scan
-        np.array(v, float) for v in zip(*scans, strict=True)
+    return ink_corners_at(
+        gray,
+        np.array([c.point for c in corners], float).reshape(-1, 2),
+        np.array([c.x_axis for c in corners], float).reshape(-1, 2),
+        np.array([c.y_axis for c in corners], float).reshape(-1, 2),
+        np.array(arms, float).reshape(-1, 2),
+        rank_box,
+        extent,
+        aspect,
     )
+
+
+def ink_corners_at(
+    gray: np.ndarray,
+    points: np.ndarray,
+    x_axes: np.ndarray,
+    y_axes: np.ndarray,
+    arms: np.ndarray,
+    rank_box: tuple[float, float, float, float],
+    extent: tuple[float, float],
+    aspect: float,
+) -> list[tuple[Corner, float]]:
+    """``ink_corners`` of corners given as (k, 2) arrays of points, x axes, y axes and arms."""
+    origin, along, depth, x_axis, y_axis, length, height, band, offset, forward = _scans(
+        points, x_axes, y_axes, arms, rank_box, aspect
+    )
+    if not len(origin):
+        return []
     steps = np.ceil(length).astype(int)
     total = int(steps.sum())
     starts = np.cumsum(steps) - steps
-    owner = np.repeat(np.arange(len(scans)), steps)
+    owner = np.repeat(np.arange(len(origin)), steps)
     t = np.arange(total) - starts[owner]  # pixels along each edge
     # Sample points as (band row, sample) planes of x and y: every scan's band in one remap.
-    share = np.linspace(0.0, 1.0, BAND_ROWS, dtype=np.float32)[:, None]
-    depth_px = (band[:, 0][owner] + (band[:, 1] - band[:, 0])[owner] * share).astype(np.float32)
+    depth_px = (band[:, 0][owner] + (band[:, 1] - band[:, 0])[owner] * _SHARE).astype(np.float32)
     planes = []
     for axis in (0, 1):
         base = (origin[owner, axis] + along[owner, axis] * t).astype(np.float32)
@@ -99,10 +121,11 @@ def _margin_blank(
     a start of print with anything but paper between it and the corner is not an index."""
     x0, y0, _, _ = rank_box
     across, down = extent
-    offsets = [(MARGIN_DEPTH * x0, fy) for fy in np.linspace(0.5 * y0, down, 7)]
-    offsets += [(fx, MARGIN_DEPTH * y0) for fx in np.linspace(0.5 * x0, across, 4)]
-    at = np.concatenate([points + (x_axes * fx + y_axes * fy) * heights[:, None] for fx, fy in offsets])
-    values = _sample(gray, at).reshape(len(offsets), len(points))
+    fx = np.concatenate([np.full(7, MARGIN_DEPTH * x0), np.linspace(0.5 * x0, across, 4)])[:, None, None]
+    fy = np.concatenate([np.linspace(0.5 * y0, down, 7), np.full(4, MARGIN_DEPTH * y0)])[:, None, None]
+    # (offset, corner, xy): the same sums as offset by offset.
+    at = points[None] + (x_axes[None] * fx + y_axes[None] * fy) * heights[None, :, None]
+    values = _sample(gray, at.reshape(-1, 2)).reshape(len(fx), len(points))
     return values.min(axis=0) > MARGIN * values.max(axis=0)
 
 
@@ -116,38 +139,60 @@ def _blank_run(ink: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 
 def _scans(
-    corners: Sequence[Corner],
-    arms: Sequence[tuple[float, float]],
+    points: np.ndarray,
+    x_axes: np.ndarray,
+    y_axes: np.ndarray,
+    arms: np.ndarray,
     rank_box: tuple[float, float, float, float],
     aspect: float,
-) -> list[tuple]:
-    """One scan per corner edge and way round: where it runs, which way is into the card, the
-    index corner's axes there, the card height, the band (in pixels from the edge) the rank is
-    printed in, and how far from the card's side the rank starts.
+) -> tuple[np.ndarray, ...]:
+    """One scan per corner edge and way round, as arrays with a row per scan: where it runs, which
+    way is into the card, the index corner's axes there, how far it runs, the card height, the
+    band (in pixels from the edge) the rank is printed in, how far from the card's side the rank
+    starts, and (by its sign) whether the print lies ahead along the edge.
 
     The card's size comes from the corner's other edge: cards sharing an edge in a row are as
     deep as the card at its end, its height when the shared edge is their short one, its width
-    when it is their long one.
+    when it is their long one. Scans run corner by corner, each corner's x edge first, each edge
+    as the short edge first; all of them are worked out at once.
     """
     x0, y0, x1, y1 = rank_box
-    scans = []
-    for corner, (arm_x, arm_y) in zip(corners, arms, strict=True):
-        p, x, y = corner.point, corner.x_axis, corner.y_axis
-        for along, inward, length, depth in ((x, y, arm_x, arm_y), (y, x, arm_y, arm_x)):
-            # An edge no longer than one card's is that card's own: its corners are outline corners.
-            h = depth  # the shared edge as the cards' short edge: the index's y axis points inward
-            if MIN_CARD_HEIGHT <= h <= MAX_CARD_HEIGHT and length > SHARED * h / aspect:
-                xa = along if _right_handed(along, inward) else -along
-                scans.append((p, along, inward, xa, inward, length, h, (y0 * h, y1 * h), x0 * h, xa @ along))
-            h = depth * aspect  # the shared edge as their long edge: the index's x axis points inward
-            if MIN_CARD_HEIGHT <= h <= MAX_CARD_HEIGHT and length > SHARED * h:
-                ya = along if _right_handed(inward, along) else -along
-                scans.append((p, along, inward, inward, ya, length, h, (x0 * h, x1 * h), y0 * h, ya @ along))
-    return scans
-
-
-def _right_handed(x_axis: np.ndarray, y_axis: np.ndarray) -> bool:
-    return float(x_axis[0] * y_axis[1] - x_axis[1] * y_axis[0]) > 0
+    # (corner, edge): the edge's direction, the direction into the card, its length and depth.
+    along = np.stack([x_axes, y_axes], axis=1)
+    inward = np.stack([y_axes, x_axes], axis=1)
+    length = arms
+    depth = arms[:, ::-1]
+    short = depth  # the shared edge as the cards' short edge: the index's y axis points inward
+    long = depth * aspect  # the shared edge as their long edge: the index's x axis points inward
+    # An edge no longer than one card's is that card's own: its corners are outline corners.
+    short_ok = (MIN_CARD_HEIGHT <= short) & (short <= MAX_CARD_HEIGHT) & (length > SHARED * short / aspect)
+    long_ok = (MIN_CARD_HEIGHT <= long) & (long <= MAX_CARD_HEIGHT) & (length > SHARED * long)
+    # Handedness: along x inward for the short edge's x axis, inward x along for the long edge's y.
+    x_for_short = np.where(
+        (along[..., 0] * inward[..., 1] - along[..., 1] * inward[..., 0] > 0)[..., None], along, -along
+    )
+    y_for_long = np.where(
+        (inward[..., 0] * along[..., 1] - inward[..., 1] * along[..., 0] > 0)[..., None], along, -along
+    )
+    # (corner, edge, way round), then the rows kept in that order.
+    keep = np.stack([short_ok, long_ok], axis=2)
+    both = np.stack([along, along], axis=2)
+    ahead = np.stack([x_for_short, y_for_long], axis=2)
+    rows = (
+        np.broadcast_to(points[:, None, None, :], both.shape),
+        both,
+        np.stack([inward, inward], axis=2),
+        np.stack([x_for_short, inward], axis=2),
+        np.stack([inward, y_for_long], axis=2),
+        np.stack([length, length], axis=2),
+        np.stack([short, long], axis=2),
+        np.stack(
+            [np.stack([y0 * short, y1 * short], axis=-1), np.stack([x0 * long, x1 * long], axis=-1)], axis=2
+        ),
+        np.stack([x0 * short, y0 * long], axis=2),
+        ahead[..., 0] * both[..., 0] + ahead[..., 1] * both[..., 1],
+    )
+    return tuple(v[keep] for v in rows)
 
 
 def _sample_planes(gray: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
