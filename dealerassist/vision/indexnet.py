@@ -13,6 +13,7 @@ of matrix products: the per-frame cost does not grow with Python work per corner
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -318,6 +319,14 @@ class IndexNet:
         probability = rank[rows, r] * suit[rows, s] * kind[:, 1]
         return [RANKS[i] + SUITS[j] for i, j in zip(r, s, strict=True)], probability, kind
 
+    def probability_of(self, features: np.ndarray, cards: Sequence[str]) -> np.ndarray:
+        """Each row's probability (rank x suit x index) that it shows its card of ``cards``."""
+        rank, suit, kind = self.heads(features)
+        rows = np.arange(len(features))
+        ranks = [RANKS.index(card[0]) for card in cards]
+        suits = [SUITS.index(card[1]) for card in cards]
+        return rank[rows, ranks] * suit[rows, suits] * kind[:, 1]
+
     def arrays(self) -> dict[str, np.ndarray]:
         return {
             "net_mean": self.mean,
@@ -369,6 +378,22 @@ class Committee:
         probability[shown] = product**share
         kind[shown] = kinds * share
         return names, probability, kind
+
+    def probability_of(self, features: np.ndarray, cards: Sequence[str], at_least: float) -> np.ndarray:
+        """Each row's committee probability of its card of ``cards`` where that can reach
+        ``at_least``, and 0 where it cannot.
+
+        The geometric mean reaches ``at_least`` only where the first member's probability reaches
+        ``at_least`` to the power of the committee's size, so the others see only those rows.
+        """
+        floor = at_least ** len(self.members)
+        joint = self.members[0].probability_of(features, cards).astype(np.float64)
+        joint[joint < floor] = 0.0
+        rows = np.flatnonzero(joint)
+        if len(rows):
+            for member in self.members[1:]:
+                joint[rows] *= member.probability_of(features[rows], [cards[i] for i in rows.tolist()])
+        return joint ** (1.0 / len(self.members))
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {

@@ -16,14 +16,26 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.blas import hold_opencv_blas_to_one_thread
-from dealerassist.vision.candidates import OUTLINE, PROJECTED, distances, find_candidates, windows_of
+from dealerassist.vision.candidates import (
+    OUTLINE,
+    PROJECTED,
+    Candidate,
+    distances,
+    find_candidates,
+    windows_of,
+)
 from dealerassist.vision.deck import DeckModel, back_feature
 from dealerassist.vision.detect import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, card_quad, paper_coverages
-from dealerassist.vision.indexnet import SURE, window_features
+from dealerassist.vision.indexnet import SURE, sample_windows, window_features
 from dealerassist.vision.memory import keep_freed_buffers
 
 WORKING_SIDE = 1600  # larger frames are read scaled down to this longer side
 MIN_COVERAGE = 0.9  # share of a back's outline that must lie on card paper
+# A second look at an unsure corner: its window where it was and moved by this share of the card
+# height (at least a pixel) either way along either edge, each at these sizes: 15 windows.
+LOOK_AGAIN_STEP = 0.015
+LOOK_AGAIN_SIZES = (0.96, 1.0, 1.04)
+_LOOK_AGAIN_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
 
 
 @dataclass(frozen=True)
@@ -37,6 +49,8 @@ class Thresholds:
     back_distance: float = 12.0  # mean per-value Lab distance to the nearest enrolled back corner
     settled: float = 0.995  # a read this sure outweighs rival names of one card or one print ...
     rival: float = 0.97  # ... when none of them reaches this
+    look_again: float = 0.5  # a corner's best read from this sure up to accept is looked at again ...
+    look_again_sure: int = 4  # ... and stands when this many of its 15 windows reach accept
 
 
 @dataclass
@@ -108,6 +122,8 @@ class CardReader:
             max(range(start, end), key=sure.__getitem__)
             for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(owner)], strict=True)
         ]
+        for row in self._look_again(frame, candidates, owner, heights, best, names, probability):
+            sure[row] = float(probability[row])
         # Compared in the probabilities' own precision, as a scalar of them is against a threshold.
         accepted = (probability[best] >= t.accept).tolist()
         projected_accepted = (probability[best] >= t.projected_accept).tolist()
@@ -154,6 +170,61 @@ class CardReader:
             if seen is not None:
                 sightings.append(seen)
         return _merge(sightings, t)
+
+    def _look_again(
+        self,
+        frame: np.ndarray,
+        candidates: list[Candidate],
+        owner: np.ndarray,
+        heights: np.ndarray,
+        best: list[int],
+        names: list[str],
+        probability: np.ndarray,
+    ) -> list[int]:
+        """Raise unsure best reads that windows placed around them read surely; the rows raised.
+
+        A corner's point and edges come from a fitted outline and can be a pixel or a degree out,
+        which on a small card moves the print across the classifier's window further than any
+        training window was moved. Windows shifted and resized around the first are read for the
+        one card the first look named, so a second look can confirm a name but never bring a new
+        one; the read stands only where several of them are sure, not one lucky window.
+        """
+        t = self.thresholds
+        rows = [row for row in best if t.look_again <= probability[row] < t.accept]
+        if not rows:
+            return []
+        corners = [candidates[int(owner[row])].corner for row in rows]
+        x_axes = np.array([c.x_axis for c in corners], float)[:, None, None, :]
+        y_axes = np.array([c.y_axis for c in corners], float)[:, None, None, :]
+        size = heights[rows][:, None, None]
+        step = np.maximum(1.0, LOOK_AGAIN_STEP * size)[..., None]
+        # Shape (corner, move, size, 2): each corner's windows together.
+        shape = (len(rows), len(_LOOK_AGAIN_MOVES), len(LOOK_AGAIN_SIZES), 2)
+        across, down = _LOOK_AGAIN_MOVES[None, :, None, :1], _LOOK_AGAIN_MOVES[None, :, None, 1:]
+        points = (
+            np.array([c.point for c in corners], float)[:, None, None, :]
+            + (across * x_axes + down * y_axes) * step
+        )
+        windows = sample_windows(
+            frame,
+            np.broadcast_to(points, shape).reshape(-1, 2),
+            np.broadcast_to(x_axes, shape).reshape(-1, 2),
+            np.broadcast_to(y_axes, shape).reshape(-1, 2),
+            np.broadcast_to(size * np.array(LOOK_AGAIN_SIZES), shape[:3]).reshape(-1),
+            self.deck.window,
+        )
+        looks = shape[1] * shape[2]
+        cards = [names[row] for row in rows for _ in range(looks)]
+        again = self.deck.net.probability_of(window_features(windows), cards, t.accept)
+        again = again.reshape(len(rows), looks)
+        # The read stands at the look_again_sure-th surest window, when that one is sure.
+        kth = -np.partition(-again, t.look_again_sure - 1, axis=1)[:, t.look_again_sure - 1]
+        raised = []
+        for row, value in zip(rows, kth.tolist(), strict=True):
+            if value >= t.accept:
+                probability[row] = value
+                raised.append(row)
+        return raised
 
     def _backs(
         self, frame: np.ndarray, filled: np.ndarray, corners: list[tuple[Corner, list[float]]]

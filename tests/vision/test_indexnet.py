@@ -176,6 +176,22 @@ def test_a_committee_names_only_what_all_members_name() -> None:
     assert len(copy.members) == 2
 
 
+def test_a_committee_gives_the_probability_of_a_named_card_where_it_can_be_sure() -> None:
+    centres, features, labels = _toy_problem()
+    first = train(features, labels, np.random.default_rng(6), hidden=32, epochs=8)
+    second = train(features, labels, np.random.default_rng(8), hidden=32, epochs=8)
+    rows = np.concatenate([centres[:2], features[:40]])
+    cards = ["AS", "KH"] + ["KH" if i % 2 else "AS" for i in range(40)]
+    own = [member.probability_of(rows, cards).astype(np.float64) for member in (first, second)]
+    mean = np.sqrt(own[0] * own[1])
+    joint = Committee((first, second)).probability_of(rows, cards, 0.9)
+    reachable = own[0] >= 0.81  # the first member's share of a geometric mean of 0.9
+    np.testing.assert_allclose(joint[reachable], mean[reachable], rtol=1e-6)
+    assert (joint[~reachable] == 0).all()
+    assert reachable[:2].all() and (joint[:2] > 0.9).all()  # the ace and king centres themselves
+    assert (~reachable).any()  # half the rows name the other card: they cannot be sure of it
+
+
 def test_training_refuses_an_unknown_label() -> None:
     with pytest.raises(ValueError, match=r"card codes, 'none' or 'back'; got \['ZZ'\]"):
         train(np.zeros((2, feature_size()), np.float32), np.array(["AS", "ZZ"]), np.random.default_rng(0))

@@ -60,6 +60,26 @@ def test_touching_cards_are_read_separately(reader: CardReader, design) -> None:
     assert set(_by_card(reader.read(lay_cards(design, cards)))) == {"3D", "6S"}
 
 
+@pytest.mark.parametrize(
+    ("height", "blur", "cards", "unsure"),
+    [
+        (77.0, 1.3, [("3D", 26.0), ("6H", 37.0), ("2H", -38.0), ("7D", -25.0), ("KS", -6.0)], "6H"),
+        (73.0, 1.1, [("8H", -6.0), ("8C", 20.0), ("5S", 6.0), ("3D", -9.0), ("9S", 9.0)], "8H"),
+        (90.0, 1.4, [("2H", 6.0), ("KS", 9.0), ("8C", 3.0), ("7D", 19.0), ("QC", -22.0)], "8C"),
+    ],
+)
+def test_a_second_look_around_an_unsure_corner_reads_a_small_blurred_card(
+    deck, design, height: float, blur: float, cards: list[tuple[str, float]], unsure: str
+) -> None:
+    laid = [(code, (180 + 230 * i, 360), angle, True) for i, (code, angle) in enumerate(cards)]
+    frame = cv2.GaussianBlur(lay_cards(design, laid, height=height), (0, 0), blur)
+    first_look_only = set(_by_card(CardReader(deck, Thresholds(look_again=1.01)).read(frame)))
+    both_looks = set(_by_card(CardReader(deck).read(frame)))
+    truth = {code for code, _ in cards}
+    assert unsure not in first_look_only and first_look_only <= truth
+    assert both_looks == first_look_only | {unsure}
+
+
 def test_an_empty_table_has_no_cards(reader: CardReader) -> None:
     felt = np.full((720, 1280, 3), (40, 110, 30), np.uint8)
     assert reader.read(felt) == []
