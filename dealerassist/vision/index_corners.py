@@ -137,7 +137,7 @@ def _edge_ends(
 
     Ends where the outline turns a clean right angle into another long edge are left out: those
     are corners the outline already shows. Each piece's line is fitted to the middle 80 % of its
-    outline points; running sums over all outlines fit every piece at once.
+    outline points; one pass of sums over all outlines fits every piece at once.
     """
     if outlines is None:
         outlines = list(cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0])
@@ -182,12 +182,16 @@ def _edge_ends(
         return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2))
     points = np.concatenate(chains).astype(np.float64)
     x, y = points[:, 0], points[:, 1]
-    sums = np.zeros((len(points) + 1, 5))
-    np.cumsum(np.stack([x, y, x * x, x * y, y * y], axis=1), axis=0, out=sums[1:])
     first, span = np.concatenate(firsts), np.concatenate(spans)
     lo = first + (0.1 * span).astype(int)
     hi = first + (0.9 * span).astype(int) + 1
-    total = sums[hi] - sums[lo]
+    # Outline points are whole pixels: every sum below is a whole number well inside float64's
+    # exact range, so each piece's own rows summed give its running sums' difference to the bit.
+    # One reduceat over (lo, hi) pairs sums each piece (the sums between pieces are dropped).
+    bounds = np.empty(2 * len(lo), np.intp)
+    bounds[0::2], bounds[1::2] = lo, hi
+    # Each piece ends before the second copy of its outline does, so every bound is a row.
+    total = np.add.reduceat(np.stack([x, y, x * x, x * y, y * y], axis=1), bounds, axis=0)[0::2]
     size = (hi - lo).astype(np.float64)
     mean = total[:, :2] / size[:, None]
     cxx = total[:, 2] / size - mean[:, 0] ** 2
