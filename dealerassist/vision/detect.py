@@ -371,26 +371,28 @@ def edge_junctions_many(
     depths = np.arange(*JUNCTION_DEPTH, dtype=np.float32)
     h, w = filled.shape
     directions = np.empty((len(starts), 2))
-    along: list[np.ndarray] = []
     for e, near in enumerate(_points_along(outlines, starts, segs, lengths, owner)):
         if len(near) < 5:
             directions[e] = _unit(segs[e])  # too little straight outline to fit: the polygon edge itself
         else:
             d = np.array(_fitted_direction(near))
             directions[e] = d if d @ segs[e] > 0 else -d
-        along.append(np.arange(8.0, float(lengths[e]) - 8.0, dtype=np.float32))
     # The inward normal: the side where paper lies just off the middle of the edge.
     normals = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
     probes = np.round(starts + directions * lengths[:, None] / 2 + normals * 5).astype(np.intp)
     on_frame = (probes[:, 0] >= 0) & (probes[:, 0] < w) & (probes[:, 1] >= 0) & (probes[:, 1] < h)
     on_paper = filled[np.where(on_frame, probes[:, 1], 0), np.where(on_frame, probes[:, 0], 0)] != 0
     normals[~(on_frame & on_paper)] *= -1
-    counts = np.array([len(ts) for ts in along])
+    # Each edge's strip runs from 8 px past its start to 8 px before its end, a sample a pixel
+    # (``np.arange(8.0, length - 8.0)`` of each, all at once: its count and its whole-number values).
+    counts = np.maximum(np.ceil((lengths - 8.0) - 8.0), 0).astype(np.intp)
     kept = np.flatnonzero(counts >= 8)
     if not len(kept):
         return found
     counts = counts[kept]
-    ts_all = np.concatenate([along[e] for e in kept])
+    ts_all = (np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts) + 8).astype(
+        np.float32
+    )
     # Every strip's sample grid at once: each column carries its edge's start, normal and direction.
     maps = [
         (
