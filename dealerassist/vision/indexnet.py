@@ -57,7 +57,6 @@ def sample_windows(
     """
     n = len(points)
     cols, rows = WINDOW_PX
-    out = np.zeros((n, rows, cols, 3), np.uint8)
     level = np.ones(n, bool) if n else np.zeros(0, bool)
     scale = 1.0
     heights = np.asarray(heights, np.float64)
@@ -71,6 +70,9 @@ def sample_windows(
         ],
         axis=1,
     )
+    if n and ((heights <= LARGEST_SAMPLED).all() or min(image.shape[:2]) < 64):
+        return _remap_windows(image, corners, window)  # every window from the image itself, in order
+    out = np.empty((n, rows, cols, 3), np.uint8)  # every row is sampled at some level below
     while level.any():
         small = level & (heights * scale <= LARGEST_SAMPLED)
         if min(image.shape[:2]) < 64:
