@@ -15,12 +15,8 @@ and never counts towards the targets.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -33,30 +29,6 @@ from dealerassist.vision.reader import CardReader
 from dealerassist.vision.scenes import load_design, make_scene
 
 TARGETS = "targets: correct >= 99.5 %, wrong <= 0.1 %, face-down read as face = 0, <= 20 ms/frame"
-
-
-@contextmanager
-def one_blas_thread() -> Iterator[None]:
-    """numpy's OpenBLAS leaves its spare threads spinning after any product, which adds CPU time
-    that a reader on one core would not spend; reading is measured with it held to one thread
-    (enrollment keeps all threads). Without a recognisable OpenBLAS nothing changes."""
-    setter = getter = None
-    for path in sorted(Path(np.__file__).parent.parent.glob("numpy.libs/*openblas*")):
-        library = ctypes.CDLL(str(path))
-        for prefix in ("scipy_openblas", "openblas"):
-            for suffix in ("64_", ""):
-                if hasattr(library, f"{prefix}_set_num_threads{suffix}"):
-                    setter = getattr(library, f"{prefix}_set_num_threads{suffix}")
-                    getter = getattr(library, f"{prefix}_get_num_threads{suffix}")
-    if setter is None or getter is None:
-        yield
-        return
-    before = getter()
-    setter(1)
-    try:
-        yield
-    finally:
-        setter(before)
 
 
 def run_design(
@@ -77,10 +49,9 @@ def run_design(
     # frames back to back, not interleaved with another reader that evicts its caches.
     for method, read in readers.items():
         for i, (frame, truth) in enumerate(frames):
-            with one_blas_thread():
-                t0 = time.process_time()  # CPU time of this single-threaded process: fair on a shared host
-                found = read(frame)
-                elapsed = time.process_time() - t0
+            t0 = time.process_time()  # CPU time of this single-threaded process: fair on a shared host
+            found = read(frame)
+            elapsed = time.process_time() - t0
             tally = score_frame(
                 [s.to_json() for s in found], [c.to_json() for c in truth], f"{name} scene {i}"
             )

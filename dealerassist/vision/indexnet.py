@@ -303,12 +303,10 @@ class IndexNet:
 
     def heads(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(rank, suit, kind) probabilities of each row; kind columns: nothing, index, back."""
-        # OpenCV's product keeps to the thread count the caller set: a multi-threaded BLAS costs
-        # several times more CPU on products this small.
-        hidden = np.maximum(
-            cv2.gemm((features - self.mean) * self.scale, self.w1, 1.0, None, 0.0) + self.b1, 0.0
-        )
-        return _softmax_heads(cv2.gemm(hidden, self.w2, 1.0, None, 0.0) + self.b2)
+        # numpy's products, not cv2.gemm: below about a hundred rows (a committee's later members,
+        # a second look) OpenCV multiplies without its BLAS, some twenty times slower.
+        hidden = np.maximum(((features - self.mean) * self.scale) @ self.w1 + self.b1, 0.0)
+        return _softmax_heads(hidden @ self.w2 + self.b2)
 
     def best(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         """The most likely card of each row, its probability (rank x suit x index), and the kind

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from dealerassist.vision.blas import hold_opencv_blas_to_one_thread
+from dealerassist.vision.blas import hold_blas_to_one_thread
 from dealerassist.vision.candidates import (
     OUTLINE,
     PROJECTED,
@@ -88,7 +88,7 @@ class CardReader:
         self.deck = deck
         self.thresholds = thresholds or Thresholds()
         keep_freed_buffers()  # a frame's short-lived arrays would otherwise be paged in afresh each frame
-        hold_opencv_blas_to_one_thread()  # its idle workers would spin on another core
+        hold_blas_to_one_thread()  # idle BLAS workers would spin on another core
 
     def read(self, frame: np.ndarray) -> list[CardSighting]:
         """Every card found in a BGR frame (outlines in the frame's own pixels)."""
