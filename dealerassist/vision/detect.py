@@ -142,8 +142,8 @@ def _unit(v: np.ndarray) -> np.ndarray:
 
 def _fitted_direction(points: np.ndarray) -> tuple[float, float]:
     """Direction of the line best fitting some outline points (robust to a few stray ones)."""
-    vx, vy = cv2.fitLine(points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()[:2]
-    return float(vx), float(vy)
+    vx, vy = cv2.fitLine(np.asarray(points, np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()[:2].tolist()
+    return vx, vy
 
 
 def _local_direction(pts: np.ndarray, index: int, span: int, forward: bool) -> tuple[float, float] | None:
@@ -227,7 +227,7 @@ def outline_corners(contour: np.ndarray, blob: int, polygon: np.ndarray | None =
     pairs = np.flatnonzero(np.hypot(gap[:, 0], gap[:, 1]) <= 14.0)
     if not len(pairs):
         return []
-    pts = contour.reshape(-1, 2).astype(np.float64)
+    pts = contour.reshape(-1, 2).astype(np.float32)  # whole pixels: as fitted, made once per outline
     ends = _first_indices(contour, np.concatenate([a1s[pairs], b0s[pairs]]))
     # One corner at a time in plain floats: a dozen corners an outline, too few for arrays to pay.
     a0l, a1l, b0l, b1l = a0s.tolist(), a1s.tolist(), b0s.tolist(), b1s.tolist()
@@ -252,7 +252,7 @@ def outline_corners(contour: np.ndarray, blob: int, polygon: np.ndarray | None =
             da0, da1 = _square_to(ahead, _unit_of(a1x - a0x, a1y - a0y))
         db0, db1 = ahead if ahead is not None else _square_to((da0, da1), _unit_of(b1x - b0x, b1y - b0y))
         cross = da0 * db1 - da1 * db0
-        if abs(cross) < 0.7 or np.sign(cross) != orientation:
+        if abs(cross) < 0.7 or (1.0 if cross > 0 else -1.0) != orientation:
             continue  # not near 90 degrees, or a concave (inner) corner
         t = ((b0x - a0x) * db1 - (b0y - a0y) * db0) / cross
         point = np.array([a0x + t * da0, a0y + t * da1])
