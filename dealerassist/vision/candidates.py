@@ -209,10 +209,11 @@ def _distinct_rows(points: np.ndarray, axes: np.ndarray, heights: np.ndarray, kn
     if len(known):
         # All distances at once: about a hundred candidates against the corners already found.
         fresh = ~(distances(points, known) < near[:, None]).any(axis=1)
-    apart = distances(points, points)
-    same_way = np.einsum("ik,jk->ij", axes, axes) > 0.9  # einsum keeps off the BLAS thread pool
-    # clash[i, j]: fresh corner j comes before i and repeats it.
-    clash = np.tril((apart < near[:, None]) & same_way & fresh[None, :], -1)
+    # clash[i, j]: fresh corner j comes before i and repeats it. Only the few pairs that close are
+    # compared for their axes (einsum keeps off the BLAS thread pool; the same products as over all).
+    clash = np.tril(distances(points, points) < near[:, None], -1) & fresh[None, :]
+    i, j = np.nonzero(clash)
+    clash[i, j] = np.einsum("ik,ik->i", axes[i], axes[j]) > 0.9
     return np.flatnonzero(_first_of_each(clash, fresh)).tolist()
 
 
