@@ -36,6 +36,7 @@ MIN_COVERAGE = 0.9  # share of a back's outline that must lie on card paper
 LOOK_AGAIN_STEP = 0.015
 LOOK_AGAIN_SIZES = (0.96, 1.0, 1.04)
 _LOOK_AGAIN_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
+LOOK_AGAIN_WINDOWS = len(_LOOK_AGAIN_MOVES) * len(LOOK_AGAIN_SIZES)
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,10 @@ class Thresholds:
     rival: float = 0.97  # ... when none of them reaches this
     look_again: float = 0.5  # a corner's best read from this sure up to accept is looked at again ...
     look_again_sure: int = 4  # ... and stands when this many of its 15 windows reach accept
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.look_again_sure <= LOOK_AGAIN_WINDOWS:
+            raise ValueError(f"look_again_sure must be 1..{LOOK_AGAIN_WINDOWS}, not {self.look_again_sure}")
 
 
 @dataclass
@@ -213,10 +218,9 @@ class CardReader:
             np.broadcast_to(size * np.array(LOOK_AGAIN_SIZES), shape[:3]).reshape(-1),
             self.deck.window,
         )
-        looks = shape[1] * shape[2]
-        cards = [names[row] for row in rows for _ in range(looks)]
+        cards = [names[row] for row in rows for _ in range(LOOK_AGAIN_WINDOWS)]
         again = self.deck.net.probability_of(window_features(windows), cards, t.accept)
-        again = again.reshape(len(rows), looks)
+        again = again.reshape(len(rows), LOOK_AGAIN_WINDOWS)
         # The read stands at the look_again_sure-th surest window, when that one is sure.
         kth = -np.partition(-again, t.look_again_sure - 1, axis=1)[:, t.look_again_sure - 1]
         raised = []

@@ -80,6 +80,12 @@ def test_a_second_look_around_an_unsure_corner_reads_a_small_blurred_card(
     assert both_looks == first_look_only | {unsure}
 
 
+@pytest.mark.parametrize("sure", [0, 16])
+def test_a_second_look_needs_between_one_and_all_of_its_windows(sure: int) -> None:
+    with pytest.raises(ValueError, match=r"look_again_sure must be 1\.\.15, not "):
+        Thresholds(look_again_sure=sure)
+
+
 def test_an_empty_table_has_no_cards(reader: CardReader) -> None:
     felt = np.full((720, 1280, 3), (40, 110, 30), np.uint8)
     assert reader.read(felt) == []
