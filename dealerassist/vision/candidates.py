@@ -16,7 +16,7 @@ from dealerassist.vision.detect import (
     blob_outlines,
     card_mask,
     corner_arms_at,
-    edge_evidence_many,
+    edge_evidence_at,
     edge_junctions_many,
     frame_image,
     height_candidates_many,
@@ -103,7 +103,7 @@ def find_candidates(
     ]
     seen_rows: list[int] = []
     if fresh:
-        seen = edge_evidence_many(gray, filled, fresh, heights[rows])
+        seen = edge_evidence_at(gray, filled, points[rows], x_axes[rows], y_axes[rows], heights[rows])
         found += [
             Candidate(corner, [height], PROJECTED)
             for corner, height, ok in zip(fresh, heights[rows].tolist(), seen.tolist(), strict=True)

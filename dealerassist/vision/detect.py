@@ -623,10 +623,31 @@ def edge_evidence_many(
     """
     if not corners:
         return np.zeros(0, bool)
+    return edge_evidence_at(
+        gray,
+        mask,
+        np.array([corner.point for corner in corners], float),
+        np.array([corner.x_axis for corner in corners], float),
+        np.array([corner.y_axis for corner in corners], float),
+        np.array(heights, float),
+    )
+
+
+def edge_evidence_at(
+    gray: np.ndarray,
+    mask: np.ndarray,
+    points: np.ndarray,
+    x_axes: np.ndarray,
+    y_axes: np.ndarray,
+    heights: np.ndarray,
+) -> np.ndarray:
+    """``edge_evidence_many`` of corners given as (k, 2) arrays of points and axes, and heights."""
+    if not len(points):
+        return np.zeros(0, bool)
     h, w = gray.shape
-    axes = np.array([[corner.x_axis.tolist(), corner.y_axis.tolist()] for corner in corners])  # (k, 2, 2)
-    points = np.array([corner.point for corner in corners])[:, None, None, :]
-    spans = _EVIDENCE_SPAN * np.array(heights, float)[:, None]
+    axes = np.stack([x_axes, y_axes], axis=1)  # (k, 2, 2)
+    points = points[:, None, None, :]
+    spans = _EVIDENCE_SPAN * heights[:, None]
     base = points + spans[:, None, :, None] * axes[:, :, None, :]  # (k, edge, step, xy)
     # Samples just inside and just outside both edges: inward along the other edge's direction.
     inward = axes[:, ::-1] * 2.5
