@@ -4,12 +4,14 @@ For each design: enroll it from its 53 images, generate scenes (1280x720, 1..14 
 touching cards, face-down cards, tilt, blur, noise, uneven light, glare, JPEG), read them with the
 corner-index reader and with the classic contour reader, and count: face-up cards with a visible
 index read right / wrong / abstained, face-down cards seen face down or read as a face, false
-detections, and CPU milliseconds per frame on one core (OpenCV held to one thread). Thresholds
+detections, and CPU milliseconds per frame on one core (the BLAS libraries held to one thread; each
+frame's least over --repeat passes, as other work on a shared machine only adds). Thresholds
 were tuned on kennard-2color only; it is reported separately when asked (--with-tuning-design)
 and never counts towards the targets.
 
     nice python bench/vision.py --scenes 30
     nice dealerassist bench vision --designs cardsjs --scenes 100 --seed 7
+    nice python bench/vision.py --scenes 40 --decks var/bench-decks   # a second run only reads
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
 
 from dealerassist.vision import artwork
 from dealerassist.vision.baseline import ClassicReader
+from dealerassist.vision.deck import DeckModel, vision_code_version
 from dealerassist.vision.enrollment import enroll
 from dealerassist.vision.evaluate import Tally, score_frame
 from dealerassist.vision.reader import CardReader
@@ -32,11 +36,18 @@ TARGETS = "targets: correct >= 99.5 %, wrong <= 0.1 %, face-down read as face = 
 
 
 def run_design(
-    name: str, scenes: int, seed: int, baseline: bool, max_cards: int | None, training: tuple[int, int]
+    name: str,
+    scenes: int,
+    seed: int,
+    baseline: bool,
+    max_cards: int | None,
+    training: tuple[int, int],
+    repeat: int = 1,
+    decks: Path | None = None,
 ) -> dict[str, Tally]:
     folder = artwork.design_dir(name)
     started = time.perf_counter()
-    reader = CardReader(enroll(folder, scenes_per_card=training[0], tables=training[1]))
+    reader = CardReader(_deck(folder, name, training, decks))
     enroll_s = time.perf_counter() - started
     readers = {"corner-index": reader.read}
     if baseline:
@@ -45,20 +56,40 @@ def run_design(
     rng = np.random.default_rng(seed)
     frames = [make_scene(design, rng, max_cards) for _ in range(scenes)]
     tallies = {method: Tally() for method in readers}
-    # Each method reads every frame once, one method after the other, as a camera's reader would:
-    # frames back to back, not interleaved with another reader that evicts its caches.
+    # Each method reads every frame, one method after the other, as a camera's reader would:
+    # frames back to back, not interleaved with another reader that evicts its caches. On a shared
+    # machine other work only ever adds time, so a frame's cost is its least over the passes.
     for method, read in readers.items():
-        for i, (frame, truth) in enumerate(frames):
-            t0 = time.process_time()  # CPU time of this single-threaded process: fair on a shared host
-            found = read(frame)
-            elapsed = time.process_time() - t0
+        costs = np.full(len(frames), np.inf)
+        first: list[list] = []
+        for _ in range(repeat):
+            for i, (frame, _truth) in enumerate(frames):
+                t0 = time.process_time()  # CPU time of this single-threaded process: fair on a shared host
+                found = read(frame)
+                costs[i] = min(costs[i], time.process_time() - t0)
+                if len(first) < len(frames):
+                    first.append(found)
+        for i, ((_frame, truth), found) in enumerate(zip(frames, first, strict=True)):
             tally = score_frame(
                 [s.to_json() for s in found], [c.to_json() for c in truth], f"{name} scene {i}"
             )
-            tally.seconds = elapsed
+            tally.seconds = float(costs[i])
             tallies[method].add(tally)
-    print(f"# {name}: enrolled in {enroll_s:.1f} s", flush=True)
+    print(f"# {name}: enrolled or loaded in {enroll_s:.1f} s", flush=True)
     return tallies
+
+
+def _deck(folder: Path, name: str, training: tuple[int, int], decks: Path | None) -> DeckModel:
+    """The design enrolled with these training sizes: kept in ``decks`` (when given) under the vision
+    code's version, so a second run of the same code only reads."""
+    kept = decks / f"{name}-{training[0]}x{training[1]}-{vision_code_version()}.npz" if decks else None
+    if kept is not None and kept.is_file():
+        return DeckModel.load(kept)
+    model = enroll(folder, scenes_per_card=training[0], tables=training[1])
+    if kept is not None:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        model.save(kept)
+    return model
 
 
 def _row(design: str, method: str, tally: Tally) -> str:
@@ -82,6 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mistakes", type=int, default=10, help="list this many wrong reads")
     parser.add_argument("--training-scenes", type=int, default=150, help="enrollment: scenes per card")
     parser.add_argument("--tables", type=int, default=300, help="enrollment: whole tables mined")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="read every frame this many times; a frame costs its least"
+    )
+    parser.add_argument("--decks", type=Path, help="keep enrolled decks here, to only read when run again")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)  # the target is per frame on one core
     designs = list(args.designs)
@@ -93,7 +128,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     results = {
         d: run_design(
-            d, args.scenes, args.seed, not args.no_baseline, args.cards, (args.training_scenes, args.tables)
+            d,
+            args.scenes,
+            args.seed,
+            not args.no_baseline,
+            args.cards,
+            (args.training_scenes, args.tables),
+            max(1, args.repeat),
+            args.decks,
         )
         for d in designs
     }

@@ -43,7 +43,7 @@ def load_demo_deck(cache_dir: Path, say: Callable[[str], None]) -> tuple[Any, An
     under a name that changes whenever the vision code does.
     """
     from dealerassist.vision import artwork
-    from dealerassist.vision.deck import DeckFileError, DeckModel
+    from dealerassist.vision.deck import DeckFileError, DeckModel, vision_code_version
     from dealerassist.vision.enrollment import enroll
     from dealerassist.vision.scenes import load_design
 
@@ -52,7 +52,7 @@ def load_demo_deck(cache_dir: Path, say: Callable[[str], None]) -> tuple[Any, An
     except artwork.ArtworkError as exc:
         say(f"camera: off ({exc})")
         return None
-    cached = cache_dir / f"{artwork.TUNING_DESIGN}-{_vision_version()}.npz"
+    cached = cache_dir / f"{artwork.TUNING_DESIGN}-{vision_code_version()}.npz"
     model = None
     if cached.is_file():
         try:
@@ -75,18 +75,6 @@ def _cache(model: DeckModel, cached: Path, design: str) -> None:
         model.save(cached)
     except OSError as exc:
         log.warning("deck cache %s not written (%s): the next demo enrolls the deck again", cached, exc)
-
-
-def _vision_version() -> str:
-    """A digest of the vision code: a deck enrolled by older code is enrolled again, not trusted."""
-    import hashlib
-
-    import dealerassist.vision as vision
-
-    digest = hashlib.sha256()
-    for source in sorted(Path(vision.__file__).parent.glob("*.py")):
-        digest.update(source.read_bytes())
-    return digest.hexdigest()[:12]
 
 
 class SyntheticTableCamera:

@@ -7,6 +7,7 @@ corner colours.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,6 +83,15 @@ class DeckModel:
             raise DeckFileError(
                 f"{path}: not a deck file made by 'dealerassist vision enroll' (enroll the deck to make one)"
             ) from None
+
+
+def vision_code_version() -> str:
+    """A digest of the vision code, for naming kept decks: a deck enrolled by other code is
+    enrolled again, not trusted."""
+    digest = hashlib.sha256()
+    for source in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def load_card_image(path: Path, felt: tuple[int, int, int] = (90, 110, 60)) -> np.ndarray:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from dealerassist.simulation.camera import _vision_version, load_demo_deck
+from dealerassist.simulation.camera import load_demo_deck
 from dealerassist.vision import artwork, enrollment
-from dealerassist.vision.deck import DeckModel
+from dealerassist.vision.deck import DeckModel, vision_code_version
 
 
 @pytest.fixture(autouse=True)
@@ -21,7 +21,7 @@ def quick_enrollment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_damaged_cache_is_enrolled_again_and_replaced(tmp_path: Path) -> None:
-    cached = tmp_path / f"{artwork.TUNING_DESIGN}-{_vision_version()}.npz"
+    cached = tmp_path / f"{artwork.TUNING_DESIGN}-{vision_code_version()}.npz"
     cached.write_bytes(b"half a file from a full disk")
     lines: list[str] = []
     loaded = load_demo_deck(tmp_path, lines.append)

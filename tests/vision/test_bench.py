@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dealerassist.cli import main
+from dealerassist.vision import enrollment
 
 
 @pytest.mark.slow
@@ -32,3 +35,24 @@ def test_bench_vision_reports_both_readers(capsys) -> None:
     assert "kennard-4color-bf  corner-index" in out
     assert "kennard-4color-bf  classic" in out
     assert "ALL (untuned)" in out and "targets:" in out
+
+
+@pytest.mark.slow
+def test_a_second_run_with_kept_decks_only_reads(capsys, monkeypatch, tmp_path: Path) -> None:
+    args = ["bench", "vision", "--designs", "kennard-4color-bf", "--scenes", "2", "--seed", "3"]
+    args += ["--training-scenes", "4", "--tables", "2", "--no-baseline", "--repeat", "2"]
+    args += ["--decks", str(tmp_path)]
+    assert main(args) == 0
+    first = capsys.readouterr().out
+    kept = list(tmp_path.glob("kennard-4color-bf-4x2-*.npz"))
+    assert len(kept) == 1
+
+    def no_enrolling(*_args, **_kwargs):
+        raise AssertionError("enrolled again although the deck was kept")
+
+    monkeypatch.setattr(enrollment, "enroll", no_enrolling)
+    assert main(args) == 0
+    second = capsys.readouterr().out
+    row = [line for line in first.splitlines() if line.startswith("kennard-4color-bf  corner-index")]
+    again = [line for line in second.splitlines() if line.startswith("kennard-4color-bf  corner-index")]
+    assert row and again and row[0][:-8] == again[0][:-8]  # the same counts; only the CPU time differs
