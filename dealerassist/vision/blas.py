@@ -4,9 +4,9 @@ The index classifier's products run on the OpenBLAS that numpy bundles, and Open
 an OpenBLAS of its own. ``cv2.setNumThreads`` governs neither, and left at their defaults each
 starts a worker per core that spins between products: measured here, a second core ran at 100 %
 for the whole time a frame was read, doubling the reader's CPU for no gain on products this small.
-This holds both libraries to the calling thread, process-wide. A reading process does not train
-networks (enrollment trains each in a process of its own), so nothing else here wants the threads.
-A numpy or OpenCV without a bundled OpenBLAS is left alone.
+This holds both libraries to the calling thread, process-wide: the reading process has no large
+products to spread over cores (enrollment trains each network in a process of its own wherever
+there is a core for it). A numpy or OpenCV without a bundled OpenBLAS is left alone.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Candidate corners come from the paper outlines (``detect``); every candidate is looked at, at
 each card size it may have, by the deck's index classifier (``indexnet``) in one batch. A corner's
-read is trusted only when the classifier is sure of rank, suit and that an index is there at all;
+read is trusted only when the classifier is sure of rank, suit and that an index is there at all,
+at first sight or when windows placed around an unsure corner confirm its name (a second look);
 corners that grow into the same card are merged, and two reads of one printed index, or two
 confident corners of one card, that disagree make the card unknown unless one is beyond doubt
 and the others are not close to it.
