@@ -42,6 +42,14 @@ class IndexWindow:
     down: float
 
 
+def sampling_image(frame: np.ndarray) -> np.ndarray:
+    """A BGR frame as ``sample_windows`` reads it fastest, with a fourth, unused channel: remap
+    interpolates every channel on its own, the same values, and reads four channels in about half
+    the time of three. Made once, it serves every sampling of the frame; other images pass as given.
+    """
+    return cv2.cvtColor(frame, cv2.COLOR_BGR2BGRA) if frame.ndim == 3 and frame.shape[2] == 3 else frame
+
+
 def sample_windows(
     image: np.ndarray,
     points: np.ndarray,
@@ -156,16 +164,14 @@ REMAP_WINDOWS = 600  # windows (map rows) per remap call: OpenCV refuses maps of
 def _remap(image: np.ndarray, maps_x: np.ndarray, maps_y: np.ndarray, n: int) -> np.ndarray:
     """The windows of ``_window_maps`` maps, each window's map laid out as one row: remap samples
     every pixel on its own, so the values are the same, but a row of narrow windows makes
-    many short rows that cost remap about a fifth more than long ones.
-
-    A colour image is sampled with a fourth, unused channel: remap interpolates every channel on
-    its own, the same values, and reads four channels in about half the time it takes for three.
+    many short rows that cost remap about a fifth more than long ones. A colour image is read
+    through its ``sampling_image`` (made here unless the caller made it once for the frame).
     """
     if not len(maps_x):
         return np.zeros((0, WINDOW_PX[1], WINDOW_PX[0], 3), np.uint8)
     maps_x, maps_y = maps_x.reshape(n, -1), maps_y.reshape(n, -1)
-    padded = image.ndim == 3 and image.shape[2] == 3
-    source = cv2.cvtColor(image, cv2.COLOR_BGR2BGRA) if padded else image
+    source = sampling_image(image)
+    padded = source.ndim == 3 and source.shape[2] == 4
     sampled = [
         cv2.remap(
             source,

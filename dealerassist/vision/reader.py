@@ -27,7 +27,7 @@ from dealerassist.vision.candidates import (
 )
 from dealerassist.vision.deck import DeckModel, back_feature
 from dealerassist.vision.detect import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, card_quad, paper_coverages
-from dealerassist.vision.indexnet import SURE, sample_windows, window_features
+from dealerassist.vision.indexnet import SURE, sample_windows, sampling_image, window_features
 from dealerassist.vision.memory import keep_freed_buffers
 
 WORKING_SIDE = 1600  # larger frames are read scaled down to this longer side
@@ -117,7 +117,8 @@ class CardReader:
         candidates = geometry.candidates
         if not candidates:
             return []
-        windows, owner, heights = windows_of(frame, candidates, self.deck.window)
+        bgra = sampling_image(frame)  # made once for both looks at the index windows
+        windows, owner, heights = windows_of(bgra, candidates, self.deck.window)
         names, probability, kind = self.deck.net.best(window_features(windows))
         t = self.thresholds
         # Each candidate's rows are consecutive: its surest row (the first of equals) and its most
@@ -128,7 +129,7 @@ class CardReader:
             max(range(start, end), key=sure.__getitem__)
             for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(owner)], strict=True)
         ]
-        for row in self._look_again(frame, candidates, owner, heights, best, names, probability):
+        for row in self._look_again(bgra, candidates, owner, heights, best, names, probability):
             sure[row] = float(probability[row])
         # Compared in the probabilities' own precision, as a scalar of them is against a threshold.
         accepted = (probability[best] >= t.accept).tolist()
@@ -179,7 +180,7 @@ class CardReader:
 
     def _look_again(
         self,
-        frame: np.ndarray,
+        bgra: np.ndarray,
         candidates: list[Candidate],
         owner: np.ndarray,
         heights: np.ndarray,
@@ -212,7 +213,7 @@ class CardReader:
             + (across * x_axes + down * y_axes) * step
         )
         windows = sample_windows(
-            frame,
+            bgra,
             np.broadcast_to(points, shape).reshape(-1, 2),
             np.broadcast_to(x_axes, shape).reshape(-1, 2),
             np.broadcast_to(y_axes, shape).reshape(-1, 2),

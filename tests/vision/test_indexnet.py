@@ -20,6 +20,7 @@ from dealerassist.vision.indexnet import (
     _window_maps,
     feature_size,
     sample_windows,
+    sampling_image,
     train,
     window_features,
 )
@@ -91,6 +92,27 @@ def test_colour_windows_are_the_pixels_remap_gives_the_three_channel_frame() -> 
     np.testing.assert_array_equal(
         _remap_windows(frame, corners, WINDOW), plain.reshape(n, WINDOW_PX[1], WINDOW_PX[0], 3)
     )
+
+
+def test_windows_from_the_frame_made_once_for_sampling_are_the_frames_own() -> None:
+    """The reader makes the four-channel frame once and samples it twice; small cards and large
+    ones (sampled from halved pieces) come out as from the frame itself."""
+    rng = np.random.default_rng(9)
+    frame = _frame(4)
+    n = 30
+    points = rng.uniform(0, [frame.shape[1], frame.shape[0]], (n, 2))
+    angles = rng.uniform(0, 2 * np.pi, n)
+    x_axes = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    y_axes = np.stack([-x_axes[:, 1], x_axes[:, 0]], axis=1)
+    heights = rng.uniform(60, 2.5 * LARGEST_SAMPLED, n)
+    made = sampling_image(frame)
+    assert made.shape[2] == 4
+    np.testing.assert_array_equal(
+        sample_windows(made, points, x_axes, y_axes, heights, WINDOW),
+        sample_windows(frame, points, x_axes, y_axes, heights, WINDOW),
+    )
+    grey = frame[:, :, 0].copy()
+    assert sampling_image(grey) is grey  # anything but a BGR frame is read as given
 
 
 def test_more_windows_than_one_remap_takes_are_sampled_alike() -> None:
