@@ -16,6 +16,7 @@ from dealerassist.vision.detect import (
     blob_outlines,
     card_mask,
     corner_arms_at,
+    corner_arrays,
     edge_evidence_at,
     edge_junctions_many,
     frame_image,
@@ -80,7 +81,7 @@ def find_candidates(
         corners += direct + junctions
         sources += [OUTLINE] * len(direct) + [JUNCTION] * len(junctions)
     # Every corner's point and axes as arrays, made once for all the steps that take them so.
-    corner_at = _placed(corners)
+    corner_at = corner_arrays(corners)
     arms = corner_arms_at(filled, *corner_at)
     found = [
         Candidate(corner, heights, source)
@@ -95,7 +96,7 @@ def find_candidates(
     )
     traced = index_corner_candidates(frame, gray, filled, aspect, outlines, polygons)
     found.extend(Candidate(corner, heights, TRACED) for corner, heights in traced)
-    traced_at = _placed([corner for corner, _ in traced])
+    traced_at = corner_arrays([corner for corner, _ in traced])
     rows = _distinct_rows(points, x_axes, heights, np.concatenate([corner_at[0], traced_at[0]]))
     fresh = [
         Corner(point=points[k], x_axis=x_axes[k], y_axis=y_axes[k], blob=corners[direct[source[k]]].blob)
@@ -132,15 +133,6 @@ def find_candidates(
 REPEAT = 0.03  # card heights: a corner this close to a known one, turned the same way, repeats it
 
 
-def _placed(corners: list[Corner]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The corners' points, x axes and y axes as (k, 2) arrays."""
-    return (
-        np.array([c.point for c in corners], float).reshape(-1, 2),
-        np.array([c.x_axis for c in corners], float).reshape(-1, 2),
-        np.array([c.y_axis for c in corners], float).reshape(-1, 2),
-    )
-
-
 def _unseen(
     proposals: list[tuple[Corner, float]], known: tuple[np.ndarray, np.ndarray, np.ndarray]
 ) -> list[tuple[Corner, float]]:
@@ -148,7 +140,7 @@ def _unseen(
     y axes of all of them) nor an earlier proposal."""
     if not proposals:
         return []
-    points, x_axes, y_axes = _placed([c for c, _ in proposals])
+    points, x_axes, y_axes = corner_arrays([c for c, _ in proposals])
     near = REPEAT * np.array([h for _, h in proposals], float)
     fresh = np.ones(len(proposals), bool)
     if len(known[0]):
@@ -242,8 +234,6 @@ def windows_of(
     and the height it was sampled at."""
     owner = np.repeat(np.arange(len(candidates)), [len(c.heights) for c in candidates])
     heights = np.array([h for c in candidates for h in c.heights], float)
-    points = np.array([c.corner.point for c in candidates], float).reshape(-1, 2)
-    x_axes = np.array([c.corner.x_axis for c in candidates], float).reshape(-1, 2)
-    y_axes = np.array([c.corner.y_axis for c in candidates], float).reshape(-1, 2)
+    points, x_axes, y_axes = corner_arrays([c.corner for c in candidates])
     windows = sample_windows(frame, points[owner], x_axes[owner], y_axes[owner], heights, window)
     return windows, owner, heights

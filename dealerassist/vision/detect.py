@@ -33,6 +33,15 @@ class Corner:
     blob: int
 
 
+def corner_arrays(corners: Sequence[Corner]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The corners' points, x axes and y axes as (k, 2) arrays: how the batched steps take them."""
+    return (
+        np.array([c.point for c in corners], float).reshape(-1, 2),
+        np.array([c.x_axis for c in corners], float).reshape(-1, 2),
+        np.array([c.y_axis for c in corners], float).reshape(-1, 2),
+    )
+
+
 _SPECKLE = np.ones((3, 3), np.uint8)
 _MEND = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 _FELT_OPENING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (35, 35))
@@ -474,10 +483,7 @@ def corner_arms_many(mask: np.ndarray, corners: Sequence[Corner]) -> list[tuple[
     """``corner_arms`` of many corners in one pass: the same lengths, without a pass per corner."""
     if not corners:
         return []
-    points = np.array([corner.point for corner in corners], float)
-    x_axes = np.array([corner.x_axis for corner in corners], float)
-    y_axes = np.array([corner.y_axis for corner in corners], float)
-    return corner_arms_at(mask, points, x_axes, y_axes)
+    return corner_arms_at(mask, *corner_arrays(corners))
 
 
 def corner_arms_at(
@@ -527,13 +533,7 @@ def projected_many(
     and the corner each was projected from, in the order corner by corner would give them."""
     if not corners:
         return projected_at(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), aspect)
-    return projected_at(
-        np.array([corner.point for corner in corners], float),
-        np.array([corner.x_axis for corner in corners], float),
-        np.array([corner.y_axis for corner in corners], float),
-        np.array(arms, float),
-        aspect,
-    )
+    return projected_at(*corner_arrays(corners), np.array(arms, float), aspect)
 
 
 def projected_at(
@@ -623,14 +623,7 @@ def edge_evidence_many(
     """
     if not corners:
         return np.zeros(0, bool)
-    return edge_evidence_at(
-        gray,
-        mask,
-        np.array([corner.point for corner in corners], float),
-        np.array([corner.x_axis for corner in corners], float),
-        np.array([corner.y_axis for corner in corners], float),
-        np.array(heights, float),
-    )
+    return edge_evidence_at(gray, mask, *corner_arrays(corners), np.array(heights, float))
 
 
 def edge_evidence_at(

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from dealerassist.vision.detect import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner
+from dealerassist.vision.detect import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, corner_arrays
 
 INK = 0.72  # darker than this share of the edge band's paper is print
 BAND_ROWS = 6  # samples across the band where the rank is printed
@@ -44,9 +44,7 @@ def ink_corners(
     """
     return ink_corners_at(
         gray,
-        np.array([c.point for c in corners], float).reshape(-1, 2),
-        np.array([c.x_axis for c in corners], float).reshape(-1, 2),
-        np.array([c.y_axis for c in corners], float).reshape(-1, 2),
+        *corner_arrays(corners),
         np.array(arms, float).reshape(-1, 2),
         rank_box,
         extent,

@@ -26,7 +26,14 @@ from dealerassist.vision.candidates import (
     windows_of,
 )
 from dealerassist.vision.deck import DeckModel, back_feature
-from dealerassist.vision.detect import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, card_quad, paper_coverages
+from dealerassist.vision.detect import (
+    MAX_CARD_HEIGHT,
+    MIN_CARD_HEIGHT,
+    Corner,
+    card_quad,
+    corner_arrays,
+    paper_coverages,
+)
 from dealerassist.vision.indexnet import SURE, sample_windows, sampling_image, window_features
 from dealerassist.vision.memory import keep_freed_buffers
 
@@ -200,18 +207,15 @@ class CardReader:
         rows = [row for row in best if t.look_again <= probability[row] < t.accept]
         if not rows:
             return []
-        corners = [candidates[int(owner[row])].corner for row in rows]
-        x_axes = np.array([c.x_axis for c in corners], float)[:, None, None, :]
-        y_axes = np.array([c.y_axis for c in corners], float)[:, None, None, :]
+        at, x_axes, y_axes = (
+            v[:, None, None, :] for v in corner_arrays([candidates[int(owner[row])].corner for row in rows])
+        )
         size = heights[rows][:, None, None]
         step = np.maximum(1.0, LOOK_AGAIN_STEP * size)[..., None]
         # Shape (corner, move, size, 2): each corner's windows together.
         shape = (len(rows), len(_LOOK_AGAIN_MOVES), len(LOOK_AGAIN_SIZES), 2)
         across, down = _LOOK_AGAIN_MOVES[None, :, None, :1], _LOOK_AGAIN_MOVES[None, :, None, 1:]
-        points = (
-            np.array([c.point for c in corners], float)[:, None, None, :]
-            + (across * x_axes + down * y_axes) * step
-        )
+        points = at + (across * x_axes + down * y_axes) * step
         windows = sample_windows(
             bgra,
             np.broadcast_to(points, shape).reshape(-1, 2),
