@@ -27,7 +27,7 @@ from dealerassist.vision.detect import (
 )
 from dealerassist.vision.index_corners import index_corner_candidates
 from dealerassist.vision.indexnet import IndexWindow, sample_windows
-from dealerassist.vision.ink_corners import ink_corners_at
+from dealerassist.vision.ink_corners import ink_corners_at, on_paper_edge
 
 OUTLINE, JUNCTION, TRACED, PROJECTED, INK = "outline", "junction", "traced", "projected", "ink"
 
@@ -120,6 +120,7 @@ def find_candidates(
             (window.across, window.down),
             aspect,
         )
+        proposals += on_paper_edge(filled, proposals, rank_box)
         known = tuple(
             np.concatenate([corner_v, traced_v, projected_v[seen_rows]])
             for corner_v, traced_v, projected_v in zip(

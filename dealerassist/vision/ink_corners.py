@@ -5,7 +5,13 @@ stepped column), a lower card's index corner sits on that edge where the card's 
 over the paper of its neighbour: no felt marks it, and a neighbour's ink can touch it. What
 does mark it is the index itself: walking along the shared edge, a blank margin of the card's
 own paper, then the rank, starting at the distance the deck prints it from the card's side.
-Every such start of ink along an outline edge proposes a corner there; the classifier decides.
+Such a start of ink along an outline edge proposes a corner there when the margin beside and
+above it is plain paper, or when the blank run before it is no longer than that printed margin:
+then what ends the run is the card's own side (its cut edge or shadow on the card under it, or
+the neighbour's print), and the margin test, a pixel or two from the print, often catches the
+glyph of a corner fitted that far out. In a stepped row a card's own edge lies a few pixels off
+the straight edge scanned; where felt shows beside its print, the corner is proposed again on
+the paper's edge there (``on_paper_edge``). The classifier decides.
 """
 
 from __future__ import annotations
@@ -22,6 +28,9 @@ BAND_ROWS = 6  # samples across the band where the rank is printed
 SHARED = 1.15  # an edge this many card edges long is shared by more than one card
 MARGIN = 0.78  # the margin beside and above an index is at least this share of its brightest part
 MARGIN_DEPTH = 0.6  # where the margin is looked at: this share of the way from the card edge to the print
+BOUNDED = 1.2  # printed margins: a blank run before the print no longer than this ends at the card's side
+EDGE_REACH = 0.1  # card heights either side of a proposed corner searched for the paper's own edge
+_EDGE_SAMPLES = np.linspace(-EDGE_REACH, EDGE_REACH, 41)  # where, in card heights (1 px apart at 200 px)
 _MAP_COLS = 1024  # remap's maps are laid out in rows of this many points
 _MAP_ROWS = 30000  # and at most this many rows a call: OpenCV refuses 32767
 _SHARE = np.linspace(0.0, 1.0, BAND_ROWS, dtype=np.float32)[:, None]  # band rows, edge to print
@@ -90,19 +99,60 @@ def ink_corners_at(
     before = _blank_run(ink, t)
     after = _blank_run(ink[::-1], (steps[owner] - 1 - t)[::-1])[::-1]
     ahead = forward[owner] > 0
-    onset = ink & (np.where(ahead, before, after) >= gap[owner])
+    blank = np.where(ahead, before, after)
+    onset = ink & (blank >= gap[owner])
     rows_found = np.flatnonzero(onset)
     k = owner[rows_found]
     along_px = np.where(ahead[rows_found], t[rows_found] - offset[k], t[rows_found] + offset[k])
     inside = (along_px >= 0) & (along_px <= length[k])
-    k, along_px = k[inside], along_px[inside]
+    k, along_px, rows_found = k[inside], along_px[inside], rows_found[inside]
     if not len(k):
         return []
     points = origin[k] + along[k] * along_px[:, None]
-    sure = _margin_blank(gray, points, x_axis[k], y_axis[k], height[k], rank_box, extent)
+    # The card's own side bounds a blank run no longer than the margin the deck prints.
+    bounded = blank[rows_found] <= BOUNDED * offset[k]
+    sure = bounded | _margin_blank(gray, points, x_axis[k], y_axis[k], height[k], rank_box, extent)
     return [
         (Corner(point=points[i], x_axis=x_axis[k[i]], y_axis=y_axis[k[i]], blob=-1), float(height[k[i]]))
         for i in np.flatnonzero(sure).tolist()
+    ]
+
+
+def on_paper_edge(
+    filled: np.ndarray, proposals: list[tuple[Corner, float]], rank_box: tuple[float, float, float, float]
+) -> list[tuple[Corner, float]]:
+    """Each proposed corner moved along its y axis to where the card's paper starts, where felt
+    shows beside the print within ``EDGE_REACH`` of it (``filled``: the paper mask).
+
+    A proposal lies on the straight outline edge it was found along, fitted from the corner at
+    the row's end; in a stepped row each card's edge is a few pixels off that line, and its index
+    window with it. Below the rank the felt shows where the card's own edge is. The moved corners
+    are proposed besides the first, not instead: where no felt shows, or another card's, the
+    first is the better guess.
+    """
+    if not proposals:
+        return []
+    points, x_axes, y_axes = corner_arrays([corner for corner, _ in proposals])
+    heights = np.array([height for _, height in proposals], float)
+    x0, _, x1, _ = rank_box
+    below_rank = points + x_axes * (0.5 * (x0 + x1) * heights)[:, None]
+    offsets = heights[:, None] * _EDGE_SAMPLES[None, :]  # (proposal, sample) in pixels along y
+    at = below_rank[:, None, :] + offsets[..., None] * y_axes[:, None, :]
+    cols = np.clip(np.rint(at[..., 0]).astype(int), 0, filled.shape[1] - 1)
+    rows = np.clip(np.rint(at[..., 1]).astype(int), 0, filled.shape[0] - 1)
+    paper = filled[rows, cols] > 0
+    # Paper from the last felt sample on, into the card: its edge lies half a step past that sample.
+    felt_seen = paper[:, -1] & ~paper.all(axis=1)
+    last_felt = paper.shape[1] - 1 - np.argmax(~paper[:, ::-1], axis=1)
+    step = heights * (_EDGE_SAMPLES[1] - _EDGE_SAMPLES[0])
+    shift = offsets[np.arange(len(proposals)), last_felt] + 0.5 * step
+    moved = felt_seen & (np.abs(shift) >= 1.0)
+    return [
+        (
+            Corner(point=points[i] + y_axes[i] * shift[i], x_axis=x_axes[i], y_axis=y_axes[i], blob=-1),
+            float(heights[i]),
+        )
+        for i in np.flatnonzero(moved).tolist()
     ]
 
 

@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 
 from dealerassist.vision.detect import (
+    Corner,
     blob_outlines,
     card_mask,
     corner_arms_many,
     outline_corners,
 )
-from dealerassist.vision.ink_corners import ink_corners
+from dealerassist.vision.ink_corners import ink_corners, on_paper_edge
 
 from .conftest import lay_cards
 
@@ -68,6 +69,44 @@ def test_a_corner_lying_on_the_next_card_is_proposed(design: dict[str, np.ndarra
     assert _near(found, *corners[1])
 
 
+def _wide_suited_card(shape: tuple[int, ...], side_line: bool) -> np.ndarray:
+    """A plain card whose suit, below the rank, reaches nearer the card's side than the rank does
+    (so the margin beside the index holds ink), printed at both index corners; with
+    ``side_line``, a grey line round the card's edge, as a card's cut edge shows on the paper
+    of a card under it."""
+    height, width = shape[:2]
+    card = np.full((height, width, 4), 255, np.uint8)
+    x0, y0, x1, y1 = (np.array(RANK_BOX) * height).astype(int)
+    card[y0:y1, x0:x1, :3] = 20
+    card[int(0.15 * height) : int(0.22 * height), int(0.012 * height) : x1, :3] = 20
+    card = np.minimum(card, card[::-1, ::-1])
+    if side_line:
+        line = int(0.012 * height)
+        card[:line, :, :3] = card[-line:, :, :3] = card[:, :line, :3] = card[:, -line:, :3] = 60
+    return card
+
+
+@pytest.mark.parametrize("angle", [0.0, 180.0, 30.0])
+def test_a_print_start_bounded_by_the_cards_side_is_proposed_though_its_margin_holds_ink(
+    design: dict[str, np.ndarray], angle: float
+) -> None:
+    # The margin beside this index is not plain paper (the suit reaches into it), but the blank
+    # run before the rank is no longer than the margin the deck prints: the card's side ends it.
+    odd = {**design, "7H": _wide_suited_card(design["7H"].shape, side_line=True)}
+    frame, corners, aspect = _row(odd, ("7H", "KS", "4D"), angle)
+    assert _near(_proposals(frame, aspect), *corners[0])
+
+
+def test_a_print_start_with_ink_in_its_margin_and_nothing_at_its_side_is_not_proposed(
+    design: dict[str, np.ndarray],
+) -> None:
+    # Turned half round, the top card's shadow falls away from its index corner: the blank run
+    # before the rank goes on over the paper of the card under it, and the margin holds ink.
+    odd = {**design, "7H": _wide_suited_card(design["7H"].shape, side_line=False)}
+    frame, corners, aspect = _row(odd, ("7H", "KS", "4D"), 180.0)
+    assert not _near(_proposals(frame, aspect), *corners[0])
+
+
 def test_proposals_follow_the_index_corner_handedness(design: dict[str, np.ndarray]) -> None:
     frame, _, aspect = _row(design, ("7H", "KS", "4D"), 0.0)
     for corner, _ in _proposals(frame, aspect):
@@ -92,3 +131,36 @@ def test_sampling_more_points_than_one_remap_takes_gives_the_same_values(monkeyp
     np.testing.assert_array_equal(whole, gray[points[:, 1].astype(int), points[:, 0].astype(int)])
     monkeypatch.setattr(module, "_MAP_ROWS", 2)
     np.testing.assert_array_equal(module._sample(gray, points), whole)
+
+
+def _stepped_paper(edge_y: int) -> np.ndarray:
+    """A paper mask whose paper starts at row ``edge_y`` and runs down: the bottom card of a
+    stepped row seen turned half round is the same, its index corner on that edge."""
+    filled = np.zeros((400, 600), np.uint8)
+    filled[edge_y:] = 255
+    return filled
+
+
+def _proposal_at(y: float) -> tuple[Corner, float]:
+    """An index corner proposed at (300, y), its card running down from there (y axis down)."""
+    return Corner(
+        point=np.array([300.0, y]), x_axis=np.array([1.0, 0.0]), y_axis=np.array([0.0, 1.0]), blob=-1
+    ), 120.0
+
+
+@pytest.mark.parametrize("found_at", [193.0, 207.0])
+def test_a_corner_found_off_its_cards_edge_is_proposed_again_where_the_paper_starts(found_at: float) -> None:
+    # Found 7 px above or below the card's own edge (row 200): the felt beside the print shows
+    # where the edge is, and the corner is proposed again there, the first proposal kept.
+    (moved, height), *rest = on_paper_edge(_stepped_paper(200), [_proposal_at(found_at)], RANK_BOX)
+    assert not rest
+    assert abs(moved.point[1] - 200.0) <= 1.0 and moved.point[0] == 300.0
+    assert height == 120.0
+    np.testing.assert_array_equal(moved.y_axis, [0.0, 1.0])
+
+
+def test_a_corner_on_its_cards_edge_or_with_no_felt_near_it_is_not_proposed_again() -> None:
+    on_edge = on_paper_edge(_stepped_paper(200), [_proposal_at(200.0)], RANK_BOX)
+    on_paper = on_paper_edge(_stepped_paper(0), [_proposal_at(200.0)], RANK_BOX)
+    beyond_reach = on_paper_edge(_stepped_paper(200), [_proposal_at(200.0 - 0.12 * 120.0)], RANK_BOX)
+    assert on_edge == [] and on_paper == [] and beyond_reach == []

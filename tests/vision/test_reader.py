@@ -60,12 +60,15 @@ def test_touching_cards_are_read_separately(reader: CardReader, design) -> None:
     assert set(_by_card(reader.read(lay_cards(design, cards)))) == {"3D", "6S"}
 
 
+# Rows of small blurred cards where the demo deck's networks are unsure of one card at first sight.
+# They depend on those networks: when enrollment's training changes, find new rows the same way
+# (random rows of five, 70-95 px tall, blurred 1.0-1.5 px; three in forty showed it last time).
 @pytest.mark.parametrize(
     ("height", "blur", "cards", "unsure"),
     [
-        (77.0, 1.3, [("3D", 26.0), ("6H", 37.0), ("2H", -38.0), ("7D", -25.0), ("KS", -6.0)], "6H"),
-        (73.0, 1.1, [("8H", -6.0), ("8C", 20.0), ("5S", 6.0), ("3D", -9.0), ("9S", 9.0)], "8H"),
-        (90.0, 1.4, [("2H", 6.0), ("KS", 9.0), ("8C", 3.0), ("7D", 19.0), ("QC", -22.0)], "8C"),
+        (82.8, 1.48, [("QH", -7.0), ("2H", 4.0), ("5S", -38.0), ("AS", 20.0), ("3C", 3.0)], "5S"),
+        (76.3, 1.47, [("AH", -31.0), ("AD", 32.0), ("2C", 29.0), ("9D", -40.0), ("4H", 3.0)], "9D"),
+        (71.3, 1.25, [("8H", -10.0), ("TS", -38.0), ("9H", -21.0), ("5H", 23.0), ("4C", 9.0)], "9H"),
     ],
 )
 def test_a_second_look_around_an_unsure_corner_reads_a_small_blurred_card(
