@@ -126,18 +126,18 @@ def on_paper_edge(
 
     A proposal lies on the straight outline edge it was found along, fitted from the corner at
     the row's end; in a stepped row each card's edge is a few pixels off that line, and its index
-    window with it. Below the rank the felt shows where the card's own edge is. The moved corners
-    are proposed besides the first, not instead: where no felt shows, or another card's, the
-    first is the better guess.
+    window with it. Level with the rank, the felt beyond the card's edge shows where that edge
+    is. The moved corners are proposed besides the first, not instead: where no felt shows, or
+    another card's, the first is the better guess.
     """
     if not proposals:
         return []
     points, x_axes, y_axes = corner_arrays([corner for corner, _ in proposals])
     heights = np.array([height for _, height in proposals], float)
     x0, _, x1, _ = rank_box
-    below_rank = points + x_axes * (0.5 * (x0 + x1) * heights)[:, None]
+    level_with_rank = points + x_axes * (0.5 * (x0 + x1) * heights)[:, None]
     offsets = heights[:, None] * _EDGE_SAMPLES[None, :]  # (proposal, sample) in pixels along y
-    at = below_rank[:, None, :] + offsets[..., None] * y_axes[:, None, :]
+    at = level_with_rank[:, None, :] + offsets[..., None] * y_axes[:, None, :]
     cols = np.clip(np.rint(at[..., 0]).astype(int), 0, filled.shape[1] - 1)
     rows = np.clip(np.rint(at[..., 1]).astype(int), 0, filled.shape[0] - 1)
     paper = filled[rows, cols] > 0
