@@ -359,6 +359,11 @@ class SimulatedDealer:
                 self.camera.look(self._layout(snap, everything_up=True))
         self._sleep(self.pace.showdown, stop)
         self._wait(lambda s: not s["pending_reads"] or s["status"] != "open", "reads to settle", stop)
+        if self.camera is not None:
+            # The dealer collects the cards, and the camera sees the layout empty: without it, a
+            # card of the next round lying where a card of the same code lay this round would
+            # look unchanged and never be reported (a Pairs & Up deck is half aces).
+            self.camera.look({})
         self._send(ev.RoundClose(table=self.table, round_id=round_id, user=DEALER_USER))
         return outcome
 

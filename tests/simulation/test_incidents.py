@@ -5,6 +5,7 @@ auto-supervisor the dealer waits for a person to confirm a jackpot."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,6 +112,35 @@ def test_the_camera_checks_showdowns_and_catches_an_exposed_dealer_card(tmp_path
     seen = {(e.position, e.card) for r, e in camera if r == showdown}
     assert len(seen) >= 6 and seen <= dealt  # the showdown look: cards the shoe dealt there
     assert len(seen) >= 6  # the showdown look confirmed most of the round's cards
+
+
+def test_the_camera_sees_the_layout_cleared_before_the_next_round_opens(tmp_path: Path) -> None:
+    # Half a Pairs & Up deck is aces: a dealer card often has the code of the card that lay on the
+    # same spot the round before. Unless the camera sees the cards collected between rounds, such a
+    # card looks unchanged to it, and its exposure goes unreported.
+    demo = _demo(
+        tmp_path, ["pairs-and-up"], Chances(exposure=1.0, misread=0.0, jackpot=0.0), camera=True, rounds=3
+    )
+    events = _run(demo)
+    opened = [i for i, e in enumerate(events) if e.kind == "round-open"]
+    assert len(opened) == 3
+    for before, after in itertools.pairwise(opened):
+        between = events[before:after]
+        last_close = max(i for i, e in enumerate(between) if e.kind == "round-close")
+        dealer_read = [
+            i
+            for i, e in enumerate(between)
+            if e.kind == "card-read" and e.source == "camera" and e.position == "dealer"
+        ]
+        cleared = [
+            i
+            for i, e in enumerate(between)
+            if e.kind == "card-removed"
+            and e.source == "camera"
+            and e.position == "dealer"
+            and i > max(dealer_read)
+        ]
+        assert dealer_read and cleared and max(cleared) < last_close
 
 
 @pytest.fixture
