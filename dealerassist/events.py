@@ -169,6 +169,9 @@ class CardRead(Event):
     ``card`` is ``None`` when the reader saw a card but could not read it. ``position`` is set when
     the source knows where the card lies (a camera zone, a manual entry); shoe reads have none and
     are assigned by the tracker in dealing order. ``confidence`` is 0..1 (1.0 for shoe and manual).
+    ``track`` is the camera's name for one physical card while it stays in view: it is how the
+    tracker tells a card read again from another card of the same code (multi-deck shoes, Pairs &
+    Up's aces), e.g. a hidden twin turned face up.
     """
 
     kind: ClassVar[str] = "card-read"
@@ -180,6 +183,7 @@ class CardRead(Event):
     snapshot: str | None = None
     shoe_sequence: int | None = None
     device_time: str | None = None
+    track: str | None = None
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.confidence <= 1.0:
@@ -194,6 +198,7 @@ class CardRemoved(Event):
     source: CardSource = "camera"
     card: Card | None = None
     position: str | None = None
+    track: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -4,12 +4,15 @@ A card in a zone becomes a ``CardRead`` once the same read (card and face) has b
 ``stable_frames`` frames in a row; a snapshot of the card is written as JPEG for the audit trail
 and the event carries its path relative to the snapshot folder. A reported card that turns over
 (a dealer card exposed early) is reported again with its new face; one that is gone for
-``missing_frames`` frames is reported as ``CardRemoved``.
+``missing_frames`` frames is reported as ``CardRemoved``. Every event names the card's track, so
+the tracker can tell a card read again from another card of the same code. Track names start with
+a token drawn per stabiliser, so a camera restarted mid-round does not reuse a name the log holds.
 """
 
 from __future__ import annotations
 
 import itertools
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +28,7 @@ SNAPSHOT_SIZE = (126, 176)
 
 @dataclass(eq=False)
 class _Track:
+    name: str
     zone: str
     quad: np.ndarray
     state: tuple[str | None, bool]  # (card, face_up) being counted
@@ -57,6 +61,7 @@ class CardStabiliser:
         self.missing_frames = missing_frames
         self.tracks: list[_Track] = []
         self._serial = itertools.count(1)
+        self._track_names = (f"{table}-{secrets.token_hex(3)}-{n}" for n in itertools.count(1))
 
     def update(self, frame: np.ndarray, sightings: list[CardSighting]) -> list[Event]:
         events: list[Event] = []
@@ -67,8 +72,9 @@ class CardStabiliser:
             track = self._match(sighting, unmatched)
             state = (sighting.card, sighting.face_up)
             if track is None:
+                name = next(self._track_names)
                 self.tracks.append(
-                    _Track(sighting.zone, sighting.quad, state, confidence=sighting.confidence)
+                    _Track(name, sighting.zone, sighting.quad, state, confidence=sighting.confidence)
                 )
                 track = self.tracks[-1]
             else:
@@ -90,7 +96,13 @@ class CardStabiliser:
                 if track.reported is not None:
                     card = Card.parse(track.reported[0]) if track.reported[0] else None
                     events.append(
-                        CardRemoved(table=self.table, source="camera", card=card, position=track.zone)
+                        CardRemoved(
+                            table=self.table,
+                            source="camera",
+                            card=card,
+                            position=track.zone,
+                            track=track.name,
+                        )
                     )
         return events
 
@@ -118,6 +130,7 @@ class CardStabiliser:
             confidence=round(min(max(track.confidence, 0.0), 1.0), 4),
             position=track.zone,
             snapshot=name,
+            track=track.name,
         )
 
 

@@ -67,6 +67,27 @@ def test_a_dealer_card_turned_face_up_is_reported_again(tmp_path: Path) -> None:
     up = stab.update(FRAME, [seen("QC")])
     assert [(e.card, e.face_up, e.position) for e in up] == [(Card.parse("QC"), True, "dealer")]
     assert up[0].snapshot != down[0].snapshot
+    assert up[0].track == down[0].track is not None  # the same card, turned over
+
+
+def test_each_card_keeps_its_own_track_and_a_card_back_in_view_gets_a_new_one(tmp_path: Path) -> None:
+    stab = CardStabiliser("tcp-1", tmp_path, stable_frames=1, missing_frames=1)
+    first, second = stab.update(FRAME, [seen("AS"), seen("AS", shift=300.0)])
+    assert first.card == second.card and first.track != second.track
+    down = stab.update(FRAME, [seen(None, face_up=False), seen("AS", shift=300.0)])
+    assert [(e.face_up, e.track) for e in down] == [(False, first.track)]  # turned over, same card
+    gone = stab.update(FRAME, [seen("AS", shift=300.0)])
+    assert [(type(e), e.track) for e in gone] == [(CardRemoved, first.track)]
+    back = stab.update(FRAME, [seen("AS"), seen("AS", shift=300.0)])
+    assert len(back) == 1 and back[0].track not in (first.track, second.track)
+
+
+def test_two_stabilisers_of_one_table_never_share_a_track_name(tmp_path: Path) -> None:
+    names = {
+        CardStabiliser("tcp-1", tmp_path, stable_frames=1).update(FRAME, [seen("AS")])[0].track
+        for _ in range(20)
+    }
+    assert len(names) == 20
 
 
 def test_a_card_gone_for_long_enough_is_removed(tmp_path: Path) -> None:
