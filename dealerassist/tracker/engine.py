@@ -94,7 +94,7 @@ class TableEngine:
             "confirm-read": self._confirm_read,
             "round-close": self._round_close,
             "card-read": self._card_read,
-            "card-removed": self._nothing,
+            "card-removed": self._card_removed,
             "meta": self._nothing,
             "shoe-status": self._shoe_status,
             "device-link": self._device_link,
@@ -377,7 +377,7 @@ class TableEngine:
             self.shoe_queue.append(ShoeSlot(None, read.card, read.source, read.confidence))
             return self._drain_shoe()
         assert read.card is not None
-        return self._sighting(read.position, read.card, read.face_up, read.source, read.confidence, None)
+        return self._sighting(read, read.card, read.confidence, None)
 
     def _ask_confirmation(self, read: CardRead) -> list[Event]:
         if self.status != "open":
@@ -406,7 +406,7 @@ class TableEngine:
             raise EventError(f"confirm-read.read_id: no read {event.read_id!r} is waiting for confirmation")
         read = pending.read
         if read.position is not None:
-            out = self._sighting(read.position, event.card, read.face_up, read.source, 1.0, event.read_id)
+            out = self._sighting(read, event.card, 1.0, event.read_id)
         else:
             slot = next(s for s in self.shoe_queue if s.read_id == event.read_id)
             slot.card, slot.confidence = event.card, 1.0
@@ -474,20 +474,17 @@ class TableEngine:
         )
         return [alarm, *self._void(f"misdeal: {message}")]
 
-    def _sighting(
-        self,
-        position: str,
-        card: Card,
-        face_up: bool,
-        source: CardSource,
-        confidence: float,
-        read_id: str | None,
-    ) -> list[Event]:
-        """A card seen in a known position: check it against the deal, exposure, or deal it."""
+    def _sighting(self, read: CardRead, card: Card, confidence: float, read_id: str | None) -> list[Event]:
+        """A card seen in a known position: check it against the deal, exposure, or deal it.
+
+        ``card`` is what the read says, or what the dealer confirmed it to be.
+        """
         book = self.book
         if book is None or self.status not in ("open", "settled"):
             return []
-        match = next((d for d in book.dealt if d.position == position and d.card == card), None)
+        position, face_up, source = read.position, read.face_up, read.source
+        assert position is not None
+        match = self._seen_card(book, position, card, read.track)
         step = book.round.next_deal() if self.status == "open" else None
         deals = match is None and step is not None and step.position == position
         deals = deals and (source == "manual" or (source == "camera" and not self.camera_checks_shoe))
@@ -502,8 +499,11 @@ class TableEngine:
         if match is not None:
             match.camera_checked = match.camera_checked or source == "camera"
             match.seen_face_up = match.seen_face_up or face_up
+            match.camera_track = read.track or match.camera_track
         elif deals:
             out += self._deal(card, source, confidence, read_id)
+            if self.status == "open" and book.dealt:
+                book.dealt[-1].camera_track = read.track
         else:
             hidden = book.round.must_be_hidden() if self.status == "open" else frozenset()
             shown = [
@@ -515,6 +515,23 @@ class TableEngine:
             message = f"the {source} saw {card.code} at {position} but the shoe dealt {dealt_there} there"
             out.append(self.alarms.raise_alarm("read-mismatch", "critical", message, self.round_id))
         return out
+
+    def _seen_card(self, book: RoundBook, position: str, card: Card, track: str | None) -> DealtCard | None:
+        """Which card dealt to ``position`` a read of ``card`` is: it matters when two share a code.
+
+        A camera track stays with the card it was first matched to. A new track takes a card of
+        that code no live track holds, and of those one that may be seen before one that must stay
+        hidden: the up card read again under a new track is still the up card, while its hidden
+        twin turned face up is the twin. Reads without a track (manual entries) take a card that may
+        be seen when there is one.
+        """
+        same = [d for d in book.dealt if d.position == position and d.card == card]
+        held = next((d for d in same if track is not None and d.camera_track == track), None)
+        if held is not None:
+            return held
+        free = [d for d in same if d.camera_track is None] if track is not None else same
+        hidden = book.round.must_be_hidden() if self.status == "open" else frozenset()
+        return min(free or same, key=lambda d: (d.position, d.index) in hidden, default=None)
 
     def _exposes(self, book: RoundBook, match: DealtCard | None) -> bool:
         """Is a face-up sighting in the dealer's zone an exposed dealer card?
@@ -547,7 +564,15 @@ class TableEngine:
 
     # --- devices ---------------------------------------------------------------------------
 
-    def _nothing(self, event: CardRemoved | Meta) -> list[Event]:
+    def _card_removed(self, event: CardRemoved) -> list[Event]:
+        """The camera lost a card: free it, so the card coming back under a new track matches it."""
+        if self.book is not None and event.track is not None:
+            for dealt in self.book.dealt:
+                if dealt.camera_track == event.track:
+                    dealt.camera_track = None
+        return []
+
+    def _nothing(self, event: Meta) -> list[Event]:
         return []
 
     def _shoe_status(self, event: ShoeStatus) -> list[Event]:

@@ -70,6 +70,7 @@ class DealtCard:
     action_no: int
     seen_face_up: bool = False
     camera_checked: bool = False
+    camera_track: str | None = None
 
 
 @dataclass
@@ -126,7 +127,12 @@ class RoundBook:
         for index, card in enumerate(dealt):
             old = seen.get((card.position, card.index, card.card))
             if old is not None:
-                dealt[index] = replace(card, seen_face_up=old.seen_face_up, camera_checked=old.camera_checked)
+                dealt[index] = replace(
+                    card,
+                    seen_face_up=old.seen_face_up,
+                    camera_checked=old.camera_checked,
+                    camera_track=old.camera_track,
+                )
         self.round, self.cards, self.actions, self.dealt = fresh, cards, list(actions), dealt
         self._follow_hands()
 
