@@ -12,6 +12,7 @@ and the others are not close to it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import combinations
 
 import cv2
 import numpy as np
@@ -39,6 +40,10 @@ from dealerassist.vision.memory import keep_freed_buffers
 
 WORKING_SIDE = 1600  # larger frames are read scaled down to this longer side
 MIN_COVERAGE = 0.9  # share of a back's outline that must lie on card paper
+# Reads of one name are two cards when their prints are turned the same way (cosine of the angle
+# between their top edges at least SAME_WAY) and further apart than PRINTS_APART quad diagonals.
+SAME_WAY = 0.9
+PRINTS_APART = 0.1
 # A second look at an unsure corner: its window where it was and moved by this share of the card
 # height (at least a pixel) either way along either edge, each at these sizes: 15 windows.
 LOOK_AGAIN_STEP = 0.015
@@ -292,7 +297,11 @@ def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:
     else is a card seen but not read.
     """
     _one_print_one_read(sightings, t)
-    sightings.sort(key=lambda s: (s.card is None, -s.confidence))
+    pair_reads = _pairs_of_one_code(sightings)
+    pairs = {s.card for s in sightings if id(s) in pair_reads}
+    # A pair's index reads found the two cards first, so each other read of that name (a far
+    # corner, turned half round) joins the card it lies on, not the surest.
+    sightings.sort(key=lambda s: (s.card is None, id(s) not in pair_reads, -s.confidence))
     groups: list[list[CardSighting]] = []
     leads: list[np.ndarray] = []  # each group's first centre, measured against every later sighting
     quads = np.array([s.quad for s in sightings], float).reshape(-1, 4, 2)
@@ -300,14 +309,15 @@ def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:
     centres = (quads[:, 0] + quads[:, 1] + quads[:, 2] + quads[:, 3]) / 4.0  # as ``centre`` sums them
     for s, size, centre in zip(sightings, sizes, centres, strict=True):
         apart = _lengths(np.array(leads) - centre).tolist() if leads else []
-        home = next(
-            (
-                g
-                for g, lead, distance in zip(groups, leads, apart, strict=True)
-                if _same_card(g[0], s, size, lead, centre, distance)
-            ),
-            None,
+        paired = s.card in pairs
+        fits = (
+            k
+            for k, (g, lead, distance) in enumerate(zip(groups, leads, apart, strict=True))
+            if _same_card(g[0], s, size, lead, centre, distance)
+            and not (paired and any(_two_prints(member, s, size) for member in g))
         )
+        k = min(fits, key=apart.__getitem__, default=None) if paired else next(fits, None)
+        home = None if k is None else groups[k]
         if home is None:
             groups.append([s])
             leads.append(centre)
@@ -391,6 +401,35 @@ def _same_card(
     if a.card is not None and a.card == b.card:
         return _inside(a.quad, b_centre) or _inside(b.quad, a_centre)
     return a.card is None and b.card is None and distance < 0.12 * size
+
+
+def _pairs_of_one_code(sightings: list[CardSighting]) -> set[int]:
+    """The reads (by ``id``) at either print of two cards of one code (see ``_two_prints``)."""
+    by_name: dict[str, list[CardSighting]] = {}
+    for s in sightings:
+        if s.card is not None:
+            by_name.setdefault(s.card, []).append(s)
+    paired: set[int] = set()
+    for reads in by_name.values():
+        for a, b in combinations(reads, 2):
+            if _two_prints(a, b, float(np.hypot(*(b.quad[2] - b.quad[0])))):
+                paired |= {id(a), id(b)}
+    return paired
+
+
+def _two_prints(a: CardSighting, b: CardSighting, size: float) -> bool:
+    """Two reads of one name from index prints turned the same way and apart: two cards of one
+    code (a pair in a multi-deck shoe or a Pairs & Up deck), which a fan overlaps like one card.
+
+    One card's two prints are turned half round from each other, and reads of one print lie
+    together; ``size`` is the later read's quad diagonal.
+    """
+    if a.card is None or a.card != b.card or a.index_point is None or b.index_point is None:
+        return False
+    top_a, top_b = a.quad[1] - a.quad[0], b.quad[1] - b.quad[0]
+    if float(top_a @ top_b) < SAME_WAY * float(np.hypot(*top_a) * np.hypot(*top_b)):
+        return False
+    return float(np.hypot(*(a.index_point - b.index_point))) > PRINTS_APART * size
 
 
 def _lengths(vectors: np.ndarray) -> np.ndarray:

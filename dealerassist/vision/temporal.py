@@ -61,7 +61,8 @@ class CardStabiliser:
         self.missing_frames = missing_frames
         self.tracks: list[_Track] = []
         self._serial = itertools.count(1)
-        self._track_names = (f"{table}-{secrets.token_hex(3)}-{n}" for n in itertools.count(1))
+        session = secrets.token_hex(3)
+        self._track_names = (f"{table}-{session}-{n}" for n in itertools.count(1))
 
     def update(self, frame: np.ndarray, sightings: list[CardSighting]) -> list[Event]:
         events: list[Event] = []

@@ -54,6 +54,15 @@ def test_a_fan_reads_each_card_by_its_visible_index(reader: CardReader, design) 
     assert set(found) == {"2C", "8D", "KS"}
 
 
+@pytest.mark.parametrize("code", ["AS", "7H", "TC"])
+def test_a_fanned_pair_of_one_code_is_read_as_two_cards(reader: CardReader, design, code: str) -> None:
+    # A six-deck shoe or a Pairs & Up deck deals pairs: the camera must see both, or a hidden
+    # twin turned face up beside its shown twin would look like the shown card alone.
+    cards = [(code, (500, 360), 0, True), (code, (550, 372), 0, True), ("KD", (600, 384), 0, True)]
+    found = [s.card for s in reader.read(lay_cards(design, cards))]
+    assert sorted(c for c in found if c) == sorted([code, code, "KD"])
+
+
 def test_touching_cards_are_read_separately(reader: CardReader, design) -> None:
     width = 150 * 300 / 420
     cards = [("3D", (500, 360), 0, True), ("6S", (500 + width + 1, 360), 0, True)]
@@ -163,3 +172,18 @@ def test_two_names_at_one_corner_point_at_different_sizes_cancel_each_other() ->
     small, large = _sighting("TD", 0.999, (300, 300), 90.0), _sighting("4D", 0.988, (300, 300), 180.0)
     merged = _merge([small, large], Thresholds())
     assert all(s.card is None for s in merged)
+
+
+def test_reads_of_one_name_at_two_prints_turned_the_same_way_are_two_cards() -> None:
+    # A fan of two 7H: the top card's far corner (turned half round) overlaps both index reads.
+    below, above = _sighting("7H", 0.999, (100, 100)), _sighting("7H", 0.998, (130, 100))
+    far = _sighting("7H", 0.9999, (130, 100))
+    far.quad, far.index_point = far.quad[[2, 3, 0, 1]], far.quad[2] - (far.index_point - far.quad[0])
+    merged = _merge([far, below, above], Thresholds())
+    assert [s.card for s in merged] == ["7H", "7H"]
+    assert sorted(round(float(s.quad[:, 0].min())) for s in merged) == [100, 130]
+
+
+def test_one_print_read_twice_a_pixel_apart_is_one_card() -> None:
+    merged = _merge([_sighting("7H", 0.999, (100, 100)), _sighting("7H", 0.99, (103, 101))], Thresholds())
+    assert [s.card for s in merged] == ["7H"]

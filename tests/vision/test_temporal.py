@@ -80,6 +80,7 @@ def test_each_card_keeps_its_own_track_and_a_card_back_in_view_gets_a_new_one(tm
     assert [(type(e), e.track) for e in gone] == [(CardRemoved, first.track)]
     back = stab.update(FRAME, [seen("AS"), seen("AS", shift=300.0)])
     assert len(back) == 1 and back[0].track not in (first.track, second.track)
+    assert len({name.rsplit("-", 1)[0] for name in (first.track, second.track, back[0].track)}) == 1
 
 
 def test_two_stabilisers_of_one_table_never_share_a_track_name(tmp_path: Path) -> None:
