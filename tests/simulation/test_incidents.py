@@ -143,6 +143,27 @@ def test_the_camera_sees_the_layout_cleared_before_the_next_round_opens(tmp_path
         assert dealer_read and cleared and max(cleared) < last_close
 
 
+def test_a_hidden_dealer_card_turned_up_beside_its_twin_voids_the_round(tmp_path: Path) -> None:
+    # Seed 7 deals the Pairs & Up dealer AS AS in round 2. Both face up must be two cards to the
+    # camera, and the second ace the hidden one to the tracker, or the exposure goes unseen.
+    demo = _demo(
+        tmp_path, ["pairs-and-up"], Chances(exposure=1.0, misread=0.0, jackpot=0.0), camera=True, seed=7
+    )
+    events = _run(demo)
+    rounds = _round_of(events)
+    dealt = [e for i, e in enumerate(events) if e.kind == "card-dealt" and rounds[i] == 2]
+    assert [e.card.code for e in dealt if e.position == "dealer"] == ["AS", "AS"], "pick another seed"
+    aces = {
+        e.track
+        for i, e in enumerate(events)
+        if e.kind == "card-read" and e.source == "camera" and rounds[i] == 2 and e.position == "dealer"
+    }
+    assert len(aces) == 2
+    voids = _kinds(events, "round-voided")
+    assert [v.round_id for v in voids] == [1, 2]
+    assert all("exposed-dealer-card" in v.reason for v in voids)
+
+
 @pytest.fixture
 def waiting_demo(tmp_path: Path) -> Iterator[Demo]:
     demo = _demo(tmp_path, ["pairs-and-up"], Chances(0.0, 0.0, jackpot=1.0), auto_supervisor=False)
