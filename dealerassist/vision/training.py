@@ -22,13 +22,15 @@ from dealerassist.vision.scenes import SceneCard, make_scene
 HEIGHTS = (66.0, 200.0)  # card heights in pixels, sampled evenly in log scale
 PLACE_JITTER = 0.015  # card heights (standard deviation) a found corner is off by
 PLACE_LIMIT = 0.045
-ANGLE_JITTER = np.deg2rad(1.5)
-ANGLE_LIMIT = np.deg2rad(4.0)
+# A corner with one short arm is squared at 90 degrees in the image, where camera tilt makes a
+# card's corner 80-100: its edges can be 8-10 degrees out, so training turns windows that far too.
+ANGLE_JITTER = np.deg2rad(2.5)
+ANGLE_LIMIT = np.deg2rad(8.0)
 SIZE_JITTER = 0.06  # log standard deviation of a size guess
 SIZE_LIMIT = 0.15
 FAR_SHIFT = (0.07, 0.2)  # card heights a "shifted index" negative is moved by
 MATCH_PLACE = 0.045  # card heights: a candidate this close to a true index corner is that corner
-MATCH_ANGLE = np.cos(np.deg2rad(6.0))
+MATCH_ANGLE = np.cos(np.deg2rad(10.0))  # and turned no further from it
 MATCH_SIZE = 0.15  # and its height guess within this share of the true height
 NEAR_PLACE = 0.1  # candidates this close to a true corner but not matching it are left out
 # A window sampled for a card this much larger or smaller than the true one (a size guess taken
