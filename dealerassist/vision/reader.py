@@ -57,11 +57,11 @@ class Thresholds:
     """Decision levels, tuned on the development design only (kennard-2color)."""
 
     accept: float = SURE  # rank x suit x index probability below which a corner names nothing
-    projected_accept: float = 0.97  # the same at a corner reached along the edges from another
+    projected_accept: float = SURE  # the same at a corner reached along the edges from another
     seen_index: float = 0.5  # index probability above which an unread corner is a card seen
     seen_back: float = 0.5  # back probability above which a corner is compared with the enrolled back
     back_distance: float = 12.0  # mean per-value Lab distance to the nearest enrolled back corner
-    settled: float = 0.995  # a read this sure outweighs rival names of one card or one print ...
+    settled: float = 0.99  # a read this sure outweighs rival names of one card or one print ...
     rival: float = 0.97  # ... when none of them reaches this
     look_again: float = 0.5  # a corner's best read from this sure up to accept is looked at again ...
     look_again_sure: int = 4  # ... and stands when this many of its 15 windows reach accept

@@ -163,7 +163,7 @@ def test_a_read_beyond_doubt_outweighs_a_weak_rival_of_the_same_card() -> None:
 def test_rival_reads_both_close_to_sure_leave_the_card_unread() -> None:
     merged = _merge([_sighting("6H", 0.999, (100, 100)), _sighting("8H", 0.98, (104, 102))], Thresholds())
     assert [s.card for s in merged] == [None]
-    merged = _merge([_sighting("6H", 0.99, (100, 100)), _sighting("8H", 0.93, (104, 102))], Thresholds())
+    merged = _merge([_sighting("6H", 0.985, (100, 100)), _sighting("8H", 0.93, (104, 102))], Thresholds())
     assert [s.card for s in merged] == [None]
 
 
