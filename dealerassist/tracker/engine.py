@@ -499,7 +499,8 @@ class TableEngine:
         if match is not None:
             match.camera_checked = match.camera_checked or source == "camera"
             match.seen_face_up = match.seen_face_up or face_up
-            match.camera_track = read.track or match.camera_track
+            if match.camera_track is None:
+                match.camera_track = read.track
         elif deals:
             out += self._deal(card, source, confidence, read_id)
             if self.status == "open" and book.dealt:
