@@ -21,6 +21,7 @@ from dealerassist.vision.blas import hold_blas_to_one_thread
 from dealerassist.vision.candidates import (
     OUTLINE,
     PROJECTED,
+    TRACED,
     Candidate,
     distances,
     find_candidates,
@@ -50,6 +51,10 @@ LOOK_AGAIN_STEP = 0.015
 LOOK_AGAIN_SIZES = (0.96, 1.0, 1.04)
 _LOOK_AGAIN_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
 LOOK_AGAIN_WINDOWS = len(_LOOK_AGAIN_MOVES) * len(LOOK_AGAIN_SIZES)
+# A corner on an outline none of whose size guesses is within SIZE_TOLERANCE of the median card
+# size read at its NEIGHBOURS nearest named corners is read once more at that size.
+NEIGHBOURS = 3
+SIZE_TOLERANCE = 0.06
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,7 @@ class Thresholds:
     rival: float = 0.97  # ... when none of them reaches this
     look_again: float = 0.5  # a corner's best read from this sure up to accept is looked at again ...
     look_again_sure: int = 4  # ... and stands when this many of its 15 windows reach accept
+    neighbours_size: float = 0.97  # a corner read at its neighbours' card size names a card this sure
 
     def __post_init__(self) -> None:
         if not 1 <= self.look_again_sure <= LOOK_AGAIN_WINDOWS:
@@ -142,6 +148,8 @@ class CardReader:
             for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(owner)], strict=True)
         ]
         for row in self._look_again(bgra, candidates, owner, heights, best, names, probability):
+            sure[row] = float(probability[row])
+        for row in self._read_at_neighbours_size(bgra, candidates, owner, heights, best, names, probability):
             sure[row] = float(probability[row])
         # Compared in the probabilities' own precision, as a scalar of them is against a threshold.
         accepted = (probability[best] >= t.accept).tolist()
@@ -238,6 +246,57 @@ class CardReader:
         for row, value in zip(rows, kth.tolist(), strict=True):
             if value >= t.accept:
                 probability[row] = value
+                raised.append(row)
+        return raised
+
+    def _read_at_neighbours_size(
+        self,
+        bgra: np.ndarray,
+        candidates: list[Candidate],
+        owner: np.ndarray,
+        heights: np.ndarray,
+        best: list[int],
+        names: list[str],
+        probability: np.ndarray,
+    ) -> list[int]:
+        """Read unnamed outline corners at the card size named nearby; the rows that now name a card.
+
+        An outline's size guesses come from its edge lengths, which a card laid over another or
+        stepped in a row can make a third too long or short; the window then shows the print too
+        small or too large to read. Every card on a table is one size, and perspective changes it
+        slowly, so the median size read at the nearest named corners is a better guess. A row
+        that names a card this way holds that read and size from then on. Unlike the second look,
+        this can bring a name the first look did not give, so it must be surer than a first read.
+        """
+        t = self.thresholds
+        first = np.array(best)
+        named = probability[first] >= t.accept
+        if int(named.sum()) < 2:
+            return []
+        points = corner_arrays([c.corner for c in candidates])[0]
+        on_outline = np.array([c.source in (OUTLINE, TRACED) for c in candidates])
+        unnamed = np.flatnonzero(~named & on_outline[owner[first]]).tolist()
+        if not unnamed:
+            return []
+        apart = distances(points[owner[first[unnamed]]], points[owner[first[named]]])
+        nearest = min(NEIGHBOURS, apart.shape[1])
+        closest = np.argpartition(apart, nearest - 1, axis=1)[:, :nearest]
+        sizes_near = np.median(heights[first[named]][closest], axis=1).tolist()
+        rows, sizes = [], []
+        for k, size in zip(unnamed, sizes_near, strict=True):
+            tried = candidates[int(owner[first[k]])].heights
+            if all(abs(h / size - 1.0) >= SIZE_TOLERANCE for h in tried):
+                rows.append(int(first[k]))
+                sizes.append(size)
+        if not rows:
+            return []
+        at, x_axes, y_axes = corner_arrays([candidates[int(owner[row])].corner for row in rows])
+        windows = sample_windows(bgra, at, x_axes, y_axes, np.array(sizes), self.deck.window)
+        again_names, again, _ = self.deck.net.best(window_features(windows))
+        raised = []
+        for row, size, name, value in zip(rows, sizes, again_names, again.tolist(), strict=True):
+            if value >= t.neighbours_size:
+                names[row], probability[row], heights[row] = name, value, size
                 raised.append(row)
         return raised
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _merge
+from dealerassist.vision.scenes import make_scene
 
 from .conftest import lay_cards
 
@@ -90,6 +91,22 @@ def test_a_second_look_around_an_unsure_corner_reads_a_small_blurred_card(
     truth = {code for code, _ in cards}
     assert unsure not in first_look_only and first_look_only <= truth
     assert both_looks == first_look_only | {unsure}
+
+
+# Generated scenes where an outline corner of one card has no size guess near its neighbours' card
+# size, so the demo deck's networks name it only when it is read again at that size. Like the rows
+# above they depend on those networks: when enrollment's training changes, look for new seeds the
+# same way (about one scene in a hundred, seeds 0-299, showed it last time).
+@pytest.mark.parametrize(("seed", "resized"), [(31, "TC"), (119, "3H"), (280, "KH")])
+def test_an_outline_corner_is_read_again_at_its_neighbours_card_size(
+    deck, design, seed: int, resized: str
+) -> None:
+    frame, truth = make_scene(design, np.random.default_rng(seed))
+    face_up = {card.code for card in truth if card.face_up}
+    own_sizes_only = set(_by_card(CardReader(deck, Thresholds(neighbours_size=1.01)).read(frame)))
+    with_neighbours = set(_by_card(CardReader(deck).read(frame)))
+    assert resized in face_up and resized not in own_sizes_only and own_sizes_only <= face_up
+    assert with_neighbours == own_sizes_only | {resized}
 
 
 @pytest.mark.parametrize("sure", [0, 16])
