@@ -356,8 +356,10 @@ def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:
     else is a card seen but not read.
     """
     _one_print_one_read(sightings, t)
-    pair_reads = _pairs_of_one_code(sightings)
+    by_name = _reads_by_name(sightings)
+    pair_reads = _pairs_of_one_code(by_name)
     pairs = {s.card for s in sightings if id(s) in pair_reads}
+    both_prints = _read_at_both_prints(by_name)
     # A pair's index reads found the two cards first, so each other read of that name (a far
     # corner, turned half round) joins the card it lies on, not the surest.
     sightings.sort(key=lambda s: (s.card is None, id(s) not in pair_reads, -s.confidence))
@@ -374,6 +376,7 @@ def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:
             for k, (g, lead, distance) in enumerate(zip(groups, leads, apart, strict=True))
             if _same_card(g[0], s, size, lead, centre, distance)
             and not (paired and any(_two_prints(member, s, size) for member in g))
+            and not (id(s) in both_prints and _another_cards_far_print(g[0], s))
         )
         k = min(fits, key=apart.__getitem__, default=None) if paired else next(fits, None)
         home = None if k is None else groups[k]
@@ -462,18 +465,49 @@ def _same_card(
     return a.card is None and b.card is None and distance < 0.12 * size
 
 
-def _pairs_of_one_code(sightings: list[CardSighting]) -> set[int]:
-    """The reads (by ``id``) at either print of two cards of one code (see ``_two_prints``)."""
+def _reads_by_name(sightings: list[CardSighting]) -> dict[str, list[CardSighting]]:
     by_name: dict[str, list[CardSighting]] = {}
     for s in sightings:
         if s.card is not None:
             by_name.setdefault(s.card, []).append(s)
+    return by_name
+
+
+def _pairs_of_one_code(by_name: dict[str, list[CardSighting]]) -> set[int]:
+    """The reads (by ``id``) at either print of two cards of one code (see ``_two_prints``)."""
     paired: set[int] = set()
     for reads in by_name.values():
         for a, b in combinations(reads, 2):
             if _two_prints(a, b, float(np.hypot(*(b.quad[2] - b.quad[0])))):
                 paired |= {id(a), id(b)}
     return paired
+
+
+def _read_at_both_prints(by_name: dict[str, list[CardSighting]]) -> set[int]:
+    """The reads (by ``id``) of a card named at both its prints: one name, turned half round from
+    each other, one lying on the other's card."""
+    both: set[int] = set()
+    for reads in by_name.values():
+        for a, b in combinations(reads, 2):
+            if _half_round(a, b) and (_inside(a.quad, b.centre) or _inside(b.quad, a.centre)):
+                both |= {id(a), id(b)}
+    return both
+
+
+def _another_cards_far_print(lead: CardSighting, s: CardSighting) -> bool:
+    """Whether a read named at both prints of its card, turned half round from a card named
+    otherwise, is that other card's far corner rather than a misread of its own.
+
+    Cards stacked a fifth of a card apart put one card's far-corner read within a tenth of a
+    diagonal of the other's centre, which alone would merge them and cancel both names; a lone
+    read there may be a misread of the card's own far print, and still merges.
+    """
+    return lead.card is not None and lead.card != s.card and _half_round(lead, s)
+
+
+def _half_round(a: CardSighting, b: CardSighting) -> bool:
+    top_a, top_b = a.quad[1] - a.quad[0], b.quad[1] - b.quad[0]
+    return float(top_a @ top_b) <= -SAME_WAY * float(np.hypot(*top_a) * np.hypot(*top_b))
 
 
 def _two_prints(a: CardSighting, b: CardSighting, size: float) -> bool:

@@ -201,6 +201,33 @@ def test_reads_of_one_name_at_two_prints_turned_the_same_way_are_two_cards() -> 
     assert sorted(round(float(s.quad[:, 0].min())) for s in merged) == [100, 130]
 
 
+def _far_read(card: str, confidence: float, far_corner: tuple[float, float], height: float) -> CardSighting:
+    """A read at an upright card's bottom-right print (turned half round), the card ``height`` tall."""
+    x, y = far_corner
+    far = _sighting(card, confidence, (x - height / 1.4, y - height), height)
+    far.quad, far.index_point = far.quad[[2, 3, 0, 1]], far.quad[2] - (far.index_point - far.quad[0])
+    return far
+
+
+def test_a_card_named_at_both_prints_is_not_merged_into_the_card_it_is_stacked_on() -> None:
+    # The jack lies on the ace a sixth of a card to the right. Its far print, read at a larger
+    # size guess, centres near the ace, but its index print names it too: two cards.
+    ace = _sighting("AS", 0.999, (100, 100))
+    jack = _sighting("JC", 0.968, (118, 100))
+    jack_far = _far_read("JC", 0.995, (118 + 120 / 1.4, 220), 140.0)
+    merged = _merge([ace, jack_far, jack], Thresholds())
+    assert sorted(s.card for s in merged) == ["AS", "JC"]
+
+
+def test_a_lone_read_of_another_name_at_a_cards_far_print_still_cancels_it() -> None:
+    # The ace of clubs read at its index, and as the ace of spades at its far print: one card.
+    merged = _merge(
+        [_sighting("AC", 0.979, (100, 100)), _far_read("AS", 0.919, (100 + 120 / 1.4, 220), 120.0)],
+        Thresholds(),
+    )
+    assert [s.card for s in merged] == [None]
+
+
 def test_one_print_read_twice_a_pixel_apart_is_one_card() -> None:
     merged = _merge([_sighting("7H", 0.999, (100, 100)), _sighting("7H", 0.99, (103, 101))], Thresholds())
     assert [s.card for s in merged] == ["7H"]
