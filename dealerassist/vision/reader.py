@@ -495,12 +495,12 @@ def _read_at_both_prints(by_name: dict[str, list[CardSighting]]) -> set[int]:
 
 
 def _another_cards_far_print(lead: CardSighting, s: CardSighting) -> bool:
-    """Whether a read named at both prints of its card, turned half round from a card named
-    otherwise, is that other card's far corner rather than a misread of its own.
+    """Whether ``s``, whose name is read at both prints of its own card (``_read_at_both_prints``),
+    stays out of ``lead``'s card: ``lead`` names another card and is turned half round from it.
 
-    Cards stacked a fifth of a card apart put one card's far-corner read within a tenth of a
-    diagonal of the other's centre, which alone would merge them and cancel both names; a lone
-    read there may be a misread of the card's own far print, and still merges.
+    Cards stacked a fifth of a card apart put the upper card's far-corner read within a tenth of
+    a diagonal of the lower card's centre, which alone would merge them and cancel both names.
+    A lone read there may be a misread of the lower card's own far print, and still merges.
     """
     return lead.card is not None and lead.card != s.card and _half_round(lead, s)
 
