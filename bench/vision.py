@@ -27,7 +27,7 @@ import numpy as np
 from dealerassist.vision import artwork
 from dealerassist.vision.baseline import ClassicReader
 from dealerassist.vision.deck import DeckModel, vision_code_version
-from dealerassist.vision.enrollment import enroll
+from dealerassist.vision.enrollment import SCENES_PER_CARD, TABLES, enroll
 from dealerassist.vision.evaluate import Tally, score_frame
 from dealerassist.vision.reader import CardReader
 from dealerassist.vision.scenes import load_design, make_scene
@@ -111,8 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-baseline", action="store_true", help="skip the classic reader")
     parser.add_argument("--with-tuning-design", action="store_true", help="also report kennard-2color")
     parser.add_argument("--mistakes", type=int, default=10, help="list this many wrong reads")
-    parser.add_argument("--training-scenes", type=int, default=150, help="enrollment: scenes per card")
-    parser.add_argument("--tables", type=int, default=300, help="enrollment: whole tables mined")
+    parser.add_argument(
+        "--training-scenes", type=int, default=SCENES_PER_CARD, help="enrollment: scenes per card"
+    )
+    parser.add_argument("--tables", type=int, default=TABLES, help="enrollment: whole tables mined")
     parser.add_argument(
         "--repeat", type=int, default=3, help="read every frame this many times; a frame costs its least"
     )

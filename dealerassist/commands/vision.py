@@ -12,7 +12,7 @@ import numpy as np
 from dealerassist.errors import DealerAssistError
 from dealerassist.vision import artwork
 from dealerassist.vision.deck import DeckModel
-from dealerassist.vision.enrollment import check_folder, enroll
+from dealerassist.vision.enrollment import SCENES_PER_CARD, TABLES, check_folder, enroll
 from dealerassist.vision.reader import CardReader, CardSighting
 from dealerassist.vision.registration import (
     LayoutRegistration,
@@ -41,15 +41,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--training-scenes",
         type=_positive,
-        default=150,
-        help="small scenes rendered around each card for each of the two networks (default 150; fewer is "
-        "faster, less sure)",
+        default=SCENES_PER_CARD,
+        help="small scenes rendered around each card for each of the two networks "
+        f"(default {SCENES_PER_CARD}; fewer is faster, less sure)",
     )
     p.add_argument(
         "--tables",
         type=_positive,
-        default=300,
-        help="whole synthetic tables whose corners each of the two networks is trained on (default 300)",
+        default=TABLES,
+        help=f"whole synthetic tables whose corners each of the two networks learns (default {TABLES})",
     )
     p.set_defaults(handler=_enroll)
 
@@ -101,7 +101,7 @@ def _design_folder(text: str) -> Path:
 
 def _enroll(args: argparse.Namespace) -> int:
     check_folder(args.folder)
-    print(f"enrolling {args.folder}: training its index classifiers (a few minutes) ...", flush=True)
+    print(f"enrolling {args.folder}: training its index classifiers (about ten minutes) ...", flush=True)
     model = enroll(args.folder, args.name, args.training_scenes, args.tables)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
