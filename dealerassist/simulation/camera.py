@@ -39,7 +39,7 @@ def demo_vision_section() -> dict[str, Any]:
 def load_demo_deck(cache_dir: Path, say: Callable[[str], None]) -> tuple[Any, Any] | None:
     """The enrolled development deck and its card images, or None when the artwork is absent.
 
-    Enrolling takes about ten minutes, so the model is kept in ``cache_dir`` for the next start,
+    Enrolling takes a few minutes, so the model is kept in ``cache_dir`` for the next start,
     under a name that changes whenever the vision code does.
     """
     from dealerassist.vision import artwork
@@ -60,7 +60,7 @@ def load_demo_deck(cache_dir: Path, say: Callable[[str], None]) -> tuple[Any, An
         except DeckFileError as exc:  # a damaged cache is simply enrolled again
             log.info("deck cache %s unusable (%s): enrolling again", cached, exc)
     if model is None:
-        say(f"camera: enrolling the {artwork.TUNING_DESIGN} deck (once, about ten minutes)")
+        say(f"camera: enrolling the {artwork.TUNING_DESIGN} deck (once, a few minutes)")
         model = enroll(folder)
         _cache(model, cached, artwork.TUNING_DESIGN)
     return model, load_design(folder)

@@ -72,14 +72,13 @@ def test_touching_cards_are_read_separately(reader: CardReader, design) -> None:
 
 # Rows of small blurred cards where the demo deck's networks are unsure of one card at first sight.
 # They depend on those networks: when enrollment's training changes, find new rows the same way
-# (random rows of five, 70-95 px tall, blurred 1.0-1.5 px; with both rounded to hundredths, five
-# in sixty showed it last time).
+# (random rows of five, 70-95 px tall, blurred 1.0-1.5 px; seven in sixty showed it last time).
 @pytest.mark.parametrize(
     ("height", "blur", "cards", "unsure"),
     [
         (90.13, 1.4, [("AD", -36.0), ("9C", -36.0), ("5D", 40.0), ("8H", 12.0), ("7D", -21.0)], "8H"),
-        (73.21, 1.25, [("8H", -30.0), ("2H", 36.0), ("TC", 10.0), ("9H", -10.0), ("9S", 1.0)], "8H"),
-        (78.17, 1.49, [("QS", -10.0), ("TS", -31.0), ("5C", -2.0), ("4S", -21.0), ("TH", -19.0)], "5C"),
+        (85.63, 1.45, [("8C", 26.0), ("4C", 24.0), ("QH", -3.0), ("2D", -16.0), ("JD", -18.0)], "8C"),
+        (74.52, 1.2, [("7H", 30.0), ("KD", -20.0), ("KC", -29.0), ("QC", -14.0), ("7S", -7.0)], "KD"),
     ],
 )
 def test_a_second_look_around_an_unsure_corner_reads_a_small_blurred_card(
@@ -98,7 +97,7 @@ def test_a_second_look_around_an_unsure_corner_reads_a_small_blurred_card(
 # size, so the demo deck's networks name it only when it is read again at that size. Like the rows
 # above they depend on those networks: when enrollment's training changes, look for new seeds the
 # same way (about one scene in a hundred, seeds 0-299, showed it last time).
-@pytest.mark.parametrize(("seed", "resized"), [(31, "TC"), (280, "KH"), (295, "7D")])
+@pytest.mark.parametrize(("seed", "resized"), [(31, "TC"), (119, "3H"), (280, "KH")])
 def test_an_outline_corner_is_read_again_at_its_neighbours_card_size(
     deck, design, seed: int, resized: str
 ) -> None:
