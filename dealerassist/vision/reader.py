@@ -105,6 +105,23 @@ class CardSighting:
         }
 
 
+@dataclass
+class FirstLook:
+    """A frame's first reading, which the second look and the neighbours' size amend in place.
+
+    Every (candidate, height) pair is a row: its candidate (``owner``), the height it was sampled
+    at, and the card it names with its probability; ``best`` is each candidate's surest row.
+    """
+
+    bgra: np.ndarray  # the frame's sampling image, made once for every look at the index windows
+    candidates: list[Candidate]
+    owner: np.ndarray
+    heights: np.ndarray
+    names: list[str]
+    probability: np.ndarray
+    best: list[int]
+
+
 class CardReader:
     """Reads frames against one enrolled deck."""
 
@@ -147,9 +164,8 @@ class CardReader:
             max(range(start, end), key=sure.__getitem__)
             for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(owner)], strict=True)
         ]
-        for row in self._look_again(bgra, candidates, owner, heights, best, names, probability):
-            sure[row] = float(probability[row])
-        for row in self._read_at_neighbours_size(bgra, candidates, owner, heights, best, names, probability):
+        look = FirstLook(bgra, candidates, owner, heights, names, probability, best)
+        for row in [*self._look_again(look), *self._read_at_neighbours_size(look)]:
             sure[row] = float(probability[row])
         # Compared in the probabilities' own precision, as a scalar of them is against a threshold.
         accepted = (probability[best] >= t.accept).tolist()
@@ -198,16 +214,7 @@ class CardReader:
                 sightings.append(seen)
         return _merge(sightings, t)
 
-    def _look_again(
-        self,
-        bgra: np.ndarray,
-        candidates: list[Candidate],
-        owner: np.ndarray,
-        heights: np.ndarray,
-        best: list[int],
-        names: list[str],
-        probability: np.ndarray,
-    ) -> list[int]:
+    def _look_again(self, look: FirstLook) -> list[int]:
         """Raise unsure best reads that windows placed around them read surely; the rows raised.
 
         A corner's point and edges come from a fitted outline and can be a pixel or a degree out,
@@ -217,7 +224,8 @@ class CardReader:
         one; the read stands only where several of them are sure, not one lucky window.
         """
         t = self.thresholds
-        rows = [row for row in best if t.look_again <= probability[row] < t.accept]
+        candidates, owner, heights, probability = look.candidates, look.owner, look.heights, look.probability
+        rows = [row for row in look.best if t.look_again <= probability[row] < t.accept]
         if not rows:
             return []
         at, x_axes, y_axes = (
@@ -230,14 +238,14 @@ class CardReader:
         across, down = _LOOK_AGAIN_MOVES[None, :, None, :1], _LOOK_AGAIN_MOVES[None, :, None, 1:]
         points = at + (across * x_axes + down * y_axes) * step
         windows = sample_windows(
-            bgra,
+            look.bgra,
             np.broadcast_to(points, shape).reshape(-1, 2),
             np.broadcast_to(x_axes, shape).reshape(-1, 2),
             np.broadcast_to(y_axes, shape).reshape(-1, 2),
             np.broadcast_to(size * np.array(LOOK_AGAIN_SIZES), shape[:3]).reshape(-1),
             self.deck.window,
         )
-        cards = [names[row] for row in rows for _ in range(LOOK_AGAIN_WINDOWS)]
+        cards = [look.names[row] for row in rows for _ in range(LOOK_AGAIN_WINDOWS)]
         again = self.deck.net.probability_of(window_features(windows), cards, t.accept)
         again = again.reshape(len(rows), LOOK_AGAIN_WINDOWS)
         # The read stands at the look_again_sure-th surest window, when that one is sure.
@@ -249,16 +257,7 @@ class CardReader:
                 raised.append(row)
         return raised
 
-    def _read_at_neighbours_size(
-        self,
-        bgra: np.ndarray,
-        candidates: list[Candidate],
-        owner: np.ndarray,
-        heights: np.ndarray,
-        best: list[int],
-        names: list[str],
-        probability: np.ndarray,
-    ) -> list[int]:
+    def _read_at_neighbours_size(self, look: FirstLook) -> list[int]:
         """Read unnamed outline corners at the card size named nearby; the rows that now name a card.
 
         An outline's size guesses come from its edge lengths, which a card laid over another or
@@ -269,7 +268,8 @@ class CardReader:
         this can bring a name the first look did not give, so it must be surer than a first read.
         """
         t = self.thresholds
-        first = np.array(best)
+        candidates, owner, heights, probability = look.candidates, look.owner, look.heights, look.probability
+        first = np.array(look.best)
         named = probability[first] >= t.accept
         if int(named.sum()) < 2:
             return []
@@ -291,12 +291,12 @@ class CardReader:
         if not rows:
             return []
         at, x_axes, y_axes = corner_arrays([candidates[int(owner[row])].corner for row in rows])
-        windows = sample_windows(bgra, at, x_axes, y_axes, np.array(sizes), self.deck.window)
+        windows = sample_windows(look.bgra, at, x_axes, y_axes, np.array(sizes), self.deck.window)
         again_names, again, _ = self.deck.net.best(window_features(windows))
         raised = []
         for row, size, name, value in zip(rows, sizes, again_names, again.tolist(), strict=True):
             if value >= t.neighbours_size:
-                names[row], probability[row], heights[row] = name, value, size
+                look.names[row], probability[row], heights[row] = name, value, size
                 raised.append(row)
         return raised
 
