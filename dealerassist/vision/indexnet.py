@@ -273,6 +273,21 @@ def window_features(windows: np.ndarray) -> np.ndarray:
     ).astype(np.float32, copy=False)
 
 
+def ink_maps(features: np.ndarray) -> np.ndarray:
+    """The pooled ink of each window in feature rows of ``window_features``, as (n, rows, cols)
+    maps: where in each window the print lies."""
+    cols, rows = WINDOW_PX
+    start = (rows // CELL) * (cols // CELL) * BINS
+    shape = (rows // INK_CELL, cols // INK_CELL)
+    return features[:, start : start + shape[0] * shape[1]].reshape(-1, *shape)
+
+
+def ink_cell(window: IndexWindow) -> tuple[float, float]:
+    """How far apart, in card heights, the cells of ``ink_maps`` lie across and down the card."""
+    cols, rows = WINDOW_PX
+    return (window.across + MARGIN) / (cols // INK_CELL), (window.down + MARGIN) / (rows // INK_CELL)
+
+
 def _pooled(stacked: np.ndarray, block: int) -> np.ndarray:
     """Block means of stacked window planes (exact per window: ``block`` divides both sides)."""
     height, width = stacked.shape[:2]

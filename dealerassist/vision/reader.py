@@ -11,7 +11,7 @@ and the others are not close to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 import cv2
@@ -36,7 +36,14 @@ from dealerassist.vision.detect import (
     corner_arrays,
     paper_coverages,
 )
-from dealerassist.vision.indexnet import SURE, sample_windows, sampling_image, window_features
+from dealerassist.vision.indexnet import (
+    SURE,
+    ink_cell,
+    ink_maps,
+    sample_windows,
+    sampling_image,
+    window_features,
+)
 from dealerassist.vision.memory import keep_freed_buffers
 
 WORKING_SIDE = 1600  # larger frames are read scaled down to this longer side
@@ -55,6 +62,11 @@ LOOK_AGAIN_WINDOWS = len(_LOOK_AGAIN_MOVES) * len(LOOK_AGAIN_SIZES)
 # size read at its NEIGHBOURS nearest named corners is read once more at that size.
 NEIGHBOURS = 3
 SIZE_TOLERANCE = 0.06
+# An unnamed corner within PRINT_REACH card heights of a named corner turned the same way is moved
+# to where its window's ink best matches the named index windows', when that is PRINT_MOVE or more.
+PRINT_REACH = 0.5
+PRINT_MOVE = 0.03
+_PRINT_PAD = (5, 7)  # ink cells (across, down) the match may move a window
 
 
 @dataclass(frozen=True)
@@ -71,6 +83,7 @@ class Thresholds:
     look_again: float = 0.5  # a corner's best read from this sure up to accept is looked at again ...
     look_again_sure: int = 4  # ... and stands when this many of its 15 windows reach accept
     neighbours_size: float = 0.97  # a corner read at its neighbours' card size names a card this sure
+    at_print: float = 0.97  # a corner moved to where its window's print lies names a card this sure
 
     def __post_init__(self) -> None:
         if not 1 <= self.look_again_sure <= LOOK_AGAIN_WINDOWS:
@@ -110,13 +123,15 @@ class FirstLook:
     """A frame's first reading, which the second look and the neighbours' size amend in place.
 
     Every (candidate, height) pair is a row: its candidate (``owner``), the height it was sampled
-    at, and the card it names with its probability; ``best`` is each candidate's surest row.
+    at, its window's pooled ink (``ink``), and the card it names with its probability; ``best`` is
+    each candidate's surest row.
     """
 
     bgra: np.ndarray  # the frame's sampling image, made once for every look at the index windows
     candidates: list[Candidate]
     owner: np.ndarray
     heights: np.ndarray
+    ink: np.ndarray
     names: list[str]
     probability: np.ndarray
     best: list[int]
@@ -154,7 +169,8 @@ class CardReader:
             return []
         bgra = sampling_image(frame)  # made once for both looks at the index windows
         windows, owner, heights = windows_of(bgra, candidates, self.deck.window)
-        names, probability, kind = self.deck.net.best(window_features(windows))
+        features = window_features(windows)
+        names, probability, kind = self.deck.net.best(features)
         t = self.thresholds
         # Each candidate's rows are consecutive: its surest row (the first of equals) and its most
         # index- and back-like kinds, one array pass each rather than a mask per candidate.
@@ -164,8 +180,12 @@ class CardReader:
             max(range(start, end), key=sure.__getitem__)
             for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(owner)], strict=True)
         ]
-        look = FirstLook(bgra, candidates, owner, heights, names, probability, best)
-        for row in [*self._look_again(look), *self._read_at_neighbours_size(look)]:
+        look = FirstLook(bgra, candidates, owner, heights, ink_maps(features), names, probability, best)
+        for row in [
+            *self._look_again(look),
+            *self._read_at_neighbours_size(look),
+            *self._read_at_the_print(look),
+        ]:
             sure[row] = float(probability[row])
         # Compared in the probabilities' own precision, as a scalar of them is against a threshold.
         accepted = (probability[best] >= t.accept).tolist()
@@ -300,6 +320,59 @@ class CardReader:
                 raised.append(row)
         return raised
 
+    def _read_at_the_print(self, look: FirstLook) -> list[int]:
+        """Move unnamed corners beside a named one to where their window's print lies and read them
+        there; the rows that now name a card.
+
+        In a fan or a stepped row the cards lie turned alike, and a lower card's corner is often
+        hidden or marked only by the faint edge of its neighbour, so the corner found nearest to it
+        is a few hundredths of a card off: its window holds the print, moved. Where the print lies
+        in a window is told by its pooled ink; the frame's named index windows show where it should
+        lie. The corner is moved by the best match of the two, and read once more there at the
+        named neighbour's card size. Like the neighbours' size this can bring a name the first
+        look did not give, so it must be surer than a first read.
+        """
+        t = self.thresholds
+        candidates, owner, heights, probability = look.candidates, look.owner, look.heights, look.probability
+        first = np.array(look.best)
+        named = probability[first] >= t.accept
+        inked = look.ink[first].reshape(len(first), -1).max(axis=1) > 0.0
+        seen = np.array([c.source != PROJECTED for c in candidates])[owner[first]]
+        unnamed = np.flatnonzero(~named & inked & seen)
+        if not named.any() or not len(unnamed):
+            return []
+        points, x_axes, y_axes = corner_arrays([c.corner for c in candidates])
+        near, far = owner[first[unnamed]], owner[first[named]]
+        sizes = heights[first[named]]
+        alike = (x_axes[near] @ x_axes[far].T > SAME_WAY) & (y_axes[near] @ y_axes[far].T > SAME_WAY)
+        apart = np.where(alike, distances(points[near], points[far]), np.inf)
+        nearest = np.argmin(apart, axis=1)
+        beside = np.flatnonzero(apart[np.arange(len(near)), nearest] < PRINT_REACH * sizes[nearest])
+        if not len(beside):
+            return []
+        rows, nearest, near = first[unnamed[beside]], nearest[beside], near[beside]
+        cell = np.array(ink_cell(self.deck.window))
+        print_map = look.ink[first[named]].mean(axis=0)  # where the frame's named indices print
+        moves = _print_offsets(look.ink[rows], print_map) * cell * heights[rows, None]
+        at = points[near] + moves[:, :1] * x_axes[near] + moves[:, 1:] * y_axes[near]
+        # A move onto a named corner turned alike would only read that corner's print again.
+        landed = (distances(at, points[far]) < PRINT_MOVE * sizes[None, :]) & alike[beside]
+        keep = (np.hypot(moves[:, 0], moves[:, 1]) >= PRINT_MOVE * heights[rows]) & ~landed.any(axis=1)
+        if not keep.any():
+            return []
+        rows, at, size, near = rows[keep].tolist(), at[keep], sizes[nearest[keep]], near[keep]
+        windows = sample_windows(look.bgra, at, x_axes[near], y_axes[near], size, self.deck.window)
+        again_names, again, _ = self.deck.net.best(window_features(windows))
+        raised = []
+        read = zip(rows, at, size.tolist(), again_names, again.tolist(), strict=True)
+        for row, point, height, name, value in read:
+            if value >= t.at_print:
+                moved = candidates[int(owner[row])]
+                candidates[int(owner[row])] = replace(moved, corner=replace(moved.corner, point=point))
+                look.names[row], probability[row], heights[row] = name, value, height
+                raised.append(row)
+        return raised
+
     def _backs(
         self, frame: np.ndarray, filled: np.ndarray, corners: list[tuple[Corner, list[float]]]
     ) -> list[CardSighting | None]:
@@ -346,6 +419,37 @@ class CardReader:
             card_quad(corner, full, self.deck.aspect, long_across),
             votes=[("back", 1.0)],
         )
+
+
+def _print_offsets(inks: np.ndarray, print_map: np.ndarray) -> np.ndarray:
+    """How many ink cells (across, down) each window's print lies from where ``print_map`` has it:
+    the move straight across or straight down the card whose placing matches the map best
+    (normalised, as ``cv2.TM_CCORR_NORMED`` scores it), for every window of a frame at once.
+
+    A corner found off its card lies on one of the card's edges, so it is off along that edge:
+    the moves of both ways at once (a sixth of the placings) found as many cards.
+    """
+    count, rows, cols = inks.shape
+    across, down = _PRINT_PAD
+    padded = np.zeros((count, rows + 2 * down, cols + 2 * across), np.float32)
+    padded[:, down : down + rows, across : across + cols] = inks
+    wanted = print_map.astype(np.float32).reshape(-1)
+    view = np.lib.stride_tricks.sliding_window_view
+    placings = (  # (window, move, the map's cells)
+        view(padded[:, down : down + rows], cols, axis=2)
+        .transpose(0, 2, 1, 3)
+        .reshape(count, 2 * across + 1, -1),
+        view(padded[:, :, across : across + cols], rows, axis=1)
+        .transpose(0, 1, 3, 2)
+        .reshape(count, 2 * down + 1, -1),
+    )
+    scores, moves = [], []
+    for placed, pad in zip(placings, _PRINT_PAD, strict=True):
+        match = (placed @ wanted) / np.sqrt(np.maximum((placed * placed).sum(axis=2), 1e-12))
+        scores.append(match.max(axis=1))
+        moves.append(np.argmax(match, axis=1) - pad)
+    along_x = scores[0] >= scores[1]
+    return np.stack([np.where(along_x, moves[0], 0), np.where(along_x, 0, moves[1])], axis=1).astype(float)
 
 
 def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _merge
+from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _merge, _print_offsets
 from dealerassist.vision.scenes import make_scene
 
 from .conftest import lay_cards
@@ -107,6 +107,53 @@ def test_an_outline_corner_is_read_again_at_its_neighbours_card_size(
     with_neighbours = set(_by_card(CardReader(deck).read(frame)))
     assert resized in face_up and resized not in own_sizes_only and own_sizes_only <= face_up
     assert with_neighbours == own_sizes_only | {resized}
+
+
+def _moved(print_map: np.ndarray, across: int, down: int) -> np.ndarray:
+    """The map's print moved by whole cells, blank where it moved from."""
+    rows, cols = print_map.shape
+    out = np.zeros_like(print_map)
+    out[max(down, 0) : rows + min(down, 0), max(across, 0) : cols + min(across, 0)] = print_map[
+        max(-down, 0) : rows - max(down, 0), max(-across, 0) : cols - max(across, 0)
+    ]
+    return out
+
+
+def test_where_a_windows_print_lies_is_found_by_its_ink() -> None:
+    # A rank and a suit as blobs of ink, high in the window beside the corner, as an index prints.
+    print_map = np.zeros((16, 8), np.float32)
+    print_map[1:6, 1:5] = 0.9
+    print_map[7:10, 1:4] = 0.7
+    moves = [(0, 0), (3, 0), (-1, 0), (0, 4), (0, 6), (0, -1), (2, 0)]  # the print still in the window
+    found = _print_offsets(np.stack([_moved(print_map, a, d) for a, d in moves]), print_map)
+    assert [tuple(move) for move in found.astype(int).tolist()] == moves
+
+
+def test_a_print_moved_both_ways_is_followed_along_the_edge_it_moved_most() -> None:
+    print_map = np.zeros((16, 8), np.float32)
+    print_map[1:6, 1:5] = 0.9
+    print_map[7:10, 1:4] = 0.7
+    found = _print_offsets(_moved(print_map, 1, 5)[None], print_map)
+    assert found.tolist() == [[0.0, 5.0]]
+
+
+# Generated scenes where the demo deck's networks name a card only once its corner is moved to
+# where its window's print lies (a fan's lower card, its corner hidden or marked only faintly).
+# Like the seeds above they depend on those networks: look for new ones the same way (13 of seeds
+# 0-299 showed it last time, and the step lost a card in none).
+@pytest.mark.parametrize(("seed", "moved"), [(18, "QS"), (135, "6C"), (239, "7S")])
+def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
+    deck, design, seed: int, moved: str
+) -> None:
+    frame, truth = make_scene(design, np.random.default_rng(seed))
+    face_up = {card.code for card in truth if card.face_up}
+    unmoved = set(_by_card(CardReader(deck, Thresholds(at_print=1.01)).read(frame)))
+    with_print = CardReader(deck).read(frame)
+    assert moved in face_up and moved not in unmoved and unmoved <= face_up
+    assert set(_by_card(with_print)) == unmoved | {moved}
+    quad = next(card.quad for card in truth if card.code == moved)  # the card is outlined where it lies
+    off = np.linalg.norm(_by_card(with_print)[moved].centre - quad.mean(axis=0))
+    assert off < 0.1 * np.linalg.norm(quad[2] - quad[0])
 
 
 @pytest.mark.parametrize("sure", [0, 16])
