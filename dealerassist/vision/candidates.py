@@ -229,12 +229,16 @@ def distances(points: np.ndarray, others: np.ndarray) -> np.ndarray:
 
 
 def windows_of(
-    frame: np.ndarray, candidates: list[Candidate], window: IndexWindow
+    frame: np.ndarray,
+    candidates: list[Candidate],
+    window: IndexWindow,
+    corners: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sampled windows of every (candidate, height) pair, which candidate each row belongs to,
-    and the height it was sampled at."""
+    and the height it was sampled at (``corners``: the candidates' ``corner_arrays``, when the
+    caller has them)."""
     owner = np.repeat(np.arange(len(candidates)), [len(c.heights) for c in candidates])
     heights = np.array([h for c in candidates for h in c.heights], float)
-    points, x_axes, y_axes = corner_arrays([c.corner for c in candidates])
+    points, x_axes, y_axes = corners or corner_arrays([c.corner for c in candidates])
     windows = sample_windows(frame, points[owner], x_axes[owner], y_axes[owner], heights, window)
     return windows, owner, heights

@@ -11,18 +11,27 @@ and the others are not close to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import combinations
 
 import cv2
 import numpy as np
 
+from dealerassist.vision.amend import (
+    LOOK_AGAIN_WINDOWS,
+    SAME_WAY,
+    FirstLook,
+    at_neighbours_size,
+    at_the_print,
+    confirmed,
+    look_again,
+    named_anew,
+    read_second_looks,
+)
 from dealerassist.vision.blas import hold_blas_to_one_thread
 from dealerassist.vision.candidates import (
     OUTLINE,
     PROJECTED,
-    TRACED,
-    Candidate,
     distances,
     find_candidates,
     windows_of,
@@ -38,9 +47,7 @@ from dealerassist.vision.detect import (
 )
 from dealerassist.vision.indexnet import (
     SURE,
-    ink_cell,
     ink_maps,
-    sample_windows,
     sampling_image,
     window_features,
 )
@@ -48,25 +55,9 @@ from dealerassist.vision.memory import keep_freed_buffers
 
 WORKING_SIDE = 1600  # larger frames are read scaled down to this longer side
 MIN_COVERAGE = 0.9  # share of a back's outline that must lie on card paper
-# Reads of one name are two cards when their prints are turned the same way (cosine of the angle
-# between their top edges at least SAME_WAY) and further apart than PRINTS_APART quad diagonals.
-SAME_WAY = 0.9
+# Reads of one name are two cards when their prints are turned the same way (``amend.SAME_WAY``)
+# and further apart than PRINTS_APART quad diagonals.
 PRINTS_APART = 0.1
-# A second look at an unsure corner: its window where it was and moved by this share of the card
-# height (at least a pixel) either way along either edge, each at these sizes: 15 windows.
-LOOK_AGAIN_STEP = 0.015
-LOOK_AGAIN_SIZES = (0.96, 1.0, 1.04)
-_LOOK_AGAIN_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
-LOOK_AGAIN_WINDOWS = len(_LOOK_AGAIN_MOVES) * len(LOOK_AGAIN_SIZES)
-# A corner on an outline none of whose size guesses is within SIZE_TOLERANCE of the median card
-# size read at its NEIGHBOURS nearest named corners is read once more at that size.
-NEIGHBOURS = 3
-SIZE_TOLERANCE = 0.06
-# An unnamed corner within PRINT_REACH card heights of a named corner turned the same way is moved
-# to where its window's ink best matches the named index windows', when that is PRINT_MOVE or more.
-PRINT_REACH = 0.5
-PRINT_MOVE = 0.03
-_PRINT_PAD = (5, 7)  # ink cells (across, down) the match may move a window
 
 
 @dataclass(frozen=True)
@@ -118,25 +109,6 @@ class CardSighting:
         }
 
 
-@dataclass
-class FirstLook:
-    """A frame's first reading, which the second look and the neighbours' size amend in place.
-
-    Every (candidate, height) pair is a row: its candidate (``owner``), the height it was sampled
-    at, its window's pooled ink (``ink``), and the card it names with its probability; ``best`` is
-    each candidate's surest row.
-    """
-
-    bgra: np.ndarray  # the frame's sampling image, made once for every look at the index windows
-    candidates: list[Candidate]
-    owner: np.ndarray
-    heights: np.ndarray
-    ink: np.ndarray
-    names: list[str]
-    probability: np.ndarray
-    best: list[int]
-
-
 class CardReader:
     """Reads frames against one enrolled deck."""
 
@@ -168,7 +140,8 @@ class CardReader:
         if not candidates:
             return []
         bgra = sampling_image(frame)  # made once for both looks at the index windows
-        windows, owner, heights = windows_of(bgra, candidates, self.deck.window)
+        corners = corner_arrays([c.corner for c in candidates])
+        windows, owner, heights = windows_of(bgra, candidates, self.deck.window, corners)
         features = window_features(windows)
         names, probability, kind = self.deck.net.best(features)
         t = self.thresholds
@@ -180,12 +153,10 @@ class CardReader:
             max(range(start, end), key=sure.__getitem__)
             for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(owner)], strict=True)
         ]
-        look = FirstLook(bgra, candidates, owner, heights, ink_maps(features), names, probability, best)
-        for row in [
-            *self._look_again(look),
-            *self._read_at_neighbours_size(look),
-            *self._read_at_the_print(look),
-        ]:
+        look = FirstLook(
+            bgra, candidates, *corners, owner, heights, ink_maps(features), names, probability, best
+        )
+        for row in self._look_twice(look):
             sure[row] = float(probability[row])
         # Compared in the probabilities' own precision, as a scalar of them is against a threshold.
         accepted = (probability[best] >= t.accept).tolist()
@@ -234,144 +205,23 @@ class CardReader:
                 sightings.append(seen)
         return _merge(sightings, t)
 
-    def _look_again(self, look: FirstLook) -> list[int]:
-        """Raise unsure best reads that windows placed around them read surely; the rows raised.
+    def _look_twice(self, look: FirstLook) -> list[int]:
+        """The second looks (see ``amend``), read in one pass; the rows that now name a card.
 
-        A corner's point and edges come from a fitted outline and can be a pixel or a degree out,
-        which on a small card moves the print across the classifier's window further than any
-        training window was moved. Windows shifted and resized around the first are read for the
-        one card the first look named, so a second look can confirm a name but never bring a new
-        one; the read stands only where several of them are sure, not one lucky window.
+        Each step chooses its windows from the first look alone. A read confirmed around an unsure
+        corner stands first; a new name at the neighbours' size or at the print only where the row
+        is still unnamed by then.
         """
         t = self.thresholds
-        candidates, owner, heights, probability = look.candidates, look.owner, look.heights, look.probability
-        rows = [row for row in look.best if t.look_again <= probability[row] < t.accept]
-        if not rows:
-            return []
-        at, x_axes, y_axes = (
-            v[:, None, None, :] for v in corner_arrays([candidates[int(owner[row])].corner for row in rows])
-        )
-        size = heights[rows][:, None, None]
-        step = np.maximum(1.0, LOOK_AGAIN_STEP * size)[..., None]
-        # Shape (corner, move, size, 2): each corner's windows together.
-        shape = (len(rows), len(_LOOK_AGAIN_MOVES), len(LOOK_AGAIN_SIZES), 2)
-        across, down = _LOOK_AGAIN_MOVES[None, :, None, :1], _LOOK_AGAIN_MOVES[None, :, None, 1:]
-        points = at + (across * x_axes + down * y_axes) * step
-        windows = sample_windows(
-            look.bgra,
-            np.broadcast_to(points, shape).reshape(-1, 2),
-            np.broadcast_to(x_axes, shape).reshape(-1, 2),
-            np.broadcast_to(y_axes, shape).reshape(-1, 2),
-            np.broadcast_to(size * np.array(LOOK_AGAIN_SIZES), shape[:3]).reshape(-1),
-            self.deck.window,
-        )
-        cards = [look.names[row] for row in rows for _ in range(LOOK_AGAIN_WINDOWS)]
-        again = self.deck.net.probability_of(window_features(windows), cards, t.accept)
-        again = again.reshape(len(rows), LOOK_AGAIN_WINDOWS)
-        # The read stands at the look_again_sure-th surest window, when that one is sure.
-        kth = -np.partition(-again, t.look_again_sure - 1, axis=1)[:, t.look_again_sure - 1]
-        raised = []
-        for row, value in zip(rows, kth.tolist(), strict=True):
-            if value >= t.accept:
-                probability[row] = value
-                raised.append(row)
-        return raised
-
-    def _read_at_neighbours_size(self, look: FirstLook) -> list[int]:
-        """Read unnamed outline corners at the card size named nearby; the rows that now name a card.
-
-        An outline's size guesses come from its edge lengths, which a card laid over another or
-        stepped in a row can make a third too long or short; the window then shows the print too
-        small or too large to read. Every card on a table is one size, and perspective changes it
-        slowly, so the median size read at the nearest named corners is a better guess. A row
-        that names a card this way holds that read and size from then on. Unlike the second look,
-        this can bring a name the first look did not give, so it must be surer than a first read.
-        """
-        t = self.thresholds
-        candidates, owner, heights, probability = look.candidates, look.owner, look.heights, look.probability
-        first = np.array(look.best)
-        named = probability[first] >= t.accept
-        if int(named.sum()) < 2:
-            return []
-        points = corner_arrays([c.corner for c in candidates])[0]
-        on_outline = np.array([c.source in (OUTLINE, TRACED) for c in candidates])
-        unnamed = np.flatnonzero(~named & on_outline[owner[first]]).tolist()
-        if not unnamed:
-            return []
-        apart = distances(points[owner[first[unnamed]]], points[owner[first[named]]])
-        nearest = min(NEIGHBOURS, apart.shape[1])
-        closest = np.argpartition(apart, nearest - 1, axis=1)[:, :nearest]
-        sizes_near = np.median(heights[first[named]][closest], axis=1).tolist()
-        rows, sizes = [], []
-        for k, size in zip(unnamed, sizes_near, strict=True):
-            tried = candidates[int(owner[first[k]])].heights
-            if all(abs(h / size - 1.0) >= SIZE_TOLERANCE for h in tried):
-                rows.append(int(first[k]))
-                sizes.append(size)
-        if not rows:
-            return []
-        at, x_axes, y_axes = corner_arrays([candidates[int(owner[row])].corner for row in rows])
-        windows = sample_windows(look.bgra, at, x_axes, y_axes, np.array(sizes), self.deck.window)
-        again_names, again, _ = self.deck.net.best(window_features(windows))
-        raised = []
-        for row, size, name, value in zip(rows, sizes, again_names, again.tolist(), strict=True):
-            if value >= t.neighbours_size:
-                look.names[row], probability[row], heights[row] = name, value, size
-                raised.append(row)
-        return raised
-
-    def _read_at_the_print(self, look: FirstLook) -> list[int]:
-        """Move unnamed corners beside a named one to where their window's print lies and read them
-        there; the rows that now name a card.
-
-        In a fan or a stepped row the cards lie turned alike, and a lower card's corner is often
-        hidden or marked only by the faint edge of its neighbour, so the corner found nearest to it
-        is a few hundredths of a card off: its window holds the print, moved. Where the print lies
-        in a window is told by its pooled ink; the frame's named index windows show where it should
-        lie. The corner is moved by the best match of the two, and read once more there at the
-        named neighbour's card size. Like the neighbours' size this can bring a name the first
-        look did not give, so it must be surer than a first read.
-        """
-        t = self.thresholds
-        candidates, owner, heights, probability = look.candidates, look.owner, look.heights, look.probability
-        first = np.array(look.best)
-        named = probability[first] >= t.accept
-        inked = look.ink[first].reshape(len(first), -1).max(axis=1) > 0.0
-        seen = np.array([c.source != PROJECTED for c in candidates])[owner[first]]
-        unnamed = np.flatnonzero(~named & inked & seen)
-        if not named.any() or not len(unnamed):
-            return []
-        points, x_axes, y_axes = corner_arrays([c.corner for c in candidates])
-        near, far = owner[first[unnamed]], owner[first[named]]
-        sizes = heights[first[named]]
-        alike = (x_axes[near] @ x_axes[far].T > SAME_WAY) & (y_axes[near] @ y_axes[far].T > SAME_WAY)
-        apart = np.where(alike, distances(points[near], points[far]), np.inf)
-        nearest = np.argmin(apart, axis=1)
-        beside = np.flatnonzero(apart[np.arange(len(near)), nearest] < PRINT_REACH * sizes[nearest])
-        if not len(beside):
-            return []
-        rows, nearest, near = first[unnamed[beside]], nearest[beside], near[beside]
-        cell = np.array(ink_cell(self.deck.window))
-        print_map = look.ink[first[named]].mean(axis=0)  # where the frame's named indices print
-        moves = _print_offsets(look.ink[rows], print_map) * cell * heights[rows, None]
-        at = points[near] + moves[:, :1] * x_axes[near] + moves[:, 1:] * y_axes[near]
-        # A move onto a named corner turned alike would only read that corner's print again.
-        landed = (distances(at, points[far]) < PRINT_MOVE * sizes[None, :]) & alike[beside]
-        keep = (np.hypot(moves[:, 0], moves[:, 1]) >= PRINT_MOVE * heights[rows]) & ~landed.any(axis=1)
-        if not keep.any():
-            return []
-        rows, at, size, near = rows[keep].tolist(), at[keep], sizes[nearest[keep]], near[keep]
-        windows = sample_windows(look.bgra, at, x_axes[near], y_axes[near], size, self.deck.window)
-        again_names, again, _ = self.deck.net.best(window_features(windows))
-        raised = []
-        read = zip(rows, at, size.tolist(), again_names, again.tolist(), strict=True)
-        for row, point, height, name, value in read:
-            if value >= t.at_print:
-                moved = candidates[int(owner[row])]
-                candidates[int(owner[row])] = replace(moved, corner=replace(moved.corner, point=point))
-                look.names[row], probability[row], heights[row] = name, value, height
-                raised.append(row)
-        return raised
+        again = look_again(look, t.look_again, t.accept)
+        resized = at_neighbours_size(look, t.accept)
+        moved = at_the_print(look, t.accept, self.deck.window)
+        read_second_looks(look, [again, resized, moved], self.deck.net, self.deck.window, t.accept)
+        return [
+            *confirmed(look, again, t.accept, t.look_again_sure),
+            *named_anew(look, resized, t.neighbours_size, t.accept),
+            *named_anew(look, moved, t.at_print, t.accept),
+        ]
 
     def _backs(
         self, frame: np.ndarray, filled: np.ndarray, corners: list[tuple[Corner, list[float]]]
@@ -419,37 +269,6 @@ class CardReader:
             card_quad(corner, full, self.deck.aspect, long_across),
             votes=[("back", 1.0)],
         )
-
-
-def _print_offsets(inks: np.ndarray, print_map: np.ndarray) -> np.ndarray:
-    """How many ink cells (across, down) each window's print lies from where ``print_map`` has it:
-    the move straight across or straight down the card whose placing matches the map best
-    (normalised, as ``cv2.TM_CCORR_NORMED`` scores it), for every window of a frame at once.
-
-    A corner found off its card lies on one of the card's edges, so it is off along that edge:
-    the moves of both ways at once (a sixth of the placings) found as many cards.
-    """
-    count, rows, cols = inks.shape
-    across, down = _PRINT_PAD
-    padded = np.zeros((count, rows + 2 * down, cols + 2 * across), np.float32)
-    padded[:, down : down + rows, across : across + cols] = inks
-    wanted = print_map.astype(np.float32).reshape(-1)
-    view = np.lib.stride_tricks.sliding_window_view
-    placings = (  # (window, move, the map's cells)
-        view(padded[:, down : down + rows], cols, axis=2)
-        .transpose(0, 2, 1, 3)
-        .reshape(count, 2 * across + 1, -1),
-        view(padded[:, :, across : across + cols], rows, axis=1)
-        .transpose(0, 1, 3, 2)
-        .reshape(count, 2 * down + 1, -1),
-    )
-    scores, moves = [], []
-    for placed, pad in zip(placings, _PRINT_PAD, strict=True):
-        match = (placed @ wanted) / np.sqrt(np.maximum((placed * placed).sum(axis=2), 1e-12))
-        scores.append(match.max(axis=1))
-        moves.append(np.argmax(match, axis=1) - pad)
-    along_x = scores[0] >= scores[1]
-    return np.stack([np.where(along_x, moves[0], 0), np.where(along_x, 0, moves[1])], axis=1).astype(float)
 
 
 def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:

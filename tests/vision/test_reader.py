@@ -8,7 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _merge, _print_offsets
+from dealerassist.vision.amend import _print_offsets
+from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _merge
 from dealerassist.vision.scenes import make_scene
 
 from .conftest import lay_cards
@@ -155,7 +156,7 @@ def test_a_print_moved_both_ways_is_followed_along_the_edge_it_moved_most() -> N
 # where its window's print lies (a fan's lower card, its corner hidden or marked only faintly).
 # Like the seeds above they depend on those networks: look for new ones the same way (13 of seeds
 # 0-299 showed it last time, and the step lost a card in none).
-@pytest.mark.parametrize(("seed", "moved"), [(18, "QS"), (135, "6C"), (239, "7S")])
+@pytest.mark.parametrize(("seed", "moved"), [(18, "QS"), (135, "6C"), (294, "QH")])
 def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
     deck, design, seed: int, moved: str
 ) -> None:

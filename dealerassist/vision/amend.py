@@ -1,0 +1,287 @@
+"""Second looks at a frame: windows placed after its first reading, to amend that reading.
+
+The first look reads one window per candidate corner and card size. Three kinds of corner are worth
+more windows: a corner read unsure (looked at again around where it was), a corner on an outline
+none of whose size guesses fits the cards named near it (read at their size), and an unnamed corner
+beside a named one whose window holds a print, moved (read where the print lies). Each step only
+chooses its windows from the first reading; the windows of all three are sampled and described in
+one pass, so a frame pays the fixed cost of sampling and of the features once, and each step then
+decides from its own windows' reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from dealerassist.vision.candidates import OUTLINE, PROJECTED, TRACED, Candidate, distances
+from dealerassist.vision.indexnet import Committee, IndexWindow, ink_cell, sample_windows, window_features
+
+# Two corners are turned the same way when the cosines between both their edges reach this.
+SAME_WAY = 0.9
+# A second look at an unsure corner: its window where it was and moved by this share of the card
+# height (at least a pixel) either way along either edge, each at these sizes: 15 windows.
+LOOK_AGAIN_STEP = 0.015
+LOOK_AGAIN_SIZES = (0.96, 1.0, 1.04)
+_LOOK_AGAIN_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
+LOOK_AGAIN_WINDOWS = len(_LOOK_AGAIN_MOVES) * len(LOOK_AGAIN_SIZES)
+# A corner on an outline none of whose size guesses is within SIZE_TOLERANCE of the median card
+# size read at its NEIGHBOURS nearest named corners is read once more at that size.
+NEIGHBOURS = 3
+SIZE_TOLERANCE = 0.06
+# An unnamed corner within PRINT_REACH card heights of a named corner turned the same way is moved
+# to where its window's ink best matches the named index windows', when that is PRINT_MOVE or more.
+PRINT_REACH = 0.5
+PRINT_MOVE = 0.03
+_PRINT_PAD = (5, 7)  # ink cells (across, down) the match may move a window
+
+
+@dataclass
+class FirstLook:
+    """A frame's first reading, which the second looks amend in place.
+
+    Every (candidate, height) pair is a row: its candidate (``owner``), the height it was sampled
+    at, its window's pooled ink (``ink``), and the card it names with its probability; ``best`` is
+    each candidate's surest row. ``points``, ``x_axes`` and ``y_axes`` are the candidates' corners
+    as arrays.
+    """
+
+    bgra: np.ndarray  # the frame's sampling image, made once for every look at the index windows
+    candidates: list[Candidate]
+    points: np.ndarray
+    x_axes: np.ndarray
+    y_axes: np.ndarray
+    owner: np.ndarray
+    heights: np.ndarray
+    ink: np.ndarray
+    names: list[str]
+    probability: np.ndarray
+    best: list[int]
+
+
+@dataclass
+class SecondLook:
+    """The windows one step chose: for each, the first-look row it may amend, where it lies, its
+    card size, and the card it is read for (``cards``; None: whatever card it shows). Filled in
+    by ``read_second_looks`` with the names and probabilities read."""
+
+    rows: np.ndarray
+    points: np.ndarray
+    x_axes: np.ndarray
+    y_axes: np.ndarray
+    sizes: np.ndarray
+    cards: list[str] | None = None
+    names: list[str] = field(default_factory=list)
+    probability: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+def _no_windows() -> SecondLook:
+    empty = np.zeros((0, 2))
+    return SecondLook(np.zeros(0, int), empty, empty, empty, np.zeros(0))
+
+
+def read_second_looks(
+    look: FirstLook, steps: list[SecondLook], net: Committee, window: IndexWindow, accept: float
+) -> None:
+    """Sample and describe every step's windows in one pass, then read each step's part: for the
+    one card asked (``probability_of``, where it can reach ``accept``), or for any card."""
+    chosen = [step for step in steps if len(step.rows)]
+    if not chosen:
+        return
+    windows = sample_windows(
+        look.bgra,
+        *(
+            np.concatenate([getattr(step, key) for step in chosen])
+            for key in ("points", "x_axes", "y_axes", "sizes")
+        ),
+        window,
+    )
+    features = window_features(windows)
+    start = 0
+    for step in chosen:
+        part = features[start : start + len(step.rows)]
+        start += len(step.rows)
+        if step.cards is not None:
+            step.probability = net.probability_of(part, step.cards, accept)
+        else:
+            step.names, step.probability, _ = net.best(part)
+
+
+def look_again(look: FirstLook, unsure: float, accept: float) -> SecondLook:
+    """Windows around every corner whose best read reaches ``unsure`` but not ``accept``.
+
+    A corner's point and edges come from a fitted outline and can be a pixel or a degree out,
+    which on a small card moves the print across the classifier's window further than any
+    training window was moved. Windows shifted and resized around the first are read for the one
+    card the first look named (``confirmed`` decides), so a second look can confirm a name but
+    never bring a new one.
+    """
+    rows = np.array([row for row in look.best if unsure <= look.probability[row] < accept], int)
+    if not len(rows):
+        return _no_windows()
+    corner = look.owner[rows]
+    at, x_axes, y_axes = (v[corner][:, None, None, :] for v in (look.points, look.x_axes, look.y_axes))
+    size = look.heights[rows][:, None, None]
+    step = np.maximum(1.0, LOOK_AGAIN_STEP * size)[..., None]
+    # Shape (corner, move, size, 2): each corner's windows together.
+    shape = (len(rows), len(_LOOK_AGAIN_MOVES), len(LOOK_AGAIN_SIZES), 2)
+    across, down = _LOOK_AGAIN_MOVES[None, :, None, :1], _LOOK_AGAIN_MOVES[None, :, None, 1:]
+    points = at + (across * x_axes + down * y_axes) * step
+    return SecondLook(
+        np.repeat(rows, LOOK_AGAIN_WINDOWS),
+        np.broadcast_to(points, shape).reshape(-1, 2),
+        np.broadcast_to(x_axes, shape).reshape(-1, 2),
+        np.broadcast_to(y_axes, shape).reshape(-1, 2),
+        np.broadcast_to(size * np.array(LOOK_AGAIN_SIZES), shape[:3]).reshape(-1),
+        cards=[look.names[row] for row in rows.tolist() for _ in range(LOOK_AGAIN_WINDOWS)],
+    )
+
+
+def confirmed(look: FirstLook, again: SecondLook, accept: float, needed: int) -> list[int]:
+    """Raise the unsure reads that ``needed`` of their windows around read surely; the rows raised.
+
+    The read stands at the ``needed``-th surest window, when that one is sure: several windows,
+    not one lucky one.
+    """
+    if not len(again.rows):
+        return []
+    rows = again.rows[::LOOK_AGAIN_WINDOWS].tolist()
+    sure = again.probability.reshape(len(rows), LOOK_AGAIN_WINDOWS)
+    kth = -np.partition(-sure, needed - 1, axis=1)[:, needed - 1]
+    raised = []
+    for row, value in zip(rows, kth.tolist(), strict=True):
+        if value >= accept:
+            look.probability[row] = value
+            raised.append(row)
+    return raised
+
+
+def at_neighbours_size(look: FirstLook, accept: float) -> SecondLook:
+    """A window at the card size named nearby for every unnamed outline corner none of whose own
+    size guesses is near it.
+
+    An outline's size guesses come from its edge lengths, which a card laid over another or
+    stepped in a row can make a third too long or short; the window then shows the print too
+    small or too large to read. Every card on a table is one size, and perspective changes it
+    slowly, so the median size read at the nearest named corners is a better guess.
+    """
+    first = np.array(look.best)
+    named = look.probability[first] >= accept
+    on_outline = np.array([c.source in (OUTLINE, TRACED) for c in look.candidates])
+    unnamed = np.flatnonzero(~named & on_outline[look.owner[first]])
+    if int(named.sum()) < 2 or not len(unnamed):
+        return _no_windows()
+    near, far = look.owner[first[unnamed]], look.owner[first[named]]
+    apart = distances(look.points[near], look.points[far])
+    nearest = min(NEIGHBOURS, apart.shape[1])
+    closest = np.argpartition(apart, nearest - 1, axis=1)[:, :nearest]
+    sizes = np.median(look.heights[first[named]][closest], axis=1)
+    off_size = np.array(
+        [
+            all(abs(h / size - 1.0) >= SIZE_TOLERANCE for h in look.candidates[corner].heights)
+            for corner, size in zip(near.tolist(), sizes.tolist(), strict=True)
+        ],
+        bool,
+    )
+    corner = near[off_size]
+    return SecondLook(
+        first[unnamed[off_size]],
+        look.points[corner],
+        look.x_axes[corner],
+        look.y_axes[corner],
+        sizes[off_size],
+    )
+
+
+def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondLook:
+    """A window where the print lies, for every unnamed corner beside a named one turned alike
+    whose window holds a print moved.
+
+    In a fan or a stepped row the cards lie turned alike, and a lower card's corner is often
+    hidden or marked only by the faint edge of its neighbour, so the corner found nearest to it
+    is a few hundredths of a card off: its window holds the print, moved. Where the print lies
+    in a window is told by its pooled ink; the frame's named index windows show where it should
+    lie. The corner is moved by the best match of the two, and read there at the nearest named
+    corner's card size; a move onto a named corner turned alike would only read that print again.
+    """
+    first = np.array(look.best)
+    named = look.probability[first] >= accept
+    inked = look.ink[first].reshape(len(first), -1).max(axis=1) > 0.0
+    seen = np.array([c.source != PROJECTED for c in look.candidates])[look.owner[first]]
+    unnamed = np.flatnonzero(~named & inked & seen)
+    if not named.any() or not len(unnamed):
+        return _no_windows()
+    points, x_axes, y_axes = look.points, look.x_axes, look.y_axes
+    near, far = look.owner[first[unnamed]], look.owner[first[named]]
+    sizes = look.heights[first[named]]
+    alike = (x_axes[near] @ x_axes[far].T > SAME_WAY) & (y_axes[near] @ y_axes[far].T > SAME_WAY)
+    apart = np.where(alike, distances(points[near], points[far]), np.inf)
+    nearest = np.argmin(apart, axis=1)
+    beside = np.flatnonzero(apart[np.arange(len(near)), nearest] < PRINT_REACH * sizes[nearest])
+    if not len(beside):
+        return _no_windows()
+    rows, nearest, near = first[unnamed[beside]], nearest[beside], near[beside]
+    cell = np.array(ink_cell(window))
+    print_map = look.ink[first[named]].mean(axis=0)  # where the frame's named indices print
+    moves = _print_offsets(look.ink[rows], print_map) * cell * look.heights[rows, None]
+    at = points[near] + moves[:, :1] * x_axes[near] + moves[:, 1:] * y_axes[near]
+    landed = (distances(at, points[far]) < PRINT_MOVE * sizes[None, :]) & alike[beside]
+    keep = (np.hypot(moves[:, 0], moves[:, 1]) >= PRINT_MOVE * look.heights[rows]) & ~landed.any(axis=1)
+    near = near[keep]
+    return SecondLook(rows[keep], at[keep], x_axes[near], y_axes[near], sizes[nearest[keep]])
+
+
+def named_anew(look: FirstLook, step: SecondLook, level: float, accept: float) -> list[int]:
+    """Give each still unnamed row the card its window names at ``level`` or more, at that
+    window's size and corner; the rows named. Such a read can bring a name the first look did not
+    give, so ``level`` is above a first read's."""
+    raised = []
+    for row, point, size, name, value in zip(
+        step.rows.tolist(),
+        step.points,
+        step.sizes.tolist(),
+        step.names,
+        step.probability.tolist(),
+        strict=True,
+    ):
+        if value >= level and look.probability[row] < accept:
+            look.names[row], look.probability[row], look.heights[row] = name, value, size
+            moved = look.candidates[int(look.owner[row])]
+            if not np.array_equal(point, moved.corner.point):
+                look.candidates[int(look.owner[row])] = replace(
+                    moved, corner=replace(moved.corner, point=point)
+                )
+            raised.append(row)
+    return raised
+
+
+def _print_offsets(inks: np.ndarray, print_map: np.ndarray) -> np.ndarray:
+    """How many ink cells (across, down) each window's print lies from where ``print_map`` has it:
+    the move straight across or straight down the card whose placing matches the map best
+    (normalised, as ``cv2.TM_CCORR_NORMED`` scores it), for every window of a frame at once.
+
+    A corner found off its card lies on one of the card's edges, so it is off along that edge:
+    moves both ways at once (six times the placings) found as many cards.
+    """
+    count, rows, cols = inks.shape
+    across, down = _PRINT_PAD
+    padded = np.zeros((count, rows + 2 * down, cols + 2 * across), np.float32)
+    padded[:, down : down + rows, across : across + cols] = inks
+    wanted = print_map.astype(np.float32).reshape(-1)
+    view = np.lib.stride_tricks.sliding_window_view
+    placings = (  # (window, move, the map's cells)
+        view(padded[:, down : down + rows], cols, axis=2)
+        .transpose(0, 2, 1, 3)
+        .reshape(count, 2 * across + 1, -1),
+        view(padded[:, :, across : across + cols], rows, axis=1)
+        .transpose(0, 1, 3, 2)
+        .reshape(count, 2 * down + 1, -1),
+    )
+    scores, moves = [], []
+    for placed, pad in zip(placings, _PRINT_PAD, strict=True):
+        match = (placed @ wanted) / np.sqrt(np.maximum((placed * placed).sum(axis=2), 1e-12))
+        scores.append(match.max(axis=1))
+        moves.append(np.argmax(match, axis=1) - pad)
+    along_x = scores[0] >= scores[1]
+    return np.stack([np.where(along_x, moves[0], 0), np.where(along_x, 0, moves[1])], axis=1).astype(float)
