@@ -177,13 +177,12 @@ def at_neighbours_size(look: FirstLook, accept: float) -> SecondLook:
     nearest = min(NEIGHBOURS, apart.shape[1])
     closest = np.argpartition(apart, nearest - 1, axis=1)[:, :nearest]
     sizes = np.median(look.heights[first[named]][closest], axis=1)
-    off_size = np.array(
-        [
-            all(abs(h / size - 1.0) >= SIZE_TOLERANCE for h in look.candidates[corner].heights)
-            for corner, size in zip(near.tolist(), sizes.tolist(), strict=True)
-        ],
-        bool,
-    )
+    # The sizes a corner was tried at are its rows, which lie together: none may be near its size.
+    size_of = np.full(len(look.candidates), np.nan)
+    size_of[near] = sizes
+    near_size = np.abs(look.heights / size_of[look.owner] - 1.0) < SIZE_TOLERANCE  # NaN: never near
+    starts = np.flatnonzero(np.r_[True, look.owner[1:] != look.owner[:-1]])
+    off_size = ~np.logical_or.reduceat(near_size, starts)[near]
     corner = near[off_size]
     return SecondLook(
         first[unnamed[off_size]],
