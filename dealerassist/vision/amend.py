@@ -16,7 +16,14 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from dealerassist.vision.candidates import OUTLINE, PROJECTED, TRACED, Candidate, distances
-from dealerassist.vision.indexnet import Committee, IndexWindow, ink_cell, sample_windows, window_features
+from dealerassist.vision.indexnet import (
+    Committee,
+    IndexWindow,
+    ink_around,
+    ink_cell,
+    sample_windows,
+    window_features,
+)
 
 # Two corners are turned the same way when the cosines between both their edges reach this.
 SAME_WAY = 0.9
@@ -34,7 +41,7 @@ SIZE_TOLERANCE = 0.06
 # to where its window's ink best matches the named index windows', when that is PRINT_MOVE or more.
 PRINT_REACH = 0.5
 PRINT_MOVE = 0.03
-_PRINT_PAD = (5, 7)  # ink cells (across, down) the match may move a window
+_PRINT_PAD = (6, 8)  # ink cells (across, down) the match may move a window
 
 
 @dataclass
@@ -195,20 +202,20 @@ def at_neighbours_size(look: FirstLook, accept: float) -> SecondLook:
 
 def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondLook:
     """A window where the print lies, for every unnamed corner beside a named one turned alike
-    whose window holds a print moved.
+    whose print lies off its window.
 
     In a fan or a stepped row the cards lie turned alike, and a lower card's corner is often
     hidden or marked only by the faint edge of its neighbour, so the corner found nearest to it
-    is a few hundredths of a card off: its window holds the print, moved. Where the print lies
-    in a window is told by its pooled ink; the frame's named index windows show where it should
-    lie. The corner is moved by the best match of the two, and read there at the nearest named
-    corner's card size; a move onto a named corner turned alike would only read that print again.
+    is a few hundredths of a card off: the print lies off its window, partly outside it. The ink
+    around the window (``ink_around``, at the nearest named corner's card size) is matched with
+    the mean ink of the frame's named index windows, which shows where a print lies in a window;
+    the corner is moved by the best match, and read there at that size. A move onto a named
+    corner turned alike would only read that print again.
     """
     first = np.array(look.best)
     named = look.probability[first] >= accept
-    inked = look.ink[first].reshape(len(first), -1).max(axis=1) > 0.0
     seen = np.array([c.source != PROJECTED for c in look.candidates])[look.owner[first]]
-    unnamed = np.flatnonzero(~named & inked & seen)
+    unnamed = np.flatnonzero(~named & seen)
     if not named.any() or not len(unnamed):
         return _no_windows()
     points, x_axes, y_axes = look.points, look.x_axes, look.y_axes
@@ -220,15 +227,15 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     beside = np.flatnonzero(apart[np.arange(len(near)), nearest] < PRINT_REACH * sizes[nearest])
     if not len(beside):
         return _no_windows()
-    rows, nearest, near = first[unnamed[beside]], nearest[beside], near[beside]
-    cell = np.array(ink_cell(window))
+    rows, near, size = first[unnamed[beside]], near[beside], sizes[nearest[beside]]
+    around = ink_around(look.bgra, points[near], x_axes[near], y_axes[near], size, window, _PRINT_PAD)
     print_map = look.ink[first[named]].mean(axis=0)  # where the frame's named indices print
-    moves = _print_offsets(look.ink[rows], print_map) * cell * look.heights[rows, None]
+    moves = _print_offsets(around, print_map) * np.array(ink_cell(window)) * size[:, None]
     at = points[near] + moves[:, :1] * x_axes[near] + moves[:, 1:] * y_axes[near]
     landed = (distances(at, points[far]) < PRINT_MOVE * sizes[None, :]) & alike[beside]
-    keep = (np.hypot(moves[:, 0], moves[:, 1]) >= PRINT_MOVE * look.heights[rows]) & ~landed.any(axis=1)
+    keep = (np.hypot(moves[:, 0], moves[:, 1]) >= PRINT_MOVE * size) & ~landed.any(axis=1)
     near = near[keep]
-    return SecondLook(rows[keep], at[keep], x_axes[near], y_axes[near], sizes[nearest[keep]])
+    return SecondLook(rows[keep], at[keep], x_axes[near], y_axes[near], size[keep])
 
 
 def named_anew(look: FirstLook, step: SecondLook, level: float, accept: float) -> list[int]:
@@ -255,32 +262,53 @@ def named_anew(look: FirstLook, step: SecondLook, level: float, accept: float) -
     return raised
 
 
-def _print_offsets(inks: np.ndarray, print_map: np.ndarray) -> np.ndarray:
-    """How many ink cells (across, down) each window's print lies from where ``print_map`` has it:
-    the move straight across or straight down the card whose placing matches the map best
-    (normalised, as ``cv2.TM_CCORR_NORMED`` scores it), for every window of a frame at once.
+def _print_offsets(around: np.ndarray, print_map: np.ndarray) -> np.ndarray:
+    """How many ink cells (across, down) each print lies from where ``print_map`` has it in its
+    window (``around``: the ink of each window and of ``_PRINT_PAD`` cells beyond it).
 
-    A corner found off its card lies on one of the card's edges, so it is off along that edge:
-    moves both ways at once (six times the placings) found as many cards.
+    The map is placed at every move straight across and straight down, and the better of the two
+    best placings (normalised, as ``cv2.TM_CCORR_NORMED`` scores them) is kept; then the map is
+    moved along the other edge from there. A corner found off its card mostly lies along one of
+    the card's edges; the second move mends the rest. Every window of a frame at once.
     """
-    count, rows, cols = inks.shape
+    count = len(around)
+    wanted = print_map.astype(np.float32)
+    start = np.zeros((count, 2), int)
+    first = [_best_along(around, wanted, start, axis) for axis in (0, 1)]
+    along_x = first[0][1] >= first[1][1]
+    start[:, 0] = np.where(along_x, first[0][0], 0)
+    start[:, 1] = np.where(along_x, 0, first[1][0])
+    then_y, _ = _best_along(around, wanted, start, 1)
+    then_x, _ = _best_along(around, wanted, start, 0)
+    start[:, 1] = np.where(along_x, then_y, start[:, 1])
+    start[:, 0] = np.where(along_x, start[:, 0], then_x)
+    return start.astype(float)
+
+
+def _best_along(
+    around: np.ndarray, wanted: np.ndarray, start: np.ndarray, axis: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The best move of ``wanted`` along one axis (0 across, 1 down) of each window's ``around``
+    map, the other axis held at ``start``'s move, with its normalised match.
+
+    The map's cells held on the other axis are laid out as (window, along, the other way); the
+    products with every placing come from a strided view of them, the norms from running sums.
+    """
+    count = len(around)
+    rows, cols = wanted.shape
     across, down = _PRINT_PAD
-    padded = np.zeros((count, rows + 2 * down, cols + 2 * across), np.float32)
-    padded[:, down : down + rows, across : across + cols] = inks
-    wanted = print_map.astype(np.float32).reshape(-1)
-    view = np.lib.stride_tricks.sliding_window_view
-    placings = (  # (window, move, the map's cells)
-        view(padded[:, down : down + rows], cols, axis=2)
-        .transpose(0, 2, 1, 3)
-        .reshape(count, 2 * across + 1, -1),
-        view(padded[:, :, across : across + cols], rows, axis=1)
-        .transpose(0, 1, 3, 2)
-        .reshape(count, 2 * down + 1, -1),
-    )
-    scores, moves = [], []
-    for placed, pad in zip(placings, _PRINT_PAD, strict=True):
-        match = (placed @ wanted) / np.sqrt(np.maximum((placed * placed).sum(axis=2), 1e-12))
-        scores.append(match.max(axis=1))
-        moves.append(np.argmax(match, axis=1) - pad)
-    along_x = scores[0] >= scores[1]
-    return np.stack([np.where(along_x, moves[0], 0), np.where(along_x, 0, moves[1])], axis=1).astype(float)
+    windows = np.arange(count)[:, None]
+    if axis == 0:
+        held = around[windows, (start[:, 1] + down)[:, None] + np.arange(rows)].transpose(0, 2, 1)
+        pattern, pad = wanted.T, across  # held and pattern: (window, column, row)
+    else:
+        held = around[windows, :, (start[:, 0] + across)[:, None] + np.arange(cols)].transpose(0, 2, 1)
+        pattern, pad = wanted, down  # held and pattern: (window, row, column)
+    length = pattern.shape[0]
+    placed = np.lib.stride_tricks.sliding_window_view(held, length, axis=1)  # (window, move, other, along)
+    products = np.einsum("nmol,lo->nm", placed, pattern)
+    energy = np.zeros((count, held.shape[1] + 1), np.float32)
+    np.cumsum((held * held).sum(axis=2), axis=1, out=energy[:, 1:])
+    match = products / np.sqrt(np.maximum(energy[:, length:] - energy[:, :-length], 1e-12))
+    best = np.argmax(match, axis=1)
+    return best - pad, match[np.arange(count), best]

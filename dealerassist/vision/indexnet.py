@@ -288,6 +288,48 @@ def ink_cell(window: IndexWindow) -> tuple[float, float]:
     return (window.across + MARGIN) / (cols // INK_CELL), (window.down + MARGIN) / (rows // INK_CELL)
 
 
+def ink_around(
+    image: np.ndarray,
+    points: np.ndarray,
+    x_axes: np.ndarray,
+    y_axes: np.ndarray,
+    heights: np.ndarray,
+    window: IndexWindow,
+    pad: tuple[int, int],
+) -> np.ndarray:
+    """Ink at the middle of every ``ink_maps`` cell of corners' index windows, and of ``pad``
+    (across, down) cells more on every side: (n, rows + 2 * down, cols + 2 * across) maps, for
+    finding a print that lies partly outside its window. Ink is measured as ``window_features``
+    measures it, against the map's own paper; one point a cell, all corners in one remap.
+    """
+    cols, rows = WINDOW_PX
+    across, down = pad
+    cell_across, cell_down = ink_cell(window)
+    u = -MARGIN + (np.arange(-across, cols // INK_CELL + across) + 0.5) * cell_across
+    v = -MARGIN + (np.arange(-down, rows // INK_CELL + down) + 0.5) * cell_down
+    step_x = heights[:, None] * x_axes  # (n, 2): image step per card height across
+    step_y = heights[:, None] * y_axes
+    maps = [
+        (
+            points[:, axis, None, None]
+            + step_x[:, axis, None, None] * u[None, None, :]
+            + step_y[:, axis, None, None] * v[None, :, None]
+        )
+        .reshape(-1, len(u))
+        .astype(np.float32)
+        for axis in (0, 1)
+    ]
+    sampled = cv2.remap(
+        sampling_image(image), maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    blue, green, red = cv2.split(sampled)[:3]
+    darkest = cv2.min(cv2.min(blue, green), red).reshape(len(points), -1).astype(np.float32)
+    k = int(0.85 * (darkest.shape[1] - 1))
+    paper = np.maximum(np.partition(darkest, k, axis=1)[:, k], 30.0)
+    ink = np.maximum(1.0 - darkest / paper[:, None], 0.0)
+    return ink.reshape(len(points), len(v), len(u))
+
+
 def _pooled(stacked: np.ndarray, block: int) -> np.ndarray:
     """Block means of stacked window planes (exact per window: ``block`` divides both sides)."""
     height, width = stacked.shape[:2]

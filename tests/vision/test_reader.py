@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.amend import _print_offsets
+from dealerassist.vision.amend import _PRINT_PAD, _print_offsets
 from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _merge
 from dealerassist.vision.scenes import make_scene
 
@@ -124,39 +124,40 @@ def _named_only_by_one_step(
     return truth, step_on
 
 
-def _moved(print_map: np.ndarray, across: int, down: int) -> np.ndarray:
-    """The map's print moved by whole cells, blank where it moved from."""
+def _around(print_map: np.ndarray, across: int, down: int) -> np.ndarray:
+    """The ink around a window whose print lies moved by whole cells from where the map has it."""
+    pad_across, pad_down = _PRINT_PAD
     rows, cols = print_map.shape
-    out = np.zeros_like(print_map)
-    out[max(down, 0) : rows + min(down, 0), max(across, 0) : cols + min(across, 0)] = print_map[
-        max(-down, 0) : rows - max(down, 0), max(-across, 0) : cols - max(across, 0)
-    ]
-    return out
+    around = np.zeros((rows + 2 * pad_down, cols + 2 * pad_across), np.float32)
+    top, left = pad_down + down, pad_across + across
+    around[top : top + rows, left : left + cols] = print_map
+    return around
 
 
-def test_where_a_windows_print_lies_is_found_by_its_ink() -> None:
-    # A rank and a suit as blobs of ink, high in the window beside the corner, as an index prints.
+def _index_print() -> np.ndarray:
+    """A rank and a suit as blobs of ink, high in the window beside the corner, as an index prints."""
     print_map = np.zeros((16, 8), np.float32)
     print_map[1:6, 1:5] = 0.9
     print_map[7:10, 1:4] = 0.7
-    moves = [(0, 0), (3, 0), (-1, 0), (0, 4), (0, 6), (0, -1), (2, 0)]  # the print still in the window
-    found = _print_offsets(np.stack([_moved(print_map, a, d) for a, d in moves]), print_map)
+    return print_map
+
+
+def test_where_a_print_lies_off_its_window_is_found_by_its_ink() -> None:
+    moves = [(0, 0), (3, 0), (-6, 0), (0, 4), (0, 8), (0, -1), (2, 0), (0, -8)]
+    found = _print_offsets(np.stack([_around(_index_print(), a, d) for a, d in moves]), _index_print())
     assert [tuple(move) for move in found.astype(int).tolist()] == moves
 
 
-def test_a_print_moved_both_ways_is_followed_along_the_edge_it_moved_most() -> None:
-    print_map = np.zeros((16, 8), np.float32)
-    print_map[1:6, 1:5] = 0.9
-    print_map[7:10, 1:4] = 0.7
-    found = _print_offsets(_moved(print_map, 1, 5)[None], print_map)
-    assert found.tolist() == [[0.0, 5.0]]
+def test_a_print_moved_along_both_edges_is_followed_along_each() -> None:
+    found = _print_offsets(_around(_index_print(), 2, 5)[None], _index_print())
+    assert found.tolist() == [[2.0, 5.0]]
 
 
 # Generated scenes where the demo deck's networks name a card only once its corner is moved to
 # where its window's print lies (a fan's lower card, its corner hidden or marked only faintly).
-# Like the seeds above they depend on those networks: look for new ones the same way (13 of seeds
+# Like the seeds above they depend on those networks: look for new ones the same way (15 of seeds
 # 0-299 showed it last time, and the step lost a card in none).
-@pytest.mark.parametrize(("seed", "moved"), [(18, "QS"), (135, "6C"), (294, "QH")])
+@pytest.mark.parametrize(("seed", "moved"), [(18, "QS"), (231, "6C"), (294, "QH")])
 def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
     deck, design, seed: int, moved: str
 ) -> None:
