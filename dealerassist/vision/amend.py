@@ -1,12 +1,11 @@
 """Second looks at a frame: windows placed after its first reading, to amend that reading.
 
-The first look reads one window per candidate corner and card size. Three kinds of corner are worth
-more windows: a corner read unsure (looked at again around where it was), a corner on an outline
-none of whose size guesses fits the cards named near it (read at their size), and an unnamed corner
-beside a named one whose window holds a print, moved (read where the print lies). Each step only
-chooses its windows from the first reading; the windows of all three are sampled and described in
-one pass, so a frame pays the fixed cost of sampling and of the features once, and each step then
-decides from its own windows' reads.
+The first look reads one window per candidate corner and card size. Two kinds of corner are worth
+more windows: a corner read unsure (looked at again around where it was), and an unnamed corner
+beside a named one whose print lies off its window (read where the print lies, at the named
+card's size). Each step only chooses its windows from the first reading; the windows of both are
+sampled and described in one pass, so a frame pays the fixed cost of sampling and of the features
+once, and each step then decides from its own windows' reads.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from dealerassist.vision.candidates import OUTLINE, PROJECTED, TRACED, Candidate, distances
+from dealerassist.vision.candidates import PROJECTED, Candidate, distances
 from dealerassist.vision.indexnet import (
     Committee,
     IndexWindow,
@@ -33,10 +32,6 @@ LOOK_AGAIN_STEP = 0.015
 LOOK_AGAIN_SIZES = (0.96, 1.0, 1.04)
 _LOOK_AGAIN_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
 LOOK_AGAIN_WINDOWS = len(_LOOK_AGAIN_MOVES) * len(LOOK_AGAIN_SIZES)
-# A corner on an outline none of whose size guesses is within SIZE_TOLERANCE of the median card
-# size read at its NEIGHBOURS nearest named corners is read once more at that size.
-NEIGHBOURS = 3
-SIZE_TOLERANCE = 0.06
 # An unnamed corner within PRINT_REACH card heights of a named corner turned the same way is moved
 # to where its window's ink best matches the named index windows', when that is PRINT_MOVE or more.
 PRINT_REACH = 0.5
@@ -164,42 +159,6 @@ def confirmed(look: FirstLook, again: SecondLook, accept: float, needed: int) ->
     return raised
 
 
-def at_neighbours_size(look: FirstLook, accept: float) -> SecondLook:
-    """A window at the card size named nearby for every unnamed outline corner none of whose own
-    size guesses is near it.
-
-    An outline's size guesses come from its edge lengths, which a card laid over another or
-    stepped in a row can make a third too long or short; the window then shows the print too
-    small or too large to read. Every card on a table is one size, and perspective changes it
-    slowly, so the median size read at the nearest named corners is a better guess.
-    """
-    first = np.array(look.best)
-    named = look.probability[first] >= accept
-    on_outline = np.array([c.source in (OUTLINE, TRACED) for c in look.candidates])
-    unnamed = np.flatnonzero(~named & on_outline[look.owner[first]])
-    if int(named.sum()) < 2 or not len(unnamed):
-        return _no_windows()
-    near, far = look.owner[first[unnamed]], look.owner[first[named]]
-    apart = distances(look.points[near], look.points[far])
-    nearest = min(NEIGHBOURS, apart.shape[1])
-    closest = np.argpartition(apart, nearest - 1, axis=1)[:, :nearest]
-    sizes = np.median(look.heights[first[named]][closest], axis=1)
-    # The sizes a corner was tried at are its rows, which lie together: none may be near its size.
-    size_of = np.full(len(look.candidates), np.nan)
-    size_of[near] = sizes
-    near_size = np.abs(look.heights / size_of[look.owner] - 1.0) < SIZE_TOLERANCE  # NaN: never near
-    starts = np.flatnonzero(np.r_[True, look.owner[1:] != look.owner[:-1]])
-    off_size = ~np.logical_or.reduceat(near_size, starts)[near]
-    corner = near[off_size]
-    return SecondLook(
-        first[unnamed[off_size]],
-        look.points[corner],
-        look.x_axes[corner],
-        look.y_axes[corner],
-        sizes[off_size],
-    )
-
-
 def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondLook:
     """A window where the print lies, for every unnamed corner beside a named one turned alike
     whose print lies off its window.
@@ -238,26 +197,20 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     return SecondLook(rows[keep], at[keep], x_axes[near], y_axes[near], size[keep])
 
 
-def named_anew(look: FirstLook, step: SecondLook, level: float, accept: float) -> list[int]:
-    """Give each still unnamed row the card its window names at ``level`` or more, at that
-    window's size and corner; the rows named. Such a read can bring a name the first look did not
-    give, so ``level`` is above a first read's."""
+def named_anew(look: FirstLook, moved: SecondLook, level: float, accept: float) -> list[int]:
+    """Give each still unnamed row the card its moved window names at ``level`` or more, with
+    that window's size and corner; the rows named. Such a read brings a name the first look did
+    not give, so ``level`` is above a first read's."""
     raised = []
+    sure = moved.probability.tolist()
     for row, point, size, name, value in zip(
-        step.rows.tolist(),
-        step.points,
-        step.sizes.tolist(),
-        step.names,
-        step.probability.tolist(),
-        strict=True,
+        moved.rows.tolist(), moved.points, moved.sizes, moved.names, sure, strict=True
     ):
         if value >= level and look.probability[row] < accept:
-            look.names[row], look.probability[row], look.heights[row] = name, value, size
-            moved = look.candidates[int(look.owner[row])]
-            if not np.array_equal(point, moved.corner.point):
-                look.candidates[int(look.owner[row])] = replace(
-                    moved, corner=replace(moved.corner, point=point)
-                )
+            look.names[row], look.probability[row], look.heights[row] = name, value, float(size)
+            corner = int(look.owner[row])
+            candidate = look.candidates[corner]
+            look.candidates[corner] = replace(candidate, corner=replace(candidate.corner, point=point))
             raised.append(row)
     return raised
 

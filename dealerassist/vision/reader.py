@@ -21,7 +21,6 @@ from dealerassist.vision.amend import (
     LOOK_AGAIN_WINDOWS,
     SAME_WAY,
     FirstLook,
-    at_neighbours_size,
     at_the_print,
     confirmed,
     look_again,
@@ -73,7 +72,6 @@ class Thresholds:
     rival: float = 0.97  # ... when none of them reaches this
     look_again: float = 0.5  # a corner's best read from this sure up to accept is looked at again ...
     look_again_sure: int = 4  # ... and stands when this many of its 15 windows reach accept
-    neighbours_size: float = 0.97  # a corner read at its neighbours' card size names a card this sure
     at_print: float = 0.97  # a corner moved to where its window's print lies names a card this sure
 
     def __post_init__(self) -> None:
@@ -209,19 +207,14 @@ class CardReader:
         """The second looks (see ``amend``), read in one pass; the rows that now name a card.
 
         Each step chooses its windows from the first look alone. A read confirmed around an unsure
-        corner stands first; a new name at the neighbours' size or at the print only where the row
-        is still unnamed by then.
+        corner stands first; a new name at the print only where the row is still unnamed by then.
         """
         t = self.thresholds
         again = look_again(look, t.look_again, t.accept)
-        resized = at_neighbours_size(look, t.accept)
         moved = at_the_print(look, t.accept, self.deck.window)
-        read_second_looks(look, [again, resized, moved], self.deck.net, self.deck.window, t.accept)
-        return [
-            *confirmed(look, again, t.accept, t.look_again_sure),
-            *named_anew(look, resized, t.neighbours_size, t.accept),
-            *named_anew(look, moved, t.at_print, t.accept),
-        ]
+        read_second_looks(look, [again, moved], self.deck.net, self.deck.window, t.accept)
+        confirmed_rows = confirmed(look, again, t.accept, t.look_again_sure)
+        return [*confirmed_rows, *named_anew(look, moved, t.at_print, t.accept)]
 
     def _backs(
         self, frame: np.ndarray, filled: np.ndarray, corners: list[tuple[Corner, list[float]]]
