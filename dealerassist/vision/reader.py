@@ -293,6 +293,7 @@ def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:
             if _same_card(g[0], s, size, lead, centre, distance)
             and not (paired and any(_two_prints(member, s, size) for member in g))
             and not (id(s) in both_prints and _another_cards_far_print(g[0], s))
+            and not (id(g[0]) in both_prints and _another_cards_far_print(s, g[0]))
         )
         k = min(fits, key=apart.__getitem__, default=None) if paired else next(fits, None)
         home = None if k is None else groups[k]
@@ -410,15 +411,16 @@ def _read_at_both_prints(by_name: dict[str, list[CardSighting]]) -> set[int]:
     return both
 
 
-def _another_cards_far_print(lead: CardSighting, s: CardSighting) -> bool:
+def _another_cards_far_print(other: CardSighting, s: CardSighting) -> bool:
     """Whether ``s``, whose name is read at both prints of its own card (``_read_at_both_prints``),
-    stays out of ``lead``'s card: ``lead`` names another card and is turned half round from it.
+    and ``other`` stay apart: ``other`` names another card and is turned half round from ``s``.
 
     Cards stacked a fifth of a card apart put the upper card's far-corner read within a tenth of
-    a diagonal of the lower card's centre, which alone would merge them and cancel both names.
-    A lone read there may be a misread of the lower card's own far print, and still merges.
+    a diagonal of the lower card's centre, which alone would merge them and cancel both names,
+    whichever of the two reads is the surer and leads the group. A lone read there may be a
+    misread of the lower card's own far print, and still merges.
     """
-    return lead.card is not None and lead.card != s.card and _half_round(lead, s)
+    return other.card is not None and other.card != s.card and _half_round(other, s)
 
 
 def _half_round(a: CardSighting, b: CardSighting) -> bool:

@@ -253,6 +253,17 @@ def test_a_card_named_at_both_prints_is_not_merged_into_the_card_it_is_stacked_o
     assert sorted(s.card for s in merged) == ["AS", "JC"]
 
 
+def test_the_lower_card_stays_apart_when_the_upper_cards_far_print_is_read_surer() -> None:
+    # The jack lies on the ace a tenth of a card to the right, and its far print is read surer
+    # than the ace's index: the far read leads its card, and the ace, turned half round from it,
+    # is another card however near the two centres lie.
+    ace = _sighting("AS", 0.993, (100, 100))
+    jack = _sighting("JC", 0.987, (112, 100))
+    jack_far = _far_read("JC", 0.996, (112 + 120 / 1.4, 220), 130.0)
+    merged = _merge([ace, jack_far, jack], Thresholds())
+    assert sorted(s.card for s in merged) == ["AS", "JC"]
+
+
 def test_a_lone_read_of_another_name_at_a_cards_far_print_still_cancels_it() -> None:
     # The ace of clubs read at its index, and as the ace of spades at its far print: one card.
     merged = _merge(
