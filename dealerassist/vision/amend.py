@@ -34,7 +34,7 @@ _LOOK_AGAIN_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
 LOOK_AGAIN_WINDOWS = len(_LOOK_AGAIN_MOVES) * len(LOOK_AGAIN_SIZES)
 # An unnamed corner within PRINT_REACH card heights of a named corner turned the same way is moved
 # to where its window's ink best matches the named index windows', when that is PRINT_MOVE or more.
-PRINT_REACH = 0.5
+PRINT_REACH = 0.7
 PRINT_MOVE = 0.03
 _PRINT_PAD = (6, 8)  # ink cells (across, down) the match may move a window
 

@@ -126,7 +126,7 @@ def test_a_print_moved_along_both_edges_is_followed_along_each() -> None:
 # Generated scenes where the demo deck's networks name a card only once its corner is moved to
 # where its window's print lies and read at the named neighbour's size (a fan's lower card, its
 # corner hidden or marked only faintly; seed 119's 3H, whose outline's size guesses are all off).
-# Like the seeds above they depend on those networks: look for new ones the same way (18 of seeds
+# Like the seeds above they depend on those networks: look for new ones the same way (19 of seeds
 # 0-299 showed it last time, and the step lost a card in none).
 @pytest.mark.parametrize(("seed", "moved"), [(18, "QS"), (119, "3H"), (231, "6C"), (294, "QH")])
 def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
