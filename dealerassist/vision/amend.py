@@ -33,7 +33,8 @@ LOOK_AGAIN_SIZES = (0.96, 1.0, 1.04)
 _LOOK_AGAIN_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
 LOOK_AGAIN_WINDOWS = len(_LOOK_AGAIN_MOVES) * len(LOOK_AGAIN_SIZES)
 # An unnamed corner within PRINT_REACH card heights of a named corner turned the same way is moved
-# to where its window's ink best matches the named index windows', when that is PRINT_MOVE or more.
+# to where the ink around its window best matches the named index windows' ink, when that move is
+# PRINT_MOVE card heights or more.
 PRINT_REACH = 0.7
 PRINT_MOVE = 0.03
 _PRINT_PAD = (6, 8)  # ink cells (across, down) the match may move a window
@@ -253,10 +254,10 @@ def _best_along(
     windows = np.arange(count)[:, None]
     if axis == 0:
         held = around[windows, (start[:, 1] + down)[:, None] + np.arange(rows)].transpose(0, 2, 1)
-        pattern, pad = wanted.T, across  # held and pattern: (window, column, row)
+        pattern, pad = wanted.T, across  # held: (window, column, row); pattern: (column, row)
     else:
         held = around[windows, :, (start[:, 0] + across)[:, None] + np.arange(cols)].transpose(0, 2, 1)
-        pattern, pad = wanted, down  # held and pattern: (window, row, column)
+        pattern, pad = wanted, down  # held: (window, row, column); pattern: (row, column)
     length = pattern.shape[0]
     placed = np.lib.stride_tricks.sliding_window_view(held, length, axis=1)  # (window, move, other, along)
     products = np.einsum("nmol,lo->nm", placed, pattern)
