@@ -243,23 +243,23 @@ def _far_read(card: str, confidence: float, far_corner: tuple[float, float], hei
     return far
 
 
-def test_a_card_named_at_both_prints_is_not_merged_into_the_card_it_is_stacked_on() -> None:
-    # The jack lies on the ace a sixth of a card to the right. Its far print, read at a larger
-    # size guess, centres near the ace, but its index print names it too: two cards.
-    ace = _sighting("AS", 0.999, (100, 100))
-    jack = _sighting("JC", 0.968, (118, 100))
-    jack_far = _far_read("JC", 0.995, (118 + 120 / 1.4, 220), 140.0)
-    merged = _merge([ace, jack_far, jack], Thresholds())
-    assert sorted(s.card for s in merged) == ["AS", "JC"]
-
-
-def test_the_lower_card_stays_apart_when_the_upper_cards_far_print_is_read_surer() -> None:
-    # The jack lies on the ace a tenth of a card to the right, and its far print is read surer
-    # than the ace's index: the far read leads its card, and the ace, turned half round from it,
-    # is another card however near the two centres lie.
-    ace = _sighting("AS", 0.993, (100, 100))
-    jack = _sighting("JC", 0.987, (112, 100))
-    jack_far = _far_read("JC", 0.996, (112 + 120 / 1.4, 220), 130.0)
+@pytest.mark.parametrize(
+    ("ace_sure", "offset", "far_size", "far_sure"),
+    [
+        # The jack lies on the ace a sixth of a card to the right. Its far print, read at a larger
+        # size guess, centres near the ace, but its index print names it too: two cards.
+        (0.999, 18, 140.0, 0.995),
+        # A tenth of a card to the right, the far print read surer than the ace's index: the far
+        # read leads its card, and the ace, turned half round from it, is another card.
+        (0.993, 12, 130.0, 0.996),
+    ],
+)
+def test_a_card_named_at_both_prints_is_not_merged_into_the_card_it_is_stacked_on(
+    ace_sure: float, offset: float, far_size: float, far_sure: float
+) -> None:
+    ace = _sighting("AS", ace_sure, (100, 100))
+    jack = _sighting("JC", 0.968, (100 + offset, 100))
+    jack_far = _far_read("JC", far_sure, (100 + offset + 120 / 1.4, 220), far_size)
     merged = _merge([ace, jack_far, jack], Thresholds())
     assert sorted(s.card for s in merged) == ["AS", "JC"]
 
