@@ -36,7 +36,7 @@ LOOK_AGAIN_WINDOWS = len(_LOOK_AGAIN_MOVES) * len(LOOK_AGAIN_SIZES)
 # to where the ink around its window best matches the named index windows' ink, when that move is
 # PRINT_MOVE card heights or more.
 PRINT_REACH = 0.7
-PRINT_MOVE = 0.03
+PRINT_MOVE = 0.02
 _PRINT_PAD = (6, 8)  # ink cells (across, down) the match may move a window
 
 
