@@ -221,10 +221,7 @@ def window_features(windows: np.ndarray) -> np.ndarray:
     area = rows * cols
     blue, green, red = cv2.split(windows.reshape(n * rows, cols, 3))
     darkest = cv2.min(cv2.min(blue, green), red)
-    samples = darkest.reshape(n, area)[:, ::4]
-    k = int(0.85 * (samples.shape[1] - 1))
-    # The k-th level of each row: a radix sort of 8-bit values costs less than a partition.
-    paper = np.maximum(np.sort(samples, axis=1, kind="stable")[:, k].astype(np.float32), 30.0)
+    paper = _paper_white(darkest.reshape(n, area)[:, ::4])
     # Every pixel's 1 / paper laid out like the planes: whole-array products, no short broadcasts.
     per_pixel = np.repeat(1.0 / paper, area).reshape(n * rows, cols)
     ink = cv2.multiply(darkest, per_pixel, dtype=cv2.CV_32F)
@@ -323,11 +320,17 @@ def ink_around(
         sampling_image(image), maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     blue, green, red = cv2.split(sampled)[:3]
-    darkest = cv2.min(cv2.min(blue, green), red).reshape(len(points), -1).astype(np.float32)
-    k = int(0.85 * (darkest.shape[1] - 1))
-    paper = np.maximum(np.partition(darkest, k, axis=1)[:, k], 30.0)
-    ink = np.maximum(1.0 - darkest / paper[:, None], 0.0)
+    darkest = cv2.min(cv2.min(blue, green), red).reshape(len(points), -1)
+    ink = np.maximum(1.0 - darkest.astype(np.float32) / _paper_white(darkest)[:, None], 0.0)
     return ink.reshape(len(points), len(v), len(u))
+
+
+def _paper_white(darkest: np.ndarray) -> np.ndarray:
+    """Each row's paper white: the level of its darkest channel (8-bit samples, a row per window)
+    that 85 % of it stays below, and at least 30, so a window of felt or shadow is not read as
+    all ink. A radix sort of 8-bit values costs less than a partition."""
+    k = int(0.85 * (darkest.shape[1] - 1))
+    return np.maximum(np.sort(darkest, axis=1, kind="stable")[:, k].astype(np.float32), 30.0)
 
 
 def _pooled(stacked: np.ndarray, block: int) -> np.ndarray:
