@@ -37,6 +37,9 @@ LOOK_AGAIN_WINDOWS = len(_LOOK_AGAIN_MOVES) * len(LOOK_AGAIN_SIZES)
 # PRINT_MOVE card heights or more.
 PRINT_REACH = 0.7
 PRINT_MOVE = 0.02
+# ... or when every card size tried at the corner is more than PRINT_RESIZE of the named card's
+# size off it, moved or not.
+PRINT_RESIZE = 0.06
 _PRINT_PAD = (6, 8)  # ink cells (across, down) the match may move a window
 
 
@@ -170,7 +173,9 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     around the window (``ink_around``, at the nearest named corner's card size) is matched with
     the mean ink of the frame's named index windows, which shows where a print lies in a window;
     the corner is moved by the best match, and read there at that size. A move onto a named
-    corner turned alike would only read that print again.
+    corner turned alike would only read that print again; a corner left in place is read again
+    only when none of its own sizes was near the named card's (the second size of a junction is
+    not read at first look, see ``reader``).
     """
     first = np.array(look.best)
     named = look.probability[first] >= accept
@@ -193,7 +198,12 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     moves = _print_offsets(around, print_map) * np.array(ink_cell(window)) * size[:, None]
     at = points[near] + moves[:, :1] * x_axes[near] + moves[:, 1:] * y_axes[near]
     landed = (distances(at, points[far]) < PRINT_MOVE * sizes[None, :]) & alike[beside]
-    keep = (np.hypot(moves[:, 0], moves[:, 1]) >= PRINT_MOVE * size) & ~landed.any(axis=1)
+    resized = [
+        all(abs(tried / named_size - 1.0) > PRINT_RESIZE for tried in look.candidates[corner].heights)
+        for corner, named_size in zip(near.tolist(), size.tolist(), strict=True)
+    ]
+    moved = np.hypot(moves[:, 0], moves[:, 1]) >= PRINT_MOVE * size
+    keep = (moved | np.array(resized, bool)) & ~landed.any(axis=1)
     near = near[keep]
     return SecondLook(rows[keep], at[keep], x_axes[near], y_axes[near], size[keep])
 

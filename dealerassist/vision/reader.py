@@ -11,7 +11,7 @@ and the others are not close to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 import cv2
@@ -29,8 +29,10 @@ from dealerassist.vision.amend import (
 )
 from dealerassist.vision.blas import hold_blas_to_one_thread
 from dealerassist.vision.candidates import (
+    JUNCTION,
     OUTLINE,
     PROJECTED,
+    Candidate,
     distances,
     find_candidates,
     windows_of,
@@ -134,7 +136,7 @@ class CardReader:
 
     def _read(self, frame: np.ndarray) -> list[CardSighting]:
         geometry = find_candidates(frame, self.deck.aspect, self.deck.rank_box, self.deck.window)
-        candidates = geometry.candidates
+        candidates = [_sizes_worth_reading(c) for c in geometry.candidates]
         if not candidates:
             return []
         bgra = sampling_image(frame)  # made once for both looks at the index windows
@@ -262,6 +264,15 @@ class CardReader:
             card_quad(corner, full, self.deck.aspect, long_across),
             votes=[("back", 1.0)],
         )
+
+
+def _sizes_worth_reading(candidate: Candidate) -> Candidate:
+    """A junction read at its first card size only. Its second size guess named a card in about
+    one window of 230 on the tuning scenes, cards named without it, and those windows were an
+    eighth of a frame's (docs/vision.md, "A junction's second size")."""
+    if candidate.source != JUNCTION or len(candidate.heights) < 2:
+        return candidate
+    return replace(candidate, heights=candidate.heights[:1])
 
 
 def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:

@@ -6,8 +6,11 @@ import cv2
 import numpy as np
 import pytest
 
+from dealerassist.vision import amend
 from dealerassist.vision.amend import _PRINT_PAD, _print_offsets
-from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _merge
+from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, Candidate
+from dealerassist.vision.detect import Corner
+from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _merge, _sizes_worth_reading
 from dealerassist.vision.scenes import make_scene
 
 from .conftest import lay_cards
@@ -141,6 +144,35 @@ def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
     quad = next(card.quad for card in truth if card.code == moved)  # the card is outlined where it lies
     off = np.linalg.norm(found[moved].centre - quad.mean(axis=0))
     assert off < 0.1 * np.linalg.norm(quad[2] - quad[0])
+
+
+# Seeds where the corner lies in place, its print in its window, and none of the sizes tried
+# there is near the named neighbour's: read at that size, the card is named.
+@pytest.mark.parametrize(("seed", "resized"), [(735, "3S"), (1314, "KC"), (1382, "8C")])
+def test_a_corner_whose_sizes_are_all_off_is_read_at_the_named_neighbours(
+    deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, resized: str
+) -> None:
+    frame, truth = make_scene(design, np.random.default_rng(seed))
+    face_up = {card.code for card in truth if card.face_up}
+    reader = CardReader(deck)
+    monkeypatch.setattr(amend, "PRINT_RESIZE", np.inf)
+    unresized = set(_by_card(reader.read(frame)))
+    monkeypatch.undo()
+    found = _by_card(reader.read(frame))
+    assert resized in face_up and resized not in unresized and unresized <= face_up
+    assert set(found) == unresized | {resized}
+    quad = next(card.quad for card in truth if card.code == resized)
+    assert np.linalg.norm(found[resized].centre - quad.mean(axis=0)) < 0.1 * np.linalg.norm(quad[2] - quad[0])
+
+
+def test_a_junction_is_read_at_its_first_size_only_and_other_corners_at_all() -> None:
+    corner = Corner(
+        point=np.array([100.0, 100.0]), x_axis=np.array([1.0, 0.0]), y_axis=np.array([0.0, 1.0]), blob=0
+    )
+    assert _sizes_worth_reading(Candidate(corner, [80.0, 120.0], JUNCTION)).heights == [80.0]
+    assert _sizes_worth_reading(Candidate(corner, [120.0], JUNCTION)).heights == [120.0]
+    for source in (OUTLINE, INK):
+        assert _sizes_worth_reading(Candidate(corner, [80.0, 120.0], source)).heights == [80.0, 120.0]
 
 
 @pytest.mark.parametrize("sure", [0, 16])
