@@ -233,12 +233,14 @@ def windows_of(
     candidates: list[Candidate],
     window: IndexWindow,
     corners: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    sizes: list[list[float]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sampled windows of every (candidate, height) pair, which candidate each row belongs to,
     and the height it was sampled at (``corners``: the candidates' ``corner_arrays``, when the
-    caller has them)."""
-    owner = np.repeat(np.arange(len(candidates)), [len(c.heights) for c in candidates])
-    heights = np.array([h for c in candidates for h in c.heights], float)
+    caller has them; ``sizes``: the heights to read each candidate at, when not all of its own)."""
+    sizes = sizes if sizes is not None else [c.heights for c in candidates]
+    owner = np.repeat(np.arange(len(candidates)), [len(heights) for heights in sizes])
+    heights = np.array([h for each in sizes for h in each], float)
     points, x_axes, y_axes = corners or corner_arrays([c.corner for c in candidates])
     windows = sample_windows(frame, points[owner], x_axes[owner], y_axes[owner], heights, window)
     return windows, owner, heights

@@ -11,7 +11,7 @@ and the others are not close to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import combinations
 
 import cv2
@@ -21,10 +21,12 @@ from dealerassist.vision.amend import (
     LOOK_AGAIN_WINDOWS,
     SAME_WAY,
     FirstLook,
+    at_other_sizes,
     at_the_print,
     confirmed,
     look_again,
     named_anew,
+    named_at_other_size,
     read_second_looks,
 )
 from dealerassist.vision.blas import hold_blas_to_one_thread
@@ -75,6 +77,7 @@ class Thresholds:
     look_again: float = 0.5  # a corner's best read from this sure up to accept is looked at again ...
     look_again_sure: int = 4  # ... and stands when this many of its 15 windows reach accept
     at_print: float = 0.97  # a corner moved to where its window's print lies names a card this sure
+    other_sizes: float = 0.001  # index probability at a junction's first size that earns its others a read
 
     def __post_init__(self) -> None:
         if not 1 <= self.look_again_sure <= LOOK_AGAIN_WINDOWS:
@@ -136,12 +139,13 @@ class CardReader:
 
     def _read(self, frame: np.ndarray) -> list[CardSighting]:
         geometry = find_candidates(frame, self.deck.aspect, self.deck.rank_box, self.deck.window)
-        candidates = [_sizes_worth_reading(c) for c in geometry.candidates]
+        candidates = geometry.candidates
         if not candidates:
             return []
         bgra = sampling_image(frame)  # made once for both looks at the index windows
         corners = corner_arrays([c.corner for c in candidates])
-        windows, owner, heights = windows_of(bgra, candidates, self.deck.window, corners)
+        sizes = [_first_look_sizes(c) for c in candidates]
+        windows, owner, heights = windows_of(bgra, candidates, self.deck.window, corners, sizes)
         features = window_features(windows)
         names, probability, kind = self.deck.net.best(features)
         t = self.thresholds
@@ -154,7 +158,16 @@ class CardReader:
             for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(owner)], strict=True)
         ]
         look = FirstLook(
-            bgra, candidates, *corners, owner, heights, ink_maps(features), names, probability, best
+            bgra,
+            candidates,
+            *corners,
+            owner,
+            heights,
+            ink_maps(features),
+            names,
+            probability,
+            best,
+            kind[:, 1],
         )
         for row in self._look_twice(look):
             sure[row] = float(probability[row])
@@ -209,14 +222,17 @@ class CardReader:
         """The second looks (see ``amend``), read in one pass; the rows that now name a card.
 
         Each step chooses its windows from the first look alone. A read confirmed around an unsure
-        corner stands first; a new name at the print only where the row is still unnamed by then.
+        corner stands first, then a surer read at a size the first look left out; a new name at
+        the print only where the row is still unnamed by then.
         """
-        t = self.thresholds
+        t, window, net = self.thresholds, self.deck.window, self.deck.net
         again = look_again(look, t.look_again, t.accept)
-        moved = at_the_print(look, t.accept, self.deck.window)
-        read_second_looks(look, [again, moved], self.deck.net, self.deck.window, t.accept)
+        moved = at_the_print(look, t.accept, window)
+        resized = at_other_sizes(look, t.other_sizes)
+        read_second_looks(look, [again, moved, resized], net, window, t.accept)
         confirmed_rows = confirmed(look, again, t.accept, t.look_again_sure)
-        return [*confirmed_rows, *named_anew(look, moved, t.at_print, t.accept)]
+        other_rows = named_at_other_size(look, resized, t.accept)
+        return [*confirmed_rows, *other_rows, *named_anew(look, moved, t.at_print, t.accept)]
 
     def _backs(
         self, frame: np.ndarray, filled: np.ndarray, corners: list[tuple[Corner, list[float]]]
@@ -266,13 +282,10 @@ class CardReader:
         )
 
 
-def _sizes_worth_reading(candidate: Candidate) -> Candidate:
-    """A junction read at its first card size only. Its second size guess named a card in about
-    one window of 230 on the tuning scenes, cards named without it, and those windows were an
-    eighth of a frame's (docs/vision.md, "A junction's second size")."""
-    if candidate.source != JUNCTION or len(candidate.heights) < 2:
-        return candidate
-    return replace(candidate, heights=candidate.heights[:1])
+def _first_look_sizes(candidate: Candidate) -> list[float]:
+    """The card sizes a candidate is read at first: a junction at its first guess only (its others
+    when that window shows an index at all, ``amend.at_other_sizes``); any other corner at all."""
+    return candidate.heights[:1] if candidate.source == JUNCTION else candidate.heights
 
 
 def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:

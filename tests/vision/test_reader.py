@@ -10,7 +10,7 @@ from dealerassist.vision import amend
 from dealerassist.vision.amend import _PRINT_PAD, _print_offsets
 from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, Candidate
 from dealerassist.vision.detect import Corner
-from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _merge, _sizes_worth_reading
+from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _first_look_sizes, _merge
 from dealerassist.vision.scenes import make_scene
 
 from .conftest import lay_cards
@@ -165,14 +165,52 @@ def test_a_corner_whose_sizes_are_all_off_is_read_at_the_named_neighbours(
     assert np.linalg.norm(found[resized].centre - quad.mean(axis=0)) < 0.1 * np.linalg.norm(quad[2] - quad[0])
 
 
-def test_a_junction_is_read_at_its_first_size_only_and_other_corners_at_all() -> None:
-    corner = Corner(
-        point=np.array([100.0, 100.0]), x_axis=np.array([1.0, 0.0]), y_axis=np.array([0.0, 1.0]), blob=0
-    )
-    assert _sizes_worth_reading(Candidate(corner, [80.0, 120.0], JUNCTION)).heights == [80.0]
-    assert _sizes_worth_reading(Candidate(corner, [120.0], JUNCTION)).heights == [120.0]
+def test_a_junction_is_read_first_at_its_first_size_and_other_corners_at_all() -> None:
+    corner = Corner(np.array([100.0, 100.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), blob=0)
+    assert _first_look_sizes(Candidate(corner, [80.0, 120.0], JUNCTION)) == [80.0]
+    assert _first_look_sizes(Candidate(corner, [120.0], JUNCTION)) == [120.0]
     for source in (OUTLINE, INK):
-        assert _sizes_worth_reading(Candidate(corner, [80.0, 120.0], source)).heights == [80.0, 120.0]
+        assert _first_look_sizes(Candidate(corner, [80.0, 120.0], source)) == [80.0, 120.0]
+
+
+def _look_at_a_junction_and_an_outline(index_kind: float) -> amend.FirstLook:
+    """A first look at a junction (sizes 80 and 120, read at 80) and an outline corner (90)."""
+    corner = Corner(np.array([100.0, 100.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), blob=0)
+    elsewhere = Corner(np.array([400.0, 100.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), blob=1)
+    candidates = [Candidate(corner, [80.0, 120.0], JUNCTION), Candidate(elsewhere, [90.0], OUTLINE)]
+    return amend.FirstLook(
+        bgra=np.zeros((8, 8, 4), np.uint8),
+        candidates=candidates,
+        points=np.array([[100.0, 100.0], [400.0, 100.0]]),
+        x_axes=np.array([[1.0, 0.0], [1.0, 0.0]]),
+        y_axes=np.array([[0.0, 1.0], [0.0, 1.0]]),
+        owner=np.array([0, 1]),
+        heights=np.array([80.0, 90.0]),
+        ink=np.zeros((2, 16, 8)),
+        names=["7D", "KS"],
+        probability=np.array([0.3, 0.99]),
+        best=[0, 1],
+        index_kind=np.array([index_kind, 0.99]),
+    )
+
+
+def test_a_junctions_other_size_is_read_only_where_its_first_window_showed_an_index() -> None:
+    unseen = amend.at_other_sizes(_look_at_a_junction_and_an_outline(0.0005), seen=0.001)
+    assert len(unseen.rows) == 0
+    seen = amend.at_other_sizes(_look_at_a_junction_and_an_outline(0.002), seen=0.001)
+    assert seen.rows.tolist() == [0] and seen.sizes.tolist() == [120.0]
+    assert seen.points.tolist() == [[100.0, 100.0]] and seen.cards is None
+
+
+@pytest.mark.parametrize(("read", "named"), [(0.95, True), (0.85, False), (0.25, False)])
+def test_a_read_at_another_size_names_the_row_only_when_sure_and_surer(read: float, named: bool) -> None:
+    look = _look_at_a_junction_and_an_outline(0.5)
+    other = amend.at_other_sizes(look, seen=0.001)
+    other.names, other.probability = ["QS"], np.array([read])
+    raised = amend.named_at_other_size(look, other, accept=0.9)
+    assert raised == ([0] if named else [])
+    assert (look.names[0], look.heights[0]) == (("QS", 120.0) if named else ("7D", 80.0))
+    assert look.names[1] == "KS"
 
 
 @pytest.mark.parametrize("sure", [0, 16])
