@@ -149,16 +149,16 @@ def at_other_sizes(look: FirstLook, seen: float) -> SecondLook:
     """Windows at the card sizes of a candidate that the first look left out, where its window
     showed an index at all (index probability ``seen`` or more), read for any card.
 
-    A junction's second size guess names a card about once in 230 windows; where the first size's
-    window shows no index whatever, the second's has not shown one either on the tuning scenes
-    more than a few times in a hundred.
+    A junction's second size names a card about once in 230 windows. On the tuning scenes, 19 of
+    the 24 it named had an index probability of 0.001 or more in the first size's window, against
+    7.5 % of the others: most of those reads, for a thirteenth of the windows.
     """
     read = np.bincount(look.owner, minlength=len(look.candidates))
     rows, corners, sizes = [], [], []
     for corner, candidate in enumerate(look.candidates):
         row = look.best[corner]
-        for size in candidate.heights[read[corner] :]:
-            if look.index_kind[row] >= seen:
+        if len(candidate.heights) > read[corner] and look.index_kind[row] >= seen:
+            for size in candidate.heights[read[corner] :]:
                 rows.append(row)
                 corners.append(corner)
                 sizes.append(size)
