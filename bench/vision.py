@@ -92,6 +92,13 @@ def _deck(folder: Path, name: str, training: tuple[int, int], decks: Path | None
     return model
 
 
+def _against_classic(reader: Tally, classic: Tally) -> str:
+    """The corner-index reader's CPU time as a share of the classic reader's on the same frames in
+    the same run: a figure a slower or busier machine moves far less than either time alone."""
+    share = reader.seconds / max(classic.seconds, 1e-9)
+    return f"corner-index CPU time per frame: {share:.3f} of the classic reader's in this run"
+
+
 def _row(design: str, method: str, tally: Tally) -> str:
     s = tally.summary()
     return (
@@ -150,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
                 totals.setdefault(method, Tally()).add(tally)
     for method, tally in totals.items():
         print(_row("ALL (untuned)", method, tally))
+    if "corner-index" in totals and "classic" in totals:
+        print(_against_classic(totals["corner-index"], totals["classic"]))
     print(TARGETS)
     mistakes = totals.get("corner-index", Tally()).mistakes
     for line in mistakes[: args.mistakes]:
