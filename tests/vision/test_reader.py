@@ -148,7 +148,7 @@ def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
 
 # Seeds where the corner lies in place, its print in its window, and none of the sizes tried
 # there is near the named neighbour's: read at that size, the card is named.
-@pytest.mark.parametrize(("seed", "resized"), [(735, "3S"), (1314, "KC"), (1382, "8C")])
+@pytest.mark.parametrize(("seed", "resized"), [(1314, "KC"), (1382, "8C")])
 def test_a_corner_whose_sizes_are_all_off_is_read_at_the_named_neighbours(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, resized: str
 ) -> None:
