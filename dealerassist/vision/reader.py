@@ -34,6 +34,7 @@ from dealerassist.vision.candidates import (
     JUNCTION,
     OUTLINE,
     PROJECTED,
+    TRACED,
     Candidate,
     distances,
     find_candidates,
@@ -282,10 +283,14 @@ class CardReader:
         )
 
 
+_FIRST_SIZE_FIRST = frozenset({JUNCTION, TRACED})  # corners whose later size guesses seldom name a card
+
+
 def _first_look_sizes(candidate: Candidate) -> list[float]:
-    """The card sizes a candidate is read at first: a junction at its first guess only (its others
-    when that window shows an index at all, ``amend.at_other_sizes``); any other corner at all."""
-    return candidate.heights[:1] if candidate.source == JUNCTION else candidate.heights
+    """The card sizes a candidate is read at first: a junction or a traced corner at its first
+    guess only (its others where that window shows an index at all, ``amend.at_other_sizes``);
+    an outline corner, whose second guess names cards often, at both."""
+    return candidate.heights[:1] if candidate.source in _FIRST_SIZE_FIRST else candidate.heights
 
 
 def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:
