@@ -151,7 +151,8 @@ def at_other_sizes(look: FirstLook, seen: float) -> SecondLook:
 
     A junction's second size names a card about once in 230 windows. On the tuning scenes, 19 of
     the 24 it named had an index probability of 0.001 or more in the first size's window, against
-    7.5 % of the others: most of those reads, for a thirteenth of the windows.
+    7.5 % of the others: most of those reads, for a thirteenth of the windows. The reader leaves
+    the second size of junctions and traced corners to this step (``reader._first_look_sizes``).
     """
     read = np.bincount(look.owner, minlength=len(look.candidates))
     rows, corners, sizes = [], [], []

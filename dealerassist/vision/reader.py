@@ -78,7 +78,7 @@ class Thresholds:
     look_again: float = 0.5  # a corner's best read from this sure up to accept is looked at again ...
     look_again_sure: int = 4  # ... and stands when this many of its 15 windows reach accept
     at_print: float = 0.95  # a corner moved to where its window's print lies names a card this sure
-    other_sizes: float = 0.001  # index probability at a junction's first size that earns its others a read
+    other_sizes: float = 0.001  # index probability at a first size that earns the others a read
 
     def __post_init__(self) -> None:
         if not 1 <= self.look_again_sure <= LOOK_AGAIN_WINDOWS:
