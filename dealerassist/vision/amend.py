@@ -1,12 +1,13 @@
 """Second looks at a frame: windows placed after its first reading, to amend that reading.
 
-The first look reads one window per candidate corner and card size. Two kinds of corner are worth
-more windows: a corner read unsure (looked at again around where it was), and an unnamed corner
-beside a named one whose print lies off its window (read where the print lies, at the named
-card's size). Each step only chooses its windows from the first reading; the windows of both are
-sampled and described in one pass, so a frame pays the fixed cost of sampling and of the features
-once, and each step then decides from its own windows' reads.
-"""
+The first look reads one window per candidate corner and card size (a junction or traced corner
+at its first size only). Three kinds of corner are worth more windows: a corner read unsure
+(looked at again around where it was), an unnamed corner beside a named one whose print lies off
+its window (read where the print lies, at the named card's size), and a corner whose other sizes
+the first look left out, where its window showed an index at all. Each step only chooses its
+windows from the first reading; the windows of all are sampled and described in one pass, so a
+frame pays the fixed cost of sampling and of the features once, and each step then decides from
+its own windows' reads."""
 
 from __future__ import annotations
 
