@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from dealerassist.core.cards import FULL_DECK
 from dealerassist.vision import amend
 from dealerassist.vision.amend import _PRINT_PAD, _print_offsets
 from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, TRACED, Candidate
@@ -74,27 +75,26 @@ def test_touching_cards_are_read_separately(reader: CardReader, design) -> None:
     assert set(_by_card(reader.read(lay_cards(design, cards)))) == {"3D", "6S"}
 
 
-# Rows of small blurred cards where the demo deck's networks are unsure of one card at first sight.
-# They depend on those networks: when enrollment's training changes, find new rows the same way
-# (random rows of five, 70-95 px tall, blurred 1.0-1.5 px; seven in sixty showed it last time).
-@pytest.mark.parametrize(
-    ("height", "blur", "cards", "unsure"),
-    [
-        (90.13, 1.4, [("AD", -36.0), ("9C", -36.0), ("5D", 40.0), ("8H", 12.0), ("7D", -21.0)], "8H"),
-        (85.63, 1.45, [("8C", 26.0), ("4C", 24.0), ("QH", -3.0), ("2D", -16.0), ("JD", -18.0)], "8C"),
-        (74.52, 1.2, [("7H", 30.0), ("KD", -20.0), ("KC", -29.0), ("QC", -14.0), ("7S", -7.0)], "KD"),
-    ],
-)
-def test_a_second_look_around_an_unsure_corner_reads_a_small_blurred_card(
-    deck, design, height: float, blur: float, cards: list[tuple[str, float]], unsure: str
-) -> None:
-    laid = [(code, (180 + 230 * i, 360), angle, True) for i, (code, angle) in enumerate(cards)]
-    frame = cv2.GaussianBlur(lay_cards(design, laid, height=height), (0, 0), blur)
-    first_look_only = set(_by_card(CardReader(deck, Thresholds(look_again=1.01)).read(frame)))
-    both_looks = set(_by_card(CardReader(deck).read(frame)))
-    truth = {code for code, _ in cards}
-    assert unsure not in first_look_only and first_look_only <= truth
-    assert both_looks == first_look_only | {unsure}
+def test_a_second_look_around_an_unsure_corner_reads_small_blurred_cards(deck, design) -> None:
+    # Rows of five small, blurred cards: on some the networks are unsure of a card at first sight
+    # and the windows around its corner confirm it. Which rows those are depends on the trained
+    # networks (a deck enrolled on another machine comes out differently), so the test draws
+    # a hundred rows and asks the step to name cards on some and never to name one not there or
+    # lose one the first look named (5-8 rows in 60 gained a card for three pairs of networks).
+    first_look_only, both_looks = CardReader(deck, Thresholds(look_again=1.01)), CardReader(deck)
+    rng = np.random.default_rng(20261130)
+    codes = [card.code for card in FULL_DECK]
+    gained = 0
+    for _ in range(100):
+        height, blur = rng.uniform(70, 95), rng.uniform(1.0, 1.5)
+        cards = [(codes[i], float(rng.uniform(-40, 40))) for i in rng.choice(52, 5, replace=False)]
+        laid = [(code, (180 + 230 * i, 360), angle, True) for i, (code, angle) in enumerate(cards)]
+        frame = cv2.GaussianBlur(lay_cards(design, laid, height=height), (0, 0), blur)
+        once = set(_by_card(first_look_only.read(frame)))
+        twice = set(_by_card(both_looks.read(frame)))
+        assert once <= twice <= {code for code, _ in cards}
+        gained += twice != once
+    assert gained >= 2
 
 
 def _around(print_map: np.ndarray, across: int, down: int) -> np.ndarray:
@@ -129,8 +129,9 @@ def test_a_print_moved_along_both_edges_is_followed_along_each() -> None:
 # Generated scenes where the demo deck's networks name a card only once its corner is moved to
 # where its window's print lies and read at the named neighbour's size (a fan's lower card, its
 # corner hidden or marked only faintly; seed 119's 3H, whose outline's size guesses are all off).
-# Like the seeds above they depend on those networks: look for new ones the same way (19 of seeds
-# 0-299 showed it last time, and the step lost a card in none).
+# The seeds depend on those networks, which come out differently when the deck is enrolled on
+# another machine: look for new ones in seeds 0-299 when they fail (19 showed it when they were
+# chosen, and the step lost a card in none).
 @pytest.mark.parametrize(("seed", "moved"), [(18, "QS"), (119, "3H"), (231, "6C"), (294, "QH")])
 def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
     deck, design, seed: int, moved: str
@@ -140,7 +141,7 @@ def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
     unmoved = set(_by_card(CardReader(deck, Thresholds(at_print=1.01)).read(frame)))
     found = _by_card(CardReader(deck).read(frame))
     assert moved in face_up and moved not in unmoved and unmoved <= face_up
-    assert set(found) == unmoved | {moved}
+    assert unmoved | {moved} <= set(found) <= face_up  # another fan card may be named the same way
     quad = next(card.quad for card in truth if card.code == moved)  # the card is outlined where it lies
     off = np.linalg.norm(found[moved].centre - quad.mean(axis=0))
     assert off < 0.1 * np.linalg.norm(quad[2] - quad[0])
