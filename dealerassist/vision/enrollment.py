@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 import cv2
 import numpy as np
 
 from dealerassist.core.cards import FULL_DECK
+from dealerassist.vision.blas import training_kernels
 from dealerassist.vision.corner import Glyph, find_glyphs, rectify
 from dealerassist.vision.deck import DeckFileError, DeckModel, back_feature, load_card_image
 from dealerassist.vision.indexnet import BACK, NONE, SURE, Committee, IndexNet, IndexWindow, train
@@ -36,6 +39,9 @@ MEMBERS = 2  # classifiers in the deck's committee, each trained on its own draw
 # not the benchmark's designs, for more than twice the enrollment time (docs/vision.md).
 SCENES_PER_CARD = 150
 TABLES = 300
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def _scaled(image: np.ndarray, height: int, pad: int, blur: float = 0.5) -> tuple[np.ndarray, float]:
@@ -110,15 +116,7 @@ def enroll(
     design = load_design(folder)
     cards = {code: image for code, image in design.items() if code != "back"}
     jobs = [(folder, window, rank_box, member, scenes_per_card, tables) for member in range(MEMBERS)]
-    workers = min(MEMBERS, os.cpu_count() or 1)
-    if workers > 1:
-        # Each member is independent work: one process each (spawned, so no lock of a threaded
-        # parent is inherited). The seeds, not the processes, decide what each member learns.
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            members = list(pool.map(_train_member, jobs))
-    else:
-        members = [_train_member(job) for job in jobs]
-    net = Committee(tuple(members))
+    net = Committee(tuple(in_training_processes(_train_member, jobs)))
     check = _self_check(net, cards, design["back"], window)
 
     back_f = []
@@ -139,6 +137,19 @@ def enroll(
         back_features=np.array(back_f, np.float32),
         check=check,
     )
+
+
+def in_training_processes(work: Callable[[T], R], jobs: list[T]) -> list[R]:
+    """``work`` done for each job in processes of its own, one per core up to one per job, on the
+    pinned training kernels (``blas.training_kernels``).
+
+    The processes are spawned, so no lock of a threaded parent is inherited, and numpy loads afresh
+    in each. The seeds, not the processes, decide what each network learns.
+    """
+    workers = max(1, min(len(jobs), os.cpu_count() or 1))
+    context = multiprocessing.get_context("spawn")
+    with training_kernels(), ProcessPoolExecutor(workers, mp_context=context) as pool:
+        return list(pool.map(work, jobs))
 
 
 def _train_member(

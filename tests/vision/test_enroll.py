@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -9,8 +10,9 @@ import cv2
 import numpy as np
 import pytest
 
+from dealerassist.vision import blas
 from dealerassist.vision.deck import DeckFileError, DeckModel
-from dealerassist.vision.enrollment import enroll
+from dealerassist.vision.enrollment import enroll, in_training_processes
 
 
 def test_enrollment_finds_where_the_index_is_printed(deck: DeckModel) -> None:
@@ -100,3 +102,14 @@ def test_an_unreadable_image_is_named(kennard_dir: Path, tmp_path: Path) -> None
     (broken / "AS.png").write_bytes(b"\x89PNG garbage")
     with pytest.raises(DeckFileError, match=r"AS\.png: cannot read this image"):
         enroll(broken)
+
+
+@pytest.mark.skipif(not blas.training_environment(), reason="a processor without AVX2: its own kernels train")
+def test_networks_train_on_the_same_kernels_whatever_this_machine_would_choose(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An AVX-512 Intel processor makes OpenBLAS choose its SkylakeX kernels, which add up products
+    # in another order: the networks, and every read that hangs on their last bits, would differ.
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "SkylakeX")
+    assert in_training_processes(blas.kernels, [None, None]) == [blas.TRAINING_KERNELS] * 2
+    assert os.environ["OPENBLAS_CORETYPE"] == "SkylakeX"  # this process's environment is left as it was
