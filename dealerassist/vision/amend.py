@@ -7,7 +7,8 @@ its window (read where the print lies, at the named card's size), and a corner w
 the first look left out, where its window showed an index at all. Each step only chooses its
 windows from the first reading; the windows of all are sampled and described in one pass, so a
 frame pays the fixed cost of sampling and of the features once, and each step then decides from
-its own windows' reads."""
+its own windows' reads. Last, two unsure reads of one name at one card's two prints name it
+together (no window of their own)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,11 @@ PRINT_MOVE = 0.02
 # size off it, moved or not.
 PRINT_RESIZE = 0.06
 _PRINT_PAD = (6, 8)  # ink cells (across, down) the match may move a window
+# Two unsure reads of one name are one card's two prints when the second corner lies within
+# BOTH_PRINTS_REACH card heights of the first's far corner, turned half round from it, and its
+# card size is within BOTH_PRINTS_SIZE of the first's.
+BOTH_PRINTS_REACH = 0.1
+BOTH_PRINTS_SIZE = 0.15
 
 
 @dataclass
@@ -321,3 +327,31 @@ def _best_along(
     match = products / np.sqrt(np.maximum(energy[:, length:] - energy[:, :-length], 1e-12))
     best = np.argmax(match, axis=1)
     return best - pad, match[np.arange(count), best]
+
+
+def named_at_both_prints(look: FirstLook, aspect: float, unsure: float, accept: float) -> list[int]:
+    """Raise to ``accept`` every pair of unsure reads (``unsure`` up to ``accept``) of one name that
+    lie at one card's two index prints; the rows raised.
+
+    A card's two prints are read through two windows, often one blurred or glared and the other
+    clearer, or each a little off its corner: the same name at both, each short of sure, is
+    evidence that neither window gives alone. Only each corner's surest read takes part.
+    """
+    rows = [row for row in look.best if unsure <= look.probability[row] < accept]
+    raised: set[int] = set()
+    for i, first in enumerate(rows):
+        a, size = int(look.owner[first]), float(look.heights[first])
+        far = look.points[a] + look.x_axes[a] * (size / aspect) + look.y_axes[a] * size
+        for second in rows[i + 1 :]:
+            b = int(look.owner[second])
+            if (
+                look.names[second] == look.names[first]
+                and abs(float(look.heights[second]) / size - 1.0) <= BOTH_PRINTS_SIZE
+                and float(look.x_axes[a] @ look.x_axes[b]) < -SAME_WAY
+                and float(look.y_axes[a] @ look.y_axes[b]) < -SAME_WAY
+                and float(np.hypot(*(look.points[b] - far))) <= BOTH_PRINTS_REACH * size
+            ):
+                raised.update((first, second))
+    for row in raised:
+        look.probability[row] = accept
+    return sorted(raised)

@@ -26,6 +26,7 @@ from dealerassist.vision.amend import (
     confirmed,
     look_again,
     named_anew,
+    named_at_both_prints,
     named_at_other_size,
     read_second_looks,
 )
@@ -79,6 +80,7 @@ class Thresholds:
     look_again_sure: int = 4  # ... and stands when this many of its 15 windows reach accept
     at_print: float = 0.95  # a corner moved to where its window's print lies names a card this sure
     other_sizes: float = 0.001  # index probability at a first size that earns the others a read
+    both_prints: float = 0.5  # unsure reads from this sure name a card when its two prints agree
 
     def __post_init__(self) -> None:
         if not 1 <= self.look_again_sure <= LOOK_AGAIN_WINDOWS:
@@ -224,7 +226,8 @@ class CardReader:
 
         Each step chooses its windows from the first look alone. A read confirmed around an unsure
         corner stands first, then a surer read at a size the first look left out; a new name at
-        the print only where the row is still unnamed by then.
+        the print only where the row is still unnamed by then; last, the unsure reads left that
+        agree at a card's two prints.
         """
         t, window, net = self.thresholds, self.deck.window, self.deck.net
         again = look_again(look, t.look_again, t.accept)
@@ -233,7 +236,9 @@ class CardReader:
         read_second_looks(look, [again, moved, resized], net, window, t.accept)
         confirmed_rows = confirmed(look, again, t.accept, t.look_again_sure)
         other_rows = named_at_other_size(look, resized, t.accept)
-        return [*confirmed_rows, *other_rows, *named_anew(look, moved, t.at_print, t.accept)]
+        anew = named_anew(look, moved, t.at_print, t.accept)
+        both = named_at_both_prints(look, self.deck.aspect, t.both_prints, t.accept)
+        return [*confirmed_rows, *other_rows, *anew, *both]
 
     def _backs(
         self, frame: np.ndarray, filled: np.ndarray, corners: list[tuple[Corner, list[float]]]
