@@ -1,14 +1,15 @@
 """Second looks at a frame: windows placed after its first reading, to amend that reading.
 
 The first look reads one window per candidate corner and card size (a junction or traced corner
-at its first size only). Three kinds of corner are worth more windows: a corner read unsure
+at its first size only). Four kinds of corner are worth more windows: a corner read unsure
 (looked at again around where it was), an unnamed corner beside a named one whose print lies off
-its window (read where the print lies, at the named card's size), and a corner whose other sizes
-the first look left out, where its window showed an index at all. Each step only chooses its
-windows from the first reading; the windows of all are sampled and described in one pass, so a
-frame pays the fixed cost of sampling and of the features once, and each step then decides from
-its own windows' reads. Last, two unsure reads of one name at one card's two prints name it
-together (no window of their own)."""
+its window (read where the print lies, at the named card's size), a corner whose other sizes the
+first look left out, where its window showed an index at all, and an unnamed corner whose every
+size guess is far from the size of the cards named nearest it (read at theirs). Each step only
+chooses its windows from the first reading; the windows of all are sampled and described in one
+pass, so a frame pays the fixed cost of sampling and of the features once, and each step then
+decides from its own windows' reads. Last, two unsure reads of one name at one card's two prints
+name it together (no window of their own)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from dealerassist.vision.candidates import PROJECTED, Candidate, distances
+from dealerassist.vision.candidates import OUTLINE, PROJECTED, TRACED, Candidate, distances
 from dealerassist.vision.indexnet import (
     Committee,
     IndexWindow,
@@ -43,6 +44,10 @@ PRINT_MOVE = 0.02
 # size off it, moved or not.
 PRINT_RESIZE = 0.06
 _PRINT_PAD = (6, 8)  # ink cells (across, down) the match may move a window
+# An unnamed outline or traced corner whose every size guess is more than PRINT_RESIZE off the
+# median size of the NEAREST_NAMED named corners nearest it is read at that median size.
+NEAREST_NAMED = 3
+_OWN_EDGES = frozenset({OUTLINE, TRACED})  # corners whose size guesses come from their own card's edges
 # Two unsure reads of one name are one card's two prints when the second corner lies within
 # BOTH_PRINTS_REACH card heights of the first's far corner, turned half round from it, and its
 # card size is within BOTH_PRINTS_SIZE of the first's.
@@ -256,6 +261,39 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     keep = (moved | np.array(resized, bool)) & ~landed.any(axis=1)
     near = near[keep]
     return SecondLook(rows[keep], at[keep], x_axes[near], y_axes[near], size[keep])
+
+
+def at_named_size(look: FirstLook, accept: float, taken: np.ndarray) -> SecondLook:
+    """A window at the size of the cards named nearest it, for every unnamed outline or traced
+    corner none of whose own size guesses is near that size (``taken``: rows another step reads
+    at a named card's size already).
+
+    The cards on a table are one size and the camera's scale changes slowly across the frame, but
+    a corner's size guesses come from how far paper runs along its edges: in a fan the outline runs
+    on past the card or stops at a neighbour, and every guess is a third or more off. The window
+    is read for any card, and a name it brings stands at the print step's level (``named_anew``).
+    """
+    first = np.array(look.best)
+    named = look.probability[first] >= accept
+    own = np.array([candidate.source in _OWN_EDGES for candidate in look.candidates])
+    unnamed = np.flatnonzero(~named & own & ~np.isin(first, taken))
+    if not named.any() or not len(unnamed):
+        return _no_windows()
+    apart = distances(look.points[unnamed], look.points[np.flatnonzero(named)])
+    nearest = np.argsort(apart, axis=1)[:, :NEAREST_NAMED]
+    sizes = np.median(look.heights[first[named]][nearest], axis=1)
+    off = [
+        all(abs(tried / size - 1.0) > PRINT_RESIZE for tried in look.candidates[corner].heights)
+        for corner, size in zip(unnamed.tolist(), sizes.tolist(), strict=True)
+    ]
+    corners = unnamed[np.array(off, bool)]
+    return SecondLook(
+        first[corners],
+        look.points[corners],
+        look.x_axes[corners],
+        look.y_axes[corners],
+        sizes[np.array(off, bool)],
+    )
 
 
 def named_anew(look: FirstLook, moved: SecondLook, level: float, accept: float) -> list[int]:

@@ -21,6 +21,7 @@ from dealerassist.vision.amend import (
     LOOK_AGAIN_WINDOWS,
     SAME_WAY,
     FirstLook,
+    at_named_size,
     at_other_sizes,
     at_the_print,
     confirmed,
@@ -226,17 +227,19 @@ class CardReader:
 
         Each step chooses its windows from the first look alone. A read confirmed around an unsure
         corner stands first, then a surer read at a size the first look left out; a new name at
-        the print only where the row is still unnamed by then; last, the unsure reads left that
-        agree at a card's two prints.
+        the print, then at the size of the cards named nearby, only where the row is still
+        unnamed by then; last, the unsure reads left that agree at a card's two prints.
         """
         t, window, net = self.thresholds, self.deck.window, self.deck.net
         again = look_again(look, t.look_again, t.accept)
         moved = at_the_print(look, t.accept, window)
         resized = at_other_sizes(look, t.other_sizes)
-        read_second_looks(look, [again, moved, resized], net, window, t.accept)
+        sized = at_named_size(look, t.accept, moved.rows)
+        read_second_looks(look, [again, moved, resized, sized], net, window, t.accept)
         confirmed_rows = confirmed(look, again, t.accept, t.look_again_sure)
         other_rows = named_at_other_size(look, resized, t.accept)
         anew = named_anew(look, moved, t.at_print, t.accept)
+        anew += named_anew(look, sized, t.at_print, t.accept)
         both = named_at_both_prints(look, self.deck.aspect, t.both_prints, t.accept)
         return [*confirmed_rows, *other_rows, *anew, *both]
 

@@ -288,6 +288,45 @@ def test_reads_below_the_unsure_level_name_nothing_at_both_prints() -> None:
     assert look.probability.tolist() == pytest.approx([0.7, 0.65])
 
 
+def _look_beside_named_cards() -> amend.FirstLook:
+    """Two named cards, of sizes 100 and 110, and four unnamed corners near them: an outline corner
+    whose guesses (150, 190) are all far off, one with a guess near (103), a junction far off (150),
+    and a traced corner far off (60)."""
+    turned = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    at = [(100.0, 100.0), (300.0, 100.0), (500.0, 100.0), (700.0, 100.0), (900.0, 100.0), (1100.0, 100.0)]
+    sizes = [[100.0], [110.0], [150.0, 190.0], [103.0], [150.0], [60.0]]
+    sources = [OUTLINE, OUTLINE, OUTLINE, OUTLINE, JUNCTION, TRACED]
+    candidates = [
+        Candidate(Corner(np.array(p), *turned, blob=i), h, source)
+        for i, (p, h, source) in enumerate(zip(at, sizes, sources, strict=True))
+    ]
+    return amend.FirstLook(
+        bgra=np.zeros((8, 8, 4), np.uint8),
+        candidates=candidates,
+        points=np.array(at),
+        x_axes=np.tile(turned[0], (6, 1)),
+        y_axes=np.tile(turned[1], (6, 1)),
+        owner=np.arange(6),
+        heights=np.array([h[0] for h in sizes]),
+        ink=np.zeros((6, 16, 8)),
+        names=["KS", "4D", "7H", "7C", "2S", "QD"],
+        probability=np.array([0.99, 0.97, 0.2, 0.1, 0.3, 0.0]),
+        best=list(range(6)),
+        index_kind=np.full(6, 0.5),
+    )
+
+
+def test_an_unnamed_corner_whose_sizes_are_all_off_is_read_at_the_named_cards_size() -> None:
+    chosen = amend.at_named_size(_look_beside_named_cards(), accept=0.9, taken=np.array([], int))
+    assert chosen.rows.tolist() == [2, 5]  # the junction and the corner with a near guess are left
+    assert chosen.sizes.tolist() == [105.0, 105.0]  # the median of the named cards' sizes
+    assert chosen.points.tolist() == [[500.0, 100.0], [1100.0, 100.0]] and chosen.cards is None
+    taken = amend.at_named_size(_look_beside_named_cards(), accept=0.9, taken=np.array([2]))
+    assert taken.rows.tolist() == [5]  # a row another step reads at a named size already
+    none_named = amend.at_named_size(_look_beside_named_cards(), accept=1.0, taken=np.array([], int))
+    assert len(none_named.rows) == 0
+
+
 @pytest.mark.parametrize("sure", [0, 16])
 def test_a_second_look_needs_between_one_and_all_of_its_windows(sure: int) -> None:
     with pytest.raises(ValueError, match=r"look_again_sure must be 1\.\.15, not "):
