@@ -10,6 +10,7 @@ import pytest
 
 from dealerassist.core.cards import FULL_DECK
 from dealerassist.vision import amend
+from dealerassist.vision import reader as reader_module
 from dealerassist.vision.amend import _PRINT_PAD, _print_offsets
 from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, TRACED, Candidate
 from dealerassist.vision.detect import Corner
@@ -185,6 +186,26 @@ def test_unsure_reads_that_agree_at_a_cards_two_prints_name_it(
     assert set(found) == apart | {agreed}
     quad = next(card.quad for card in truth if card.code == agreed)
     assert np.linalg.norm(found[agreed].centre - quad.mean(axis=0)) < 0.1 * np.linalg.norm(quad[2] - quad[0])
+
+
+# Generated scenes where a card's outline corner lies at its index but every size its edges suggest
+# is far off, and the cards named around it give its size (found in seeds 0-699; as above, look
+# again when they fail).
+@pytest.mark.parametrize(("seed", "sized"), [(182, "7D"), (663, "4S")])
+def test_a_corner_whose_sizes_are_all_off_the_named_cards_is_read_at_theirs(
+    deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, sized: str
+) -> None:
+    frame, truth = make_scene(design, np.random.default_rng(seed))
+    face_up = {card.code for card in truth if card.face_up}
+    reader = CardReader(deck)
+    monkeypatch.setattr(reader_module, "at_named_size", lambda *_: amend._no_windows())
+    unsized = set(_by_card(reader.read(frame)))
+    monkeypatch.undo()
+    found = _by_card(reader.read(frame))
+    assert sized in face_up and sized not in unsized and unsized <= face_up
+    assert set(found) == unsized | {sized}
+    quad = next(card.quad for card in truth if card.code == sized)
+    assert np.linalg.norm(found[sized].centre - quad.mean(axis=0)) < 0.1 * np.linalg.norm(quad[2] - quad[0])
 
 
 def test_junctions_and_traced_corners_are_read_first_at_their_first_size_others_at_all() -> None:
