@@ -9,9 +9,9 @@ frame's least over --repeat passes, as other work on a shared machine only adds)
 were tuned on kennard-2color only; it is reported separately when asked (--with-tuning-design)
 and never counts towards the targets.
 
-    nice python bench/vision.py --scenes 30
-    nice dealerassist bench vision --designs cardsjs --scenes 100 --seed 7
-    nice python bench/vision.py --scenes 40 --decks var/bench-decks   # a second run only reads
+    nice python bench/vision.py                    # 120 scenes of each design, some 2,300 cards
+    nice dealerassist bench vision --designs cardsjs --scenes 40 --seed 7
+    nice python bench/vision.py --decks var/bench-decks   # a second run only reads
 """
 
 from __future__ import annotations
@@ -112,7 +112,9 @@ def _row(design: str, method: str, tally: Tally) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench vision", description=__doc__.splitlines()[0])
     parser.add_argument("--designs", nargs="+", default=list(artwork.EVALUATION_DESIGNS))
-    parser.add_argument("--scenes", type=int, default=30, help="scenes per design")
+    parser.add_argument(
+        "--scenes", type=int, default=120, help="scenes per design (some 800 cards; 40 are too few)"
+    )
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--cards", type=int, help="cards per scene (default 1..14 at random)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the classic reader")
