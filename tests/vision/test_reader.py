@@ -132,6 +132,20 @@ def test_a_print_moved_along_both_edges_is_followed_along_each() -> None:
     assert found.tolist() == [[2.0, 5.0]]
 
 
+def _named_by_the_step_alone(without: set[str], found: dict, truth, card: str, alone: bool = True) -> None:
+    """A step names ``card`` where it lies: not read without the step (``without``), read with it
+    (``found``), and nothing read either way that is not face up on the table. ``alone``: the
+    step names no other card of the frame."""
+    face_up = {c.code for c in truth if c.face_up}
+    assert card in face_up and card not in without and without <= face_up
+    if alone:
+        assert set(found) == without | {card}
+    else:
+        assert without | {card} <= set(found) <= face_up
+    quad = next(c.quad for c in truth if c.code == card)  # the card is outlined where it lies
+    assert np.linalg.norm(found[card].centre - quad.mean(axis=0)) < 0.1 * np.linalg.norm(quad[2] - quad[0])
+
+
 # Generated scenes where the demo deck's networks name a card only once its corner is moved to
 # where its window's print lies and read at the named neighbour's size (a fan's lower card, its
 # corner hidden or marked only faintly; seed 119's 3H, whose outline's size guesses are all off).
@@ -143,14 +157,9 @@ def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
     deck, design, seed: int, moved: str
 ) -> None:
     frame, truth = make_scene(design, np.random.default_rng(seed))
-    face_up = {card.code for card in truth if card.face_up}
     unmoved = set(_by_card(CardReader(deck, Thresholds(at_print=1.01)).read(frame)))
     found = _by_card(CardReader(deck).read(frame))
-    assert moved in face_up and moved not in unmoved and unmoved <= face_up
-    assert unmoved | {moved} <= set(found) <= face_up  # another fan card may be named the same way
-    quad = next(card.quad for card in truth if card.code == moved)  # the card is outlined where it lies
-    off = np.linalg.norm(found[moved].centre - quad.mean(axis=0))
-    assert off < 0.1 * np.linalg.norm(quad[2] - quad[0])
+    _named_by_the_step_alone(unmoved, found, truth, moved, alone=False)  # another fan card may join
 
 
 # Seeds where the corner lies in place, its print in its window, and none of the sizes tried
@@ -160,16 +169,11 @@ def test_a_corner_whose_sizes_are_all_off_is_read_at_the_named_neighbours(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, resized: str
 ) -> None:
     frame, truth = make_scene(design, np.random.default_rng(seed))
-    face_up = {card.code for card in truth if card.face_up}
     reader = CardReader(deck)
     monkeypatch.setattr(amend, "PRINT_RESIZE", np.inf)
     unresized = set(_by_card(reader.read(frame)))
     monkeypatch.undo()
-    found = _by_card(reader.read(frame))
-    assert resized in face_up and resized not in unresized and unresized <= face_up
-    assert set(found) == unresized | {resized}
-    quad = next(card.quad for card in truth if card.code == resized)
-    assert np.linalg.norm(found[resized].centre - quad.mean(axis=0)) < 0.1 * np.linalg.norm(quad[2] - quad[0])
+    _named_by_the_step_alone(unresized, _by_card(reader.read(frame)), truth, resized)
 
 
 # A crowded generated scene where the demo deck's networks read an 8 of diamonds unsure at both its
@@ -179,13 +183,8 @@ def test_unsure_reads_that_agree_at_a_cards_two_prints_name_it(
     deck, design, seed: int, cards: int, agreed: str
 ) -> None:
     frame, truth = make_scene(design, np.random.default_rng(seed), cards)
-    face_up = {card.code for card in truth if card.face_up}
     apart = set(_by_card(CardReader(deck, Thresholds(both_prints=1.01)).read(frame)))
-    found = _by_card(CardReader(deck).read(frame))
-    assert agreed in face_up and agreed not in apart and apart <= face_up
-    assert set(found) == apart | {agreed}
-    quad = next(card.quad for card in truth if card.code == agreed)
-    assert np.linalg.norm(found[agreed].centre - quad.mean(axis=0)) < 0.1 * np.linalg.norm(quad[2] - quad[0])
+    _named_by_the_step_alone(apart, _by_card(CardReader(deck).read(frame)), truth, agreed)
 
 
 # Generated scenes where a card's outline corner lies at its index but every size its edges suggest
@@ -196,16 +195,11 @@ def test_a_corner_whose_sizes_are_all_off_the_named_cards_is_read_at_theirs(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, sized: str
 ) -> None:
     frame, truth = make_scene(design, np.random.default_rng(seed))
-    face_up = {card.code for card in truth if card.face_up}
     reader = CardReader(deck)
     monkeypatch.setattr(reader_module, "at_named_size", lambda *_: amend._no_windows())
     unsized = set(_by_card(reader.read(frame)))
     monkeypatch.undo()
-    found = _by_card(reader.read(frame))
-    assert sized in face_up and sized not in unsized and unsized <= face_up
-    assert set(found) == unsized | {sized}
-    quad = next(card.quad for card in truth if card.code == sized)
-    assert np.linalg.norm(found[sized].centre - quad.mean(axis=0)) < 0.1 * np.linalg.norm(quad[2] - quad[0])
+    _named_by_the_step_alone(unsized, _by_card(reader.read(frame)), truth, sized)
 
 
 def test_junctions_and_traced_corners_are_read_first_at_their_first_size_others_at_all() -> None:
