@@ -282,18 +282,16 @@ def at_named_size(look: FirstLook, accept: float, taken: np.ndarray) -> SecondLo
     apart = distances(look.points[unnamed], look.points[np.flatnonzero(named)])
     nearest = np.argsort(apart, axis=1)[:, :NEAREST_NAMED]
     sizes = np.median(look.heights[first[named]][nearest], axis=1)
-    off = [
-        all(abs(tried / size - 1.0) > PRINT_RESIZE for tried in look.candidates[corner].heights)
-        for corner, size in zip(unnamed.tolist(), sizes.tolist(), strict=True)
-    ]
-    corners = unnamed[np.array(off, bool)]
-    return SecondLook(
-        first[corners],
-        look.points[corners],
-        look.x_axes[corners],
-        look.y_axes[corners],
-        sizes[np.array(off, bool)],
+    off = np.array(
+        [
+            all(abs(tried / size - 1.0) > PRINT_RESIZE for tried in look.candidates[corner].heights)
+            for corner, size in zip(unnamed.tolist(), sizes.tolist(), strict=True)
+        ],
+        bool,
     )
+    corners = unnamed[off]
+    points, x_axes, y_axes = look.points[corners], look.x_axes[corners], look.y_axes[corners]
+    return SecondLook(first[corners], points, x_axes, y_axes, sizes[off])
 
 
 def named_anew(look: FirstLook, moved: SecondLook, level: float, accept: float) -> list[int]:
