@@ -44,11 +44,14 @@ def running_demo(tmp_path: Path) -> Iterator[Demo]:
 
 
 def _log_in(driver: WebDriver, base: str, name: str, password: str) -> None:
+    # Off the live page first: a panel request still in flight there can set the session cookie
+    # again after it is deleted, and the login page then shows the old user's sign-out button.
+    driver.get(base + "login")
     driver.delete_all_cookies()
     driver.get(base + "login")
     driver.find_element(By.NAME, "name").send_keys(name)
     driver.find_element(By.NAME, "password").send_keys(password)
-    driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    driver.find_element(By.ID, "sign-in").click()
     wait_for(lambda: "/login" not in driver.current_url, timeout=PAGE_WAIT, what=f"{name} logged in")
 
 
