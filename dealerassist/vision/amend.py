@@ -8,8 +8,9 @@ first look left out, where its window showed an index at all, and an unnamed cor
 size guess is far from the size of the cards named nearest it (read at theirs). Each step only
 chooses its windows from the first reading; the windows of all are sampled and described in one
 pass, so a frame pays the fixed cost of sampling and of the features once, and each step then
-decides from its own windows' reads. Last, two unsure reads of one name at one card's two prints
-name it together (no window of their own)."""
+decides from its own windows' reads. A new name those windows read unsure is looked at again
+around its window, in a pass of its own (the only windows placed from a second look). Last, two
+unsure reads of one name at one card's two prints name it together (no window of their own)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ LOOK_AGAIN_STEP = 0.015
 LOOK_AGAIN_SIZES = (0.96, 1.0, 1.04)
 _LOOK_AGAIN_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
 LOOK_AGAIN_WINDOWS = len(_LOOK_AGAIN_MOVES) * len(LOOK_AGAIN_SIZES)
+_LOOK_AGAIN_MIDDLE = LOOK_AGAIN_SIZES.index(1.0)  # the window unmoved (the first move) at its own size
 # An unnamed corner within PRINT_REACH card heights of a named corner turned the same way is moved
 # to where the ink around its window best matches the named index windows' ink, when that move is
 # PRINT_MOVE card heights or more.
@@ -140,20 +142,40 @@ def look_again(look: FirstLook, unsure: float, accept: float) -> SecondLook:
     if not len(rows):
         return _no_windows()
     corner = look.owner[rows]
-    at, x_axes, y_axes = (v[corner][:, None, None, :] for v in (look.points, look.x_axes, look.y_axes))
-    size = look.heights[rows][:, None, None]
+    return _around(
+        rows,
+        look.points[corner],
+        look.x_axes[corner],
+        look.y_axes[corner],
+        look.heights[rows],
+        [look.names[row] for row in rows.tolist()],
+    )
+
+
+def _around(
+    rows: np.ndarray,
+    points: np.ndarray,
+    x_axes: np.ndarray,
+    y_axes: np.ndarray,
+    sizes: np.ndarray,
+    cards: list[str],
+) -> SecondLook:
+    """The ``LOOK_AGAIN_WINDOWS`` windows around each given window, read for its card; each
+    window's windows together."""
+    at, x_axes, y_axes = (v[:, None, None, :] for v in (points, x_axes, y_axes))
+    size = sizes[:, None, None]
     step = np.maximum(1.0, LOOK_AGAIN_STEP * size)[..., None]
-    # Shape (corner, move, size, 2): each corner's windows together.
+    # Shape (window, move, size, 2).
     shape = (len(rows), len(_LOOK_AGAIN_MOVES), len(LOOK_AGAIN_SIZES), 2)
     across, down = _LOOK_AGAIN_MOVES[None, :, None, :1], _LOOK_AGAIN_MOVES[None, :, None, 1:]
-    points = at + (across * x_axes + down * y_axes) * step
+    moved = at + (across * x_axes + down * y_axes) * step
     return SecondLook(
         np.repeat(rows, LOOK_AGAIN_WINDOWS),
-        np.broadcast_to(points, shape).reshape(-1, 2),
+        np.broadcast_to(moved, shape).reshape(-1, 2),
         np.broadcast_to(x_axes, shape).reshape(-1, 2),
         np.broadcast_to(y_axes, shape).reshape(-1, 2),
         np.broadcast_to(size * np.array(LOOK_AGAIN_SIZES), shape[:3]).reshape(-1),
-        cards=[look.names[row] for row in rows.tolist() for _ in range(LOOK_AGAIN_WINDOWS)],
+        cards=[card for card in cards for _ in range(LOOK_AGAIN_WINDOWS)],
     )
 
 
@@ -208,14 +230,65 @@ def confirmed(look: FirstLook, again: SecondLook, accept: float, needed: int) ->
     if not len(again.rows):
         return []
     rows = again.rows[::LOOK_AGAIN_WINDOWS].tolist()
-    sure = again.probability.reshape(len(rows), LOOK_AGAIN_WINDOWS)
-    kth = -np.partition(-sure, needed - 1, axis=1)[:, needed - 1]
     raised = []
-    for row, value in zip(rows, kth.tolist(), strict=True):
+    for row, value in zip(rows, _surest(again, needed).tolist(), strict=True):
         if value >= accept:
             look.probability[row] = value
             raised.append(row)
     return raised
+
+
+def _surest(again: SecondLook, needed: int) -> np.ndarray:
+    """The ``needed``-th surest read of each window's ``LOOK_AGAIN_WINDOWS`` windows around."""
+    sure = again.probability.reshape(-1, LOOK_AGAIN_WINDOWS)
+    return -np.partition(-sure, needed - 1, axis=1)[:, needed - 1]
+
+
+def new_names_again(
+    look: FirstLook, steps: list[SecondLook], unsure: float, level: float, accept: float
+) -> SecondLook:
+    """Windows around the surest unsure new name of each row still unnamed after the steps that
+    bring new names (``at_the_print``, ``at_named_size``), read for that name.
+
+    Those windows are placed from a neighbour's print or size and can lie a little off the print,
+    as a fitted corner can; a read there from ``unsure`` up to ``level`` (the level that names a
+    card there at once) is looked at again as an unsure first read is (``confirmed_anew``).
+    """
+    chosen: dict[int, tuple[float, SecondLook, int]] = {}
+    for step in steps:
+        for i, (row, value) in enumerate(zip(step.rows.tolist(), step.probability.tolist(), strict=True)):
+            unnamed = look.probability[row] < accept
+            if unnamed and unsure <= value < level and value > chosen.get(row, (0.0,))[0]:
+                chosen[row] = (value, step, i)
+    if not chosen:
+        return _no_windows()
+    picks = list(chosen.values())
+
+    def gathered(key: str) -> np.ndarray:
+        return np.array([getattr(step, key)[i] for _, step, i in picks])
+
+    names = [step.names[i] for _, step, i in picks]
+    rows = np.array(list(chosen), int)
+    return _around(rows, gathered("points"), gathered("x_axes"), gathered("y_axes"), gathered("sizes"), names)
+
+
+def confirmed_anew(look: FirstLook, again: SecondLook, accept: float, needed: int) -> list[int]:
+    """Name each still unnamed row whose windows around its unsure new name read it surely at
+    ``needed`` of them (it stands at the ``needed``-th surest), at the middle window's place and
+    size; the rows named."""
+    if not len(again.rows):
+        return []
+    middle = slice(_LOOK_AGAIN_MIDDLE, None, LOOK_AGAIN_WINDOWS)
+    read = SecondLook(
+        again.rows[middle],
+        again.points[middle],
+        again.x_axes[middle],
+        again.y_axes[middle],
+        again.sizes[middle],
+        names=(again.cards or [])[middle],
+        probability=_surest(again, needed),
+    )
+    return named_anew(look, read, accept, accept)
 
 
 def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondLook:

@@ -25,10 +25,12 @@ from dealerassist.vision.amend import (
     at_other_sizes,
     at_the_print,
     confirmed,
+    confirmed_anew,
     look_again,
     named_anew,
     named_at_both_prints,
     named_at_other_size,
+    new_names_again,
     read_second_looks,
 )
 from dealerassist.vision.blas import hold_blas_to_one_thread
@@ -79,13 +81,15 @@ class Thresholds:
     rival: float = 0.97  # ... when none of them reaches this
     look_again: float = 0.5  # a corner's best read from this sure up to accept is looked at again ...
     look_again_sure: int = 4  # ... and stands when this many of its 15 windows reach accept
+    anew_again_sure: int = 5  # an unsure new name (print step, named size) looked at again the same way
     at_print: float = 0.95  # a corner moved to where its window's print lies names a card this sure
     other_sizes: float = 0.001  # index probability at a first size that earns the others a read
     both_prints: float = 0.5  # unsure reads from this sure name a card when its two prints agree
 
     def __post_init__(self) -> None:
-        if not 1 <= self.look_again_sure <= LOOK_AGAIN_WINDOWS:
-            raise ValueError(f"look_again_sure must be 1..{LOOK_AGAIN_WINDOWS}, not {self.look_again_sure}")
+        for name in ("look_again_sure", "anew_again_sure"):
+            if not 1 <= getattr(self, name) <= LOOK_AGAIN_WINDOWS:
+                raise ValueError(f"{name} must be 1..{LOOK_AGAIN_WINDOWS}, not {getattr(self, name)}")
 
 
 @dataclass
@@ -240,6 +244,9 @@ class CardReader:
         other_rows = named_at_other_size(look, resized, t.accept)
         anew = named_anew(look, moved, t.at_print, t.accept)
         anew += named_anew(look, sized, t.at_print, t.accept)
+        unsure_anew = new_names_again(look, [moved, sized], t.look_again, t.at_print, t.accept)
+        read_second_looks(look, [unsure_anew], net, window, t.accept)
+        anew += confirmed_anew(look, unsure_anew, t.accept, t.anew_again_sure)
         both = named_at_both_prints(look, self.deck.aspect, t.both_prints, t.accept)
         return [*confirmed_rows, *other_rows, *anew, *both]
 

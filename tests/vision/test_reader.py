@@ -154,10 +154,13 @@ def _named_by_the_step_alone(without: set[str], found: dict, truth, card: str, a
 # chosen, and the step lost a card in none).
 @pytest.mark.parametrize(("seed", "moved"), [(18, "QS"), (119, "3H"), (231, "6C"), (294, "QH")])
 def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
-    deck, design, seed: int, moved: str
+    deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, moved: str
 ) -> None:
     frame, truth = make_scene(design, np.random.default_rng(seed))
+    # No name at the print, and none from the windows around an unsure one there either.
+    monkeypatch.setattr(reader_module, "new_names_again", lambda *_: amend._no_windows())
     unmoved = set(_by_card(CardReader(deck, Thresholds(at_print=1.01)).read(frame)))
+    monkeypatch.undo()
     found = _by_card(CardReader(deck).read(frame))
     _named_by_the_step_alone(unmoved, found, truth, moved, alone=False)  # another fan card may join
 
@@ -196,10 +199,27 @@ def test_a_corner_whose_sizes_are_all_off_the_named_cards_is_read_at_theirs(
 ) -> None:
     frame, truth = make_scene(design, np.random.default_rng(seed))
     reader = CardReader(deck)
-    monkeypatch.setattr(reader_module, "at_named_size", lambda *_: amend._no_windows())
-    unsized = set(_by_card(reader.read(frame)))
-    monkeypatch.undo()
+    # The step on its own: the windows around an unsure new name would name some of these too.
+    monkeypatch.setattr(reader_module, "new_names_again", lambda *_: amend._no_windows())
+    with monkeypatch.context() as unsized_only:
+        unsized_only.setattr(reader_module, "at_named_size", lambda *_: amend._no_windows())
+        unsized = set(_by_card(reader.read(frame)))
     _named_by_the_step_alone(unsized, _by_card(reader.read(frame)), truth, sized)
+
+
+# Generated scenes where a window placed at a print or at the named cards' size reads a card
+# unsure, and the windows around it name it (found in seeds 0-999, where the look around named 12
+# cards and lost none; as above, look again when they fail).
+@pytest.mark.parametrize(("seed", "named"), [(449, "JC"), (673, "AH")])
+def test_an_unsure_new_name_named_by_the_windows_around_it(
+    deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, named: str
+) -> None:
+    frame, truth = make_scene(design, np.random.default_rng(seed))
+    reader = CardReader(deck)
+    monkeypatch.setattr(reader_module, "new_names_again", lambda *_: amend._no_windows())
+    unsure = set(_by_card(reader.read(frame)))
+    monkeypatch.undo()
+    _named_by_the_step_alone(unsure, _by_card(reader.read(frame)), truth, named)
 
 
 def test_junctions_and_traced_corners_are_read_first_at_their_first_size_others_at_all() -> None:
@@ -342,10 +362,58 @@ def test_an_unnamed_corner_whose_sizes_are_all_off_is_read_at_the_named_cards_si
     assert len(none_named.rows) == 0
 
 
+def _new_names(rows: list[int], names: list[str], sure: list[float], across: float) -> amend.SecondLook:
+    """A step's windows read for any card: each lies ``across`` pixels right of its row's corner."""
+    look = _look_beside_named_cards()
+    at = look.points[look.owner[rows]] + [across, 0.0]
+    return amend.SecondLook(
+        np.array(rows),
+        at,
+        look.x_axes[rows],
+        look.y_axes[rows],
+        np.full(len(rows), 105.0),
+        names=names,
+        probability=np.array(sure),
+    )
+
+
+def test_an_unsure_new_name_is_looked_at_again_around_its_window_for_that_name() -> None:
+    look = _look_beside_named_cards()
+    moved = _new_names([2, 3, 4, 0], ["7H", "7C", "2S", "KS"], [0.7, 0.3, 0.97, 0.8], across=6.0)
+    sized = _new_names([2, 5], ["7D", "QD"], [0.6, 0.55], across=-4.0)
+    again = amend.new_names_again(look, [moved, sized], unsure=0.5, level=0.95, accept=0.9)
+    # Row 2's surer window of the two, row 5's only one; row 3 reads too low, row 4 is sure
+    # already (named by its step), row 0 is named by the first look.
+    windows = amend.LOOK_AGAIN_WINDOWS
+    assert again.rows.tolist() == [2] * windows + [5] * windows
+    assert again.cards == ["7H"] * windows + ["QD"] * windows
+    middle = again.points[amend._LOOK_AGAIN_MIDDLE :: windows]
+    assert middle.tolist() == [[506.0, 100.0], [1096.0, 100.0]]
+    assert sorted(set(again.sizes.tolist())) == pytest.approx([105.0 * 0.96, 105.0, 105.0 * 1.04])
+
+
+@pytest.mark.parametrize(("sure_windows", "named"), [(5, True), (4, False)])
+def test_a_new_name_looked_at_again_stands_only_where_enough_windows_read_it(
+    sure_windows: int, named: bool
+) -> None:
+    look = _look_beside_named_cards()
+    moved = _new_names([2], ["8H"], [0.7], across=6.0)
+    again = amend.new_names_again(look, [moved], unsure=0.5, level=0.95, accept=0.9)
+    again.probability = np.array([0.99, 0.98, 0.97, 0.96, 0.91][:sure_windows] + [0.6] * (15 - sure_windows))
+    raised = amend.confirmed_anew(look, again, accept=0.9, needed=5)
+    assert raised == ([2] if named else [])
+    if named:  # at the 5th surest window's level, where its middle window lies, at its size
+        assert (look.names[2], look.probability[2], look.heights[2]) == ("8H", 0.91, 105.0)
+        assert look.points[2].tolist() == [506.0, 100.0] == look.candidates[2].corner.point.tolist()
+    else:
+        assert (look.names[2], look.probability[2], look.heights[2]) == ("7H", 0.2, 150.0)  # as first read
+
+
 @pytest.mark.parametrize("sure", [0, 16])
-def test_a_second_look_needs_between_one_and_all_of_its_windows(sure: int) -> None:
-    with pytest.raises(ValueError, match=r"look_again_sure must be 1\.\.15, not "):
-        Thresholds(look_again_sure=sure)
+@pytest.mark.parametrize("name", ["look_again_sure", "anew_again_sure"])
+def test_a_second_look_needs_between_one_and_all_of_its_windows(name: str, sure: int) -> None:
+    with pytest.raises(ValueError, match=rf"{name} must be 1\.\.15, not {sure}"):
+        Thresholds(**{name: sure})
 
 
 def test_an_empty_table_has_no_cards(reader: CardReader) -> None:
