@@ -232,7 +232,9 @@ class CardReader:
         Each step chooses its windows from the first look alone. A read confirmed around an unsure
         corner stands first, then a surer read at a size the first look left out; a new name at
         the print, then at the size of the cards named nearby, only where the row is still
-        unnamed by then; last, the unsure reads left that agree at a card's two prints.
+        unnamed by then, and where it is still unnamed after those, an unsure new name confirmed
+        by the windows around it (a pass of their own); last, the unsure reads left that agree at
+        a card's two prints.
         """
         t, window, net = self.thresholds, self.deck.window, self.deck.net
         again = look_again(look, t.look_again, t.accept)
