@@ -66,6 +66,8 @@ MIN_COVERAGE = 0.9  # share of a back's outline that must lie on card paper
 # Reads of one name are two cards when their prints are turned the same way (``amend.SAME_WAY``)
 # and further apart than PRINTS_APART quad diagonals.
 PRINTS_APART = 0.1
+# A name read on a quad under this share of the other named cards' median height is a picture.
+SMALLEST_CARD = 0.6
 
 
 @dataclass(frozen=True)
@@ -367,7 +369,7 @@ def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:
                 merged.append(CardSighting(None, backs[0].confidence, False, backs[0].quad, votes=votes))
             else:
                 merged.append(CardSighting(None, 0.0, True, lead.quad, votes=votes))
-    return _drop_shadows(merged)
+    return _pictures_unnamed(_drop_shadows(merged))
 
 
 def _settled(best: CardSighting, others: list[CardSighting], t: Thresholds) -> bool:
@@ -497,6 +499,22 @@ def _lengths(vectors: np.ndarray) -> np.ndarray:
 
 def _inside(quad: np.ndarray, point: np.ndarray) -> bool:
     return cv2.pointPolygonTest(quad.astype(np.float32), (float(point[0]), float(point[1])), False) > 0
+
+
+def _pictures_unnamed(sightings: list[CardSighting]) -> list[CardSighting]:
+    """A name read much smaller than the frame's other named cards is left unread.
+
+    A deck's cards are one size, and a tilted camera changes that far less than SMALLEST_CARD
+    allows; such a read is a card printed on a card, as on a back that pictures a fan of aces.
+    """
+    named = [s for s in sightings if s.card is not None]
+    if len(named) < 3:
+        return sightings
+    heights = _lengths(np.array([s.quad[3] - s.quad[0] for s in named], float))
+    for k, s in enumerate(named):
+        if heights[k] < SMALLEST_CARD * float(np.median(np.delete(heights, k))):
+            s.card, s.confidence = None, 0.0
+    return sightings
 
 
 def _drop_shadows(sightings: list[CardSighting]) -> list[CardSighting]:

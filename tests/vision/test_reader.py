@@ -482,6 +482,19 @@ def _sighting(
     return CardSighting(card, confidence, True, quad, votes=[(card, confidence)], index_point=index_point)
 
 
+def test_a_name_read_far_smaller_than_the_other_named_cards_is_a_picture_left_unread() -> None:
+    # A back that pictures a fan of aces: its printed ace reads sure, at a third of a card's size.
+    cards = [_sighting(code, 0.999, (100 + 200 * k, 100), 120.0) for k, code in enumerate(("KS", "JH", "2S"))]
+    picture = _sighting("AS", 0.999, (800, 400), 45.0)
+    merged = _merge([*cards, picture], Thresholds())
+    assert sorted(s.card or "-" for s in merged) == ["-", "2S", "JH", "KS"]
+    # A tilted camera's far card, two thirds the size of the near ones, is still a card.
+    far = _sighting("AS", 0.999, (800, 400), 80.0)
+    assert sorted(s.card for s in _merge([*cards, far], Thresholds())) == ["2S", "AS", "JH", "KS"]
+    # With fewer than two other named cards there is no size to hold a name against.
+    assert sorted(s.card for s in _merge([*cards[:1], picture], Thresholds())) == ["AS", "KS"]
+
+
 def test_a_read_beyond_doubt_outweighs_a_weak_rival_of_the_same_card() -> None:
     # A fan neighbour's corner, a little off, grows into the same card and reads another name.
     merged = _merge([_sighting("6H", 0.9999, (100, 100)), _sighting("8H", 0.95, (104, 102))], Thresholds())
