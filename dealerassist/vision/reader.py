@@ -53,9 +53,11 @@ from dealerassist.vision.detect import (
     corner_arrays,
     paper_coverages,
 )
+from dealerassist.vision.fans import middle_cards, stretches
 from dealerassist.vision.indexnet import (
     SURE,
     ink_maps,
+    sample_windows,
     sampling_image,
     window_features,
 )
@@ -189,23 +191,12 @@ class CardReader:
         # In candidate order: a sighting, or a corner that may be a back's with the unread card it
         # is otherwise (if any); the backs are looked for together, their paper in one pass.
         found: list[CardSighting | tuple[Corner, list[float], CardSighting | None]] = []
-        window = self.deck.window
         for k, row in enumerate(best):
             i = int(owner[row])
             corner, tried, source = candidates[i].corner, candidates[i].heights, candidates[i].source
             if projected_accepted[k] if source == PROJECTED else accepted[k]:
-                size = float(heights[row])
                 found.append(
-                    CardSighting(
-                        names[row],
-                        sure[row],
-                        True,
-                        card_quad(corner, size, self.deck.aspect),
-                        votes=[(names[row], sure[row])],
-                        projected=source == PROJECTED,
-                        index_point=corner.point
-                        + (corner.x_axis * window.across + corner.y_axis * window.down) * size / 2,
-                    )
+                    self._named(corner, float(heights[row]), names[row], sure[row], source == PROJECTED)
                 )
                 continue
             if source == PROJECTED:
@@ -226,7 +217,49 @@ class CardReader:
             seen = f if isinstance(f, CardSighting) else next(backs) or f[2]
             if seen is not None:
                 sightings.append(seen)
-        return _merge(sightings, t)
+        merged = _merge(sightings, t)
+        return self._fans_middle_cards(bgra, merged) if len(merged) > 1 else merged
+
+    def _named(
+        self, corner: Corner, size: float, name: str, sure: float, projected: bool = False
+    ) -> CardSighting:
+        """A card named at this corner and size."""
+        window = self.deck.window
+        return CardSighting(
+            name,
+            sure,
+            True,
+            card_quad(corner, size, self.deck.aspect),
+            votes=[(name, sure)],
+            projected=projected,
+            index_point=corner.point
+            + (corner.x_axis * window.across + corner.y_axis * window.down) * size / 2,
+        )
+
+    def _fans_middle_cards(self, bgra: np.ndarray, merged: list[CardSighting]) -> list[CardSighting]:
+        """The sightings, with each fan's middle card read between its neighbours (see ``fans``)
+        added; an unread sighting inside a card so named is that card's."""
+        found = stretches([s.quad for s in merged])
+        if not len(found.sizes):
+            return merged
+        windows = sample_windows(
+            bgra, found.points, found.x_axes, found.y_axes, found.sizes, self.deck.window
+        )
+        names, probability, _ = self.deck.net.best(window_features(windows))
+        named = {s.card for s in merged if s.card is not None}
+        middle = middle_cards(found, names, probability, self.thresholds.accept, named)
+        if not middle:
+            return merged
+        added = [
+            self._named(
+                Corner(found.points[row], found.x_axes[row], found.y_axes[row], blob=-1),
+                float(found.sizes[row]),
+                name,
+                sure,
+            )
+            for name, (row, sure) in middle.items()
+        ]
+        return _drop_shadows(merged + added)
 
     def _look_twice(self, look: FirstLook) -> list[int]:
         """The second looks (see ``amend``), read in one pass; the rows that now name a card.

@@ -1,0 +1,91 @@
+"""Where a fan's middle card is looked for between its neighbours, and when a name found there stands."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dealerassist.vision.fans import ALONG, Stretches, middle_cards, stretches
+
+HEIGHT, WIDTH = 120.0, 84.0
+
+
+def _card(corner: tuple[float, float], turn: float = 0.0, height: float = HEIGHT) -> np.ndarray:
+    """An upright card's quad as the reader outlines a named one: index corner first, then across."""
+    rad = np.radians(turn)
+    across, down = np.array([np.cos(rad), np.sin(rad)]), np.array([-np.sin(rad), np.cos(rad)])
+    width = height * WIDTH / HEIGHT
+    start = np.array(corner, float)
+    return np.array(
+        [start, start + across * width, start + across * width + down * height, start + down * height]
+    )
+
+
+def _windows_from(found: Stretches, start: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """The stretch whose windows run from ``start`` along ``step`` (the neighbours' corners apart)."""
+    expected = start + np.array(ALONG)[:, None] * step
+    (stretch,) = {
+        s for s in found.stretch.tolist() if np.allclose(found.points[found.stretch == s], expected)
+    }
+    return found.stretch == stretch
+
+
+def test_the_windows_lie_on_the_lines_between_two_neighbours_index_corners() -> None:
+    low, high = _card((100, 100)), _card((100 + 0.9 * WIDTH, 106))
+    found = stretches([low, high])
+    # Either card may lie on top: the lines through both pairs of index corners are looked along.
+    assert len(found.sizes) == 2 * len(ALONG) and set(found.stretch.tolist()) == {0, 1}
+    top = _windows_from(found, low[0], high[0] - low[0])
+    assert np.allclose(found.x_axes[top], [1, 0]) and np.allclose(found.y_axes[top], [0, 1])
+    bottom = _windows_from(found, high[2], low[2] - high[2])
+    assert np.allclose(found.x_axes[bottom], [-1, 0]) and np.allclose(found.y_axes[bottom], [0, -1])
+    assert np.allclose(found.sizes, HEIGHT)
+
+
+def test_a_fan_turned_half_round_is_looked_at_the_same_way() -> None:
+    low, high = _card((500, 400), 180.0), _card((500 - 0.9 * WIDTH, 400), 180.0)
+    found = stretches([low, high])
+    top = _windows_from(found, low[0], high[0] - low[0])
+    assert np.allclose(found.x_axes[top], [-1, 0]) and np.allclose(found.y_axes[top], [0, -1])
+    _windows_from(found, high[2], low[2] - high[2])
+
+
+def test_a_back_grown_along_its_long_edge_offers_the_same_corners_as_a_face() -> None:
+    face = _card((100, 100))
+    back = np.roll(face, 1, axis=0)  # the same card, its quad started at another corner
+    low = stretches([face, _card((100 + 0.9 * WIDTH, 100))])
+    assert np.allclose(stretches([back, _card((100 + 0.9 * WIDTH, 100))]).points, low.points)
+
+
+@pytest.mark.parametrize(
+    "high",
+    [
+        _card((100 + 0.9 * WIDTH, 100), turn=15.0),  # turned another way
+        _card((100 + 0.9 * WIDTH, 100), height=1.3 * HEIGHT),  # another size
+        _card((100 + 0.4 * WIDTH, 100)),  # one step of a fan: no card between
+        _card((100 + 1.5 * WIDTH, 100)),  # apart
+        _card((100 + 0.9 * WIDTH, 100 + 0.4 * HEIGHT)),  # far off the line
+    ],
+)
+def test_cards_that_cannot_hide_one_between_them_get_no_windows(high: np.ndarray) -> None:
+    assert len(stretches([_card((100, 100)), high]).sizes) == 0
+
+
+def _stretch_reads(names: list[str]) -> Stretches:
+    count = len(names)
+    return Stretches(
+        np.zeros((count, 2)),
+        np.tile([1.0, 0.0], (count, 1)),
+        np.tile([0.0, 1.0], (count, 1)),
+        np.full(count, HEIGHT),
+        np.zeros(count, int),
+    )
+
+
+def test_two_windows_sure_of_one_name_name_the_middle_card_at_the_weaker() -> None:
+    names = ["7S", "7S", "7S", "2D", "7S", "7S", "7S"]
+    sure = np.array([0.2, 0.95, 0.99, 0.97, 0.5, 0.1, 0.0])
+    assert middle_cards(_stretch_reads(names), names, sure, 0.9, set()) == {"7S": (2, pytest.approx(0.95))}
+    # One sure window alone (the 2D) names nothing; nor does a name another card of the frame bears.
+    assert middle_cards(_stretch_reads(names), names, sure, 0.9, {"7S"}) == {}
+    assert middle_cards(_stretch_reads(names), names, sure, 0.96, set()) == {}
