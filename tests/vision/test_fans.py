@@ -61,7 +61,7 @@ def test_a_back_grown_along_its_long_edge_offers_the_same_corners_as_a_face() ->
     "high",
     [
         _card((100 + 0.9 * WIDTH, 100), turn=15.0),  # turned another way
-        _card((100 + 0.9 * WIDTH, 100), height=1.3 * HEIGHT),  # another size
+        _card((100 + 0.9 * WIDTH, 100), height=1.4 * HEIGHT),  # another size
         _card((100 + 0.4 * WIDTH, 100)),  # one step of a fan: no card between
         _card((100 + 1.5 * WIDTH, 100)),  # apart
         _card((100 + 0.9 * WIDTH, 100 + 0.4 * HEIGHT)),  # far off the line
