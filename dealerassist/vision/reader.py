@@ -68,7 +68,7 @@ MIN_COVERAGE = 0.9  # share of a back's outline that must lie on card paper
 # Reads of one name are two cards when their prints are turned the same way (``amend.SAME_WAY``)
 # and further apart than PRINTS_APART quad diagonals.
 PRINTS_APART = 0.1
-# A name read on a quad under this share of the other named cards' median height is a picture.
+# A name read on a quad under this share of the named cards' median height is a picture.
 SMALLEST_CARD = 0.6
 
 
@@ -535,7 +535,8 @@ def _inside(quad: np.ndarray, point: np.ndarray) -> bool:
 
 
 def _pictures_unnamed(sightings: list[CardSighting]) -> list[CardSighting]:
-    """A name read much smaller than the frame's other named cards is left unread.
+    """A name read much smaller than the frame's named cards are (their median, of three or more)
+    is left unread.
 
     A deck's cards are one size, and a tilted camera changes that far less than SMALLEST_CARD
     allows; such a read is a card printed on a card, as on a back that pictures a fan of aces.
@@ -543,9 +544,10 @@ def _pictures_unnamed(sightings: list[CardSighting]) -> list[CardSighting]:
     named = [s for s in sightings if s.card is not None]
     if len(named) < 3:
         return sightings
-    heights = _lengths(np.array([s.quad[3] - s.quad[0] for s in named], float))
-    for k, s in enumerate(named):
-        if heights[k] < SMALLEST_CARD * float(np.median(np.delete(heights, k))):
+    quads = np.array([s.quad for s in named], float)
+    heights = _lengths(quads[:, 3] - quads[:, 0])
+    for s, small in zip(named, (heights < SMALLEST_CARD * float(np.median(heights))).tolist(), strict=True):
+        if small:
             s.card, s.confidence = None, 0.0
     return sightings
 

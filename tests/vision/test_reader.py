@@ -515,7 +515,7 @@ def test_a_name_read_far_smaller_than_the_other_named_cards_is_a_picture_left_un
     # A tilted camera's far card, two thirds the size of the near ones, is still a card.
     far = _sighting("AS", 0.999, (800, 400), 80.0)
     assert sorted(s.card for s in _merge([*cards, far], Thresholds())) == ["2S", "AS", "JH", "KS"]
-    # With fewer than two other named cards there is no size to hold a name against.
+    # With fewer than three named cards there is no size to hold a name against.
     assert sorted(s.card for s in _merge([*cards[:1], picture], Thresholds())) == ["AS", "KS"]
 
 
