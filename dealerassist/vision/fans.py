@@ -4,9 +4,8 @@ In a spread of cards each card's index shows in the strip its upper neighbour le
 strip's corner is flush with the neighbours' corners, or stepped as theirs are, the paper outline
 has no corner there and no finder reports one. The cards seen on either side (named, face down or
 unread) say where it lies: on the line between their corners of the same side, a third to two
-thirds of the way along. A few windows along that stretch are read; a name that one of them gives
-at the accept level and another at least half sure, and that no other card of the frame bears,
-is the middle card.
+thirds of the way along. A few windows along that stretch are read; a name that two of them give
+at the accept level, and that no other card of the frame bears, is the middle card.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ SPAN = (0.6, 1.3)  # card widths between the neighbours' corners that leave room
 SAME_TURN = float(np.cos(np.radians(8.0)))  # the neighbours turned this near alike ...
 SAME_SIZE = 0.3  # ... this near one size (a read at a wrong size guess is often a fifth off) ...
 OFF_LINE = 0.25  # ... and stepped along their edge by no more than this share of a card height
-SECOND_READ = 0.5  # a name read at the accept level stands when another window reads it this sure
+AGREEING = 2  # windows of one stretch that must name the card at the accept level
 
 
 @dataclass(frozen=True)
@@ -82,16 +81,16 @@ def stretches(quads: list[np.ndarray]) -> Stretches:
 def middle_cards(
     found: Stretches, names: list[str], probability: np.ndarray, accept: float, named: set[str]
 ) -> dict[str, tuple[int, float]]:
-    """The cards named between neighbours, each with its surest window and that window's read;
-    a name already in ``named`` is another card's."""
+    """The cards named between neighbours, each with its surest agreeing window and the weaker
+    probability of the ``AGREEING`` surest; a name already in ``named`` is another card's."""
     cards: dict[str, tuple[int, float]] = {}
     sure = probability.tolist()
     for stretch in np.unique(found.stretch).tolist():
         rows = np.flatnonzero(found.stretch == stretch).tolist()
         for name in {names[row] for row in rows if sure[row] >= accept} - named:
-            reads = sorted(
-                (sure[row], row) for row in rows if names[row] == name and sure[row] >= SECOND_READ
+            agreeing = sorted(
+                (row for row in rows if names[row] == name and sure[row] >= accept), key=sure.__getitem__
             )
-            if len(reads) >= 2 and reads[-1][0] > cards.get(name, (0, -1.0))[1]:
-                cards[name] = (reads[-1][1], reads[-1][0])
+            if len(agreeing) >= AGREEING and sure[agreeing[-AGREEING]] > cards.get(name, (0, -1.0))[1]:
+                cards[name] = (agreeing[-1], sure[agreeing[-AGREEING]])
     return cards
