@@ -21,6 +21,8 @@ SPAN = (0.6, 1.3)  # card widths between the neighbours' corners that leave room
 SAME_TURN = float(np.cos(np.radians(8.0)))  # the neighbours turned this near alike ...
 SAME_SIZE = 0.3  # ... this near one size (a read at a wrong size guess is often a fifth off) ...
 OFF_LINE = 0.25  # ... and stepped along their edge by no more than this share of a card height
+TAKEN = (0.2, 0.8)  # a corner this far along a stretch ...
+TAKEN_BESIDE = 0.1  # ... and this near its line (card heights) is its middle card's, seen already
 AGREEING = 2  # windows of one stretch that must name the card at the accept level
 
 
@@ -58,14 +60,28 @@ def stretches(quads: list[np.ndarray]) -> Stretches:
     apart = points[None, :] - points[:, None]  # from each corner (rows) to each other (columns)
     along = np.einsum("ijk,ik->ij", apart, x_axes) / widths[:, None]
     off = np.abs(np.einsum("ijk,ik->ij", apart, y_axes)) / heights[:, None]
+    alike = x_axes @ x_axes.T >= SAME_TURN
     near, far = np.nonzero(
         (card[:, None] != card[None, :])
-        & (x_axes @ x_axes.T >= SAME_TURN)
+        & alike
         & (np.abs(heights[None, :] / heights[:, None] - 1.0) <= SAME_SIZE)
         & (along >= SPAN[0])
         & (along <= SPAN[1])
         & (off <= OFF_LINE)
     )
+    # A stretch where another card's corner, turned alike, lies already holds its middle card.
+    line = apart[near, far]
+    share = np.einsum("ijk,ik->ij", apart[near], line) / np.einsum("ik,ik->i", line, line)[:, None]
+    beside = np.linalg.norm(apart[near] - share[..., None] * line[:, None], axis=2) / heights[near][:, None]
+    taken = (
+        alike[near]
+        & (card[None, :] != card[near][:, None])
+        & (card[None, :] != card[far][:, None])
+        & (share > TAKEN[0])
+        & (share < TAKEN[1])
+        & (beside < TAKEN_BESIDE)
+    ).any(axis=1)
+    near, far = near[~taken], far[~taken]
     shares = np.array(ALONG)[None, :, None]
     across, down = x_axes[near] + x_axes[far], y_axes[near] + y_axes[far]
     count = len(near) * len(ALONG)

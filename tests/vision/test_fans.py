@@ -71,6 +71,15 @@ def test_cards_that_cannot_hide_one_between_them_get_no_windows(high: np.ndarray
     assert len(stretches([_card((100, 100)), high]).sizes) == 0
 
 
+def test_a_fan_whose_middle_card_is_seen_gets_no_windows() -> None:
+    low, middle, high = (_card((100 + step * 0.45 * WIDTH, 100 + step * 5)) for step in range(3))
+    assert len(stretches([low, high]).sizes) == 2 * len(ALONG)
+    assert len(stretches([low, middle, high]).sizes) == 0
+    # A card elsewhere, or turned another way at that place, leaves the stretch to be looked at.
+    across = _card((100 + 0.45 * WIDTH, 105), turn=90.0)
+    assert len(stretches([low, across, high]).sizes) == 2 * len(ALONG)
+
+
 def _stretch_reads(names: list[str]) -> Stretches:
     count = len(names)
     return Stretches(
