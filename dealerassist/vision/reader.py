@@ -74,7 +74,7 @@ SMALLEST_CARD = 0.6
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Decision levels, tuned on the development design only (kennard-2color)."""
+    """Decision levels, tuned on the development designs only (kennard-2color, nicu-white)."""
 
     accept: float = SURE  # rank x suit x index probability below which a corner names nothing
     projected_accept: float = SURE  # the same at a corner reached along the edges from another
