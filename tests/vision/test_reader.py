@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import cv2
@@ -172,13 +173,10 @@ def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
 def test_a_corner_whose_sizes_are_all_off_is_read_at_the_named_neighbours(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, resized: str
 ) -> None:
-    frame, truth = make_scene(design, np.random.default_rng(seed))
-    reader = CardReader(deck)
     _without_fans(monkeypatch)
-    with monkeypatch.context() as switched_off:
-        switched_off.setattr(amend, "PRINT_RESIZE", np.inf)
-        unresized = set(_by_card(reader.read(frame)))
-    _named_by_the_step_alone(unresized, _by_card(reader.read(frame)), truth, resized)
+    _named_when_switched_on(
+        deck, design, monkeypatch, seed, resized, lambda off: off.setattr(amend, "PRINT_RESIZE", np.inf)
+    )
 
 
 # A crowded generated scene where the demo deck's networks read an 8 of diamonds unsure at both its
@@ -226,12 +224,7 @@ def _without_fans(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_fans_middle_card_is_read_between_its_neighbours(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, middle: str
 ) -> None:
-    frame, truth = make_scene(design, np.random.default_rng(seed))
-    reader = CardReader(deck)
-    with monkeypatch.context() as switched_off:
-        _without_fans(switched_off)
-        without = set(_by_card(reader.read(frame)))
-    _named_by_the_step_alone(without, _by_card(reader.read(frame)), truth, middle)
+    _named_when_switched_on(deck, design, monkeypatch, seed, middle, _without_fans)
 
 
 def _named_by_switching_on(
@@ -245,13 +238,33 @@ def _named_by_switching_on(
 ) -> None:
     """Generated scene ``seed`` read with the reader's ``step`` switched off, then on (the steps
     in ``kept_off`` off throughout): the step alone names ``card``."""
-    frame, truth = make_scene(design, np.random.default_rng(seed))
-    reader = CardReader(deck)
     _without_fans(monkeypatch)
     for name in kept_off:
         monkeypatch.setattr(reader_module, name, lambda *_: amend._no_windows())
+    _named_when_switched_on(
+        deck,
+        design,
+        monkeypatch,
+        seed,
+        card,
+        lambda off: off.setattr(reader_module, step, lambda *_: amend._no_windows()),
+    )
+
+
+def _named_when_switched_on(
+    deck,
+    design,
+    monkeypatch: pytest.MonkeyPatch,
+    seed: int,
+    card: str,
+    switch_off: Callable[[pytest.MonkeyPatch], None],
+) -> None:
+    """Generated scene ``seed`` read with a step switched off (``switch_off`` patches it away),
+    then on: the step alone names ``card``."""
+    frame, truth = make_scene(design, np.random.default_rng(seed))
+    reader = CardReader(deck)
     with monkeypatch.context() as switched_off:
-        switched_off.setattr(reader_module, step, lambda *_: amend._no_windows())
+        switch_off(switched_off)
         without = set(_by_card(reader.read(frame)))
     _named_by_the_step_alone(without, _by_card(reader.read(frame)), truth, card)
 
