@@ -4,8 +4,9 @@ In a spread of cards each card's index shows in the strip its upper neighbour le
 strip's corner is flush with the neighbours' corners, or stepped as theirs are, the paper outline
 has no corner there and no finder reports one. The cards seen on either side (named, face down or
 unread) say where it lies: on the line between their corners of the same side, a third to two
-thirds of the way along. A few windows along that stretch are read; a name that two of them give
-at the accept level, and that no other card of the frame bears, is the middle card.
+thirds of the way along; where two cards hide between them, a third and two thirds of the way.
+A few windows around each hidden card's place are read; a name that two of them give at the
+accept level, and that no other card of the frame bears, is that card.
 """
 
 from __future__ import annotations
@@ -18,23 +19,43 @@ import numpy as np
 # each step of a spread is a third to three fifths of a card's width.
 ALONG = (0.36, 0.41, 0.46, 0.5, 0.54, 0.59, 0.64)
 SPAN = (0.6, 1.3)  # card widths between the neighbours' corners that leave room for one card
+TAKEN = (0.2, 0.8)  # a corner this far along such a stretch is its middle card's, seen already
+# Two hidden cards: neighbours three steps apart, each hidden corner looked for around a third of
+# the way from either end (fewer windows each: the two together read more than one card's 7).
+THIRD = (0.27, 0.3, 0.333, 0.36, 0.39)
+SPAN_TWO = (0.95, 1.9)
+TAKEN_TWO = (0.12, 0.88)
 SAME_TURN = float(np.cos(np.radians(8.0)))  # the neighbours turned this near alike ...
 SAME_SIZE = 0.3  # ... this near one size (a read at a wrong size guess is often a fifth off) ...
 OFF_LINE = 0.25  # ... and stepped along their edge by no more than this share of a card height
-TAKEN = (0.2, 0.8)  # a corner this far along a stretch ...
-TAKEN_BESIDE = 0.1  # ... and this near its line (card heights) is its middle card's, seen already
+TAKEN_BESIDE = 0.1  # card heights from a stretch's line within which a corner lies on it
 AGREEING = 2  # windows of one stretch that must name the card at the accept level
 
 
 @dataclass(frozen=True)
+class Spread:
+    """How neighbours with hidden cards between them are looked at."""
+
+    span: tuple[float, float]  # card widths between the neighbours' corners
+    taken: tuple[float, float]  # how far along the line a seen corner means a hidden card is seen
+    hidden: tuple[tuple[float, ...], ...]  # for each hidden card, its windows' shares of the way
+
+
+SPREADS = (
+    Spread(SPAN, TAKEN, (ALONG,)),
+    Spread(SPAN_TWO, TAKEN_TWO, (THIRD, tuple(1.0 - share for share in reversed(THIRD)))),
+)
+
+
+@dataclass(frozen=True)
 class Stretches:
-    """The windows along every stretch between two neighbours of a frame."""
+    """The windows around every hidden card's place between two neighbours of a frame."""
 
     points: np.ndarray
     x_axes: np.ndarray
     y_axes: np.ndarray
     sizes: np.ndarray
-    stretch: np.ndarray  # which stretch each window belongs to
+    stretch: np.ndarray  # which hidden card's place each window belongs to
 
 
 def _corners(quads: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -55,43 +76,53 @@ def _corners(quads: np.ndarray) -> tuple[np.ndarray, ...]:
 
 def stretches(quads: list[np.ndarray]) -> Stretches:
     """Windows between every two cards (quads as the reader outlines them) turned alike, of one
-    size, and one hidden card's step of a fan apart."""
+    size, and one or two hidden cards' steps of a fan apart."""
     card, points, x_axes, y_axes, heights, widths = _corners(np.array(quads, float).reshape(-1, 4, 2))
     apart = points[None, :] - points[:, None]  # from each corner (rows) to each other (columns)
     along = np.einsum("ijk,ik->ij", apart, x_axes) / widths[:, None]
     off = np.abs(np.einsum("ijk,ik->ij", apart, y_axes)) / heights[:, None]
     alike = x_axes @ x_axes.T >= SAME_TURN
-    near, far = np.nonzero(
+    neighbours = (
         (card[:, None] != card[None, :])
         & alike
         & (np.abs(heights[None, :] / heights[:, None] - 1.0) <= SAME_SIZE)
-        & (along >= SPAN[0])
-        & (along <= SPAN[1])
         & (off <= OFF_LINE)
     )
-    # A stretch where another card's corner, turned alike, lies already holds its middle card.
-    line = apart[near, far]
-    share = np.einsum("ijk,ik->ij", apart[near], line) / np.einsum("ik,ik->i", line, line)[:, None]
-    beside = np.linalg.norm(apart[near] - share[..., None] * line[:, None], axis=2) / heights[near][:, None]
-    taken = (
-        alike[near]
-        & (card[None, :] != card[near][:, None])
-        & (card[None, :] != card[far][:, None])
-        & (share > TAKEN[0])
-        & (share < TAKEN[1])
-        & (beside < TAKEN_BESIDE)
-    ).any(axis=1)
-    near, far = near[~taken], far[~taken]
-    shares = np.array(ALONG)[None, :, None]
-    across, down = x_axes[near] + x_axes[far], y_axes[near] + y_axes[far]
-    count = len(near) * len(ALONG)
-    return Stretches(
-        (points[near][:, None] + shares * apart[near, far][:, None]).reshape(-1, 2),
-        np.repeat(across / np.linalg.norm(across, axis=1, keepdims=True), len(ALONG), axis=0),
-        np.repeat(down / np.linalg.norm(down, axis=1, keepdims=True), len(ALONG), axis=0),
-        np.repeat((heights[near] + heights[far]) / 2, len(ALONG)),
-        np.arange(count) // len(ALONG),
-    )
+    parts: list[tuple[np.ndarray, ...]] = []
+    places = 0  # hidden cards' places so far: each is a stretch of its own, its windows alone agree
+    for spread in SPREADS:
+        near, far = np.nonzero(neighbours & (along >= spread.span[0]) & (along <= spread.span[1]))
+        # A stretch where another card's corner, turned alike, lies already holds its hidden card.
+        line = apart[near, far]
+        share = np.einsum("ijk,ik->ij", apart[near], line) / np.einsum("ik,ik->i", line, line)[:, None]
+        beside = np.linalg.norm(apart[near] - share[..., None] * line[:, None], axis=2)
+        beside /= heights[near][:, None]
+        taken = (
+            alike[near]
+            & (card[None, :] != card[near][:, None])
+            & (card[None, :] != card[far][:, None])
+            & (share > spread.taken[0])
+            & (share < spread.taken[1])
+            & (beside < TAKEN_BESIDE)
+        ).any(axis=1)
+        near, far, line = near[~taken], far[~taken], line[~taken]
+        across, down = x_axes[near] + x_axes[far], y_axes[near] + y_axes[far]
+        across /= np.linalg.norm(across, axis=1, keepdims=True)
+        down /= np.linalg.norm(down, axis=1, keepdims=True)
+        for shares in spread.hidden:
+            n = len(shares)
+            parts.append(
+                (
+                    (points[near][:, None] + np.array(shares)[None, :, None] * line[:, None]).reshape(-1, 2),
+                    np.repeat(across, n, axis=0),
+                    np.repeat(down, n, axis=0),
+                    np.repeat((heights[near] + heights[far]) / 2, n),
+                    np.repeat(places + np.arange(len(near)), n),
+                )
+            )
+            places += len(near)
+    joined = [np.concatenate([part[k] for part in parts]) for k in range(5)]
+    return Stretches(*(column.reshape(-1, 2) for column in joined[:3]), joined[3], joined[4])
 
 
 def middle_cards(

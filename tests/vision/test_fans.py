@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dealerassist.vision.fans import ALONG, Stretches, middle_cards, stretches
+from dealerassist.vision.fans import ALONG, THIRD, Stretches, middle_cards, stretches
 
 HEIGHT, WIDTH = 120.0, 84.0
 
@@ -42,6 +42,28 @@ def test_the_windows_lie_on_the_lines_between_two_neighbours_index_corners() -> 
     assert np.allclose(found.sizes, HEIGHT)
 
 
+def test_two_hidden_cards_are_looked_for_a_third_of_the_way_from_either_neighbour() -> None:
+    low, high = _card((100, 100)), _card((100 + 1.5 * WIDTH, 103))
+    found = stretches([low, high])
+    step = high[0] - low[0]
+    # Each hidden card's windows are a stretch of their own, on both lines between index corners.
+    assert len(found.sizes) == 2 * 2 * len(THIRD) and len(set(found.stretch.tolist())) == 4
+    for shares in (THIRD, [1.0 - share for share in reversed(THIRD)]):
+        place = np.isin(found.points, low[0] + np.array(shares)[:, None] * step).all(axis=1)
+        assert place.sum() == len(THIRD) and len(set(found.stretch[place].tolist())) == 1
+    assert not np.isclose(found.points, low[0] + 0.5 * step).all(axis=1).any()
+    # Where a step of one card or of two could part them, both are looked at.
+    assert len(stretches([low, _card((100 + 1.1 * WIDTH, 100))]).sizes) == 2 * (len(ALONG) + 2 * len(THIRD))
+
+
+def test_two_hidden_cards_of_which_one_is_seen_leave_the_other_to_its_own_neighbours() -> None:
+    low, seen, high = (_card((100 + along * WIDTH, 100)) for along in (0.0, 0.55, 1.4))
+    found = stretches([low, seen, high])
+    # The seen card and the far neighbour hide one card between them; the wider stretch is taken.
+    assert len(found.sizes) == 2 * len(ALONG)
+    _windows_from(found, seen[0], high[0] - seen[0])
+
+
 def test_a_fan_turned_half_round_is_looked_at_the_same_way() -> None:
     low, high = _card((500, 400), 180.0), _card((500 - 0.9 * WIDTH, 400), 180.0)
     found = stretches([low, high])
@@ -63,7 +85,7 @@ def test_a_back_grown_along_its_long_edge_offers_the_same_corners_as_a_face() ->
         _card((100 + 0.9 * WIDTH, 100), turn=15.0),  # turned another way
         _card((100 + 0.9 * WIDTH, 100), height=1.4 * HEIGHT),  # another size
         _card((100 + 0.4 * WIDTH, 100)),  # one step of a fan: no card between
-        _card((100 + 1.5 * WIDTH, 100)),  # apart
+        _card((100 + 2.1 * WIDTH, 100)),  # apart
         _card((100 + 0.9 * WIDTH, 100 + 0.4 * HEIGHT)),  # far off the line
     ],
 )
