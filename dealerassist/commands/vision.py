@@ -102,7 +102,7 @@ def _design_folder(text: str) -> Path:
 def _enroll(args: argparse.Namespace) -> int:
     check_folder(args.folder)
     print(f"enrolling {args.folder}: training its index classifiers (a few minutes) ...", flush=True)
-    model = enroll(args.folder, args.name, args.training_scenes, args.tables)
+    model = enroll(args.folder, args.name, args.training_scenes, args.tables, notice=print)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     model.save(out)

@@ -12,6 +12,7 @@ import multiprocessing
 import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -29,6 +30,7 @@ from dealerassist.vision.training import render_samples, scene_samples
 ENROLL_HEIGHTS = (72, 86, 100, 120, 145, 175, 210)
 FIRST_PASS_RANK_BOX = (0.0, 0.0, 0.16, 0.16)
 WINDOW_SLACK = 0.03  # card heights of paper kept around the printed index in the classifier window
+MIN_INDEXES_FOUND = 26  # cards whose rank and suit must be found to learn where the deck prints them
 TRAINING_SEED = 20261129  # enrollment is repeatable: the same images give the same deck file
 CHECK_SEED = TRAINING_SEED + 1
 CHECK_SCENES = 4  # fresh scenes per card for the self-check (about 3 windows each)
@@ -87,31 +89,74 @@ def check_folder(folder: str | Path) -> Path:
     return folder
 
 
+@dataclass(frozen=True)
+class IndexPlace:
+    """Where a design prints its corner index, learnt from its clean card images."""
+
+    rank_box: tuple[float, float, float, float]  # the median card's rank (card heights)
+    window: IndexWindow  # around rank and suit of nearly every card, with a margin of paper
+    not_found: tuple[str, ...]  # cards whose rank and suit were not found apart from the pips
+
+
+def index_place(folder: Path, faces: dict[str, np.ndarray]) -> IndexPlace:
+    """Where the cards of ``faces`` (images by code, from ``folder``) print rank and suit.
+
+    A design prints its index in one place on every card, so the cards where it stands clear say
+    where: some designs crowd a small card's index against its pips (a 4 of clubs whose suit sign
+    touches the pip beside it), and on those cards it is not found. DeckFileError when fewer than
+    MIN_INDEXES_FOUND cards show one, naming them: then the images are not of a design with
+    standard corner indexes, or not cut to the card.
+    """
+    rank_boxes, index_ends, not_found = [], [], []
+    for code, image in faces.items():
+        pairs = _glyphs_of(image, image.shape[0], FIRST_PASS_RANK_BOX, 1.0)
+        if not pairs:
+            not_found.append(code)
+            continue
+        rank, suit = pairs[0]
+        rank_boxes.append(rank.box)
+        index_ends.append((max(rank.box[2], suit.box[2]), suit.box[3]))
+    if len(rank_boxes) < MIN_INDEXES_FOUND:
+        listed = ", ".join(f"{code}.png" for code in not_found[:8]) + (", ..." if len(not_found) > 8 else "")
+        raise DeckFileError(
+            f"{folder}: no rank and suit found in the top-left corner of {len(not_found)} of "
+            f"{len(faces)} cards ({listed}); each image must be one card, cut to its outline, "
+            "with its rank printed above its suit"
+        )
+    x0, y0, x1, y1 = (float(v) for v in np.median(np.array(rank_boxes), axis=0))
+    across, down = np.percentile(np.array(index_ends), 90, axis=0) + WINDOW_SLACK
+    return IndexPlace(
+        (x0, y0, x1, y1),
+        IndexWindow(float(min(across, 0.24)), float(min(down, 0.5))),
+        tuple(not_found),
+    )
+
+
 def enroll(
-    folder: str | Path, name: str | None = None, scenes_per_card: int = SCENES_PER_CARD, tables: int = TABLES
+    folder: str | Path,
+    name: str | None = None,
+    scenes_per_card: int = SCENES_PER_CARD,
+    tables: int = TABLES,
+    notice: Callable[[str], None] | None = None,
 ) -> DeckModel:
     """Learn a design from ``folder`` holding ``AS.png`` .. ``KC.png`` and ``back.png``.
 
     Each classifier of the committee learns from its own ``scenes_per_card`` small scenes around
     each card (about ten windows each) and every candidate corner on its own ``tables`` whole
-    synthetic tables.
+    synthetic tables. ``notice`` is told of cards whose index was not found (``index_place``).
     """
     folder = check_folder(folder)
     faces = {c.code: load_card_image(folder / f"{c.code}.png") for c in FULL_DECK}
     back = load_card_image(folder / "back.png")
     aspect = float(np.median([im.shape[0] / im.shape[1] for im in faces.values()]))
 
-    rank_boxes, index_ends = [], []
-    for code, image in faces.items():
-        pairs = _glyphs_of(image, image.shape[0], FIRST_PASS_RANK_BOX, 1.0)
-        if not pairs:
-            raise DeckFileError(f"{folder / (code + '.png')}: no rank and suit found in the top-left corner")
-        rank, suit = pairs[0]
-        rank_boxes.append(rank.box)
-        index_ends.append((max(rank.box[2], suit.box[2]), suit.box[3]))
-    rank_box = tuple(float(v) for v in np.median(np.array(rank_boxes), axis=0))
-    across, down = np.percentile(np.array(index_ends), 90, axis=0) + WINDOW_SLACK
-    window = IndexWindow(float(min(across, 0.24)), float(min(down, 0.5)))
+    place = index_place(folder, faces)
+    if place.not_found and notice is not None:
+        notice(
+            f"no rank and suit found apart from the pips on {', '.join(place.not_found)}: "
+            f"where the other {len(faces) - len(place.not_found)} cards print them is learnt"
+        )
+    rank_box, window = place.rank_box, place.window
 
     design = load_design(folder)
     cards = {code: image for code, image in design.items() if code != "back"}

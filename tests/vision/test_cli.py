@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import cv2
@@ -13,6 +14,8 @@ from dealerassist.core.decks import CONFIG_DIR
 from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.synthetic import DEMO_MARKERS, DEMO_ZONES, render_layout
 
+from .conftest import ink_into_the_pips
+
 
 @pytest.fixture(scope="module")
 def deck_file(deck: DeckModel, tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -22,12 +25,16 @@ def deck_file(deck: DeckModel, tmp_path_factory: pytest.TempPathFactory) -> Path
 
 
 def test_enroll_writes_a_deck_file(kennard_dir: Path, tmp_path: Path, capsys) -> None:
-    out = tmp_path / "decks" / "k.npz"
+    folder, out = tmp_path / "house", tmp_path / "decks" / "k.npz"
+    shutil.copytree(kennard_dir, folder)
+    crowded = ink_into_the_pips(cv2.imread(str(folder / "4C.png"), cv2.IMREAD_UNCHANGED))
+    cv2.imwrite(str(folder / "4C.png"), crowded)
     quick = ["--training-scenes", "6", "--tables", "3"]  # the command, not the classifier, is tested here
-    assert main(["vision", "enroll", str(kennard_dir), "--out", str(out), "--name", "house-red", *quick]) == 0
+    assert main(["vision", "enroll", str(folder), "--out", str(out), "--name", "house-red", *quick]) == 0
     loaded = DeckModel.load(out)
     assert loaded.name == "house-red"
     printed = capsys.readouterr().out
+    assert "no rank and suit found apart from the pips on 4C: where the other 51 cards print them" in printed
     assert f"fresh index windows: {100 * loaded.check['named_right']:.1f} % named right" in printed
     assert loaded.check["index_windows"] > 150
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -10,9 +11,12 @@ import cv2
 import numpy as np
 import pytest
 
+from dealerassist.core.cards import FULL_DECK
 from dealerassist.vision import blas
-from dealerassist.vision.deck import DeckFileError, DeckModel
-from dealerassist.vision.enrollment import enroll, in_training_processes
+from dealerassist.vision.deck import DeckFileError, DeckModel, load_card_image
+from dealerassist.vision.enrollment import MIN_INDEXES_FOUND, enroll, in_training_processes, index_place
+
+from .conftest import ink_into_the_pips
 
 
 def test_enrollment_finds_where_the_index_is_printed(deck: DeckModel) -> None:
@@ -77,6 +81,30 @@ def test_a_file_that_is_not_a_deck_is_refused_with_its_name(tmp_path: Path) -> N
     assert "pickle" not in str(refused.value)  # numpy's advice to load it unsafely is not passed on
     with pytest.raises(DeckFileError, match=r"nope\.npz: no such deck file"):
         DeckModel.load(tmp_path / "nope.npz")
+
+
+def _faces(folder: Path) -> dict[str, np.ndarray]:
+    return {card.code: load_card_image(folder / f"{card.code}.png") for card in FULL_DECK}
+
+
+def test_cards_whose_index_runs_into_the_pips_leave_its_place_to_the_others(kennard_dir: Path) -> None:
+    faces = _faces(kennard_dir)
+    clear = index_place(kennard_dir, faces)
+    assert clear.not_found == ()
+    crowded = dict(faces, **{code: ink_into_the_pips(faces[code]) for code in ("4C", "8H", "KS")})
+    place = index_place(kennard_dir, crowded)
+    assert set(place.not_found) == {"4C", "8H", "KS"}
+    assert place.rank_box == pytest.approx(clear.rank_box) and place.window == clear.window
+
+
+def test_a_folder_where_few_cards_show_an_index_is_refused_naming_them(kennard_dir: Path) -> None:
+    faces = _faces(kennard_dir)
+    blotted = list(faces)[: 53 - MIN_INDEXES_FOUND]  # one card more than the rest can stand for
+    crowded = dict(faces, **{code: ink_into_the_pips(faces[code]) for code in blotted})
+    with pytest.raises(DeckFileError, match=re.escape(f"of {len(blotted)} of 52 cards ({blotted[0]}.png, ")):
+        index_place(kennard_dir, crowded)
+    one_back = dict(crowded, **{blotted[0]: faces[blotted[0]]})
+    assert len(index_place(kennard_dir, one_back).not_found) == 52 - MIN_INDEXES_FOUND
 
 
 def test_missing_cards_are_listed(kennard_dir: Path, tmp_path: Path) -> None:
