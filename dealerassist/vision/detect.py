@@ -178,6 +178,14 @@ def _local_direction(pts: np.ndarray, index: int, span: int, forward: bool) -> t
 
 
 SHORT_ARM = 14
+# A print touching a card's edge at its corner (an index set close to a dark border) bites a notch
+# out of the paper there, and each side of the notch is an edge of its own: a corner's second edge
+# may then start up to NOTCH_SIDES long edges further on. Such a corner stands where the notch
+# lies inside it (within NOTCH_INSIDE px) and no corner of two neighbouring edges lies within
+# NOTCH_APART px (a rounded corner cut into short edges already gives that one).
+NOTCH_SIDES = 2
+NOTCH_INSIDE = 1.5
+NOTCH_APART = 6.0
 
 
 def _square_to(other: tuple[float, float], rough: tuple[float, float]) -> tuple[float, float]:
@@ -229,11 +237,16 @@ def outline_corners(contour: np.ndarray, blob: int, polygon: np.ndarray | None =
     long = np.flatnonzero(lengths >= MIN_EDGE_PX)
     if not len(long):
         return []
-    # Edge a is a long edge, edge b the next long one; a corner needs them close together.
-    a0s, a1s, a_len = poly[long], nxt[long], lengths[long]
-    b0s, b1s, b_len = _following(a0s), _following(a1s), _following(a_len)
+    # Edge a is a long edge, edge b the next long one, or one across a notch (NOTCH_SIDES); a
+    # corner needs them close together.
+    ahead_by = np.repeat(np.arange(1, NOTCH_SIDES + 2), len(long))
+    firsts = np.tile(np.arange(len(long)), NOTCH_SIDES + 1)
+    seconds = (firsts + ahead_by) % len(long)
+    a0s, a1s, a_len = poly[long][firsts], nxt[long][firsts], lengths[long][firsts]
+    b0s, b1s, b_len = poly[long][seconds], nxt[long][seconds], lengths[long][seconds]
     gap = b0s - a1s
-    pairs = np.flatnonzero(np.hypot(gap[:, 0], gap[:, 1]) <= 14.0)
+    other_edge = (ahead_by == 1) | (ahead_by < len(long))  # a notch's far side is not its first edge
+    pairs = np.flatnonzero((np.hypot(gap[:, 0], gap[:, 1]) <= 14.0) & other_edge)
     if not len(pairs):
         return []
     pts = contour.reshape(-1, 2).astype(np.float32)  # whole pixels: as fitted, made once per outline
@@ -241,7 +254,8 @@ def outline_corners(contour: np.ndarray, blob: int, polygon: np.ndarray | None =
     # One corner at a time in plain floats: a dozen corners an outline, too few for arrays to pay.
     a0l, a1l, b0l, b1l = a0s.tolist(), a1s.tolist(), b0s.tolist(), b1s.tolist()
     a_lens, b_lens, end_list = a_len.tolist(), b_len.tolist(), ends.tolist()
-    corners = []
+    corners: list[Corner] = []
+    notches: list[Corner] = []
     for k, i in enumerate(pairs.tolist()):
         (a0x, a0y), (a1x, a1y), (b0x, b0y), (b1x, b1y) = a0l[i], a1l[i], b0l[i], b1l[i]
         span_a = int(min(0.85 * a_lens[i], 30))
@@ -270,8 +284,18 @@ def outline_corners(contour: np.ndarray, blob: int, polygon: np.ndarray | None =
             x_axis, y_axis = arm_a, arm_b
         else:
             x_axis, y_axis = arm_b, arm_a
-        corners.append(Corner(point=point, x_axis=x_axis, y_axis=y_axis, blob=blob))
-    return corners
+        corner = Corner(point=point, x_axis=x_axis, y_axis=y_axis, blob=blob)
+        if ahead_by[i] == 1:
+            corners.append(corner)
+            continue
+        start = int(long[firsts[i]]) + 1  # the notch's outline: edge a's end to edge b's start
+        inward = poly[np.arange(start, start + (long[seconds[i]] - start) % n + 1) % n] - point
+        if ((inward @ x_axis >= -NOTCH_INSIDE) & (inward @ y_axis >= -NOTCH_INSIDE)).all():
+            notches.append(corner)
+    if notches and corners:
+        seen = np.array([c.point for c in corners])
+        notches = [c for c in notches if np.hypot(*(seen - c.point).T).min() >= NOTCH_APART]
+    return corners + notches
 
 
 JUNCTION_DEPTH = (3, 16)  # pixels inside the outline where a buried card edge is looked for
