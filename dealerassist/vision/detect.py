@@ -242,8 +242,9 @@ def outline_corners(contour: np.ndarray, blob: int, polygon: np.ndarray | None =
     ahead_by = np.repeat(np.arange(1, NOTCH_SIDES + 2), len(long))
     firsts = np.tile(np.arange(len(long)), NOTCH_SIDES + 1)
     seconds = (firsts + ahead_by) % len(long)
-    a0s, a1s, a_len = poly[long][firsts], nxt[long][firsts], lengths[long][firsts]
-    b0s, b1s, b_len = poly[long][seconds], nxt[long][seconds], lengths[long][seconds]
+    edge_starts, edge_ends, edge_lengths = poly[long], nxt[long], lengths[long]
+    a0s, a1s, a_len = edge_starts[firsts], edge_ends[firsts], edge_lengths[firsts]
+    b0s, b1s, b_len = edge_starts[seconds], edge_ends[seconds], edge_lengths[seconds]
     gap = b0s - a1s
     other_edge = (ahead_by == 1) | (ahead_by < len(long))  # a notch's far side is not its first edge
     pairs = np.flatnonzero((np.hypot(gap[:, 0], gap[:, 1]) <= 14.0) & other_edge)
