@@ -57,10 +57,12 @@ def find_candidates(
     aspect: float,
     rank_box: tuple[float, float, float, float] | None = None,
     window: IndexWindow | None = None,
+    notches: bool = True,
 ) -> FrameGeometry:
     """Paper blobs, their corners, junctions, traced corners and the corners projected from them;
     given where the deck prints its rank (``rank_box``) and how far its index reaches
-    (``window``), also the corners where an index starts along a shared outline edge.
+    (``window``), also the corners where an index starts along a shared outline edge; with
+    ``notches``, outline corners across a notch too (``detect.outline_corners``).
 
     Every outline and junction corner is gathered first, so that how far the paper runs from each
     is measured in one pass, and the projected corners' edges are checked in one pass too.
@@ -77,7 +79,7 @@ def find_candidates(
     for index, (outline, polygon, junctions) in enumerate(
         zip(outlines, polygons, edge_junctions_many(gray, filled, outlines, polygons=polygons), strict=True)
     ):
-        direct = outline_corners(outline, index, polygon)
+        direct = outline_corners(outline, index, polygon, notches)
         corners += direct + junctions
         sources += [OUTLINE] * len(direct) + [JUNCTION] * len(junctions)
     # Every corner's point and axes as arrays, made once for all the steps that take them so.

@@ -223,9 +223,12 @@ def outline_polygon(contour: np.ndarray) -> np.ndarray:
     return cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2)
 
 
-def outline_corners(contour: np.ndarray, blob: int, polygon: np.ndarray | None = None) -> list[Corner]:
+def outline_corners(
+    contour: np.ndarray, blob: int, polygon: np.ndarray | None = None, notches: bool = True
+) -> list[Corner]:
     """Right-angle convex corners of a blob outline, with rounded card corners squared off
-    (``polygon``: its ``outline_polygon`` when the caller has it)."""
+    (``polygon``: its ``outline_polygon`` when the caller has it), and with ``notches`` those
+    found across a notch (NOTCH_SIDES)."""
     poly = (outline_polygon(contour) if polygon is None else polygon).astype(np.float64)
     n = len(poly)
     if n < 3:
@@ -239,8 +242,9 @@ def outline_corners(contour: np.ndarray, blob: int, polygon: np.ndarray | None =
         return []
     # Edge a is a long edge, edge b the next long one, or one across a notch (NOTCH_SIDES); a
     # corner needs them close together.
-    ahead_by = np.repeat(np.arange(1, NOTCH_SIDES + 2), len(long))
-    firsts = np.tile(np.arange(len(long)), NOTCH_SIDES + 1)
+    sides = NOTCH_SIDES if notches else 0
+    ahead_by = np.repeat(np.arange(1, sides + 2), len(long))
+    firsts = np.tile(np.arange(len(long)), sides + 1)
     seconds = (firsts + ahead_by) % len(long)
     edge_starts, edge_ends, edge_lengths = poly[long], nxt[long], lengths[long]
     a0s, a1s, a_len = edge_starts[firsts], edge_ends[firsts], edge_lengths[firsts]

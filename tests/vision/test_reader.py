@@ -150,11 +150,11 @@ def _named_by_the_step_alone(without: set[str], found: dict, truth, card: str, a
 
 # Generated scenes where the demo deck's networks name a card only once its corner is moved to
 # where its window's print lies and read at the named neighbour's size (a fan's lower card, its
-# corner hidden or marked only faintly). The seeds depend on those networks, which come out
-# differently when the deck is enrolled on another machine or from other training corners: look
-# for new ones in seeds 0-299 when they fail (29 showed it when they were last chosen; one, seed
-# 257, lost its AS there, to the windows around an unsure new name).
-@pytest.mark.parametrize(("seed", "moved"), [(18, "QS"), (231, "6C"), (239, "3H"), (294, "QH")])
+# corner hidden or marked only faintly; seed 119's 3H, whose outline's size guesses are all off).
+# The seeds depend on those networks, which come out differently when the deck is enrolled on
+# another machine: look for new ones in seeds 0-299 when they fail (19 showed it when they were
+# chosen, and the step lost a card in none).
+@pytest.mark.parametrize(("seed", "moved"), [(18, "QS"), (119, "3H"), (231, "6C"), (294, "QH")])
 def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, moved: str
 ) -> None:
@@ -180,10 +180,9 @@ def test_a_corner_whose_sizes_are_all_off_is_read_at_the_named_neighbours(
     )
 
 
-# A crowded generated scene where the demo deck's networks read an 8 of hearts unsure at both its
-# prints (the only one in seeds 0-399 of 14-card scenes; like the seeds above, look again when it
-# fails).
-@pytest.mark.parametrize(("seed", "cards", "agreed"), [(320, 14, "8H")])
+# A crowded generated scene where the demo deck's networks read an 8 of diamonds unsure at both its
+# prints (found in seeds 0-399 of 14-card scenes; like the seeds above, look again when they fail).
+@pytest.mark.parametrize(("seed", "cards", "agreed"), [(5, 14, "8D")])
 def test_unsure_reads_that_agree_at_a_cards_two_prints_name_it(
     deck, design, seed: int, cards: int, agreed: str
 ) -> None:
@@ -204,9 +203,9 @@ def test_a_corner_whose_sizes_are_all_off_the_named_cards_is_read_at_theirs(
 
 
 # Generated scenes where a window placed at a print or at the named cards' size reads a card
-# unsure, and the windows around it name it (found in seeds 0-999, where the look around named 17
-# cards, lost one and read none wrong; as above, look again when they fail).
-@pytest.mark.parametrize(("seed", "named"), [(132, "2D"), (491, "6H")])
+# unsure, and the windows around it name it (found in seeds 0-999; in seeds 0-1699 the look
+# around named 19 cards, lost none and read one wrong; as above, look again when they fail).
+@pytest.mark.parametrize(("seed", "named"), [(449, "JC"), (673, "AH")])
 def test_an_unsure_new_name_named_by_the_windows_around_it(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, named: str
 ) -> None:
@@ -230,14 +229,14 @@ def test_a_fans_middle_card_is_read_between_its_neighbours(
 
 
 # A generated scene where two cards hide between a fan's seen neighbours and the windows a third
-# of the way along name one of them (in seeds 0-4199 the two-hidden spread named 3 cards and lost
-# none; as above, look again when it fails).
+# of the way along name one of them (in seeds 0-1399 the only card the two-hidden spread named,
+# and it lost none; as above, look again when it fails).
 def test_a_card_of_two_hidden_between_neighbours_is_read_a_third_of_the_way_along(
     deck, design, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     one_hidden = fans_module.SPREADS[:1]
     _named_when_switched_on(
-        deck, design, monkeypatch, 1626, "9S", lambda off: off.setattr(fans_module, "SPREADS", one_hidden)
+        deck, design, monkeypatch, 562, "8S", lambda off: off.setattr(fans_module, "SPREADS", one_hidden)
     )
 
 
