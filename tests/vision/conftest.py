@@ -74,7 +74,7 @@ def ink_into_the_pips(image: np.ndarray) -> np.ndarray:
     """The card with both its indexes joined by a stroke of ink to the pips beside them."""
     joined = image.copy()
     h, w = image.shape[:2]
+    ink = (0, 0, 0, 255)[: image.shape[2]]  # opaque where the image has an alpha channel
     for (x0, y0), (x1, y1) in (((0.07, 0.1), (0.5, 0.45)), ((0.93, 0.9), (0.5, 0.55))):
-        ink = (0, 0, 0, 255)[: image.shape[2]]  # opaque where the image has an alpha channel
         cv2.line(joined, (int(x0 * w), int(y0 * h)), (int(x1 * w), int(y1 * h)), ink, max(3, w // 25))
     return joined
