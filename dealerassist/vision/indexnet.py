@@ -509,10 +509,11 @@ def train(
     """Fit the network by minibatch Adam on the three heads' cross-entropies (rank and suit count
     only on windows that hold an index); ``labels`` are card codes, ``NONE`` or ``BACK``.
     Deterministic for a given ``rng``."""
-    x = features.astype(np.float32)
+    x = features.astype(np.float32)  # a copy, standardised in place: the draw is hundreds of MB
     mean = x.mean(axis=0)
     scale = (1.0 / np.maximum(x.std(axis=0), 1e-3)).astype(np.float32)
-    x = (x - mean) * scale
+    x -= mean
+    x *= scale
     unknown = sorted({str(label) for label in labels} - set(_LABELS))
     if unknown:
         raise ValueError(f"training labels must be card codes, {NONE!r} or {BACK!r}; got {unknown[:5]}")
