@@ -132,7 +132,10 @@ def test_an_unreadable_image_is_named(kennard_dir: Path, tmp_path: Path) -> None
         enroll(broken)
 
 
-@pytest.mark.skipif(not blas.training_environment(), reason="a processor without AVX2: its own kernels train")
+@pytest.mark.skipif(
+    "OPENBLAS_CORETYPE" not in blas.training_environment(),
+    reason="a processor without AVX2: its own kernels train",
+)
 def test_networks_train_on_the_same_kernels_whatever_this_machine_would_choose(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -141,3 +144,13 @@ def test_networks_train_on_the_same_kernels_whatever_this_machine_would_choose(
     monkeypatch.setenv("OPENBLAS_CORETYPE", "SkylakeX")
     assert in_training_processes(blas.kernels, [None, None]) == [blas.TRAINING_KERNELS] * 2
     assert os.environ["OPENBLAS_CORETYPE"] == "SkylakeX"  # this process's environment is left as it was
+
+
+@pytest.mark.skipif(blas.threads() is None, reason="numpy without a bundled OpenBLAS")
+def test_networks_train_on_one_thread_whatever_this_machine_has(monkeypatch: pytest.MonkeyPatch) -> None:
+    # OpenBLAS adds up a product on one thread in another order than on several, and a machine
+    # with one core has no other: trained on two threads, the demo deck differed from the one a
+    # process held to one core enrolled.
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    assert in_training_processes(blas.threads, [None, None]) == [1, 1]
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "2"
