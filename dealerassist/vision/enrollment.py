@@ -37,8 +37,8 @@ CHECK_SCENES = 4  # fresh scenes per card for the self-check (about 3 windows ea
 HIDDEN = 256  # hidden units of the index classifier
 MEMBERS = 2  # classifiers in the deck's committee, each trained on its own draw of scenes
 # Each member's training draw: small scenes rendered around every card, and whole synthetic
-# tables whose candidate corners it learns. Twice this draw (or twice the passes over it) read
-# more kennard-2color cards but not more of the other development design (docs/vision.md).
+# tables whose candidate corners it learns. Twice this draw read more kennard-2color cards but
+# fewer nicu-white ones; twice the passes over it a few more of both, and more wrong (docs/vision.md).
 SCENES_PER_CARD = 150
 TABLES = 300
 
