@@ -117,10 +117,11 @@ def _enroll(args: argparse.Namespace) -> int:
 
 
 def _read_frame(path: str) -> np.ndarray:
+    if not Path(path).is_file():  # asked first: OpenCV would also print a warning of its own
+        raise FrameError(f"{path}: {'not a file' if Path(path).exists() else 'no such file'}")
     frame = cv2.imread(path, cv2.IMREAD_COLOR)
     if frame is None:
-        reason = "no such file" if not Path(path).exists() else "not an image OpenCV can read"
-        raise FrameError(f"{path}: {reason}")
+        raise FrameError(f"{path}: not an image OpenCV can read")
     if min(frame.shape[:2]) < 64:
         raise FrameError(f"{path}: {frame.shape[1]}x{frame.shape[0]} px is too small to hold a card")
     return frame

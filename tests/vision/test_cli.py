@@ -152,9 +152,16 @@ def test_calibrate_then_read_without_markers(deck_file: Path, design, tmp_path: 
     assert [(s["card"], s["zone"]) for s in listing if s["card"]] == [("2D", "seat-5")]
 
 
-def test_user_errors_are_reported_cleanly(deck_file: Path, tmp_path: Path, capsys) -> None:
+def test_a_missing_frame_is_named_without_opencvs_own_warning(deck_file: Path, tmp_path: Path, capfd) -> None:
     assert main(["vision", "read", "--deck", str(deck_file), str(tmp_path / "nope.png")]) == 1
-    assert "nope.png: no such file" in capsys.readouterr().err
+    err = capfd.readouterr().err  # OpenCV writes its warnings straight to the process's stderr
+    assert "nope.png: no such file" in err
+    assert "imread" not in err
+    assert main(["vision", "read", "--deck", str(deck_file), str(tmp_path)]) == 1
+    assert f"{tmp_path}: not a file" in capfd.readouterr().err
+
+
+def test_user_errors_are_reported_cleanly(deck_file: Path, tmp_path: Path, capsys) -> None:
     text = tmp_path / "notes.png"
     text.write_text("hello")
     assert main(["vision", "read", "--deck", str(deck_file), str(text)]) == 1
