@@ -31,11 +31,12 @@ class RuleViolation(DealerAssistError):
 class ConfigError(DealerAssistError):
     """A configuration file that does not hold what it must.
 
-    The message always names the file, the key and the problem.
+    The message always names the file and the problem, and the key unless it is the whole file
+    (``key`` "-").
     """
 
     def __init__(self, file: str, key: str, problem: str) -> None:
-        super().__init__(f"{file}: {key}: {problem}")
+        super().__init__(f"{file}: {problem}" if key == "-" else f"{file}: {key}: {problem}")
         self.file = file
         self.key = key
         self.problem = problem

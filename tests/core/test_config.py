@@ -54,8 +54,9 @@ def test_paytable_errors_name_file_and_key(tmp_path: Path) -> None:
             },
             "m",
         )
-    with pytest.raises(ConfigError, match="not valid TOML"):
+    with pytest.raises(ConfigError, match=r"\.toml: not valid TOML") as broken:
         load_paytable_file(_write(tmp_path, "game = \n"))
+    assert broken.value.key == "-"  # the whole file: the message names no key
 
 
 def test_shipped_paytable_files_all_load() -> None:
