@@ -34,7 +34,7 @@ MIN_INDEXES_FOUND = 26  # cards whose rank and suit must be found to learn where
 TRAINING_SEED = 20261129  # enrollment is repeatable: the same images give the same deck file
 CHECK_SEED = TRAINING_SEED + 1
 CHECK_SCENES = 4  # fresh scenes per card for the self-check (about 3 windows each)
-HIDDEN = 256  # hidden units of the index classifier
+HIDDEN = (256,)  # units of the index classifier's hidden layers
 MEMBERS = 2  # classifiers in the deck's committee, each trained on its own draw of scenes
 # Each member's training draw: small scenes rendered around every card, and whole synthetic
 # tables whose candidate corners it learns. Twice this draw read more kennard-2color cards but

@@ -13,7 +13,8 @@ of matrix products: the per-frame cost does not grow with Python work per corner
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -353,26 +354,28 @@ HEADS = (len(RANKS), len(SUITS), 3)  # rank, suit, and what the corner is: nothi
 
 @dataclass(frozen=True)
 class IndexNet:
-    """Standardised features -> one hidden ReLU layer -> three softmax heads: rank, suit, kind.
+    """Standardised features -> hidden ReLU layers -> three softmax heads: rank, suit, kind.
 
     Rank and suit are learned separately (every queen teaches the queen, whatever its suit), which
     needs far fewer samples per class than 52 card classes; the third head says whether the window
     holds an index, a card back's corner, or neither. A card's probability is rank x suit x index.
+    ``weights`` and ``biases`` run from the features to the heads: decks enrolled with one hidden
+    layer read as they always did.
     """
 
     mean: np.ndarray
     scale: np.ndarray
-    w1: np.ndarray
-    b1: np.ndarray
-    w2: np.ndarray
-    b2: np.ndarray
+    weights: tuple[np.ndarray, ...]
+    biases: tuple[np.ndarray, ...]
 
     def heads(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(rank, suit, kind) probabilities of each row; kind columns: nothing, index, back."""
         # numpy's products, not cv2.gemm: below about a hundred rows (a committee's later members,
         # a second look) OpenCV multiplies without its BLAS, some twenty times slower.
-        hidden = np.maximum(((features - self.mean) * self.scale) @ self.w1 + self.b1, 0.0)
-        return _softmax_heads(hidden @ self.w2 + self.b2)
+        layer = (features - self.mean) * self.scale
+        for weight, bias in zip(self.weights[:-1], self.biases[:-1], strict=True):
+            layer = np.maximum(layer @ weight + bias, 0.0)
+        return _softmax_heads(layer @ self.weights[-1] + self.biases[-1])
 
     def best(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         """The most likely card of each row, its probability (rank x suit x index), and the kind
@@ -394,18 +397,30 @@ class IndexNet:
         return rank[rows, ranks] * suit[rows, suits] * kind[:, 1]
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {
-            "net_mean": self.mean,
-            "net_scale": self.scale,
-            "net_w1": self.w1,
-            "net_b1": self.b1,
-            "net_w2": self.w2,
-            "net_b2": self.b2,
+        layers = {
+            f"net_{kind}{i}": array
+            for i, (weight, bias) in enumerate(zip(self.weights, self.biases, strict=True), start=1)
+            for kind, array in (("w", weight), ("b", bias))
         }
+        return {"net_mean": self.mean, "net_scale": self.scale, **layers}
 
     @classmethod
-    def from_arrays(cls, data: dict[str, np.ndarray]) -> IndexNet:
-        return cls(*(data[f"net_{k}"].astype(np.float32) for k in ("mean", "scale", "w1", "b1", "w2", "b2")))
+    def from_arrays(cls, data: Mapping[str, np.ndarray]) -> IndexNet:
+        count = 0
+        while f"net_w{count + 1}" in data:
+            count += 1
+        if not count:
+            raise KeyError("no network layers in the arrays")
+
+        def array(key: str) -> np.ndarray:
+            return np.asarray(data[f"net_{key}"], np.float32)
+
+        return cls(
+            array("mean"),
+            array("scale"),
+            tuple(array(f"w{i}") for i in range(1, count + 1)),
+            tuple(array(f"b{i}") for i in range(1, count + 1)),
+        )
 
 
 @dataclass(frozen=True)
@@ -500,15 +515,15 @@ def train(
     features: np.ndarray,
     labels: np.ndarray,
     rng: np.random.Generator,
-    hidden: int = 192,
+    hidden: Sequence[int] = (256, 128),
     epochs: int = 20,
     batch: int = 256,
     rate: float = 2e-3,
     decay: float = 1e-4,
 ) -> IndexNet:
     """Fit the network by minibatch Adam on the three heads' cross-entropies (rank and suit count
-    only on windows that hold an index); ``labels`` are card codes, ``NONE`` or ``BACK``.
-    Deterministic for a given ``rng``."""
+    only on windows that hold an index); ``labels`` are card codes, ``NONE`` or ``BACK``;
+    ``hidden`` gives each hidden layer's width. Deterministic for a given ``rng``."""
     x = features.astype(np.float32)  # a copy, standardised in place: the draw is hundreds of MB
     mean = x.mean(axis=0)
     scale = (1.0 / np.maximum(x.std(axis=0), 1e-3)).astype(np.float32)
@@ -525,13 +540,12 @@ def train(
     suit = np.array(
         [SUITS.index(str(label)[1]) if i else 0 for label, i in zip(labels, is_index, strict=True)]
     )
-    d, c = x.shape[1], sum(HEADS)
-    params = [
-        (rng.standard_normal((d, hidden)) * np.sqrt(2.0 / d)).astype(np.float32),
-        np.zeros(hidden, np.float32),
-        (rng.standard_normal((hidden, c)) * np.sqrt(1.0 / hidden)).astype(np.float32),
-        np.zeros(c, np.float32),
-    ]
+    widths = [x.shape[1], *hidden, sum(HEADS)]
+    params: list[np.ndarray] = []
+    for k, (into, out) in enumerate(itertools.pairwise(widths)):
+        gain = 2.0 if k < len(hidden) else 1.0  # He's for a ReLU layer; the heads' logits plain
+        params.append((rng.standard_normal((into, out)) * np.sqrt(gain / into)).astype(np.float32))
+        params.append(np.zeros(out, np.float32))
     moments = [np.zeros_like(p) for p in params]
     squares = [np.zeros_like(p) for p in params]
     step = 0
@@ -540,28 +554,33 @@ def train(
         order = rng.permutation(len(x))
         for start in range(0, len(x), batch):
             idx = order[start : start + batch]
-            xb, n = x[idx], len(idx)
-            w1, b1, w2, b2 = params
-            pre = xb @ w1 + b1
-            h = np.maximum(pre, 0.0)
-            p_rank, p_suit, p_index = _softmax_heads(h @ w2 + b2)
+            n = len(idx)
+            layers = [x[idx]]  # each layer's input, the features first
+            for weight, bias in zip(params[0:-2:2], params[1:-2:2], strict=True):
+                layers.append(np.maximum(layers[-1] @ weight + bias, 0.0))
+            p_rank, p_suit, p_index = _softmax_heads(layers[-1] @ params[-2] + params[-1])
             rows = np.arange(n)
             positive = is_index[idx].astype(np.float32)[:, None]
             p_rank[rows, rank[idx]] -= 1.0
             p_suit[rows, suit[idx]] -= 1.0
             p_index[rows, kind[idx]] -= 1.0
             g = np.concatenate([p_rank * positive, p_suit * positive, p_index], axis=1) / n
-            g_w2 = h.T @ g + decay * w2
-            g_b2 = g.sum(axis=0)
-            dh = (g @ w2.T) * (pre > 0)
-            g_w1 = xb.T @ dh + decay * w1
-            g_b1 = dh.sum(axis=0)
+            grads: list[np.ndarray] = []
+            for k in range(len(layers) - 1, -1, -1):  # back from the heads, layer by layer
+                weight = params[2 * k]
+                grads[:0] = [layers[k].T @ g + decay * weight, g.sum(axis=0)]
+                if k:
+                    g = (g @ weight.T) * (layers[k] > 0)
             step += 1
-            for k, grad in enumerate((g_w1, g_b1, g_w2, g_b2)):
+            for k, grad in enumerate(grads):
                 moments[k] = 0.9 * moments[k] + 0.1 * grad
                 squares[k] = 0.999 * squares[k] + 0.001 * grad * grad
                 m_hat = moments[k] / np.float32(1 - 0.9**step)
                 v_hat = squares[k] / np.float32(1 - 0.999**step)
                 params[k] = params[k] - lr * m_hat / (np.sqrt(v_hat) + 1e-8)
-    w1, b1, w2, b2 = (p.astype(np.float32) for p in params)
-    return IndexNet(mean.astype(np.float32), scale, w1, b1, w2, b2)
+    return IndexNet(
+        mean.astype(np.float32),
+        scale,
+        tuple(p.astype(np.float32) for p in params[0::2]),
+        tuple(p.astype(np.float32) for p in params[1::2]),
+    )

@@ -9,6 +9,7 @@ import pytest
 
 from dealerassist.vision.indexnet import (
     BACK,
+    HEADS,
     LARGEST_SAMPLED,
     NONE,
     REMAP_WINDOWS,
@@ -166,9 +167,11 @@ def _toy_problem() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return centres, features, labels
 
 
-def test_the_network_learns_a_separable_toy_problem_and_survives_its_arrays() -> None:
+@pytest.mark.parametrize("hidden", [(32,), (32, 16)])
+def test_the_network_learns_a_separable_toy_problem_and_survives_its_arrays(hidden: tuple[int, ...]) -> None:
     centres, features, labels = _toy_problem()
-    net = train(features, labels, np.random.default_rng(6), hidden=32, epochs=8)
+    net = train(features, labels, np.random.default_rng(6), hidden=hidden, epochs=16)
+    assert [w.shape[1] for w in net.weights] == [*hidden, sum(HEADS)]
     names, probability, kind = net.best(centres)
     assert names[:2] == ["AS", "KH"] and (probability[:2] > 0.9).all()
     assert kind[2].argmax() == 0 and kind[3].argmax() == 2  # nothing; a back
@@ -176,14 +179,30 @@ def test_the_network_learns_a_separable_toy_problem_and_survives_its_arrays() ->
     np.testing.assert_array_equal(copy.best(centres)[1], probability)
 
 
+def test_a_deck_network_of_one_hidden_layer_keeps_the_arrays_it_was_saved_with() -> None:
+    # Decks enrolled before the second hidden layer hold net_w1, net_b1, net_w2, net_b2 only.
+    centres, features, labels = _toy_problem()
+    net = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=2)
+    arrays = net.arrays()
+    assert sorted(arrays) == ["net_b1", "net_b2", "net_mean", "net_scale", "net_w1", "net_w2"]
+    standardised = (centres - arrays["net_mean"]) * arrays["net_scale"]
+    hidden = np.maximum(standardised @ arrays["net_w1"] + arrays["net_b1"], 0)
+    logits = hidden @ arrays["net_w2"] + arrays["net_b2"]
+    rank = IndexNet.from_arrays(arrays).heads(centres)[0]
+    expected = np.exp(logits[:, :13] - logits[:, :13].max(axis=1, keepdims=True))
+    np.testing.assert_allclose(rank, expected / expected.sum(axis=1, keepdims=True), rtol=1e-5)
+    with pytest.raises(KeyError, match="no network layers"):
+        IndexNet.from_arrays({"net_mean": arrays["net_mean"], "net_scale": arrays["net_scale"]})
+
+
 def test_a_committee_names_only_what_all_members_name() -> None:
     centres, features, labels = _toy_problem()
-    honest = train(features, labels, np.random.default_rng(6), hidden=32, epochs=8)
+    honest = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=8)
     swapped = train(
         features,
         np.where(labels == "AS", "KH", np.where(labels == "KH", "AS", labels)),
         np.random.default_rng(7),
-        hidden=32,
+        hidden=(32,),
         epochs=8,
     )
     _, alone, _ = honest.best(centres[:2])
@@ -200,8 +219,8 @@ def test_a_committee_names_only_what_all_members_name() -> None:
 
 def test_a_committee_gives_the_probability_of_a_named_card_where_it_can_be_sure() -> None:
     centres, features, labels = _toy_problem()
-    first = train(features, labels, np.random.default_rng(6), hidden=32, epochs=8)
-    second = train(features, labels, np.random.default_rng(8), hidden=32, epochs=8)
+    first = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=8)
+    second = train(features, labels, np.random.default_rng(8), hidden=(32,), epochs=8)
     rows = np.concatenate([centres[:2], features[:40]])
     cards = ["AS", "KH"] + ["KH" if i % 2 else "AS" for i in range(40)]
     own = [member.probability_of(rows, cards).astype(np.float64) for member in (first, second)]
