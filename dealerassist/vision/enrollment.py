@@ -34,13 +34,13 @@ MIN_INDEXES_FOUND = 26  # cards whose rank and suit must be found to learn where
 TRAINING_SEED = 20261129  # enrollment is repeatable: the same images give the same deck file
 CHECK_SEED = TRAINING_SEED + 1
 CHECK_SCENES = 4  # fresh scenes per card for the self-check (about 3 windows each)
-HIDDEN = (256,)  # units of the index classifier's hidden layers
+HIDDEN = (256, 128)  # units of the index classifier's hidden layers
 MEMBERS = 2  # classifiers in the deck's committee, each trained on its own draw of scenes
 # Each member's training draw: small scenes rendered around every card, and whole synthetic
-# tables whose candidate corners it learns. Twice this draw read more kennard-2color cards but
-# fewer nicu-white ones; twice the passes over it a few more of both, and more wrong (docs/vision.md).
-SCENES_PER_CARD = 150
-TABLES = 300
+# tables whose candidate corners it learns. Half this draw, or one hidden layer, read fewer cards
+# of three of the four development designs; twice the passes over it more wrong (docs/vision.md).
+SCENES_PER_CARD = 300
+TABLES = 600
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -150,11 +150,11 @@ def _named_by_the_step_alone(without: set[str], found: dict, truth, card: str, a
 
 # Generated scenes where the demo deck's networks name a card only once its corner is moved to
 # where its window's print lies and read at the named neighbour's size (a fan's lower card, its
-# corner hidden or marked only faintly; seed 119's 3H, whose outline's size guesses are all off).
-# The seeds depend on those networks, which come out differently when the deck is enrolled with
-# another OpenBLAS or training code: look for new ones in seeds 0-299 when they fail (19 showed it
-# when they were chosen, and the step lost a card in none).
-@pytest.mark.parametrize(("seed", "moved"), [(18, "QS"), (119, "3H"), (231, "6C"), (294, "QH")])
+# corner hidden or marked only faintly). The seeds depend on those networks, which come out
+# differently when the deck is enrolled with another OpenBLAS or training code: look for new ones
+# in seeds 0-299 when they fail (with networks of two hidden layers 28 showed it, and the step lost
+# a card in none).
+@pytest.mark.parametrize(("seed", "moved"), [(4, "8H"), (18, "QS"), (231, "6C"), (280, "KH")])
 def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, moved: str
 ) -> None:
@@ -169,8 +169,9 @@ def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
 
 
 # Seeds where the corner lies in place, its print in its window, and none of the sizes tried
-# there is near the named neighbour's: read at that size, the card is named.
-@pytest.mark.parametrize(("seed", "resized"), [(1382, "8C"), (1638, "4D")])
+# there is near the named neighbour's: read at that size, the card is named (with networks of two
+# hidden layers, 17 cards in seeds 0-1999, and one lost, seed 1410's 6C; look again when they fail).
+@pytest.mark.parametrize(("seed", "resized"), [(1382, "8C"), (1663, "4D")])
 def test_a_corner_whose_sizes_are_all_off_is_read_at_the_named_neighbours(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, resized: str
 ) -> None:
@@ -180,9 +181,10 @@ def test_a_corner_whose_sizes_are_all_off_is_read_at_the_named_neighbours(
     )
 
 
-# A crowded generated scene where the demo deck's networks read an 8 of diamonds unsure at both its
-# prints (found in seeds 0-399 of 14-card scenes; like the seeds above, look again when they fail).
-@pytest.mark.parametrize(("seed", "cards", "agreed"), [(5, 14, "8D")])
+# A crowded generated scene where the demo deck's networks read a 10 of hearts unsure at both its
+# prints (with networks of two hidden layers, the one card the step named in seeds 0-999 of 14-card
+# scenes, and it lost none; like the seeds above, look again when it fails).
+@pytest.mark.parametrize(("seed", "cards", "agreed"), [(966, 14, "TH")])
 def test_unsure_reads_that_agree_at_a_cards_two_prints_name_it(
     deck, design, seed: int, cards: int, agreed: str
 ) -> None:
@@ -192,9 +194,9 @@ def test_unsure_reads_that_agree_at_a_cards_two_prints_name_it(
 
 
 # Generated scenes where a card's outline corner lies at its index but every size its edges suggest
-# is far off, and the cards named around it give its size (with the deck trained on one BLAS
-# thread, the step named 4 cards in seeds 0-999 and lost none; as above, look again when they fail).
-@pytest.mark.parametrize(("seed", "sized"), [(663, "4S"), (829, "7S")])
+# is far off, and the cards named around it give its size (with networks of two hidden layers, the
+# step named 4 cards in seeds 0-999 and lost none; as above, look again when they fail).
+@pytest.mark.parametrize(("seed", "sized"), [(663, "4S"), (830, "2H")])
 def test_a_corner_whose_sizes_are_all_off_the_named_cards_is_read_at_theirs(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, sized: str
 ) -> None:
@@ -203,10 +205,9 @@ def test_a_corner_whose_sizes_are_all_off_the_named_cards_is_read_at_theirs(
 
 
 # Generated scenes where a window placed at a print or at the named cards' size reads a card
-# unsure, and the windows around it name it (found in seeds 0-999; with the deck trained on one
-# BLAS thread, the look around named 6 cards in seeds 0-399 and lost none; as above, look again
-# when they fail).
-@pytest.mark.parametrize(("seed", "named"), [(124, "7S"), (673, "AH")])
+# unsure, and the windows around it name it (found in seeds 0-999; with networks of two hidden
+# layers, the look around named 9 cards there and lost none; as above, look again when they fail).
+@pytest.mark.parametrize(("seed", "named"), [(117, "AC"), (467, "8S")])
 def test_an_unsure_new_name_named_by_the_windows_around_it(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, named: str
 ) -> None:
@@ -220,9 +221,8 @@ def _without_fans(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # Generated scenes where a fan's middle card has no corner of its own that names it, and the
-# windows between its neighbours' corners do (found in seeds 0-599; with the deck trained on one
-# BLAS thread, the step named 6 cards in seeds 0-399 and lost none; as above, look again when they
-# fail).
+# windows between its neighbours' corners do (found in seeds 0-599; with networks of two hidden
+# layers, the step named 3 cards in seeds 0-399 and lost none; as above, look again when they fail).
 @pytest.mark.parametrize(("seed", "middle"), [(25, "KS"), (114, "AH")])
 def test_a_fans_middle_card_is_read_between_its_neighbours(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, middle: str
@@ -231,14 +231,15 @@ def test_a_fans_middle_card_is_read_between_its_neighbours(
 
 
 # A generated scene where two cards hide between a fan's seen neighbours and the windows a third
-# of the way along name one of them (in seeds 0-1399 the only card the two-hidden spread named,
-# and it lost none; as above, look again when it fails).
+# of the way along name one of them (with networks of two hidden layers, the two-hidden spread named
+# 3 cards in seeds 0-1499, two of them in one scene, and lost none; as above, look again when it
+# fails).
 def test_a_card_of_two_hidden_between_neighbours_is_read_a_third_of_the_way_along(
     deck, design, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     one_hidden = fans_module.SPREADS[:1]
     _named_when_switched_on(
-        deck, design, monkeypatch, 562, "8S", lambda off: off.setattr(fans_module, "SPREADS", one_hidden)
+        deck, design, monkeypatch, 896, "8S", lambda off: off.setattr(fans_module, "SPREADS", one_hidden)
     )
 
 
