@@ -406,9 +406,7 @@ class IndexNet:
 
     @classmethod
     def from_arrays(cls, data: Mapping[str, np.ndarray]) -> IndexNet:
-        count = 0
-        while f"net_w{count + 1}" in data:
-            count += 1
+        count = _in_a_row(data, "net_w{}", 1)
         if not count:
             raise KeyError("no network layers in the arrays")
 
@@ -484,10 +482,8 @@ class Committee:
         }
 
     @classmethod
-    def from_arrays(cls, data: dict[str, np.ndarray]) -> Committee:
-        count = 0
-        while f"member{count}_net_mean" in data:
-            count += 1
+    def from_arrays(cls, data: Mapping[str, np.ndarray]) -> Committee:
+        count = _in_a_row(data, "member{}_net_mean", 0)
         if not count:
             raise KeyError("no committee members in the arrays")
         return cls(
@@ -498,6 +494,15 @@ class Committee:
                 for i in range(count)
             )
         )
+
+
+def _in_a_row(data: Mapping[str, np.ndarray], key: str, first: int) -> int:
+    """How many numbered arrays ``key`` names in ``data``, counting from ``first`` until one is
+    missing: a deck file says by its keys how many members and layers it holds."""
+    count = 0
+    while key.format(first + count) in data:
+        count += 1
+    return count
 
 
 def _softmax_heads(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
