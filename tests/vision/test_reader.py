@@ -152,7 +152,7 @@ def _named_by_the_step_alone(without: set[str], found: dict, truth, card: str, a
 # where its window's print lies and read at the named neighbour's size (a fan's lower card, its
 # corner hidden or marked only faintly). The seeds depend on those networks, which come out
 # differently when the deck is enrolled with another OpenBLAS or training code: look for new ones
-# in seeds 0-299 when they fail (with networks of two hidden layers the step named 29 cards in 28
+# in seeds 0-299 when they fail (with networks of two hidden layers the step named 28 cards in 27
 # scenes there, none wrong, and lost none).
 @pytest.mark.parametrize(("seed", "moved"), [(4, "8H"), (18, "QS"), (231, "6C"), (280, "KH")])
 def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
