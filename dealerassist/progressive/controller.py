@@ -119,6 +119,7 @@ class ProgressiveController:
         """Follow the other tables' changes and watch the link (a linked meter), and turn WIN into
         PENDING on the sign when its time is up."""
         if self._poller is None:
+            self.store.listen()  # before the thread: a commit right after start() is not missed
             self._poller = threading.Thread(target=self._poll, name=f"progressive-{self.table}", daemon=True)
             self._poller.start()
 

@@ -193,19 +193,32 @@ class LinkedStore(MeterStore):
     def table_events(self, table: str) -> list[Event]:
         return self.ledger(table)
 
+    def listen(self) -> None:
+        """Open the ``LISTEN`` connection now: a commit another table makes after this returns is
+        heard, not left to the next poll. A link that is down is tried again by the next wait."""
+        try:
+            self._listening(1.0)
+        except _LINK_ERRORS:
+            self._close_listener()
+
     def wait_for_change(self, timeout: float) -> bool:
         """Wait for another table's commit (``NOTIFY``) on a connection of its own."""
         try:
-            if self._listener is None or self._listener.closed or self._listener.broken:
-                self._listener = psycopg.connect(
-                    self.url, autocommit=True, connect_timeout=max(1, round(timeout))
-                )
-                self._listener.execute(f"LISTEN {CHANNEL}")
-            return any(n.payload == self.name for n in self._listener.notifies(timeout=timeout, stop_after=1))
+            listener = self._listening(timeout)
+            return any(n.payload == self.name for n in listener.notifies(timeout=timeout, stop_after=1))
         except _LINK_ERRORS:
             self._close_listener()
             time.sleep(timeout)
             return False
+
+    def _listening(self, timeout: float) -> psycopg.Connection[Any]:
+        """The ``LISTEN`` connection, opened again when it is missing or broken."""
+        if self._listener is None or self._listener.closed or self._listener.broken:
+            self._listener = psycopg.connect(
+                self.url, autocommit=True, connect_timeout=max(1, round(timeout))
+            )
+            self._listener.execute(f"LISTEN {CHANNEL}")
+        return self._listener
 
     def wake(self) -> None:
         with self.lock:

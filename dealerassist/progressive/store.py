@@ -65,6 +65,10 @@ class MeterStore(ABC):
         are in the table's own log already."""
         return []
 
+    def listen(self) -> None:  # noqa: B027 - a local store has no other writer to hear
+        """Start hearing other writers now, so a change made after this returns ends the next
+        ``wait_for_change`` early."""
+
     def wait_for_change(self, timeout: float) -> bool:
         """Block until another writer may have changed the meter (or ``timeout`` passes)."""
         time.sleep(timeout)

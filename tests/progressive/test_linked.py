@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
 from fractions import Fraction
@@ -181,12 +182,18 @@ def test_linked_tables_see_each_others_hits_and_any_supervisor_confirms(
         ctl.stop()
 
 
-def test_a_following_table_hears_each_commit_at_once(pg: ThrowawayPostgres, tmp_path: Path) -> None:
+def test_a_following_table_hears_each_commit_at_once(
+    pg: ThrowawayPostgres, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     link = pg.url + "?application_name=follow"
     params = make_params(link=link, name="follow")
     feed = TableFeed("follow-1", EventLog(tmp_path / "a.db"))
     attach(feed, ProgressiveController("follow-1", params, feed.log))
     follower = ProgressiveController("follow-2", params, EventLog(tmp_path / "b.db"), poll_s=5.0)
+    # Its following thread slow to get going, as on a loaded machine: a commit made as soon as
+    # start() returns must still be heard.
+    poll = follower._poll
+    monkeypatch.setattr(follower, "_poll", lambda: (time.sleep(0.5), poll()))
     follower.start()
     try:
         feed.round(1, {1: 100, 2: 100})
