@@ -6,7 +6,8 @@ has no corner there and no finder reports one. The cards seen on either side (na
 unread) say where it lies: on the line between their corners of the same side, a third to two
 thirds of the way along; where two cards hide between them, a third and two thirds of the way.
 A few windows around each hidden card's place are read; a name that two of them give at the
-accept level, and that no other card of the frame bears, is that card.
+reader's level for a middle card (0.8, under the accept level of a single read: two windows
+agree), and that no other card of the frame bears, is that card.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ SAME_TURN = float(np.cos(np.radians(8.0)))  # the neighbours turned this near al
 SAME_SIZE = 0.3  # ... this near one size (a read at a wrong size guess is often a fifth off) ...
 OFF_LINE = 0.25  # ... and stepped along their edge by no more than this share of a card height
 TAKEN_BESIDE = 0.1  # card heights from a stretch's line within which a corner lies on it
-AGREEING = 2  # windows of one stretch that must name the card at the accept level
+AGREEING = 2  # windows of one stretch that must name the card at the level
 
 
 @dataclass(frozen=True)
@@ -126,17 +127,18 @@ def stretches(quads: list[np.ndarray]) -> Stretches:
 
 
 def middle_cards(
-    found: Stretches, names: list[str], probability: np.ndarray, accept: float, named: set[str]
+    found: Stretches, names: list[str], probability: np.ndarray, level: float, named: set[str]
 ) -> dict[str, tuple[int, float]]:
-    """The cards named between neighbours, each with its surest agreeing window and the weaker
-    probability of the ``AGREEING`` surest; a name already in ``named`` is another card's."""
+    """The cards named between neighbours (``AGREEING`` windows of one stretch read the name at
+    ``level`` or more), each with its surest agreeing window and the weaker probability of the
+    ``AGREEING`` surest; a name already in ``named`` is another card's."""
     cards: dict[str, tuple[int, float]] = {}
     sure = probability.tolist()
     for stretch in np.unique(found.stretch).tolist():
         rows = np.flatnonzero(found.stretch == stretch).tolist()
-        for name in {names[row] for row in rows if sure[row] >= accept} - named:
+        for name in {names[row] for row in rows if sure[row] >= level} - named:
             agreeing = sorted(
-                (row for row in rows if names[row] == name and sure[row] >= accept), key=sure.__getitem__
+                (row for row in rows if names[row] == name and sure[row] >= level), key=sure.__getitem__
             )
             if len(agreeing) >= AGREEING and sure[agreeing[-AGREEING]] > cards.get(name, (0, -1.0))[1]:
                 cards[name] = (agreeing[-1], sure[agreeing[-AGREEING]])

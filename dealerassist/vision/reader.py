@@ -44,6 +44,7 @@ from dealerassist.vision.candidates import (
     find_candidates,
     windows_of,
 )
+from dealerassist.vision.closer import closer_names, closer_windows
 from dealerassist.vision.deck import DeckModel, back_feature
 from dealerassist.vision.detect import (
     MAX_CARD_HEIGHT,
@@ -86,9 +87,10 @@ class Thresholds:
     look_again: float = 0.3  # a corner's best read from this sure up to accept is looked at again ...
     look_again_sure: int = 4  # ... and stands when this many of its 15 windows reach accept
     anew_again_sure: int = 5  # an unsure new name (print step, named size) looked at again the same way
-    at_print: float = 0.95  # a corner moved to where its window's print lies names a card this sure
+    at_print: float = 0.9  # a corner moved to where its window's print lies names a card this sure
     other_sizes: float = 0.001  # index probability at a first size that earns the others a read
     both_prints: float = 0.5  # unsure reads from this sure name a card when its two prints agree
+    fan_middle: float = 0.8  # two windows between a fan's neighbours name its middle card this sure
 
     def __post_init__(self) -> None:
         for name in ("look_again_sure", "anew_again_sure"):
@@ -218,7 +220,7 @@ class CardReader:
             if seen is not None:
                 sightings.append(seen)
         merged = _merge(sightings, t)
-        return self._fans_middle_cards(bgra, merged) if len(merged) > 1 else merged
+        return self._closer_look(bgra, self._fans_middle_cards(bgra, merged) if len(merged) > 1 else merged)
 
     def _named(
         self, corner: Corner, size: float, name: str, sure: float, projected: bool = False
@@ -247,7 +249,7 @@ class CardReader:
         )
         names, probability, _ = self.deck.net.best(window_features(windows))
         named = {s.card for s in merged if s.card is not None}
-        middle = middle_cards(found, names, probability, self.thresholds.accept, named)
+        middle = middle_cards(found, names, probability, self.thresholds.fan_middle, named)
         if not middle:
             return merged
         added = [
@@ -260,6 +262,25 @@ class CardReader:
             for name, (row, sure) in middle.items()
         ]
         return _drop_shadows(merged + added)
+
+    def _closer_look(self, bgra: np.ndarray, found: list[CardSighting]) -> list[CardSighting]:
+        """The sightings, each face-up card seen but not read named where a dense grid of windows
+        at its index corners names it (see ``closer``)."""
+        # Not a card printed on a card (``_pictures_unnamed``): those are left unread on purpose.
+        smallest = _smallest_card([s for s in found if s.card is not None])
+        unread = [s for s in found if s.card is None and s.face_up and _height(s) >= smallest]
+        if not unread:
+            return found
+        grid = closer_windows([s.quad for s in unread])
+        windows = sample_windows(bgra, grid.points, grid.x_axes, grid.y_axes, grid.sizes, self.deck.window)
+        names, probability, _ = self.deck.net.best(window_features(windows))
+        named = {s.card for s in found if s.card is not None}
+        reads = closer_names(names, probability, self.thresholds.accept, named)
+        for sighting, read in zip(unread, reads, strict=True):
+            if read is not None:
+                sighting.card, sighting.confidence = read
+                sighting.votes = [*sighting.votes, read]
+        return found
 
     def _look_twice(self, look: FirstLook) -> list[int]:
         """The second looks (see ``amend``), read in one pass; the rows that now name a card.
@@ -542,14 +563,22 @@ def _pictures_unnamed(sightings: list[CardSighting]) -> list[CardSighting]:
     allows; such a read is a card printed on a card, as on a back that pictures a fan of aces.
     """
     named = [s for s in sightings if s.card is not None]
-    if len(named) < 3:
-        return sightings
-    quads = np.array([s.quad for s in named], float)
-    heights = _lengths(quads[:, 3] - quads[:, 0])
-    for s, small in zip(named, (heights < SMALLEST_CARD * float(np.median(heights))).tolist(), strict=True):
-        if small:
+    smallest = _smallest_card(named)
+    for s in named:
+        if _height(s) < smallest:
             s.card, s.confidence = None, 0.0
     return sightings
+
+
+def _smallest_card(named: list[CardSighting]) -> float:
+    """The least height a card named among ``named`` may have (see ``_pictures_unnamed``)."""
+    if len(named) < 3:
+        return 0.0
+    return SMALLEST_CARD * float(np.median([_height(s) for s in named]))
+
+
+def _height(s: CardSighting) -> float:
+    return float(np.hypot(*(s.quad[3] - s.quad[0])))
 
 
 def _drop_shadows(sightings: list[CardSighting]) -> list[CardSighting]:

@@ -1,0 +1,85 @@
+"""A closer look at a card seen but not read.
+
+After merging, a face-up card that no read names (its index corner showed an index, or its reads
+disagreed) mostly lies where the reader expects it: its outline is right, but the corner it was
+read at is a few hundredths of a card off, or its size guess is, and the print sits across the
+window's edge. Such cards are few (about one in forty frames), so each gets a dense grid of windows
+at both its index corners, moved along either edge and resized, and a name that many of them read
+surely, with hardly any rival, names it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+# Each index corner's windows: moved by these shares of the card height along either edge, each
+# at these shares of its size (5 x 5 x 5 windows a corner, two corners a card).
+MOVES = (-0.04, -0.02, 0.0, 0.02, 0.04)
+SIZES = (0.92, 0.96, 1.0, 1.04, 1.08)
+_GRID = np.array(list(itertools.product(MOVES, MOVES, SIZES)))
+WINDOWS = 2 * len(_GRID)  # per card looked at
+NEEDED = 5  # windows that must read the name at the accept level
+RIVAL_SHARE = 0.25  # windows reading any other name surely, at most this share of the name's
+
+
+@dataclass(frozen=True)
+class CloserLook:
+    """The windows around the index corners of cards seen but not read, ``WINDOWS`` a card."""
+
+    points: np.ndarray
+    x_axes: np.ndarray
+    y_axes: np.ndarray
+    sizes: np.ndarray
+
+
+def closer_windows(quads: list[np.ndarray]) -> CloserLook:
+    """The grid of windows at both index corners of each quad (index corner first, as the reader
+    outlines a card; the other index corner is the third)."""
+    points, x_axes, y_axes, sizes = [], [], [], []
+    for quad in quads:
+        q = np.asarray(quad, float)
+        for k in (0, 2):
+            across, down = q[(k + 1) % 4] - q[k], q[(k + 3) % 4] - q[k]
+            height = float(np.linalg.norm(down))
+            x, y = across / np.linalg.norm(across), down / height
+            points.append(q[k] + (_GRID[:, :1] * x + _GRID[:, 1:2] * y) * height)
+            x_axes.append(np.broadcast_to(x, (len(_GRID), 2)))
+            y_axes.append(np.broadcast_to(y, (len(_GRID), 2)))
+            sizes.append(_GRID[:, 2] * height)
+    if not points:
+        empty = np.zeros((0, 2))
+        return CloserLook(empty, empty, empty, np.zeros(0))
+    return CloserLook(*(np.concatenate(part) for part in (points, x_axes, y_axes, sizes)))
+
+
+def closer_names(
+    names: list[str], probability: np.ndarray, accept: float, named: set[str]
+) -> list[tuple[str, float] | None]:
+    """For each card looked at (``WINDOWS`` reads in a row), the name its windows give and how
+    sure (the ``NEEDED``-th surest of them), or None.
+
+    The name read at ``accept`` by the most windows stands when ``NEEDED`` or more read it, other
+    names reach ``accept`` in at most ``RIVAL_SHARE`` as many, and no card of the frame bears it
+    already (``named``, which each name given here joins).
+    """
+    found: list[tuple[str, float] | None] = []
+    sure = probability.tolist()
+    for start in range(0, len(names), WINDOWS):
+        votes: dict[str, list[float]] = {}
+        for name, value in zip(names[start : start + WINDOWS], sure[start : start + WINDOWS], strict=True):
+            if value >= accept:
+                votes.setdefault(name, []).append(value)
+        if not votes:
+            found.append(None)
+            continue
+        name, values = max(votes.items(), key=lambda vote: len(vote[1]))
+        rivals = sum(len(v) for other, v in votes.items() if other != name)
+        if len(values) < NEEDED or rivals > RIVAL_SHARE * len(values) or name in named:
+            found.append(None)
+            continue
+        named.add(name)
+        found.append((name, sorted(values, reverse=True)[NEEDED - 1]))
+    return found
