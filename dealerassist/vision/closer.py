@@ -3,7 +3,7 @@
 After merging, a face-up card that no read names (its index corner showed an index, or its reads
 disagreed) mostly lies where the reader expects it: its outline is right, but the corner it was
 read at is a few hundredths of a card off, or its size guess is, and the print sits across the
-window's edge. Such cards are few (about one in forty frames), so each gets a dense grid of windows
+window's edge. Such cards are few (one in 30-45 frames), so each gets a dense grid of windows
 at both its index corners, moved along either edge and resized, and a name that many of them read
 surely, with hardly any rival, names it.
 """
