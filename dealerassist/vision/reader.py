@@ -266,9 +266,12 @@ class CardReader:
     def _closer_look(self, bgra: np.ndarray, found: list[CardSighting]) -> list[CardSighting]:
         """The sightings, each face-up card seen but not read named where a dense grid of windows
         at its index corners names it (see ``closer``)."""
+        unread = [s for s in found if s.card is None and s.face_up]
+        if not unread:
+            return found  # nearly every frame
         # Not a card printed on a card (``_pictures_unnamed``): those are left unread on purpose.
         smallest = _smallest_card([s for s in found if s.card is not None])
-        unread = [s for s in found if s.card is None and s.face_up and _height(s) >= smallest]
+        unread = [s for s in unread if _height(s) >= smallest]
         if not unread:
             return found
         grid = closer_windows([s.quad for s in unread])
