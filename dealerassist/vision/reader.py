@@ -269,16 +269,16 @@ class CardReader:
         unread = [s for s in found if s.card is None and s.face_up]
         if not unread:
             return found  # nearly every frame
+        named = [s for s in found if s.card is not None]
         # Not a card printed on a card (``_pictures_unnamed``): those are left unread on purpose.
-        smallest = _smallest_card([s for s in found if s.card is not None])
+        smallest = _smallest_card(named)
         unread = [s for s in unread if _height(s) >= smallest]
         if not unread:
             return found
         grid = closer_windows([s.quad for s in unread])
         windows = sample_windows(bgra, grid.points, grid.x_axes, grid.y_axes, grid.sizes, self.deck.window)
         names, probability, _ = self.deck.net.best(window_features(windows))
-        named = {s.card for s in found if s.card is not None}
-        reads = closer_names(names, probability, self.thresholds.accept, named)
+        reads = closer_names(names, probability, self.thresholds.accept, {s.card for s in named if s.card})
         for sighting, read in zip(unread, reads, strict=True):
             if read is not None:
                 sighting.card, sighting.confidence = read
