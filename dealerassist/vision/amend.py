@@ -40,7 +40,7 @@ _LOOK_AGAIN_MIDDLE = LOOK_AGAIN_SIZES.index(1.0)  # the window unmoved (the firs
 # An unnamed corner within PRINT_REACH card heights of a named corner turned the same way is moved
 # to where the ink around its window best matches the named index windows' ink, when that move is
 # PRINT_MOVE card heights or more.
-PRINT_REACH = 0.7
+PRINT_REACH = 1.5
 PRINT_MOVE = 0.02
 # ... or when every card size tried at the corner is more than PRINT_RESIZE of the named card's
 # size off it, moved or not.
@@ -336,20 +336,24 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     return SecondLook(rows[keep], at[keep], x_axes[near], y_axes[near], size[keep])
 
 
-def at_named_size(look: FirstLook, accept: float, taken: np.ndarray) -> SecondLook:
+def at_named_size(look: FirstLook, accept: float, printed: SecondLook) -> SecondLook:
     """A window at the size of the cards named nearest it, for every unnamed outline or traced
-    corner none of whose own size guesses is near that size (``taken``: rows another step reads
-    at a named card's size already).
+    corner none of whose own size guesses is near that size, unless the print step (``printed``)
+    reads it in place at a named card's size already.
 
     The cards on a table are one size and the camera's scale changes slowly across the frame, but
     a corner's size guesses come from how far paper runs along its edges: in a fan the outline runs
-    on past the card or stops at a neighbour, and every guess is a third or more off. The window
-    is read for any card, and a name it brings stands at the print step's level (``named_anew``).
+    on past the card or stops at a neighbour, and every guess is a third or more off. A corner the
+    print step moved is read here too, where it was found: the print step matches the frame's mean
+    print, which a court card's picture frame beside its index can pull away from the index. The
+    window is read for any card, and a name it brings stands at the print step's level
+    (``named_anew``), unless the corner's own read names another card (``contrary``).
     """
     first = np.array(look.best)
     named = look.probability[first] >= accept
     own = np.array([candidate.source in _OWN_EDGES for candidate in look.candidates])
-    unnamed = np.flatnonzero(~named & own & ~np.isin(first, taken))
+    in_place = np.all(printed.points == look.points[look.owner[printed.rows]], axis=1)
+    unnamed = np.flatnonzero(~named & own & ~np.isin(first, printed.rows[in_place]))
     if not named.any() or not len(unnamed):
         return _no_windows()
     apart = distances(look.points[unnamed], look.points[np.flatnonzero(named)])
@@ -367,16 +371,20 @@ def at_named_size(look: FirstLook, accept: float, taken: np.ndarray) -> SecondLo
     return SecondLook(first[corners], points, x_axes, y_axes, sizes[off])
 
 
-def named_anew(look: FirstLook, moved: SecondLook, level: float, accept: float) -> list[int]:
+def named_anew(
+    look: FirstLook, moved: SecondLook, level: float, accept: float, contrary: float = np.inf
+) -> list[int]:
     """Give each still unnamed row the card its moved window names at ``level`` or more, with
     that window's size and corner; the rows named. Such a read brings a name the first look did
-    not give, so ``level`` is above a first read's."""
+    not give, so ``level`` is above a first read's. A row whose own read names another card at
+    ``contrary`` or more keeps its read: two windows of one corner that disagree name nothing."""
     raised = []
     sure = moved.probability.tolist()
     for row, point, size, name, value in zip(
         moved.rows.tolist(), moved.points, moved.sizes, moved.names, sure, strict=True
     ):
-        if value >= level and look.probability[row] < accept:
+        disputed = look.names[row] != name and look.probability[row] >= contrary
+        if value >= level and look.probability[row] < accept and not disputed:
             look.names[row], look.probability[row], look.heights[row] = name, value, float(size)
             corner = int(look.owner[row])
             candidate = look.candidates[corner]

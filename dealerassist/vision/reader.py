@@ -291,7 +291,8 @@ class CardReader:
         Each step chooses its windows from the first look alone. A read confirmed around an unsure
         corner stands first, then a surer read at a size the first look left out; a new name at
         the print, then at the size of the cards named nearby, only where the row is still
-        unnamed by then, and where it is still unnamed after those, an unsure new name confirmed
+        unnamed by then (and, at the named size, where its own unsure read names no other card),
+        and where it is still unnamed after those, an unsure new name confirmed
         by the windows around it (a pass of their own); last, the unsure reads left that agree at
         a card's two prints.
         """
@@ -299,12 +300,12 @@ class CardReader:
         again = look_again(look, t.look_again, t.accept)
         moved = at_the_print(look, t.accept, window)
         resized = at_other_sizes(look, t.other_sizes)
-        sized = at_named_size(look, t.accept, moved.rows)
+        sized = at_named_size(look, t.accept, moved)
         read_second_looks(look, [again, moved, resized, sized], net, window, t.accept)
         confirmed_rows = confirmed(look, again, t.accept, t.look_again_sure)
         other_rows = named_at_other_size(look, resized, t.accept)
         anew = named_anew(look, moved, t.at_print, t.accept)
-        anew += named_anew(look, sized, t.at_print, t.accept)
+        anew += named_anew(look, sized, t.at_print, t.accept, contrary=t.look_again)
         unsure_anew = new_names_again(look, [moved, sized], t.look_again, t.at_print, t.accept)
         read_second_looks(look, [unsure_anew], net, window, t.accept)
         anew += confirmed_anew(look, unsure_anew, t.accept, t.anew_again_sure)
