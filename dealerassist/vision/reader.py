@@ -220,7 +220,8 @@ class CardReader:
             if seen is not None:
                 sightings.append(seen)
         merged = _merge(sightings, t)
-        return self._closer_look(bgra, self._fans_middle_cards(bgra, merged) if len(merged) > 1 else merged)
+        seen = self._closer_look(bgra, self._fans_middle_cards(bgra, merged) if len(merged) > 1 else merged)
+        return _drop_shadows(seen)
 
     def _named(
         self, corner: Corner, size: float, name: str, sure: float, projected: bool = False
@@ -427,7 +428,7 @@ def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:
                 merged.append(CardSighting(None, backs[0].confidence, False, backs[0].quad, votes=votes))
             else:
                 merged.append(CardSighting(None, 0.0, True, lead.quad, votes=votes))
-    return _pictures_unnamed(_drop_shadows(merged))
+    return _pictures_unnamed(_drop_shadows(merged, keep_disputed=True))
 
 
 def _settled(best: CardSighting, others: list[CardSighting], t: Thresholds) -> bool:
@@ -585,12 +586,18 @@ def _height(s: CardSighting) -> float:
     return float(np.hypot(*(s.quad[3] - s.quad[0])))
 
 
-def _drop_shadows(sightings: list[CardSighting]) -> list[CardSighting]:
-    """An unread corner inside a card that was read or seen face down is that card's other corner."""
+def _drop_shadows(sightings: list[CardSighting], keep_disputed: bool = False) -> list[CardSighting]:
+    """An unread corner inside a card that was read or seen face down is that card's other corner.
+
+    With ``keep_disputed``, an unread card whose reads named cards that cancelled each other stays,
+    for the closer look: a fan's upper card read sure at its far print can merge with the card
+    below it and cancel both names, and the closer look at it may name it after all.
+    """
     known = [k.quad.astype(np.float32) for k in sightings if k.card is not None or not k.face_up]
     kept = []
     for s in sightings:
-        if s.card is None and s.face_up:
+        disputed = keep_disputed and any(name is not None for name, _ in s.votes)
+        if s.card is None and s.face_up and not disputed:
             x, y = (float(v) for v in s.centre)
             if any(cv2.pointPolygonTest(quad, (x, y), False) > 0 for quad in known):
                 continue

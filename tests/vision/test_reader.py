@@ -670,6 +670,22 @@ def test_a_lone_read_of_another_name_at_a_cards_far_print_still_cancels_it() -> 
     assert [s.card for s in merged] == [None]
 
 
+def test_a_card_whose_names_cancelled_inside_a_named_card_stays_for_the_closer_look() -> None:
+    # A ten of clubs named, and inside it a print read as the nine of spades and as the ten of
+    # clubs, both sure: the two names cancel, and the card they read stays, unread.
+    ten = _sighting("TC", 0.973, (100, 100))
+    reads = [_sighting("9S", 1.0, (130, 130)), _sighting("TC", 0.998, (131, 130))]
+    merged = _merge([ten, *reads], Thresholds())
+    assert sorted(s.card or "-" for s in merged) == ["-", "TC"]
+    disputed = next(s for s in merged if s.card is None)
+    assert {name for name, _ in disputed.votes} == {"9S", "TC"}
+    # An unread corner with no name read inside a named card is that card's other corner.
+    plain = CardSighting(None, 0.0, True, _sighting("TC", 0.0, (110, 110)).quad, votes=[(None, 0.0)])
+    assert [s.card for s in _merge([ten, plain], Thresholds())] == ["TC"]
+    # Left unread by the closer look, the cancelled card is dropped as a shadow at the end.
+    assert [s.card for s in reader_module._drop_shadows(merged)] == ["TC"]
+
+
 def test_one_print_read_twice_a_pixel_apart_is_one_card() -> None:
     merged = _merge([_sighting("7H", 0.999, (100, 100)), _sighting("7H", 0.99, (103, 101))], Thresholds())
     assert [s.card for s in merged] == ["7H"]
