@@ -352,6 +352,7 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook) -> Second
     first = np.array(look.best)
     named = look.probability[first] >= accept
     own = np.array([candidate.source in _OWN_EDGES for candidate in look.candidates])
+    # The print step's windows at the corner itself: read there only for the named card's size.
     in_place = np.all(printed.points == look.points[look.owner[printed.rows]], axis=1)
     unnamed = np.flatnonzero(~named & own & ~np.isin(first, printed.rows[in_place]))
     if not named.any() or not len(unnamed):
