@@ -262,7 +262,7 @@ class CardReader:
             )
             for name, (row, sure) in middle.items()
         ]
-        return _drop_shadows(merged + added)
+        return _drop_shadows(merged + added, keep_disputed=True)
 
     def _closer_look(self, bgra: np.ndarray, found: list[CardSighting]) -> list[CardSighting]:
         """The sightings, each face-up card seen but not read named where a dense grid of windows
