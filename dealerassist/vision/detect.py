@@ -261,16 +261,21 @@ def outline_corners(
     a_lens, b_lens, end_list = a_len.tolist(), b_len.tolist(), ends.tolist()
     corners: list[Corner] = []
     notches: list[Corner] = []
+    # With notches an edge pairs with up to three others, and its end's direction is the same in each.
+    fitted: dict[tuple[int, int, bool], tuple[float, float] | None] = {}
+
+    def direction(index: int, span: int, forward: bool) -> tuple[float, float] | None:
+        key = (index, span, forward)
+        if key not in fitted:
+            fitted[key] = _local_direction(pts, index, span, forward)
+        return fitted[key]
+
     for k, i in enumerate(pairs.tolist()):
         (a0x, a0y), (a1x, a1y), (b0x, b0y), (b1x, b1y) = a0l[i], a1l[i], b0l[i], b1l[i]
         span_a = int(min(0.85 * a_lens[i], 30))
         span_b = int(min(0.85 * b_lens[i], 30))
-        back = _local_direction(pts, end_list[k], span_a, forward=False) if span_a >= SHORT_ARM else None
-        ahead = (
-            _local_direction(pts, end_list[k + len(pairs)], span_b, forward=True)
-            if span_b >= SHORT_ARM
-            else None
-        )
+        back = direction(end_list[k], span_a, False) if span_a >= SHORT_ARM else None
+        ahead = direction(end_list[k + len(pairs)], span_b, True) if span_b >= SHORT_ARM else None
         if back is None and ahead is None:
             continue
         # A short arm (a card peeking out by a few pixels) is too short to fit: a card is square-cornered.
