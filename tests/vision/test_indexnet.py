@@ -17,6 +17,7 @@ from dealerassist.vision.indexnet import (
     Committee,
     IndexNet,
     IndexWindow,
+    _flush_subnormals,
     _remap_windows,
     _window_maps,
     feature_size,
@@ -193,6 +194,35 @@ def test_a_deck_network_of_one_hidden_layer_keeps_the_arrays_it_was_saved_with()
     np.testing.assert_allclose(rank, expected / expected.sum(axis=1, keepdims=True), rtol=1e-5)
     with pytest.raises(KeyError, match="no network layers"):
         IndexNet.from_arrays({"net_mean": arrays["net_mean"], "net_scale": arrays["net_scale"]})
+
+
+def _subnormal_count(values: np.ndarray) -> int:
+    return int(((values != 0) & (np.abs(values) < np.finfo(np.float32).tiny)).sum())
+
+
+def test_a_network_saved_with_subnormal_weights_reads_as_with_them_zeroed_and_keeps_none() -> None:
+    # A unit no window switches on: its weights shrank into the subnormal range during training.
+    _, features, labels = _toy_problem()
+    arrays = train(features, labels, np.random.default_rng(6), hidden=(32, 16), epochs=2).arrays()
+    dead = {key: value.copy() for key, value in arrays.items()}
+    dead["net_w1"][:, 3] = np.float32(3e-39)
+    dead["net_w2"][3, :] = -np.float32(2e-40)
+    dead["net_b1"][3] = -1.0
+    zeroed = {key: value.copy() for key, value in dead.items()}
+    zeroed["net_w1"][:, 3] = 0
+    zeroed["net_w2"][3, :] = 0
+    loaded = IndexNet.from_arrays(dead)
+    assert sum(_subnormal_count(w) for w in loaded.weights) == 0
+    assert _subnormal_count(dead["net_w1"]) == len(dead["net_w1"])  # the saved arrays stay as saved
+    for mine, plain in zip(loaded.heads(features), IndexNet.from_arrays(zeroed).heads(features), strict=True):
+        np.testing.assert_array_equal(mine, plain)
+
+
+def test_flushing_zeroes_subnormals_only() -> None:
+    tiny = np.finfo(np.float32).tiny
+    values = np.array([0.0, tiny, -tiny, tiny / 2, -tiny / 1e6, 1.5, -3e-30, 1e30], np.float32)
+    _flush_subnormals(values)
+    np.testing.assert_array_equal(values, np.array([0.0, tiny, -tiny, 0, 0, 1.5, -3e-30, 1e30], np.float32))
 
 
 def test_a_committee_names_only_what_all_members_name() -> None:
