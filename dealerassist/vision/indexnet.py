@@ -32,8 +32,8 @@ JOIN_PX = 2000  # halved pixels of extra area worth halving to save a separate p
 SURE = 0.9  # card probability from which the reader names a card (its default accept level)
 SCREENED = 0.9  # a committee's first member this sure a window holds nothing settles it alone
 NONE = "none"  # the class of a window that holds no index of this design
-_SMALLEST_NORMAL = np.finfo(np.float32).tiny
 BACK = "back"  # the class of a window at the corner of a card lying face down
+_SMALLEST_NORMAL = np.finfo(np.float32).tiny  # float32 values below this are subnormal
 
 
 @dataclass(frozen=True)
