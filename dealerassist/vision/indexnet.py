@@ -503,7 +503,7 @@ class Committee:
 
 
 def _without_subnormals(values: np.ndarray) -> np.ndarray:
-    """``values`` with every subnormal number made zero (a copy when there are any).
+    """A copy of ``values`` with every subnormal number made zero.
 
     A hidden unit that no training window switches on keeps only weight decay's pull, and its
     weights shrink into float32's subnormal range. On many x86 processors a product with a
@@ -512,11 +512,8 @@ def _without_subnormals(values: np.ndarray) -> np.ndarray:
     a millisecond with them zeroed. Zero and a subnormal weight give the same sums to float32's
     precision wherever any other term is a normal number.
     """
-    subnormal = (values != 0) & (np.abs(values) < _SMALLEST_NORMAL)
-    if not subnormal.any():
-        return values
     flushed = values.copy()
-    flushed[subnormal] = 0
+    _flush_subnormals(flushed)
     return flushed
 
 
