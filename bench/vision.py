@@ -11,6 +11,7 @@ and never counts towards the targets.
 
     nice python bench/vision.py                    # 120 scenes of each design, some 2,300 cards
     nice dealerassist bench vision --designs cardsjs --scenes 40 --seed 7
+    nice python bench/vision.py --seed 1 2 3 4 --no-baseline   # four draws pooled, and each alone
     nice python bench/vision.py --decks var/bench-decks   # a second run only reads
 """
 
@@ -38,13 +39,14 @@ TARGETS = "targets: correct >= 99.5 %, wrong <= 0.1 %, face-down read as face = 
 def run_design(
     name: str,
     scenes: int,
-    seed: int,
+    seeds: list[int],
     baseline: bool,
     max_cards: int | None,
     training: tuple[int, int],
     repeat: int = 1,
     decks: Path | None = None,
-) -> dict[str, Tally]:
+) -> dict[int, dict[str, Tally]]:
+    """Each draw's tallies by method: ``scenes`` frames of the design per seed."""
     folder = artwork.design_dir(name)
     started = time.perf_counter()
     reader = CardReader(_deck(folder, name, training, decks))
@@ -53,9 +55,12 @@ def run_design(
     if baseline:
         readers["classic"] = ClassicReader(folder).read
     design = load_design(folder)
-    rng = np.random.default_rng(seed)
-    frames = [make_scene(design, rng, max_cards) for _ in range(scenes)]
-    tallies = {method: Tally() for method in readers}
+    frames, drawn = [], []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        frames += [make_scene(design, rng, max_cards) for _ in range(scenes)]
+        drawn += [seed] * scenes
+    tallies = {seed: {method: Tally() for method in readers} for seed in seeds}
     # Each method reads every frame, one method after the other, as a camera's reader would:
     # frames back to back, not interleaved with another reader that evicts its caches. On a shared
     # machine other work only ever adds time, so a frame's cost is its least over the passes.
@@ -69,12 +74,11 @@ def run_design(
                 costs[i] = min(costs[i], time.process_time() - t0)
                 if len(first) < len(frames):
                     first.append(found)
-        for i, ((_frame, truth), found) in enumerate(zip(frames, first, strict=True)):
-            tally = score_frame(
-                [s.to_json() for s in found], [c.to_json() for c in truth], f"{name} scene {i}"
-            )
+        for i, ((_frame, truth), found, seed) in enumerate(zip(frames, first, drawn, strict=True)):
+            label = f"{name} seed {seed} scene {i % scenes}"
+            tally = score_frame([s.to_json() for s in found], [c.to_json() for c in truth], label)
             tally.seconds = float(costs[i])
-            tallies[method].add(tally)
+            tallies[seed][method].add(tally)
     print(f"# {name}: enrolled or loaded in {enroll_s:.1f} s", flush=True)
     return tallies
 
@@ -115,7 +119,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--scenes", type=int, default=120, help="scenes per design (some 800 cards; 40 are too few)"
     )
-    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument(
+        "--seed",
+        type=int,
+        nargs="+",
+        default=[2024],
+        help="one draw of --scenes scenes per design for each seed; rows pool the draws, and with "
+        "several, each draw's untuned total follows",
+    )
     parser.add_argument("--cards", type=int, help="cards per scene (default 1..14 at random)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the classic reader")
     parser.add_argument("--with-tuning-design", action="store_true", help="also report kennard-2color")
@@ -141,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         d: run_design(
             d,
             args.scenes,
-            args.seed,
+            list(dict.fromkeys(args.seed)),
             not args.no_baseline,
             args.cards,
             (args.training_scenes, args.tables),
@@ -152,13 +163,24 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(header)
     totals: dict[str, Tally] = {}
-    for design, tallies in results.items():
-        for method, tally in tallies.items():
+    draws: dict[int, dict[str, Tally]] = {}
+    for design, by_seed in results.items():
+        pooled: dict[str, Tally] = {}
+        for seed, tallies in by_seed.items():
+            for method, tally in tallies.items():
+                pooled.setdefault(method, Tally()).add(tally)
+                if design != artwork.TUNING_DESIGN:
+                    draws.setdefault(seed, {}).setdefault(method, Tally()).add(tally)
+        for method, tally in pooled.items():
             print(_row(design, method, tally))
             if design != artwork.TUNING_DESIGN:
                 totals.setdefault(method, Tally()).add(tally)
     for method, tally in totals.items():
         print(_row("ALL (untuned)", method, tally))
+    if len(draws) > 1:
+        for seed, tallies in draws.items():
+            for method, tally in tallies.items():
+                print(_row(f"  seed {seed}", method, tally))
     if "corner-index" in totals and "classic" in totals:
         print(_against_classic(totals["corner-index"], totals["classic"]))
     print(TARGETS)

@@ -58,3 +58,21 @@ def test_a_second_run_with_kept_decks_only_reads(capsys, monkeypatch, tmp_path: 
     row = [line for line in first.splitlines() if line.startswith("kennard-4color-bf  corner-index")]
     again = [line for line in second.splitlines() if line.startswith("kennard-4color-bf  corner-index")]
     assert row and again and row[0][:-8] == again[0][:-8]  # the same counts; only the CPU time differs
+
+
+@pytest.mark.slow
+def test_several_draws_are_pooled_and_each_reported(capsys) -> None:
+    args = ["bench", "vision", "--designs", "kennard-4color-bf", "--scenes", "2", "--seed", "3", "5"]
+    args += ["--training-scenes", "4", "--tables", "2", "--no-baseline", "--repeat", "1"]
+    assert main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+
+    def face_up(prefix: str) -> int:
+        row = next(line for line in lines if line.startswith(prefix))
+        return int(row.split()[-9])  # the first of the nine figures after the method
+
+    pooled = face_up("ALL (untuned)      corner-index")
+    first, second = face_up("  seed 3           corner-index"), face_up("  seed 5           corner-index")
+    assert first > 0 and second > 0 and pooled == first + second
+    design = face_up("kennard-4color-bf  corner-index")
+    assert design == pooled  # one design: its row pools both draws
