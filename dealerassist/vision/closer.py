@@ -35,13 +35,17 @@ class CloserLook:
     sizes: np.ndarray
 
 
-def closer_windows(quads: list[np.ndarray]) -> CloserLook:
+BOTH_CORNERS = (0, 2)
+OWN_CORNER = (0,)
+
+
+def closer_windows(quads: list[np.ndarray], corners: list[tuple[int, ...]] | None = None) -> CloserLook:
     """The grid of windows at both index corners of each quad (index corner first, as the reader
-    outlines a card; the other index corner is the third)."""
+    outlines a card; the other index corner is the third), or at the quad's ``corners`` of each."""
     points, x_axes, y_axes, sizes = [], [], [], []
-    for quad in quads:
+    for quad, at in zip(quads, corners or [BOTH_CORNERS] * len(quads), strict=True):
         q = np.asarray(quad, float)
-        for k in (0, 2):
+        for k in at:
             across, down = q[(k + 1) % 4] - q[k], q[(k + 3) % 4] - q[k]
             height = float(np.linalg.norm(down))
             x, y = across / np.linalg.norm(across), down / height
@@ -56,10 +60,14 @@ def closer_windows(quads: list[np.ndarray]) -> CloserLook:
 
 
 def closer_names(
-    names: list[str], probability: np.ndarray, accept: float, named: set[str]
+    names: list[str],
+    probability: np.ndarray,
+    accept: float,
+    named: set[str],
+    counts: list[int] | None = None,
 ) -> list[tuple[str, float] | None]:
-    """For each card looked at (``WINDOWS`` reads in a row), the name its windows give and how
-    sure (the ``NEEDED``-th surest of them), or None.
+    """For each card looked at (``WINDOWS`` reads in a row, or each card's of ``counts``), the
+    name its windows give and how sure (the ``NEEDED``-th surest of them), or None.
 
     The name read at ``accept`` by the most windows stands when ``NEEDED`` or more read it, other
     names reach ``accept`` in at most ``RIVAL_SHARE`` as many, and no card of the frame bears it
@@ -67,9 +75,11 @@ def closer_names(
     """
     found: list[tuple[str, float] | None] = []
     sure = probability.tolist()
-    for start in range(0, len(names), WINDOWS):
+    counts = counts or [WINDOWS] * (len(names) // WINDOWS)
+    ends = np.cumsum(counts).tolist()
+    for start, end in zip([0, *ends[:-1]], ends, strict=True):
         votes: dict[str, list[float]] = {}
-        for name, value in zip(names[start : start + WINDOWS], sure[start : start + WINDOWS], strict=True):
+        for name, value in zip(names[start:end], sure[start:end], strict=True):
             if value >= accept:
                 votes.setdefault(name, []).append(value)
         if not votes:

@@ -44,7 +44,7 @@ from dealerassist.vision.candidates import (
     find_candidates,
     windows_of,
 )
-from dealerassist.vision.closer import closer_names, closer_windows
+from dealerassist.vision.closer import BOTH_CORNERS, OWN_CORNER, WINDOWS, closer_names, closer_windows
 from dealerassist.vision.deck import DeckModel, back_feature
 from dealerassist.vision.detect import (
     MAX_CARD_HEIGHT,
@@ -91,6 +91,7 @@ class Thresholds:
     other_sizes: float = 0.001  # index probability at a first size that earns the others a read
     both_prints: float = 0.5  # unsure reads from this sure name a card when its two prints agree
     fan_middle: float = 0.8  # two windows between a fan's neighbours name its middle card this sure
+    glimpse: float = 0.2  # index probability from which a corner that left no card seen is looked at closer
 
     def __post_init__(self) -> None:
         for name in ("look_again_sure", "anew_again_sure"):
@@ -193,6 +194,7 @@ class CardReader:
         # In candidate order: a sighting, or a corner that may be a back's with the unread card it
         # is otherwise (if any); the backs are looked for together, their paper in one pass.
         found: list[CardSighting | tuple[Corner, list[float], CardSighting | None]] = []
+        glimpsed: list[np.ndarray] = []
         for k, row in enumerate(best):
             i = int(owner[row])
             corner, tried, source = candidates[i].corner, candidates[i].heights, candidates[i].source
@@ -212,6 +214,8 @@ class CardReader:
                 found.append((corner, tried, unread))
             elif unread is not None:
                 found.append(unread)
+            if index_seen[k] >= t.glimpse:
+                glimpsed.append(card_quad(corner, float(heights[row]), self.deck.aspect))
         asked = [f for f in found if not isinstance(f, CardSighting)]
         backs = iter(self._backs(frame, geometry.filled, [(corner, tried) for corner, tried, _ in asked]))
         sightings: list[CardSighting] = []
@@ -220,7 +224,8 @@ class CardReader:
             if seen is not None:
                 sightings.append(seen)
         merged = _merge(sightings, t)
-        seen = self._closer_look(bgra, self._fans_middle_cards(bgra, merged) if len(merged) > 1 else merged)
+        seen = self._fans_middle_cards(bgra, merged) if len(merged) > 1 else merged
+        seen = self._closer_look(bgra, seen, _glimpses(glimpsed, seen))
         return _drop_shadows(seen)
 
     def _named(
@@ -264,27 +269,36 @@ class CardReader:
         ]
         return _drop_shadows(merged + added, keep_disputed=True)
 
-    def _closer_look(self, bgra: np.ndarray, found: list[CardSighting]) -> list[CardSighting]:
+    def _closer_look(
+        self, bgra: np.ndarray, found: list[CardSighting], glimpsed: list[CardSighting]
+    ) -> list[CardSighting]:
         """The sightings, each face-up card seen but not read named where a dense grid of windows
-        at its index corners names it (see ``closer``)."""
+        at its index corners names it (see ``closer``); a glimpsed card joins them only when so named."""
         unread = [s for s in found if s.card is None and s.face_up]
-        if not unread:
+        if not unread and not glimpsed:
             return found  # nearly every frame
         named = [s for s in found if s.card is not None]
         # Not a card printed on a card (``_pictures_unnamed``): those are left unread on purpose.
         smallest = _smallest_card(named)
         unread = [s for s in unread if _height(s) >= smallest]
-        if not unread:
+        glimpsed = [s for s in glimpsed if _height(s) >= smallest]
+        if not unread and not glimpsed:
             return found
-        grid = closer_windows([s.quad for s in unread])
+        # A glimpse's far corner hangs on its size guess: it is looked at only at its own corner.
+        corners = [BOTH_CORNERS] * len(unread) + [OWN_CORNER] * len(glimpsed)
+        unread += glimpsed
+        grid = closer_windows([s.quad for s in unread], corners)
         windows = sample_windows(bgra, grid.points, grid.x_axes, grid.y_axes, grid.sizes, self.deck.window)
         names, probability, _ = self.deck.net.best(window_features(windows))
-        reads = closer_names(names, probability, self.thresholds.accept, {s.card for s in named if s.card})
+        counts = [len(at) * WINDOWS // 2 for at in corners]
+        reads = closer_names(
+            names, probability, self.thresholds.accept, {s.card for s in named if s.card}, counts
+        )
         for sighting, read in zip(unread, reads, strict=True):
             if read is not None:
                 sighting.card, sighting.confidence = read
                 sighting.votes = [*sighting.votes, read]
-        return found
+        return found + [s for s in glimpsed if s.card is not None]
 
     def _look_twice(self, look: FirstLook) -> list[int]:
         """The second looks (see ``amend``), read in one pass; the rows that now name a card.
@@ -584,6 +598,27 @@ def _smallest_card(named: list[CardSighting]) -> float:
 
 def _height(s: CardSighting) -> float:
     return float(np.hypot(*(s.quad[3] - s.quad[0])))
+
+
+def _glimpses(quads: list[np.ndarray], seen: list[CardSighting]) -> list[CardSighting]:
+    """Unread sightings for the corners that showed some index but no card (``Thresholds.glimpse``),
+    one a card, where no card seen already has its centre."""
+    kept: list[CardSighting] = []
+    known = [k.quad for k in seen if k.card is not None or not k.face_up]
+    centres = [s.centre for s in seen]
+    sizes = [float(np.hypot(*(s.quad[2] - s.quad[0]))) for s in seen]
+    for quad in quads:
+        glimpse = CardSighting(None, 0.0, True, quad, votes=[(None, 0.0)])
+        centre, size = glimpse.centre, float(np.hypot(*(quad[2] - quad[0])))
+        if any(
+            float(np.hypot(*(centre - c))) < 0.1 * max(size, other)
+            for c, other in zip(centres, sizes, strict=True)
+        ) or any(_inside(q, centre) for q in known):
+            continue
+        kept.append(glimpse)
+        centres.append(centre)
+        sizes.append(size)
+    return kept
 
 
 def _drop_shadows(sightings: list[CardSighting], keep_disputed: bool = False) -> list[CardSighting]:

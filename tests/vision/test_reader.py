@@ -226,7 +226,7 @@ def test_an_unsure_new_name_named_by_the_windows_around_it(
 
 def _without_closer_look(monkeypatch: pytest.MonkeyPatch) -> None:
     """No closer look at a card seen but not read: it names some of the cards a step names."""
-    monkeypatch.setattr(CardReader, "_closer_look", lambda _self, _bgra, found: found)
+    monkeypatch.setattr(CardReader, "_closer_look", lambda _self, _bgra, found, _glimpsed: found)
 
 
 def _without_fans(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -309,6 +309,22 @@ def _named_when_switched_on(
         switch_off(switched_off)
         without = set(_by_card(reader.read(frame)))
     _named_by_the_step_alone(without, _by_card(reader.read(frame)), truth, card)
+
+
+def test_a_glimpsed_card_is_named_by_a_closer_look_at_its_corner(
+    deck, design, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The 40th scene drawn from seed 13: the ten of clubs' corner shows an index but names no card
+    # and leaves no card seen; only the closer look at that glimpse names it. (In seeds 0-699 of
+    # one scene each, glimpses change no frame's names: they are that rare.)
+    rng = np.random.default_rng(13)
+    for _ in range(40):
+        frame, truth = make_scene(design, rng)
+    reader = CardReader(deck)
+    with monkeypatch.context() as switched_off:
+        switched_off.setattr(reader_module, "_glimpses", lambda *_: [])
+        without = set(_by_card(reader.read(frame)))
+    _named_by_the_step_alone(without, _by_card(reader.read(frame)), truth, "TC")
 
 
 def test_junctions_and_traced_corners_are_read_first_at_their_first_size_others_at_all() -> None:
@@ -689,3 +705,17 @@ def test_a_card_whose_names_cancelled_inside_a_named_card_stays_for_the_closer_l
 def test_one_print_read_twice_a_pixel_apart_is_one_card() -> None:
     merged = _merge([_sighting("7H", 0.999, (100, 100)), _sighting("7H", 0.99, (103, 101))], Thresholds())
     assert [s.card for s in merged] == ["7H"]
+
+
+def test_a_glimpse_is_looked_at_only_where_no_card_seen_lies() -> None:
+    named = _sighting("KS", 0.999, (100, 100))
+    unread = CardSighting(None, 0.0, True, _sighting("-", 0.0, (400, 100)).quad, votes=[(None, 0.0)])
+    glimpses = [
+        _sighting("-", 0.0, (700, 100)).quad,  # alone on the felt: looked at
+        _sighting("-", 0.0, (704, 102)).quad,  # the same card from a corner beside it: once
+        _sighting("-", 0.0, (130, 120)).quad,  # its centre on the named card: that card's print
+        _sighting("-", 0.0, (405, 103)).quad,  # the unread card already seen: its look is its own
+    ]
+    kept = reader_module._glimpses(glimpses, [named, unread])
+    assert len(kept) == 1 and np.allclose(kept[0].quad[0], [700, 100])
+    assert kept[0].card is None and kept[0].face_up
