@@ -5,7 +5,8 @@ disagreed) mostly lies where the reader expects it: its outline is right, but th
 read at is a few hundredths of a card off, or its size guess is, and the print sits across the
 window's edge. Such cards are few (one in 30-45 frames), so each gets a dense grid of windows
 at both its index corners, moved along either edge and resized, and a name that many of them read
-surely, with hardly any rival, names it.
+surely, with hardly any rival, names it. A glimpse (a corner that showed an index but left no card
+seen) gets the grid at its own corner only: where its far corner lies hangs on a size guess.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def closer_names(
     sure = probability.tolist()
     counts = counts or [WINDOWS] * (len(names) // WINDOWS)
     ends = np.cumsum(counts).tolist()
-    for start, end in zip([0, *ends[:-1]], ends, strict=True):
+    for start, end in zip([e - c for e, c in zip(ends, counts, strict=True)], ends, strict=True):
         votes: dict[str, list[float]] = {}
         for name, value in zip(names[start:end], sure[start:end], strict=True):
             if value >= accept:

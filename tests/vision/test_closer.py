@@ -120,3 +120,7 @@ def test_each_card_is_counted_over_its_own_windows() -> None:
         0.9,
         set(),
     ) == [None]
+
+
+def test_no_windows_no_names() -> None:
+    assert closer_names([], np.zeros(0), 0.9, set()) == []
