@@ -75,7 +75,8 @@ SMALLEST_CARD = 0.6
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Decision levels, tuned on the development designs only (kennard-2color, nicu-white)."""
+    """Decision levels, tuned on the development designs only (kennard-2color; KDE's nicu-white,
+    Paris and Tigullio)."""
 
     accept: float = SURE  # rank x suit x index probability below which a corner names nothing
     projected_accept: float = SURE  # the same at a corner reached along the edges from another
@@ -602,7 +603,9 @@ def _height(s: CardSighting) -> float:
 
 def _glimpses(quads: list[np.ndarray], seen: list[CardSighting]) -> list[CardSighting]:
     """Unread sightings for the corners that showed some index but no card (``Thresholds.glimpse``),
-    one a card, where no card seen already has its centre."""
+    one a card, where no card seen already has its centre and no named or face-down card covers
+    it: the closer look does not merge, so a glimpse on a named card (its far print, misread) would
+    stand beside it as a second card."""
     kept: list[CardSighting] = []
     known = [k.quad for k in seen if k.card is not None or not k.face_up]
     centres = [s.centre for s in seen]
