@@ -28,12 +28,14 @@ RIVAL_SHARE = 0.25  # windows reading any other name surely, at most this share 
 
 @dataclass(frozen=True)
 class CloserLook:
-    """The windows around the index corners of cards seen but not read, ``WINDOWS`` a card."""
+    """The windows around the index corners of cards seen but not read: ``counts`` of them a card
+    (``WINDOWS``, or half as many at one corner), each card's in a row."""
 
     points: np.ndarray
     x_axes: np.ndarray
     y_axes: np.ndarray
     sizes: np.ndarray
+    counts: list[int]
 
 
 BOTH_CORNERS = (0, 2)
@@ -43,8 +45,9 @@ OWN_CORNER = (0,)
 def closer_windows(quads: list[np.ndarray], corners: list[tuple[int, ...]] | None = None) -> CloserLook:
     """The grid of windows at both index corners of each quad (index corner first, as the reader
     outlines a card; the other index corner is the third), or at the quad's ``corners`` of each."""
-    points, x_axes, y_axes, sizes = [], [], [], []
+    points, x_axes, y_axes, sizes, counts = [], [], [], [], []
     for quad, at in zip(quads, corners or [BOTH_CORNERS] * len(quads), strict=True):
+        counts.append(len(at) * len(_GRID))
         q = np.asarray(quad, float)
         for k in at:
             across, down = q[(k + 1) % 4] - q[k], q[(k + 3) % 4] - q[k]
@@ -56,8 +59,8 @@ def closer_windows(quads: list[np.ndarray], corners: list[tuple[int, ...]] | Non
             sizes.append(_GRID[:, 2] * height)
     if not points:
         empty = np.zeros((0, 2))
-        return CloserLook(empty, empty, empty, np.zeros(0))
-    return CloserLook(*(np.concatenate(part) for part in (points, x_axes, y_axes, sizes)))
+        return CloserLook(empty, empty, empty, np.zeros(0), [])
+    return CloserLook(*(np.concatenate(part) for part in (points, x_axes, y_axes, sizes)), counts)
 
 
 def closer_names(
@@ -67,8 +70,9 @@ def closer_names(
     named: set[str],
     counts: list[int] | None = None,
 ) -> list[tuple[str, float] | None]:
-    """For each card looked at (``WINDOWS`` reads in a row, or each card's of ``counts``), the
-    name its windows give and how sure (the ``NEEDED``-th surest of them), or None.
+    """For each card looked at (``WINDOWS`` reads in a row, or each card's of ``counts``, as
+    ``CloserLook.counts`` gives them), the name its windows give and how sure (the
+    ``NEEDED``-th surest of them), or None.
 
     The name read at ``accept`` by the most windows stands when ``NEEDED`` or more read it, other
     names reach ``accept`` in at most ``RIVAL_SHARE`` as many, and no card of the frame bears it

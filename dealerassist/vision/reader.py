@@ -44,7 +44,7 @@ from dealerassist.vision.candidates import (
     find_candidates,
     windows_of,
 )
-from dealerassist.vision.closer import BOTH_CORNERS, OWN_CORNER, WINDOWS, closer_names, closer_windows
+from dealerassist.vision.closer import BOTH_CORNERS, OWN_CORNER, closer_names, closer_windows
 from dealerassist.vision.deck import DeckModel, back_feature
 from dealerassist.vision.detect import (
     MAX_CARD_HEIGHT,
@@ -291,9 +291,8 @@ class CardReader:
         grid = closer_windows([s.quad for s in unread], corners)
         windows = sample_windows(bgra, grid.points, grid.x_axes, grid.y_axes, grid.sizes, self.deck.window)
         names, probability, _ = self.deck.net.best(window_features(windows))
-        counts = [len(at) * WINDOWS // 2 for at in corners]
         reads = closer_names(
-            names, probability, self.thresholds.accept, {s.card for s in named if s.card}, counts
+            names, probability, self.thresholds.accept, {s.card for s in named if s.card}, grid.counts
         )
         for sighting, read in zip(unread, reads, strict=True):
             if read is not None:

@@ -96,7 +96,7 @@ def test_a_card_looked_at_its_own_corner_only_gets_that_corners_grid() -> None:
     both, own = _upright((100, 200)), _upright((400, 200))
     grid = closer_windows([both, own], [BOTH_CORNERS, OWN_CORNER])
     per_corner = len(MOVES) ** 2 * len(SIZES)
-    assert len(grid.sizes) == WINDOWS + per_corner
+    assert len(grid.sizes) == WINDOWS + per_corner and grid.counts == [WINDOWS, per_corner]
     # The second card's windows lie round its index corner alone, none at its far corner.
     last = grid.points[WINDOWS:]
     assert np.allclose(last.min(axis=0), [396, 196]) and np.allclose(last.max(axis=0), [404, 204])
