@@ -140,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--decks", type=Path, help="keep enrolled decks here, to only read when run again")
     args = parser.parse_args(argv)
+    if args.scenes < 1:
+        parser.error(f"--scenes must be 1 or more, not {args.scenes}: a draw with no scenes measures nothing")
     cv2.setNumThreads(1)  # the target is per frame on one core
     designs = list(args.designs)
     if args.with_tuning_design and artwork.TUNING_DESIGN not in designs:

@@ -76,3 +76,15 @@ def test_several_draws_are_pooled_and_each_reported(capsys) -> None:
     assert first > 0 and second > 0 and pooled == first + second
     design = face_up("kennard-4color-bf  corner-index")
     assert design == pooled  # one design: its row pools both draws
+
+
+@pytest.mark.parametrize("scenes", ["0", "-3"])
+def test_a_draw_of_no_scenes_is_refused_before_any_enrolling(capsys, monkeypatch, scenes: str) -> None:
+    def no_enrolling(*_args, **_kwargs):
+        raise AssertionError("enrolled for a benchmark that reads nothing")
+
+    monkeypatch.setattr(enrollment, "enroll", no_enrolling)
+    with pytest.raises(SystemExit) as stopped:
+        main(["bench", "vision", "--designs", "kennard-4color-bf", "--scenes", scenes])
+    assert stopped.value.code == 2
+    assert f"--scenes must be 1 or more, not {scenes}" in capsys.readouterr().err
