@@ -33,7 +33,7 @@ from dealerassist.vision.amend import (
     new_names_again,
     read_second_looks,
 )
-from dealerassist.vision.blas import hold_blas_to_one_thread
+from dealerassist.vision.blas import hold_blas_to_one_thread, hold_opencv_to_one_thread
 from dealerassist.vision.candidates import (
     JUNCTION,
     OUTLINE,
@@ -136,6 +136,7 @@ class CardReader:
         self.thresholds = thresholds or Thresholds()
         keep_freed_buffers()  # a frame's short-lived arrays would otherwise be paged in afresh each frame
         hold_blas_to_one_thread()  # idle BLAS workers would spin on another core
+        hold_opencv_to_one_thread()  # and OpenCV's pool costs more than it saves on a frame
 
     def read(self, frame: np.ndarray) -> list[CardSighting]:
         """Every card found in a BGR frame (outlines in the frame's own pixels)."""

@@ -1,4 +1,5 @@
-"""The bundled BLAS libraries (numpy's, OpenCV's) run products on the calling thread alone."""
+"""The bundled BLAS libraries (numpy's, OpenCV's) run products, and OpenCV its image operations,
+on the calling thread alone."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.blas import hold_blas_to_one_thread
+from dealerassist.vision.blas import hold_blas_to_one_thread, hold_opencv_to_one_thread
 
 
 def _thread_ticks() -> dict[str, int]:
@@ -35,11 +36,26 @@ def test_products_keep_to_the_calling_thread(product: Callable[[np.ndarray, np.n
     assert hold_blas_to_one_thread() >= 1
     features = np.random.default_rng(0).random((200, 448), dtype=np.float32)
     weights = np.random.default_rng(1).random((448, 256), dtype=np.float32)
-    product(features, weights)
+    _assert_on_the_calling_thread(lambda: product(features, weights))
+
+
+def test_image_operations_keep_to_the_calling_thread() -> None:
+    hold_opencv_to_one_thread()
+    assert cv2.getNumThreads() == 1
+    frame = np.random.default_rng(2).integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    # Operations OpenCV splits over its pool when it has one, on frame-sized images.
+    opening = np.ones((9, 9), np.uint8)
+    _assert_on_the_calling_thread(
+        lambda: cv2.morphologyEx(cv2.GaussianBlur(frame, (15, 15), 0), cv2.MORPH_OPEN, opening)
+    )
+
+
+def _assert_on_the_calling_thread(work: Callable[[], object]) -> None:
+    work()
     before = _thread_ticks()
     started = time.perf_counter()
     while time.perf_counter() - started < 0.6:
-        product(features, weights)
+        work()
     after = _thread_ticks()
     used = {name: after[name] - before.get(name, 0) for name in after}
     caller = str(threading.get_native_id())
