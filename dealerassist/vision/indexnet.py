@@ -432,15 +432,22 @@ class Committee:
     """Index classifiers trained apart, each on its own draw of training windows, that must agree.
 
     One network's confident mistakes mostly come from its own draw of training scenes: another
-    trained on a different draw rarely makes the same one. A card's probability is the geometric
-    mean of the members' where every member names that card, and 0 where any names another.
+    trained on a different draw rarely makes the same one. A card is named where a majority of
+    the members name it (both of two, two of three: ``needed``), and its probability is the
+    geometric mean of the ``needed`` surest of those; where no majority names one card it is 0.
+    With three, one member's slip no longer silences two that agree.
     """
 
     members: tuple[IndexNet, ...]
 
+    @property
+    def needed(self) -> int:
+        """Members that must name a card: a majority."""
+        return len(self.members) // 2 + 1
+
     def best(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """As ``IndexNet.best``, for the committee: agreed names, their joint probability, and
-        the members' mean kind probabilities.
+        """As ``IndexNet.best``, for the committee: the majority's names, their joint
+        probability, and the members' mean kind probabilities.
 
         The first member screens: a window it is sure holds nothing (most windows of a frame,
         and none it could name) is not shown to the others, and keeps its probabilities.
@@ -449,36 +456,50 @@ class Committee:
         shown = np.flatnonzero(kind[:, 0] < SCREENED)
         if not len(shown) or len(self.members) == 1:
             return names, probability, kind
-        product = probability[shown].astype(np.float64)
+        named = [[names[i] for i in shown.tolist()]]
+        each = [probability[shown].astype(np.float64)]
         kinds = kind[shown].astype(np.float64)
         for member in self.members[1:]:
             other_names, other_probability, other_kind = member.best(features[shown])
-            agree = np.array(
-                [names[i] == other for i, other in zip(shown.tolist(), other_names, strict=True)]
-            )
-            product = np.where(agree, product * other_probability, 0.0)
+            named.append(other_names)
+            each.append(other_probability.astype(np.float64))
             kinds += other_kind
-        share = 1.0 / len(self.members)
+        votes = np.array(named)  # (members, rows) of card codes
+        same = votes[:, None, :] == votes[None, :, :]  # [m, k, row]: member k names m's card
+        chosen = same.sum(axis=1).argmax(axis=0)  # the member whose card most name, the first of equals
+        rows = np.arange(len(shown))
+        backing = same[chosen, :, rows].T  # (members, rows): who names the chosen card
+        surest = np.sort(np.where(backing, np.array(each), 0.0), axis=0)[len(self.members) - self.needed :]
+        product = np.prod(surest, axis=0)
+        product[backing.sum(axis=0) < self.needed] = 0.0
+        names = list(names)
+        for row, card in zip(shown.tolist(), votes[chosen, rows].tolist(), strict=True):
+            names[row] = card
         probability, kind = probability.copy(), kind.copy()
-        probability[shown] = product**share
-        kind[shown] = kinds * share
+        probability[shown] = product ** (1.0 / self.needed)
+        kind[shown] = kinds * (1.0 / len(self.members))
         return names, probability, kind
 
     def probability_of(self, features: np.ndarray, cards: Sequence[str], at_least: float) -> np.ndarray:
         """Each row's committee probability of its card of ``cards`` where that can reach
         ``at_least``, and 0 where it cannot.
 
-        The geometric mean reaches ``at_least`` only where the first member's probability reaches
-        ``at_least`` to the power of the committee's size, so the others see only those rows.
+        The geometric mean of the ``needed`` surest members reaches ``at_least`` only where each
+        of them reaches ``at_least`` to the power of ``needed`` (and is not 0), so a member sees
+        only the rows where enough members are left, or have reached that, to make a majority.
         """
-        floor = at_least ** len(self.members)
-        joint = self.members[0].probability_of(features, cards).astype(np.float64)
-        joint[joint < floor] = 0.0
-        rows = np.flatnonzero(joint)
-        if len(rows):
-            for member in self.members[1:]:
-                joint[rows] *= member.probability_of(features[rows], [cards[i] for i in rows.tolist()])
-        return joint ** (1.0 / len(self.members))
+        floor = at_least**self.needed
+        count = len(self.members)
+        each = np.zeros((count, len(features)))
+        rows = np.arange(len(features))
+        for m, member in enumerate(self.members):
+            if len(rows):
+                each[m, rows] = member.probability_of(features[rows], [cards[i] for i in rows.tolist()])
+            so_far = each[: m + 1]
+            reached = ((so_far >= floor) & (so_far > 0.0)).sum(axis=0)
+            rows = np.flatnonzero(reached + (count - m - 1) >= self.needed)
+        surest = np.sort(each, axis=0)[count - self.needed :]
+        return np.prod(surest, axis=0) ** (1.0 / self.needed)
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {

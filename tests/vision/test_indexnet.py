@@ -228,13 +228,7 @@ def test_flushing_zeroes_subnormals_only() -> None:
 def test_a_committee_names_only_what_all_members_name() -> None:
     centres, features, labels = _toy_problem()
     honest = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=8)
-    swapped = train(
-        features,
-        np.where(labels == "AS", "KH", np.where(labels == "KH", "AS", labels)),
-        np.random.default_rng(7),
-        hidden=(32,),
-        epochs=8,
-    )
+    swapped = train(features, _swapped_labels(labels), np.random.default_rng(7), hidden=(32,), epochs=8)
     _, alone, _ = honest.best(centres[:2])
     names, probability, _ = Committee((honest, honest)).best(centres[:2])
     assert names == ["AS", "KH"]
@@ -245,6 +239,51 @@ def test_a_committee_names_only_what_all_members_name() -> None:
     copy = Committee.from_arrays(Committee((honest, swapped)).arrays())
     np.testing.assert_array_equal(copy.best(centres)[2], kind)
     assert len(copy.members) == 2
+
+
+def _swapped_labels(labels: np.ndarray) -> np.ndarray:
+    """The toy labels with the ace and the king trading names: a member sure of the wrong card."""
+    return np.where(labels == "AS", "KH", np.where(labels == "KH", "AS", labels))
+
+
+def test_two_of_three_members_name_a_card_the_third_calls_another() -> None:
+    centres, features, labels = _toy_problem()
+    honest = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=8)
+    also_honest = train(features, labels, np.random.default_rng(8), hidden=(32,), epochs=8)
+    swapped = train(features, _swapped_labels(labels), np.random.default_rng(7), hidden=(32,), epochs=8)
+    three = Committee((swapped, honest, also_honest))
+    assert three.needed == 2 and Committee((honest, swapped)).needed == 2
+    names, probability, kind = three.best(centres)
+    assert names[:2] == ["AS", "KH"]  # the first member is outvoted
+    own = [member.best(centres)[1].astype(np.float64) for member in (honest, also_honest)]
+    np.testing.assert_allclose(probability[:2], np.sqrt(own[0] * own[1])[:2], rtol=1e-6)
+    assert kind[3].argmax() == 2  # all three still see the back
+    names, probability, _ = Committee((honest, swapped, _copy_of(swapped))).best(centres[:2])
+    assert names == ["KH", "AS"]  # two sure of the wrong card outvote one: a majority, not a veto
+    copy = Committee.from_arrays(three.arrays())
+    assert len(copy.members) == 3
+    np.testing.assert_array_equal(copy.best(centres)[1], three.best(centres)[1])
+
+
+def _copy_of(net: IndexNet) -> IndexNet:
+    return IndexNet.from_arrays(net.arrays())
+
+
+def test_three_members_give_the_probability_of_a_card_two_of_them_are_sure_of() -> None:
+    centres, features, labels = _toy_problem()
+    honest = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=8)
+    also_honest = train(features, labels, np.random.default_rng(8), hidden=(32,), epochs=8)
+    swapped = train(features, _swapped_labels(labels), np.random.default_rng(7), hidden=(32,), epochs=8)
+    rows = np.concatenate([centres[:2], features[:40]])
+    cards = ["AS", "KH"] + ["KH" if i % 2 else "AS" for i in range(40)]
+    own = np.array([m.probability_of(rows, cards).astype(np.float64) for m in (swapped, honest, also_honest)])
+    surest_two = np.sort(own, axis=0)[1:]
+    joint = Committee((swapped, honest, also_honest)).probability_of(rows, cards, 0.9)
+    reachable = (surest_two >= 0.81).all(axis=0)
+    np.testing.assert_allclose(joint[reachable], np.sqrt(surest_two.prod(axis=0))[reachable], rtol=1e-6)
+    assert (joint[~reachable] < 0.9).all()
+    assert reachable[:2].all() and (joint[:2] > 0.9).all()  # the two honest members outvote the first
+    assert (~reachable).any()
 
 
 def test_a_committee_gives_the_probability_of_a_named_card_where_it_can_be_sure() -> None:
