@@ -28,7 +28,7 @@ import numpy as np
 from dealerassist.vision import artwork
 from dealerassist.vision.baseline import ClassicReader
 from dealerassist.vision.deck import DeckModel, vision_code_version
-from dealerassist.vision.enrollment import SCENES_PER_CARD, TABLES, enroll
+from dealerassist.vision.enrollment import MEMBERS, SCENES_PER_CARD, TABLES, enroll
 from dealerassist.vision.evaluate import Tally, score_frame
 from dealerassist.vision.reader import CardReader
 from dealerassist.vision.scenes import load_design, make_scene
@@ -42,7 +42,7 @@ def run_design(
     seeds: list[int],
     baseline: bool,
     max_cards: int | None,
-    training: tuple[int, int],
+    training: tuple[int, int, int],
     repeat: int = 1,
     decks: Path | None = None,
 ) -> dict[int, dict[str, Tally]]:
@@ -83,13 +83,15 @@ def run_design(
     return tallies
 
 
-def _deck(folder: Path, name: str, training: tuple[int, int], decks: Path | None) -> DeckModel:
-    """The design enrolled with these training sizes: kept in ``decks`` (when given) under the vision
-    code's version, so a second run of the same code only reads."""
-    kept = decks / f"{name}-{training[0]}x{training[1]}-{vision_code_version()}.npz" if decks else None
+def _deck(folder: Path, name: str, training: tuple[int, int, int], decks: Path | None) -> DeckModel:
+    """The design enrolled with these training sizes (scenes per card, tables, networks): kept in
+    ``decks`` (when given) under the vision code's version, so a second run of the same code only
+    reads."""
+    scenes, tables, members = training
+    kept = decks / f"{name}-{scenes}x{tables}x{members}-{vision_code_version()}.npz" if decks else None
     if kept is not None and kept.is_file():
         return DeckModel.load(kept)
-    model = enroll(folder, scenes_per_card=training[0], tables=training[1])
+    model = enroll(folder, scenes_per_card=scenes, tables=tables, members=members)
     if kept is not None:
         kept.parent.mkdir(parents=True, exist_ok=True)
         model.save(kept)
@@ -135,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         "--training-scenes", type=int, default=SCENES_PER_CARD, help="enrollment: scenes per card"
     )
     parser.add_argument("--tables", type=int, default=TABLES, help="enrollment: whole tables mined")
+    parser.add_argument("--members", type=int, default=MEMBERS, help="enrollment: networks in the committee")
     parser.add_argument(
         "--repeat", type=int, default=3, help="read every frame this many times; a frame costs its least"
     )
@@ -142,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.scenes < 1:
         parser.error(f"--scenes must be 1 or more, not {args.scenes}: a draw with no scenes measures nothing")
+    if args.members < 1:
+        parser.error(f"--members must be 1 or more, not {args.members}: a committee needs a network")
     cv2.setNumThreads(1)  # the target is per frame on one core
     designs = list(args.designs)
     if args.with_tuning_design and artwork.TUNING_DESIGN not in designs:
@@ -157,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             list(dict.fromkeys(args.seed)),
             not args.no_baseline,
             args.cards,
-            (args.training_scenes, args.tables),
+            (args.training_scenes, args.tables, args.members),
             max(1, args.repeat),
             args.decks,
         )

@@ -12,7 +12,7 @@ import numpy as np
 from dealerassist.errors import DealerAssistError
 from dealerassist.vision import artwork
 from dealerassist.vision.deck import DeckModel
-from dealerassist.vision.enrollment import SCENES_PER_CARD, TABLES, check_folder, enroll
+from dealerassist.vision.enrollment import MEMBERS, SCENES_PER_CARD, TABLES, check_folder, enroll
 from dealerassist.vision.reader import CardReader, CardSighting
 from dealerassist.vision.registration import (
     LayoutRegistration,
@@ -42,14 +42,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--training-scenes",
         type=_positive,
         default=SCENES_PER_CARD,
-        help="small scenes rendered around each card for each of the two networks "
+        help="small scenes rendered around each card for each network "
         f"(default {SCENES_PER_CARD}; fewer is faster, less sure)",
     )
     p.add_argument(
         "--tables",
         type=_positive,
         default=TABLES,
-        help=f"whole synthetic tables whose corners each of the two networks learns (default {TABLES})",
+        help=f"whole synthetic tables whose corners each network learns (default {TABLES})",
+    )
+    p.add_argument(
+        "--members",
+        type=_positive,
+        default=MEMBERS,
+        help=f"networks in the deck's committee (default {MEMBERS}): a card is named where a majority "
+        "of them name it; each network adds its own training time",
     )
     p.set_defaults(handler=_enroll)
 
@@ -102,7 +109,9 @@ def _design_folder(text: str) -> Path:
 def _enroll(args: argparse.Namespace) -> int:
     check_folder(args.folder)
     print(f"enrolling {args.folder}: training its index classifiers (a few minutes) ...", flush=True)
-    model = enroll(args.folder, args.name, args.training_scenes, args.tables, notice=print)
+    model = enroll(
+        args.folder, args.name, args.training_scenes, args.tables, notice=print, members=args.members
+    )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     model.save(out)

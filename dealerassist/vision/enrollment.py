@@ -35,7 +35,9 @@ TRAINING_SEED = 20261129  # enrollment is repeatable: the same images give the s
 CHECK_SEED = TRAINING_SEED + 1
 CHECK_SCENES = 4  # fresh scenes per card for the self-check (about 3 windows each)
 HIDDEN = (256, 128)  # units of the index classifier's hidden layers
-MEMBERS = 2  # classifiers in the deck's committee, each trained on its own draw of scenes
+# Classifiers in the deck's committee by default, each trained on its own draw of scenes; a card is
+# named where a majority of them name it (``indexnet.Committee``: both of two, two of three).
+MEMBERS = 2
 # Each member's training draw: small scenes rendered around every card, and whole synthetic
 # tables whose candidate corners it learns. Half this draw, or one hidden layer, read fewer cards
 # of three of the four development designs; twice the passes over it more wrong (docs/vision.md).
@@ -138,13 +140,17 @@ def enroll(
     scenes_per_card: int = SCENES_PER_CARD,
     tables: int = TABLES,
     notice: Callable[[str], None] | None = None,
+    members: int = MEMBERS,
 ) -> DeckModel:
     """Learn a design from ``folder`` holding ``AS.png`` .. ``KC.png`` and ``back.png``.
 
     Each classifier of the committee learns from its own ``scenes_per_card`` small scenes around
     each card (about ten windows each) and every candidate corner on its own ``tables`` whole
-    synthetic tables. ``notice`` is told of cards whose index was not found (``index_place``).
+    synthetic tables; there are ``members`` of them. ``notice`` is told of cards whose index was
+    not found (``index_place``).
     """
+    if members < 1:
+        raise ValueError(f"a committee needs at least one member, not {members}")
     folder = check_folder(folder)
     faces = {c.code: load_card_image(folder / f"{c.code}.png") for c in FULL_DECK}
     back = load_card_image(folder / "back.png")
@@ -160,7 +166,7 @@ def enroll(
 
     design = load_design(folder)
     cards = {code: image for code, image in design.items() if code != "back"}
-    jobs = [(folder, window, rank_box, member, scenes_per_card, tables) for member in range(MEMBERS)]
+    jobs = [(folder, window, rank_box, member, scenes_per_card, tables) for member in range(members)]
     net = Committee(tuple(in_training_processes(_train_member, jobs)))
     check = _self_check(net, cards, design["back"], window)
 

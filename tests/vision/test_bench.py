@@ -46,7 +46,7 @@ def test_a_second_run_with_kept_decks_only_reads(capsys, monkeypatch, tmp_path: 
     args += ["--decks", str(tmp_path)]
     assert main(args) == 0
     first = capsys.readouterr().out
-    kept = list(tmp_path.glob("kennard-4color-bf-4x2-*.npz"))
+    kept = list(tmp_path.glob("kennard-4color-bf-4x2x2-*.npz"))
     assert len(kept) == 1
 
     def no_enrolling(*_args, **_kwargs):
@@ -78,13 +78,13 @@ def test_several_draws_are_pooled_and_each_reported(capsys) -> None:
     assert design == pooled  # one design: its row pools both draws
 
 
-@pytest.mark.parametrize("scenes", ["0", "-3"])
-def test_a_draw_of_no_scenes_is_refused_before_any_enrolling(capsys, monkeypatch, scenes: str) -> None:
+@pytest.mark.parametrize(("option", "value"), [("--scenes", "0"), ("--scenes", "-3"), ("--members", "0")])
+def test_an_empty_run_is_refused_before_any_enrolling(capsys, monkeypatch, option: str, value: str) -> None:
     def no_enrolling(*_args, **_kwargs):
         raise AssertionError("enrolled for a benchmark that reads nothing")
 
     monkeypatch.setattr(enrollment, "enroll", no_enrolling)
     with pytest.raises(SystemExit) as stopped:
-        main(["bench", "vision", "--designs", "kennard-4color-bf", "--scenes", scenes])
+        main(["bench", "vision", "--designs", "kennard-4color-bf", option, value])
     assert stopped.value.code == 2
-    assert f"--scenes must be 1 or more, not {scenes}" in capsys.readouterr().err
+    assert f"{option} must be 1 or more, not {value}" in capsys.readouterr().err

@@ -30,9 +30,10 @@ def test_enroll_writes_a_deck_file(kennard_dir: Path, tmp_path: Path, capsys) ->
     crowded = ink_into_the_pips(cv2.imread(str(folder / "4C.png"), cv2.IMREAD_UNCHANGED))
     cv2.imwrite(str(folder / "4C.png"), crowded)
     quick = ["--training-scenes", "6", "--tables", "3"]  # the command, not the classifier, is tested here
-    assert main(["vision", "enroll", str(folder), "--out", str(out), "--name", "house-red", *quick]) == 0
+    named = ["--name", "house-red", "--members", "3"]
+    assert main(["vision", "enroll", str(folder), "--out", str(out), *named, *quick]) == 0
     loaded = DeckModel.load(out)
-    assert loaded.name == "house-red"
+    assert loaded.name == "house-red" and len(loaded.net.members) == 3
     printed = capsys.readouterr().out
     assert "no rank and suit found apart from the pips on 4C: where the other 51 cards print them" in printed
     assert f"fresh index windows: {100 * loaded.check['named_right']:.1f} % named right" in printed

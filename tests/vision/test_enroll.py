@@ -116,6 +116,11 @@ def test_missing_cards_are_listed(kennard_dir: Path, tmp_path: Path) -> None:
         enroll(partial)
 
 
+def test_a_committee_of_no_networks_is_refused_before_training(kennard_dir: Path) -> None:
+    with pytest.raises(ValueError, match="at least one member, not 0"):
+        enroll(kennard_dir, members=0)
+
+
 def test_an_image_too_small_to_enroll_is_named(kennard_dir: Path, tmp_path: Path) -> None:
     small = tmp_path / "small"
     shutil.copytree(kennard_dir, small)
