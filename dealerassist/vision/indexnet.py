@@ -429,7 +429,7 @@ class IndexNet:
 
 @dataclass(frozen=True)
 class Committee:
-    """Index classifiers trained apart, each on its own draw of training windows, that must agree.
+    """Index classifiers trained apart, each on its own draw of training windows, whose majority decides.
 
     One network's confident mistakes mostly come from its own draw of training scenes: another
     trained on a different draw rarely makes the same one. A card is named where a majority of
@@ -482,7 +482,7 @@ class Committee:
 
     def probability_of(self, features: np.ndarray, cards: Sequence[str], at_least: float) -> np.ndarray:
         """Each row's committee probability of its card of ``cards`` where that can reach
-        ``at_least``, and 0 where it cannot.
+        ``at_least``; where it cannot, that or 0 (the members left are not asked).
 
         The geometric mean of the ``needed`` surest members reaches ``at_least`` only where each
         of them reaches ``at_least`` to the power of ``needed`` (and is not 0), so a member sees
