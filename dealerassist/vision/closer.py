@@ -81,8 +81,7 @@ def closer_names(
     found: list[tuple[str, float] | None] = []
     sure = probability.tolist()
     counts = counts or [WINDOWS] * (len(names) // WINDOWS)
-    ends = np.cumsum(counts).tolist()
-    for start, end in zip([e - c for e, c in zip(ends, counts, strict=True)], ends, strict=True):
+    for start, end in itertools.pairwise([0, *itertools.accumulate(counts)]):
         votes: dict[str, list[float]] = {}
         for name, value in zip(names[start:end], sure[start:end], strict=True):
             if value >= accept:

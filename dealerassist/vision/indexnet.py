@@ -473,8 +473,8 @@ class Committee:
         product = np.prod(surest, axis=0)
         product[backing.sum(axis=0) < self.needed] = 0.0
         names = list(names)
-        for row, card in zip(shown.tolist(), votes[chosen, rows].tolist(), strict=True):
-            names[row] = card
+        for k in np.flatnonzero(chosen).tolist():  # rows where the first member is outvoted
+            names[int(shown[k])] = str(votes[chosen[k], k])
         probability, kind = probability.copy(), kind.copy()
         probability[shown] = product ** (1.0 / self.needed)
         kind[shown] = kinds * (1.0 / len(self.members))
