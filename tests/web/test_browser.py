@@ -101,6 +101,19 @@ def click(driver: WebDriver, selector: str) -> None:
     wait(driver, lambda: driver.find_element(By.CSS_SELECTOR, selector).click() or True, f"click {selector}")
 
 
+def showing(driver: WebDriver, selector: str, *words: str) -> str:
+    """Wait until the element at ``selector`` shows every one of ``words`` and return its text.
+
+    Each try looks the element up afresh and reads its text once: a live panel may be re-rendered
+    between two reads, and a replaced element reads as empty."""
+
+    def text_with_words() -> str | None:
+        text = driver.find_element(By.CSS_SELECTOR, selector).text
+        return text if all(w in text for w in words) else None
+
+    return wait(driver, text_with_words, f"{selector} showing {words}")
+
+
 def type_in(driver: WebDriver, selector: str, text: str) -> None:
     """Type into a field of a live panel (a re-render between find and type is retried)."""
     wait(driver, lambda: driver.find_element(By.CSS_SELECTOR, selector).send_keys(text) or True, selector)
@@ -236,8 +249,7 @@ def test_dealer_confirms_a_doubtful_read_and_types_an_unreadable_one(
     sign_in(browser, base, "dana")
     browser.get(f"{base}/tables/tcp-1")
     board.pit.handle("tcp-1", CardRead(table="tcp-1", source="shoe", card=Card.parse("QD"), confidence=0.55))
-    prompt = wait(browser, lambda: browser.find_element(By.CSS_SELECTOR, ".prompt"), "confirmation prompt")
-    assert "QD" in prompt.text and "0.55" in prompt.text
+    showing(browser, ".prompt", "QD", "0.55")
     shot(browser, "dealer-confirm-read")
     click(browser, ".prompt button[data-kind=confirm-read]")
     wait(browser, lambda: tracker.snapshot()["positions"].get("seat-3"), "the confirmed card is dealt")
@@ -396,10 +408,7 @@ def test_a_jackpot_reaches_dealer_sign_and_supervisor(
     sign_in(browser, base, "dana")
     browser.get(f"{base}/tables/fupg-1")
     click(browser, "[data-position='seat-1'] button.decision.house-way")
-    hit = wait(
-        browser, lambda: browser.find_element(By.CSS_SELECTOR, "#seat-1 .jackpot-hit.pending"), "jackpot"
-    )
-    assert "seven-card-straight-flush" in hit.text and format_amount(meter) in hit.text
+    showing(browser, "#seat-1 .jackpot-hit.pending", "seven-card-straight-flush", format_amount(meter))
     shot(browser, "dealer-jackpot")
     sign_out(browser)
 
@@ -432,8 +441,7 @@ def test_status_page_shows_links_and_the_last_error(site: tuple[Dashboard, str],
     )
     sign_in(browser, base, "ada")
     browser.get(f"{base}/status")
-    row = browser.find_element(By.CSS_SELECTOR, "tr[data-device=camera]")
-    assert "no frames for 5 s" in row.text and "DOWN" in row.text
+    showing(browser, "tr[data-device=camera]", "no frames for 5 s", "DOWN")
     board.pit.handle("ppbj-1", DeviceLink(table="ppbj-1", device="camera", up=True, detail="frames again"))
     wait(
         browser,
