@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from dealerassist.vision.candidates import OUTLINE, PROJECTED, TRACED, Candidate, distances
+from dealerassist.vision.candidates import INK, OUTLINE, PROJECTED, TRACED, Candidate, distances
 from dealerassist.vision.indexnet import (
     Committee,
     IndexWindow,
@@ -46,10 +46,11 @@ PRINT_MOVE = 0.02
 # size off it, moved or not.
 PRINT_RESIZE = 0.06
 _PRINT_PAD = (6, 8)  # ink cells (across, down) the match may move a window
-# An unnamed outline or traced corner whose every size guess is more than PRINT_RESIZE off the
-# median size of the NEAREST_NAMED named corners nearest it is read at that median size.
+# An unnamed outline, traced or ink corner whose every size guess is more than PRINT_RESIZE off
+# the median size of the NEAREST_NAMED named corners nearest it is read at that median size.
 NEAREST_NAMED = 3
-_OWN_EDGES = frozenset({OUTLINE, TRACED})  # corners whose size guesses come from their own card's edges
+# Corners whose size guesses come from their own card's edges (an ink corner's from the edge it is on).
+_OWN_CARD = frozenset({OUTLINE, TRACED, INK})
 # Two unsure reads of one name are one card's two prints when the second corner lies within
 # BOTH_PRINTS_REACH card heights of the first's far corner, turned half round from it, and its
 # card size is within BOTH_PRINTS_SIZE of the first's.
@@ -337,13 +338,16 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
 
 
 def at_named_size(look: FirstLook, accept: float, printed: SecondLook) -> SecondLook:
-    """A window at the size of the cards named nearest it, for every unnamed outline or traced
-    corner none of whose own size guesses is near that size, unless the print step (``printed``)
-    reads it in place at a named card's size already.
+    """A window at the size of the cards named nearest it, for every unnamed outline, traced or
+    ink corner none of whose own size guesses is near that size, unless the print step
+    (``printed``) reads it in place at a named card's size already.
 
     The cards on a table are one size and the camera's scale changes slowly across the frame, but
     a corner's size guesses come from how far paper runs along its edges: in a fan the outline runs
-    on past the card or stops at a neighbour, and every guess is a third or more off. A corner the
+    on past the card or stops at a neighbour, and every guess is a third or more off. An ink corner
+    takes its one guess from the outline edge it was found on, which glare or a neighbour can
+    stretch the same way (junctions and projected corners are guesses at a corner, not read here:
+    left unnamed, they are mostly another card's edge). A corner the
     print step moved is read here too, where it was found: the print step matches the frame's mean
     print, which a court card's picture frame beside its index can pull away from the index. The
     window is read for any card, and a name it brings stands at the print step's level
@@ -351,7 +355,7 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook) -> Second
     """
     first = np.array(look.best)
     named = look.probability[first] >= accept
-    own = np.array([candidate.source in _OWN_EDGES for candidate in look.candidates])
+    own = np.array([candidate.source in _OWN_CARD for candidate in look.candidates])
     # The print step's windows at the corner itself: read there only for the named card's size.
     in_place = np.all(printed.points == look.points[look.owner[printed.rows]], axis=1)
     unnamed = np.flatnonzero(~named & own & ~np.isin(first, printed.rows[in_place]))

@@ -219,6 +219,24 @@ def test_a_corner_whose_sizes_are_all_off_the_named_cards_is_read_at_theirs(
     _named_by_switching_on(deck, design, monkeypatch, seed, sized, "at_named_size", ("new_names_again",))
 
 
+# Generated scenes where a card is found only by its print's ink, at a size far off the named
+# cards', and is named once read at theirs (in seeds 0-999 reading ink corners so named 2 cards,
+# these two, none where no card lies, and lost none; as above, look again when they fail).
+@pytest.mark.parametrize(("seed", "sized"), [(247, "4C"), (602, "7S")])
+def test_an_ink_corner_whose_size_is_off_the_named_cards_is_read_at_theirs(
+    deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, sized: str
+) -> None:
+    _without_fans(monkeypatch)
+    _named_when_switched_on(
+        deck,
+        design,
+        monkeypatch,
+        seed,
+        sized,
+        lambda off: off.setattr(amend, "_OWN_CARD", amend._OWN_CARD - {INK}),
+    )
+
+
 # Generated scenes where a window placed at a print or at the named cards' size reads a card
 # unsure, and the windows around it name it (found in seeds 0-999; with networks of two hidden
 # layers, the look around named 13 cards there, one where no card lies, seed 871's AD read at a
