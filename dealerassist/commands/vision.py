@@ -190,11 +190,12 @@ def _read(args: argparse.Namespace) -> int:
             for s in sightings:
                 s.zone = registration.zone_of(zones, s.centre)
         listing = [s.to_json() for s in sightings]
-        print(json.dumps(listing))
+        # The files first: a closed stdout (``| head``) then never costs a frame's saved read.
         if out_dir:
             stem = Path(path).stem
             (out_dir / f"{stem}.json").write_text(json.dumps(listing, indent=1) + "\n")
             cv2.imwrite(str(out_dir / f"{stem}-read.png"), annotate(frame, sightings))
+        print(json.dumps(listing), flush=True)  # frame by frame, for whoever watches a camera's reads
     return 0
 
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -160,6 +163,35 @@ def test_a_missing_frame_is_named_without_opencvs_own_warning(deck_file: Path, t
     assert "imread" not in err
     assert main(["vision", "read", "--deck", str(deck_file), str(tmp_path)]) == 1
     assert f"{tmp_path}: not a file" in capfd.readouterr().err
+
+
+def test_read_into_a_closed_pipe_ends_quietly_and_keeps_the_saved_read(
+    deck_file: Path, tmp_path: Path
+) -> None:
+    """``vision read ... | head`` whose reader has gone: no traceback, a shell's SIGPIPE status,
+    and the frame's --out-dir files written before its line was refused."""
+    scenes = ["vision", "scenes", "--design", "kennard-2color", "--out", str(tmp_path), "--count", "2"]
+    assert main(scenes) == 0
+    frames = sorted(str(p) for p in tmp_path.glob("*.jpg"))
+    out = tmp_path / "read"
+    read = ["vision", "read", "--deck", str(deck_file), "--out-dir", str(out), *frames]
+    reading, writing = os.pipe()
+    os.close(reading)  # the pipe's reader is gone before the first line
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "dealerassist.cli", *read],
+            stdout=writing,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    finally:
+        os.close(writing)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
+    listing = json.loads((out / f"{Path(frames[0]).stem}.json").read_text())
+    assert isinstance(listing, list) and cv2.imread(str(out / f"{Path(frames[0]).stem}-read.png")) is not None
 
 
 def test_user_errors_are_reported_cleanly(deck_file: Path, tmp_path: Path, capsys) -> None:
