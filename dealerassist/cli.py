@@ -10,6 +10,7 @@ import argparse
 import importlib
 import os
 import pkgutil
+import select
 import sys
 from collections.abc import Sequence
 
@@ -46,10 +47,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
+        if not _stdout_reader_gone():
+            raise  # a socket or device peer went away: that is an error to see, not a pipe's end
         # Whoever read our output stopped (``| head``): end quietly, with a shell's SIGPIPE status,
         # and point stdout at nothing so the interpreter's last flush cannot fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+
+
+def _stdout_reader_gone() -> bool:
+    """True when stdout is a pipe whose reading end is closed (poll reports an error on it)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & select.POLLERR for _, events in poller.poll(0))
 
 
 if __name__ == "__main__":

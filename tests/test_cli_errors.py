@@ -437,3 +437,19 @@ def test_analyze_json_is_one_object_of_the_documented_shape(
         assert set(bet) == {"house_edge", "hit_frequency", "combinations", "total"}
         assert sum(bet["combinations"].values()) == bet["total"] > 0
         assert -1.0 < bet["house_edge"] < 1.0 and 0.0 < bet["hit_frequency"] <= 1.0
+
+
+def test_a_broken_pipe_that_is_not_stdout_is_not_hidden(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Only a closed stdout ends quietly (``vision read | head``); a socket or serial peer that
+    went away while stdout is fine is an error the operator must see."""
+    parser = argparse.ArgumentParser(prog="dealerassist")
+
+    def peer_gone(_args: argparse.Namespace) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    parser.set_defaults(handler=peer_gone)
+    monkeypatch.setattr("dealerassist.cli.build_parser", lambda: parser)
+    with pytest.raises(BrokenPipeError):
+        main([])
