@@ -81,6 +81,12 @@ CASES = [
     # replay
     Case("replay-missing", ("replay", "nope.jsonl"), ("nope.jsonl", "no such replay file")),
     Case(
+        "replay-table-not-toml",
+        ("replay", "empty.jsonl", "--table", "t.png"),
+        ("t.png", "not a table file", ".toml"),
+        (("t.png", "a photo, not a table"),),
+    ),
+    Case(
         "replay-not-json",
         ("replay", "r.jsonl"),
         ("r.jsonl:2", "not a JSON line"),

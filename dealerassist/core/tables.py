@@ -219,6 +219,8 @@ def load_table(path: str | Path) -> TableConfig:
     """Load a table config file (or ``config/tables/<name>.toml`` by name)."""
     path = Path(path)
     if path.suffix != ".toml":
+        if path.suffix or len(path.parts) != 1:  # a file, not a shipped table's name
+            raise ConfigError(str(path), "-", "not a table file: give a .toml file or a config/tables name")
         path = TABLES_DIR / f"{path}.toml"
     if not path.is_file():
         raise ConfigError(str(path), "-", "no such table file")
