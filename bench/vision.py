@@ -27,7 +27,7 @@ import numpy as np
 
 from dealerassist.vision import artwork
 from dealerassist.vision.baseline import ClassicReader
-from dealerassist.vision.deck import DeckModel, vision_code_version
+from dealerassist.vision.deck import DeckModel, load_kept, vision_code_version
 from dealerassist.vision.enrollment import MEMBERS, SCENES_PER_CARD, TABLES, enroll
 from dealerassist.vision.evaluate import Tally, score_frame
 from dealerassist.vision.reader import CardReader
@@ -89,8 +89,9 @@ def _deck(folder: Path, name: str, training: tuple[int, int, int], decks: Path |
     reads."""
     scenes, tables, members = training
     kept = decks / f"{name}-{scenes}x{tables}x{members}-{vision_code_version()}.npz" if decks else None
-    if kept is not None and kept.is_file():
-        return DeckModel.load(kept)
+    model = load_kept(kept) if kept is not None else None
+    if model is not None:
+        return model
     model = enroll(folder, scenes_per_card=scenes, tables=tables, members=members)
     if kept is not None:
         kept.parent.mkdir(parents=True, exist_ok=True)

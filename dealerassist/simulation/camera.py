@@ -43,7 +43,7 @@ def load_demo_deck(cache_dir: Path, say: Callable[[str], None]) -> tuple[Any, An
     under a name that changes whenever the vision code does.
     """
     from dealerassist.vision import artwork
-    from dealerassist.vision.deck import DeckFileError, DeckModel, vision_code_version
+    from dealerassist.vision.deck import load_kept, vision_code_version
     from dealerassist.vision.enrollment import enroll
     from dealerassist.vision.scenes import load_design
 
@@ -53,12 +53,7 @@ def load_demo_deck(cache_dir: Path, say: Callable[[str], None]) -> tuple[Any, An
         say(f"camera: off ({exc})")
         return None
     cached = cache_dir / f"{artwork.TUNING_DESIGN}-{vision_code_version()}.npz"
-    model = None
-    if cached.is_file():
-        try:
-            model = DeckModel.load(cached)
-        except DeckFileError as exc:  # a damaged cache is simply enrolled again
-            log.info("deck cache %s unusable (%s): enrolling again", cached, exc)
+    model = load_kept(cached)  # a damaged cache, or one of other code, is enrolled again
     if model is None:
         say(f"camera: enrolling the {artwork.TUNING_DESIGN} deck (once, a few minutes)")
         model = enroll(folder)

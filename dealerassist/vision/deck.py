@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +22,8 @@ from dealerassist.vision.indexnet import Committee, IndexWindow
 BACK_REGION = (0.05, 0.05, 0.2, 0.35)  # x0, y0, x1, y1 in card heights: inside the card either way round
 BACK_GRID = (4, 6)
 DECK_FORMAT = 3
+
+log = logging.getLogger(__name__)
 
 
 class DeckFileError(DealerAssistError):
@@ -38,6 +41,9 @@ class DeckModel:
     net: Committee
     back_features: np.ndarray  # (m, k)
     check: dict[str, float] = field(default_factory=dict)  # enrollment's self-check on fresh windows
+    # ``vision_code_version()`` of the code that enrolled it ("" before decks recorded it): a file
+    # renamed to a newer code's name still says which code trained its networks.
+    enrolled_by: str = ""
 
     def save(self, path: str | Path) -> None:
         meta = {
@@ -47,6 +53,7 @@ class DeckModel:
             "rank_box": self.rank_box,
             "window": [self.window.across, self.window.down],
             "check": self.check,
+            "enrolled_by": self.enrolled_by,
         }
         np.savez_compressed(
             Path(path), meta=np.array(json.dumps(meta)), back_features=self.back_features, **self.net.arrays()
@@ -71,6 +78,7 @@ class DeckModel:
                     net=Committee.from_arrays(data),
                     back_features=data["back_features"],
                     check={k: float(v) for k, v in meta.get("check", {}).items()},
+                    enrolled_by=str(meta.get("enrolled_by", "")),
                 )
         except DeckFileError:
             raise
@@ -140,3 +148,21 @@ def back_feature(
     cells = cv2.resize(inner, BACK_GRID, interpolation=cv2.INTER_AREA)
     cells[:, :, 0] -= white
     return cells.ravel()
+
+
+def load_kept(path: Path) -> DeckModel | None:
+    """A deck kept under this code's name (the demo's cache, the benchmark's decks), or None when
+    it must be enrolled again: absent, unreadable, or trained by other code. The file's own record
+    decides, not its name: the tests and the benchmark hang on what this code enrolls, and a deck
+    renamed after a change to training would hide that change."""
+    if not path.is_file():
+        return None
+    try:
+        model = DeckModel.load(path)
+    except DeckFileError as exc:
+        log.info("kept deck %s unusable (%s): enrolling again", path, exc)
+        return None
+    if model.enrolled_by != vision_code_version():
+        log.info("kept deck %s was enrolled by other vision code: enrolling again", path)
+        return None
+    return model

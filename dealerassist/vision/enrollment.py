@@ -22,7 +22,13 @@ import numpy as np
 from dealerassist.core.cards import FULL_DECK
 from dealerassist.vision.blas import training_kernels
 from dealerassist.vision.corner import Glyph, find_glyphs, rectify
-from dealerassist.vision.deck import DeckFileError, DeckModel, back_feature, load_card_image
+from dealerassist.vision.deck import (
+    DeckFileError,
+    DeckModel,
+    back_feature,
+    load_card_image,
+    vision_code_version,
+)
 from dealerassist.vision.indexnet import BACK, NONE, SURE, Committee, IndexNet, IndexWindow, train
 from dealerassist.vision.scenes import load_design
 from dealerassist.vision.training import render_samples, scene_samples
@@ -187,6 +193,7 @@ def enroll(
         net=net,
         back_features=np.array(back_f, np.float32),
         check=check,
+        enrolled_by=vision_code_version(),
     )
 
 

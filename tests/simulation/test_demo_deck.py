@@ -1,9 +1,11 @@
-"""The demo camera's enrolled-deck cache: a damaged cache file is enrolled again and replaced; a
-cache that cannot be written costs the next demo an enrollment, never this demo its camera."""
+"""The demo camera's enrolled-deck cache: a damaged cache file, or one enrolled by other vision
+code, is enrolled again and replaced; a cache that cannot be written costs the next demo an
+enrollment, never this demo its camera."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -28,6 +30,18 @@ def test_a_damaged_cache_is_enrolled_again_and_replaced(tmp_path: Path) -> None:
     assert loaded is not None
     assert any("enrolling" in line for line in lines)
     assert DeckModel.load(cached).name == loaded[0].name
+
+
+def test_a_cache_renamed_from_other_codes_deck_is_enrolled_again(tmp_path: Path) -> None:
+    cached = tmp_path / f"{artwork.TUNING_DESIGN}-{vision_code_version()}.npz"
+    made = load_demo_deck(tmp_path / "first", lambda _line: None)
+    assert made is not None and made[0].enrolled_by == vision_code_version()
+    replace(made[0], enrolled_by="0123456789ab").save(cached)  # another code's deck under this name
+    lines: list[str] = []
+    loaded = load_demo_deck(tmp_path, lines.append)
+    assert loaded is not None
+    assert any("enrolling" in line for line in lines)
+    assert DeckModel.load(cached).enrolled_by == vision_code_version()
 
 
 def test_a_cache_that_cannot_be_written_leaves_the_camera_on(
