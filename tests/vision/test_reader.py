@@ -161,9 +161,11 @@ def _named_by_the_step_alone(without: set[str], found: dict, truth, card: str, a
 # Generated scenes where the demo deck's networks name a card only once its corner is moved to
 # where its window's print lies and read at the named neighbour's size (a fan's lower card, its
 # corner hidden or marked only faintly). The seeds depend on those networks, which come out
-# differently when the deck is enrolled with another OpenBLAS or training code: look for new ones
-# in seeds 0-299 when they fail (with networks of two hidden layers the step named 28 cards in 27
-# scenes there, none wrong, and lost none).
+# differently whenever the code that trains them, or the candidate finder that mines their tables,
+# changes (a kept deck of other code is enrolled again: ``deck.load_kept``): look for new ones
+# in seeds 0-299 when they fail (with an earlier deck of networks of two hidden layers, the step
+# named 28 cards in 27 scenes there, none wrong, and lost none; the counts in the comments below
+# are this code's deck's unless they say otherwise).
 @pytest.mark.parametrize(("seed", "moved"), [(4, "8H"), (18, "QS"), (231, "6C"), (280, "KH")])
 def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, moved: str
@@ -179,11 +181,10 @@ def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
 
 
 # Seeds where the corner lies in place, its print in its window, and none of the sizes tried
-# there is near the named neighbour's: read at that size, the card is named (with the print step
-# reaching 1.5 card heights, 23 cards that lie there in seeds 0-1999, 21 of them outlined where
-# they lie; one where no card lies, seed 871's AD; one lost, seed 1410's 6C; and seed 1001's 6C,
-# its index hidden, read where without the step its corner names a 6S; look again when they fail).
-@pytest.mark.parametrize(("seed", "resized"), [(1382, "8C"), (1663, "4D")])
+# there is near the named neighbour's: read at that size, the card is named (in seeds 0-999, 10
+# cards that lie there, 9 of them outlined where they lie, none where no card lies, none lost;
+# look again when they fail).
+@pytest.mark.parametrize(("seed", "resized"), [(182, "4H"), (252, "AC")])
 def test_a_corner_whose_sizes_are_all_off_is_read_at_the_named_neighbours(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, resized: str
 ) -> None:
@@ -207,8 +208,8 @@ def test_unsure_reads_that_agree_at_a_cards_two_prints_name_it(
 
 
 # Generated scenes where a card's outline corner lies at its index but every size its edges suggest
-# is far off, and the cards named around it give its size (now that it reads the corners the print
-# step moved too, the step named 8 cards that lie there in seeds 0-999, 7 of them outlined where
+# is far off, and the cards named around it give its size (on an earlier deck, once it read the corners
+# the print step moved too, the step named 8 cards that lie there in seeds 0-999, 7 of them outlined where
 # they lie, and seed 871's AD where no card lies, and lost none; as above, look again when they
 # fail).
 @pytest.mark.parametrize(("seed", "sized"), [(663, "4S"), (830, "2H")])
@@ -220,9 +221,10 @@ def test_a_corner_whose_sizes_are_all_off_the_named_cards_is_read_at_theirs(
 
 
 # Generated scenes where a card is found only by its print's ink, at a size far off the named
-# cards', and is named once read at theirs (in seeds 0-999 reading ink corners so named 2 cards,
-# these two, none where no card lies, and lost none; as above, look again when they fail).
-@pytest.mark.parametrize(("seed", "sized"), [(247, "4C"), (602, "7S")])
+# cards', and is named once read at theirs (reading ink corners so named no card in seeds 0-999
+# and 3 in 1000-1528, these two and seed 1528's AC, none where no card lies, and lost none; as
+# above, look again when they fail).
+@pytest.mark.parametrize(("seed", "sized"), [(1048, "7C"), (1227, "JH")])
 def test_an_ink_corner_whose_size_is_off_the_named_cards_is_read_at_theirs(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, sized: str
 ) -> None:
@@ -238,14 +240,14 @@ def test_an_ink_corner_whose_size_is_off_the_named_cards_is_read_at_theirs(
 
 
 # Generated scenes where a window placed at a print or at the named cards' size reads a card
-# unsure, and the windows around it name it (found in seeds 0-999; with networks of two hidden
-# layers, the look around named 13 cards there, one where no card lies, seed 871's AD read at a
-# neighbour's size, and lost none; as above, look again when they fail).
-@pytest.mark.parametrize(("seed", "named"), [(117, "AC"), (467, "8S")])
+# unsure, and the windows around it name it (in seeds 0-999 the look around named 5 cards, each
+# outlined where it lies, none where no card lies, and lost none; in seed 562 the 6 of clubs it
+# names replaces an 8 of clubs read there without it; as above, look again when they fail).
+@pytest.mark.parametrize(("seed", "named"), [(673, "AH"), (932, "AD")])
 def test_an_unsure_new_name_named_by_the_windows_around_it(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, named: str
 ) -> None:
-    _without_glimpses(monkeypatch)  # seed 467's 8S is a glimpse once the look around is off
+    _without_glimpses(monkeypatch)  # a glimpse's closer look may name it once the look around is off
     _named_by_switching_on(deck, design, monkeypatch, seed, named, "new_names_again")
 
 
@@ -267,10 +269,9 @@ def _without_fans(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # Generated scenes where a fan's middle card has no corner of its own that names it, and the
-# windows between its neighbours' corners do (with the print step reaching 1.5 card heights, the
-# step named 11 cards in 10 scenes of seeds 0-599 and lost none; as above, look again when they
-# fail).
-@pytest.mark.parametrize(("seed", "middle"), [(114, "AH"), (163, "6D")])
+# windows between its neighbours' corners do (the step named 8 cards in 8 scenes of seeds 0-599,
+# each outlined where it lies, and lost none; as above, look again when they fail).
+@pytest.mark.parametrize(("seed", "middle"), [(114, "AH"), (52, "2C")])
 def test_a_fans_middle_card_is_read_between_its_neighbours(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, middle: str
 ) -> None:
@@ -278,7 +279,7 @@ def test_a_fans_middle_card_is_read_between_its_neighbours(
 
 
 # A generated scene where two cards hide between a fan's seen neighbours and the windows a third
-# of the way along name one of them (with the print step reaching 1.5 card heights, the two-hidden
+# of the way along name one of them (on an earlier deck, the two-hidden
 # spread named 3 cards in seeds 0-1499, two of them in one scene, and lost none; as above, look
 # again when it fails).
 def test_a_card_of_two_hidden_between_neighbours_is_read_a_third_of_the_way_along(
@@ -346,8 +347,8 @@ def test_a_glimpsed_card_is_named_by_a_closer_look_at_its_corner(
     deck, design, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The 40th scene drawn from seed 13: the ten of clubs' corner shows an index but names no card
-    # and leaves no card seen; only the closer look at that glimpse names it. (In seeds 0-699 of
-    # one scene each, glimpses change no frame's names: they are that rare.)
+    # and leaves no card seen; only the closer look at that glimpse names it. (On an earlier deck, in seeds
+    # 0-699 of one scene each, glimpses change no frame's names: they are that rare.)
     rng = np.random.default_rng(13)
     for _ in range(40):
         frame, truth = make_scene(design, rng)
