@@ -194,10 +194,10 @@ def test_a_corner_whose_sizes_are_all_off_is_read_at_the_named_neighbours(
     )
 
 
-# A crowded generated scene where the demo deck's networks read a 10 of hearts unsure at both its
-# prints (with networks of two hidden layers, the one card the step named in seeds 0-999 of 14-card
-# scenes, and it lost none; like the seeds above, look again when it fails).
-@pytest.mark.parametrize(("seed", "cards", "agreed"), [(966, 14, "TH")])
+# A crowded generated scene where the demo deck's networks read a 10 of diamonds unsure at both its
+# prints (in seeds 0-1379 of 14-card scenes the step named it and, in seed 1379, a 10 of hearts
+# where no card lies, nothing else; like the seeds above, look again when it fails).
+@pytest.mark.parametrize(("seed", "cards", "agreed"), [(1220, 14, "TD")])
 def test_unsure_reads_that_agree_at_a_cards_two_prints_name_it(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, cards: int, agreed: str
 ) -> None:
