@@ -14,7 +14,7 @@ from dealerassist.vision import amend
 from dealerassist.vision import fans as fans_module
 from dealerassist.vision import reader as reader_module
 from dealerassist.vision.amend import _PRINT_PAD, _print_offsets
-from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, TRACED, Candidate
+from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, PROJECTED, TRACED, Candidate
 from dealerassist.vision.detect import Corner
 from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _first_look_sizes, _merge
 from dealerassist.vision.scenes import make_scene
@@ -195,8 +195,9 @@ def test_a_corner_whose_sizes_are_all_off_is_read_at_the_named_neighbours(
 
 
 # A crowded generated scene where the demo deck's networks read a 10 of diamonds unsure at both its
-# prints (in seeds 0-1379 of 14-card scenes the step named it and, in seed 1379, a 10 of hearts
-# where no card lies, nothing else; like the seeds above, look again when it fails).
+# prints (in seeds 0-1379 of 14-card scenes the step named it alone, once it left projected corners
+# out: before, it also named seed 1379's 10 of hearts, where no card lies; like the seeds above,
+# look again when it fails).
 @pytest.mark.parametrize(("seed", "cards", "agreed"), [(1220, 14, "TD")])
 def test_unsure_reads_that_agree_at_a_cards_two_prints_name_it(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, cards: int, agreed: str
@@ -408,9 +409,16 @@ def test_a_read_at_another_size_names_the_row_only_when_sure_and_surer(read: flo
     assert look.names[1] == "KS"
 
 
-def _look_at_two_prints(second_name: str, second_at: tuple[float, float], second_turn: float, size: float):
+def _look_at_two_prints(
+    second_name: str,
+    second_at: tuple[float, float],
+    second_turn: float,
+    size: float,
+    second_source: str = JUNCTION,
+):
     """A first look at a card of height 140 (aspect 1.4: 100 wide) whose index corner at (100, 100)
-    reads 7D at 0.7, and at a second corner turned ``second_turn`` degrees from it."""
+    reads 7D at 0.7, and at a second corner (found as ``second_source``) turned ``second_turn``
+    degrees from it."""
     aspect = 1.4
     turn = np.deg2rad(second_turn)
     x_second = np.array([np.cos(turn), np.sin(turn)])
@@ -419,7 +427,7 @@ def _look_at_two_prints(second_name: str, second_at: tuple[float, float], second
     second = Corner(np.array(second_at), x_second, y_second, blob=0)
     look = amend.FirstLook(
         bgra=np.zeros((8, 8, 4), np.uint8),
-        candidates=[Candidate(first, [140.0], OUTLINE), Candidate(second, [size], JUNCTION)],
+        candidates=[Candidate(first, [140.0], OUTLINE), Candidate(second, [size], second_source)],
         points=np.array([first.point, second.point]),
         x_axes=np.array([first.x_axis, x_second]),
         y_axes=np.array([first.y_axis, y_second]),
@@ -452,6 +460,13 @@ def test_unsure_reads_of_one_name_at_a_cards_two_prints_name_it(
     raised = amend.named_at_both_prints(look, aspect, unsure=0.6, accept=0.9)
     assert raised == ([0, 1] if named else [])
     assert (look.probability >= 0.9).tolist() == [named, named]
+
+
+def test_a_corner_projected_to_the_far_print_does_not_confirm_the_read_it_came_from() -> None:
+    # Its place is the first corner's size guess carried along the edges: agreeing is no evidence.
+    look, aspect = _look_at_two_prints("7D", (200.0, 240.0), 180.0, 140.0, PROJECTED)
+    assert amend.named_at_both_prints(look, aspect, unsure=0.6, accept=0.9) == []
+    assert look.probability.tolist() == pytest.approx([0.7, 0.65])
 
 
 def test_reads_below_the_unsure_level_name_nothing_at_both_prints() -> None:
