@@ -56,9 +56,6 @@ _OWN_CARD = frozenset({OUTLINE, TRACED, INK})
 # card size is within BOTH_PRINTS_SIZE of the first's.
 BOTH_PRINTS_REACH = 0.1
 BOTH_PRINTS_SIZE = 0.15
-# A projected corner is placed at its card's far corner by the size guessed at the corner it was
-# reached from, so its place agreeing with that corner's is no evidence: it takes no part.
-_BOTH_PRINTS_SKIP = frozenset({PROJECTED})
 
 
 @dataclass
@@ -460,13 +457,15 @@ def named_at_both_prints(look: FirstLook, aspect: float, unsure: float, accept: 
 
     A card's two prints are read through two windows, often one blurred or glared and the other
     clearer, or each a little off its corner: the same name at both, each short of sure, is
-    evidence that neither window gives alone. Only each corner's surest read takes part.
+    evidence that neither window gives alone. Only each corner's surest read takes part, and no
+    projected corner's: it is placed at its card's far corner by the size guessed where it was
+    reached from, so its lying there is no evidence.
     """
     rows = [
         row
         for row in look.best
         if unsure <= look.probability[row] < accept
-        and look.candidates[int(look.owner[row])].source not in _BOTH_PRINTS_SKIP
+        and look.candidates[int(look.owner[row])].source != PROJECTED
     ]
     raised: set[int] = set()
     for i, first in enumerate(rows):
