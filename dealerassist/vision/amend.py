@@ -337,10 +337,12 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     return SecondLook(rows[keep], at[keep], x_axes[near], y_axes[near], size[keep])
 
 
-def at_named_size(look: FirstLook, accept: float, printed: SecondLook) -> SecondLook:
+def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: SecondLook) -> SecondLook:
     """A window at the size of the cards named nearest it, for every unnamed outline, traced or
-    ink corner none of whose own size guesses is near that size, unless the print step
-    (``printed``) reads it in place at a named card's size already.
+    ink corner none of whose size guesses read is near that size, unless the print step
+    (``printed``) reads it in place at a named card's size already. A guess is read when the
+    first look reads it, or ``at_other_sizes`` (``resized``) does: a traced corner's second guess
+    can lie near the named size and go unread when its first window shows no index.
 
     The cards on a table are one size and the camera's scale changes slowly across the frame, but
     a corner's size guesses come from how far paper runs along its edges: in a fan the outline runs
@@ -364,9 +366,16 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook) -> Second
     apart = distances(look.points[unnamed], look.points[np.flatnonzero(named)])
     nearest = np.argsort(apart, axis=1)[:, :NEAREST_NAMED]
     sizes = np.median(look.heights[first[named]][nearest], axis=1)
+    read = np.bincount(look.owner, minlength=len(look.candidates)).tolist()
+    widened = set(resized.rows.tolist())  # the best rows of corners read at their other sizes too
     off = np.array(
         [
-            all(abs(tried / size - 1.0) > PRINT_RESIZE for tried in look.candidates[corner].heights)
+            all(
+                abs(tried / size - 1.0) > PRINT_RESIZE
+                for tried in _sizes_read(
+                    look.candidates[corner].heights, read[corner], look.best[corner] in widened
+                )
+            )
             for corner, size in zip(unnamed.tolist(), sizes.tolist(), strict=True)
         ],
         bool,
@@ -374,6 +383,12 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook) -> Second
     corners = unnamed[off]
     points, x_axes, y_axes = look.points[corners], look.x_axes[corners], look.y_axes[corners]
     return SecondLook(first[corners], points, x_axes, y_axes, sizes[off])
+
+
+def _sizes_read(heights: list[float], first_look: int, widened: bool) -> list[float]:
+    """A corner's size guesses that are read: the first ``first_look`` of them, or all of them
+    where ``at_other_sizes`` reads the rest (``widened``)."""
+    return heights if widened else heights[:first_look]
 
 
 def named_anew(

@@ -316,7 +316,7 @@ class CardReader:
         again = look_again(look, t.look_again, t.accept)
         moved = at_the_print(look, t.accept, window)
         resized = at_other_sizes(look, t.other_sizes)
-        sized = at_named_size(look, t.accept, moved)
+        sized = at_named_size(look, t.accept, moved, resized)
         read_second_looks(look, [again, moved, resized, sized], net, window, t.accept)
         confirmed_rows = confirmed(look, again, t.accept, t.look_again_sure)
         other_rows = named_at_other_size(look, resized, t.accept)
