@@ -18,15 +18,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from dealerassist.vision.candidates import (
-    INK,
-    JUNCTION,
-    OUTLINE,
-    PROJECTED,
-    TRACED,
-    Candidate,
-    distances,
-)
+from dealerassist.vision.candidates import INK, OUTLINE, PROJECTED, TRACED, Candidate, distances
 from dealerassist.vision.indexnet import (
     Committee,
     IndexWindow,
@@ -57,9 +49,8 @@ _PRINT_PAD = (6, 8)  # ink cells (across, down) the match may move a window
 # An unnamed outline, traced or ink corner whose every size guess is more than PRINT_RESIZE off
 # the median size of the NEAREST_NAMED named corners nearest it is read at that median size.
 NEAREST_NAMED = 3
-# Corners read at the named size: those whose size guesses come from their own card's edges (an
-# ink corner's from the edge it is on), and junctions that measure the named size (``_off_size``).
-_READ_AT_NAMED_SIZE = frozenset({OUTLINE, TRACED, INK, JUNCTION})
+# Corners whose size guesses come from their own card's edges (an ink corner's from the edge it is on).
+_OWN_CARD = frozenset({OUTLINE, TRACED, INK})
 # Two unsure reads of one name are one card's two prints when the second corner lies within
 # BOTH_PRINTS_REACH card heights of the first's far corner, turned half round from it, and its
 # card size is within BOTH_PRINTS_SIZE of the first's.
@@ -347,8 +338,8 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
 
 
 def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: SecondLook) -> SecondLook:
-    """A window at the size of the cards named nearest it, for every unnamed outline, traced,
-    ink or junction corner none of whose size guesses read is near that size, unless the print step
+    """A window at the size of the cards named nearest it, for every unnamed outline, traced or
+    ink corner none of whose size guesses read is near that size, unless the print step
     (``printed``) reads it in place at a named card's size already. A guess is read when the
     first look reads it, or ``at_other_sizes`` (``resized``) does: a traced corner's second guess
     can lie near the named size and go unread when its first window shows no index.
@@ -357,17 +348,16 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: 
     a corner's size guesses come from how far paper runs along its edges: in a fan the outline runs
     on past the card or stops at a neighbour, and every guess is a third or more off. An ink corner
     takes its one guess from the outline edge it was found on, which glare or a neighbour can
-    stretch the same way. Projected corners are guesses at a corner and are not read here, nor
-    junctions unless an unread guess of theirs is near the named size: left unnamed, they are mostly
-    another card's edge. A corner the print step moved is read here too, where it was found: the
-    print step matches the frame's mean print, which a court card's picture frame beside its index
-    can pull away from the index. The window is read for any card, and a name it brings stands at
-    the print step's level (``named_anew``), unless the corner's own read names another card
-    (``contrary``).
+    stretch the same way (junctions and projected corners are guesses at a corner, not read here:
+    left unnamed, they are mostly another card's edge). A corner the
+    print step moved is read here too, where it was found: the print step matches the frame's mean
+    print, which a court card's picture frame beside its index can pull away from the index. The
+    window is read for any card, and a name it brings stands at the print step's level
+    (``named_anew``), unless the corner's own read names another card (``contrary``).
     """
     first = np.array(look.best)
     named = look.probability[first] >= accept
-    own = np.array([candidate.source in _READ_AT_NAMED_SIZE for candidate in look.candidates])
+    own = np.array([candidate.source in _OWN_CARD for candidate in look.candidates])
     # The print step's windows at the corner itself: read there only for the named card's size.
     in_place = np.all(printed.points == look.points[look.owner[printed.rows]], axis=1)
     unnamed = np.flatnonzero(~named & own & ~np.isin(first, printed.rows[in_place]))
@@ -380,7 +370,12 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: 
     widened = set(resized.rows.tolist())  # the best rows of corners read at their other sizes too
     off = np.array(
         [
-            _off_size(look.candidates[corner], read[corner], look.best[corner] in widened, size)
+            all(
+                abs(tried / size - 1.0) > PRINT_RESIZE
+                for tried in _sizes_read(
+                    look.candidates[corner].heights, read[corner], look.best[corner] in widened
+                )
+            )
             for corner, size in zip(unnamed.tolist(), sizes.tolist(), strict=True)
         ],
         bool,
@@ -390,16 +385,10 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: 
     return SecondLook(first[corners], points, x_axes, y_axes, sizes[off])
 
 
-def _off_size(corner: Candidate, first_look: int, widened: bool, size: float) -> bool:
-    """Whether none of ``corner``'s size guesses that were read lies near ``size``: the first
-    ``first_look`` of them, or all of them where ``at_other_sizes`` reads the rest (``widened``).
-
-    A junction also needs a guess of its own near ``size`` that was left unread: that is a corner
-    whose edges do measure a card of the table's size, while most junctions are where one card's
-    edge crosses another's and measure nothing."""
-    near = [abs(height / size - 1.0) <= PRINT_RESIZE for height in corner.heights]
-    read = len(near) if widened else first_look
-    return not any(near[:read]) and (corner.source != JUNCTION or any(near[read:]))
+def _sizes_read(heights: list[float], first_look: int, widened: bool) -> list[float]:
+    """A corner's size guesses that are read: the first ``first_look`` of them, or all of them
+    where ``at_other_sizes`` reads the rest (``widened``)."""
+    return heights if widened else heights[:first_look]
 
 
 def named_anew(

@@ -236,7 +236,7 @@ def test_an_ink_corner_whose_size_is_off_the_named_cards_is_read_at_theirs(
         monkeypatch,
         seed,
         sized,
-        lambda off: off.setattr(amend, "_READ_AT_NAMED_SIZE", amend._READ_AT_NAMED_SIZE - {INK}),
+        lambda off: off.setattr(amend, "_OWN_CARD", amend._OWN_CARD - {INK}),
     )
 
 
@@ -527,19 +527,6 @@ def test_a_size_guess_left_unread_does_not_keep_a_corner_from_the_named_size() -
     # Where its first window shows an index, the other sizes step reads the near guess itself.
     resized = replace(none, rows=np.array([5]), sizes=np.array([104.0]))
     assert amend.at_named_size(look, accept=0.9, printed=none, resized=resized).rows.tolist() == [2]
-
-
-def test_a_junction_is_read_at_the_named_size_only_where_its_unread_guess_measures_it() -> None:
-    look = _look_beside_named_cards()
-    none = amend._no_windows()
-    # Its one guess far off: most such junctions are one card's edge crossing another's.
-    assert 4 not in amend.at_named_size(look, accept=0.9, printed=none, resized=none).rows
-    # A second guess near the named cards' size (105) that the first look left unread.
-    look.candidates[4] = replace(look.candidates[4], heights=[150.0, 107.0])
-    assert amend.at_named_size(look, accept=0.9, printed=none, resized=none).rows.tolist() == [2, 4, 5]
-    # Once the other sizes step has read that guess, the junction was read near the size already.
-    resized = replace(none, rows=np.array([4]), sizes=np.array([107.0]))
-    assert amend.at_named_size(look, accept=0.9, printed=none, resized=resized).rows.tolist() == [2, 5]
 
 
 def test_a_corner_the_print_step_reads_in_place_is_not_read_again_at_the_named_size() -> None:
