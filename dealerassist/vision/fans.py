@@ -4,7 +4,8 @@ In a spread of cards each card's index shows in the strip its upper neighbour le
 strip's corner is flush with the neighbours' corners, or stepped as theirs are, the paper outline
 has no corner there and no finder reports one. The cards seen on either side (named, face down or
 unread) say where it lies: on the line between their corners of the same side, a third to two
-thirds of the way along; where two cards hide between them, a third and two thirds of the way.
+thirds of the way along; where two cards hide between them, a third and two thirds of the way;
+where three do (a spread of five with only its ends read), a quarter, half and three quarters.
 A few windows around each hidden card's place are read; a name that two of them give at the
 reader's level for a middle card (0.8, under the accept level of a single read: two windows
 agree), and that no other card of the frame bears, is that card.
@@ -26,6 +27,12 @@ TAKEN = (0.2, 0.8)  # a corner this far along such a stretch is its middle card'
 THIRD = (0.27, 0.3, 0.333, 0.36, 0.39)
 SPAN_TWO = (0.95, 1.9)
 TAKEN_TWO = (0.12, 0.88)
+# Three hidden cards: neighbours four steps apart, the hidden corners around a quarter, half and
+# three quarters of the way.
+QUARTER = (0.19, 0.22, 0.25, 0.28, 0.31)
+HALF = (0.44, 0.47, 0.5, 0.53, 0.56)
+SPAN_THREE = (1.25, 2.5)
+TAKEN_THREE = (0.09, 0.91)
 SAME_TURN = float(np.cos(np.radians(8.0)))  # the neighbours turned this near alike ...
 SAME_SIZE = 0.3  # ... this near one size (a read at a wrong size guess is often a fifth off) ...
 OFF_LINE = 0.25  # ... and stepped along their edge by no more than this share of a card height
@@ -45,6 +52,7 @@ class Spread:
 SPREADS = (
     Spread(SPAN, TAKEN, (ALONG,)),
     Spread(SPAN_TWO, TAKEN_TWO, (THIRD, tuple(1.0 - share for share in reversed(THIRD)))),
+    Spread(SPAN_THREE, TAKEN_THREE, (QUARTER, HALF, tuple(1.0 - share for share in reversed(QUARTER)))),
 )
 
 
@@ -77,7 +85,7 @@ def _corners(quads: np.ndarray) -> tuple[np.ndarray, ...]:
 
 def stretches(quads: list[np.ndarray]) -> Stretches:
     """Windows between every two cards (quads as the reader outlines them) turned alike, of one
-    size, and one or two hidden cards' steps of a fan apart."""
+    size, and one to three hidden cards' steps of a fan apart."""
     card, points, x_axes, y_axes, heights, widths = _corners(np.array(quads, float).reshape(-1, 4, 2))
     apart = points[None, :] - points[:, None]  # from each corner (rows) to each other (columns)
     along = np.einsum("ijk,ik->ij", apart, x_axes) / widths[:, None]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dealerassist.vision.fans import ALONG, THIRD, Stretches, middle_cards, stretches
+from dealerassist.vision.fans import ALONG, HALF, QUARTER, THIRD, Stretches, middle_cards, stretches
 
 HEIGHT, WIDTH = 120.0, 84.0
 
@@ -46,14 +46,35 @@ def test_two_hidden_cards_are_looked_for_a_third_of_the_way_from_either_neighbou
     low, high = _card((100, 100)), _card((100 + 1.5 * WIDTH, 103))
     found = stretches([low, high])
     step = high[0] - low[0]
-    # Each hidden card's windows are a stretch of their own, on both lines between index corners.
-    assert len(found.sizes) == 2 * 2 * len(THIRD) and len(set(found.stretch.tolist())) == 4
+    # Each hidden card's windows are a stretch of their own, on both lines between index corners;
+    # so far apart, three hidden cards are looked for too.
+    three = 2 * len(QUARTER) + len(HALF)
+    assert len(found.sizes) == 2 * (2 * len(THIRD) + three) and len(set(found.stretch.tolist())) == 10
     for shares in (THIRD, [1.0 - share for share in reversed(THIRD)]):
-        place = np.isin(found.points, low[0] + np.array(shares)[:, None] * step).all(axis=1)
-        assert place.sum() == len(THIRD) and len(set(found.stretch[place].tolist())) == 1
-    assert not np.isclose(found.points, low[0] + 0.5 * step).all(axis=1).any()
+        _one_stretch_at(found, low[0], step, shares)
     # Where a step of one card or of two could part them, both are looked at.
     assert len(stretches([low, _card((100 + 1.1 * WIDTH, 100))]).sizes) == 2 * (len(ALONG) + 2 * len(THIRD))
+
+
+def _one_stretch_at(found: Stretches, start: np.ndarray, step: np.ndarray, shares: tuple[float, ...]) -> None:
+    """Windows at these shares of the way from ``start`` along ``step`` are one stretch, alone."""
+    expected = start + np.array(shares)[:, None] * step
+    place = np.isclose(found.points[:, None], expected).all(axis=2).any(axis=1)
+    assert place.sum() == len(shares) and len(set(found.stretch[place].tolist())) == 1
+    assert not (np.isin(found.stretch, found.stretch[place]) & ~place).any()
+
+
+def test_three_hidden_cards_are_looked_for_a_quarter_half_and_three_quarters_of_the_way() -> None:
+    low, high = _card((100, 100)), _card((100 + 2.0 * WIDTH, 104))
+    found = stretches([low, high])
+    step = high[0] - low[0]
+    assert len(found.sizes) == 2 * (2 * len(QUARTER) + len(HALF)) and len(set(found.stretch.tolist())) == 6
+    for shares in (QUARTER, HALF, tuple(1.0 - share for share in reversed(QUARTER))):
+        _one_stretch_at(found, low[0], step, shares)
+    assert not np.isclose(found.points, low[0] + THIRD[2] * step).all(axis=1).any()
+    # One of the three seen leaves the others to the seen card and the far neighbour.
+    seen = _card((100 + 0.5 * WIDTH, 101))
+    assert np.array_equal(stretches([low, seen, high]).points, stretches([seen, high]).points)
 
 
 def test_two_hidden_cards_of_which_one_is_seen_leave_the_other_to_its_own_neighbours() -> None:
@@ -85,7 +106,7 @@ def test_a_back_grown_along_its_long_edge_offers_the_same_corners_as_a_face() ->
         _card((100 + 0.9 * WIDTH, 100), turn=15.0),  # turned another way
         _card((100 + 0.9 * WIDTH, 100), height=1.4 * HEIGHT),  # another size
         _card((100 + 0.4 * WIDTH, 100)),  # one step of a fan: no card between
-        _card((100 + 2.1 * WIDTH, 100)),  # apart
+        _card((100 + 2.7 * WIDTH, 100)),  # apart: more than four steps of a fan
         _card((100 + 0.9 * WIDTH, 100 + 0.4 * HEIGHT)),  # far off the line
     ],
 )
