@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -94,6 +95,13 @@ def _demo(args: argparse.Namespace) -> int:
             demo.start()
             _welcome(demo)
             demo.wait()
+        except (BrokenProcessPool, KeyboardInterrupt):
+            if not stop.is_set():
+                raise
+            # A signal to the process group ends the deck's training processes too: a worker
+            # interrupted hands back its KeyboardInterrupt, one terminated breaks the pool.
+            _say("stopped while enrolling the demo deck: nothing was kept, the next start enrolls it")
+            return 130
         finally:
             if stop.is_set():
                 _say("stopping (Ctrl-C) ...")

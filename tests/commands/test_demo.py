@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.cookiejar
 import json
+import os
 import re
 import signal
 import subprocess
@@ -14,6 +15,8 @@ import urllib.parse
 import urllib.request
 from collections import Counter
 from pathlib import Path
+
+import pytest
 
 from dealerassist.simulation.demo import demo_games
 from dealerassist.storage.eventlog import EventLog
@@ -142,3 +145,50 @@ def test_an_unknown_game_or_round_count_is_refused_before_anything_starts(tmp_pa
         )
         assert done.returncode == 1 and message in done.stderr
     assert not (tmp_path / "demo").exists()
+
+
+@pytest.mark.parametrize("stop_with", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_demo_stopped_while_it_enrolls_its_deck_says_so_and_keeps_no_deck(
+    tmp_path: Path, stop_with: signal.Signals
+) -> None:
+    """Ctrl-C in a terminal (or a service manager's stop) signals the whole process group, the
+    deck's training processes too: the demo ends with a line saying why, not a traceback."""
+    cache = tmp_path / "cache"  # empty: the demo must enroll its deck
+    proc = subprocess.Popen(
+        [*CLI, "demo", "--game", "three-card-poker", "--port", "0", "--data-dir", str(tmp_path / "demo")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "DEALERASSIST_CACHE": str(cache)},
+        start_new_session=True,
+    )
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout or []), daemon=True)
+    reader.start()
+    try:
+        wait_for(lambda: any("enrolling" in line for line in lines), timeout=60, what="the enrollment")
+        # Until the training processes run, a signal stops the demo before any pool exists.
+        wait_for(lambda: len(_children(proc.pid)) >= 2, timeout=60, what="the training processes")
+    finally:
+        os.killpg(proc.pid, stop_with)
+        code = proc.wait(timeout=60)
+        reader.join(timeout=5)
+    stderr = proc.stderr.read() if proc.stderr else ""
+    out = "".join(lines)
+    assert code == 130, out + stderr
+    assert "Traceback" not in stderr, stderr
+    assert "stopped while enrolling the demo deck" in out
+    assert not list(cache.rglob("*.npz"))
+
+
+def _children(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line)
+        except OSError:
+            continue
+        if fields.get("PPid", "").strip() == str(pid):
+            found.append(int(status.parent.name))
+    return found
