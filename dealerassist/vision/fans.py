@@ -49,10 +49,16 @@ class Spread:
     hidden: tuple[tuple[float, ...], ...]  # for each hidden card, its windows' shares of the way
 
 
+def from_the_far_end(shares: tuple[float, ...]) -> tuple[float, ...]:
+    """The same places measured from the other neighbour, nearest first: a hidden card's windows
+    near one end mirror those near the other."""
+    return tuple(1.0 - share for share in reversed(shares))
+
+
 SPREADS = (
     Spread(SPAN, TAKEN, (ALONG,)),
-    Spread(SPAN_TWO, TAKEN_TWO, (THIRD, tuple(1.0 - share for share in reversed(THIRD)))),
-    Spread(SPAN_THREE, TAKEN_THREE, (QUARTER, HALF, tuple(1.0 - share for share in reversed(QUARTER)))),
+    Spread(SPAN_TWO, TAKEN_TWO, (THIRD, from_the_far_end(THIRD))),
+    Spread(SPAN_THREE, TAKEN_THREE, (QUARTER, HALF, from_the_far_end(QUARTER))),
 )
 
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dealerassist.vision.fans import ALONG, HALF, QUARTER, THIRD, Stretches, middle_cards, stretches
+from dealerassist.vision.fans import (
+    ALONG,
+    HALF,
+    QUARTER,
+    THIRD,
+    Stretches,
+    from_the_far_end,
+    middle_cards,
+    stretches,
+)
 
 HEIGHT, WIDTH = 120.0, 84.0
 
@@ -50,7 +59,7 @@ def test_two_hidden_cards_are_looked_for_a_third_of_the_way_from_either_neighbou
     # so far apart, three hidden cards are looked for too.
     three = 2 * len(QUARTER) + len(HALF)
     assert len(found.sizes) == 2 * (2 * len(THIRD) + three) and len(set(found.stretch.tolist())) == 10
-    for shares in (THIRD, [1.0 - share for share in reversed(THIRD)]):
+    for shares in (THIRD, from_the_far_end(THIRD)):
         _one_stretch_at(found, low[0], step, shares)
     # Where a step of one card or of two could part them, both are looked at.
     assert len(stretches([low, _card((100 + 1.1 * WIDTH, 100))]).sizes) == 2 * (len(ALONG) + 2 * len(THIRD))
@@ -69,7 +78,7 @@ def test_three_hidden_cards_are_looked_for_a_quarter_half_and_three_quarters_of_
     found = stretches([low, high])
     step = high[0] - low[0]
     assert len(found.sizes) == 2 * (2 * len(QUARTER) + len(HALF)) and len(set(found.stretch.tolist())) == 6
-    for shares in (QUARTER, HALF, tuple(1.0 - share for share in reversed(QUARTER))):
+    for shares in (QUARTER, HALF, from_the_far_end(QUARTER)):
         _one_stretch_at(found, low[0], step, shares)
     assert not np.isclose(found.points, low[0] + THIRD[2] * step).all(axis=1).any()
     # One of the three seen leaves the others to the seen card and the far neighbour.
