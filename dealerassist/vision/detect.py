@@ -186,6 +186,14 @@ SHORT_ARM = 14
 NOTCH_SIDES = 2
 NOTCH_INSIDE = 1.5
 NOTCH_APART = 6.0
+# Two edges meet in a corner when they end at most CORNER_GAP px apart. The outline's polygon cuts
+# a large card's rounded corner into a chord or two that can be longer than that; with notches, two
+# edges also meet when their gap is at most ROUNDED_GAP of the shorter edge and the outline between
+# them lies inside the corner, as a notch must (within ROUNDED_INSIDE px: the chords' ends and the
+# edges' starts are the polygon's vertices, each up to its 2 px off the outline).
+CORNER_GAP = 14.0
+ROUNDED_GAP = 0.3
+ROUNDED_INSIDE = 4.0
 
 
 def _square_to(other: tuple[float, float], rough: tuple[float, float]) -> tuple[float, float]:
@@ -228,7 +236,7 @@ def outline_corners(
 ) -> list[Corner]:
     """Right-angle convex corners of a blob outline, with rounded card corners squared off
     (``polygon``: its ``outline_polygon`` when the caller has it), and with ``notches`` those
-    found across a notch (NOTCH_SIDES)."""
+    found across a notch (NOTCH_SIDES) or across a large card's rounding (ROUNDED_GAP)."""
     poly = (outline_polygon(contour) if polygon is None else polygon).astype(np.float64)
     n = len(poly)
     if n < 3:
@@ -251,7 +259,10 @@ def outline_corners(
     b0s, b1s, b_len = edge_starts[seconds], edge_ends[seconds], edge_lengths[seconds]
     gap = b0s - a1s
     other_edge = (ahead_by == 1) | (ahead_by < len(long))  # a notch's far side is not its first edge
-    pairs = np.flatnonzero((np.hypot(gap[:, 0], gap[:, 1]) <= 14.0) & other_edge)
+    gap_len = np.hypot(gap[:, 0], gap[:, 1])
+    near = gap_len <= CORNER_GAP
+    rounded = ~near & (gap_len <= ROUNDED_GAP * np.minimum(a_len, b_len)) & notches
+    pairs = np.flatnonzero((near | rounded) & other_edge)
     if not len(pairs):
         return []
     pts = contour.reshape(-1, 2).astype(np.float32)  # whole pixels: as fitted, made once per outline
@@ -295,12 +306,13 @@ def outline_corners(
         else:
             x_axis, y_axis = arm_b, arm_a
         corner = Corner(point=point, x_axis=x_axis, y_axis=y_axis, blob=blob)
-        if ahead_by[i] == 1:
+        if ahead_by[i] == 1 and not rounded[i]:
             corners.append(corner)
             continue
         start = int(long[firsts[i]]) + 1  # the notch's outline: edge a's end to edge b's start
         inward = poly[np.arange(start, start + (long[seconds[i]] - start) % n + 1) % n] - point
-        if ((inward @ x_axis >= -NOTCH_INSIDE) & (inward @ y_axis >= -NOTCH_INSIDE)).all():
+        inside = ROUNDED_INSIDE if rounded[i] else NOTCH_INSIDE
+        if ((inward @ x_axis >= -inside) & (inward @ y_axis >= -inside)).all():
             notches.append(corner)
     if notches and corners:
         seen = np.array([c.point for c in corners])

@@ -62,6 +62,47 @@ def test_a_print_that_notches_the_paper_at_a_corner_leaves_the_corner_found() ->
     assert np.hypot(*(_corner_points(mask, notches=False) - [100, 50]).T).min() > 5.0
 
 
+def _rounded_card(width: float, height: float, radius: float, degrees: float) -> tuple[np.ndarray, list]:
+    """A paper mask with one large card turned ``degrees``, its corners rounded to ``radius`` px, and
+    the card's four squared-off corners with the directions of their two edges."""
+    turn = np.radians(degrees)
+    across, down = np.array([np.cos(turn), np.sin(turn)]), np.array([-np.sin(turn), np.cos(turn)])
+    centre = np.array([350.0, 300.0])
+    half_w, half_h = width / 2 - radius, height / 2 - radius
+    arcs = ((half_w, half_h, 0), (-half_w, half_h, 90), (-half_w, -half_h, 180), (half_w, -half_h, 270))
+    outline = [
+        centre + (cx + radius * np.cos(t)) * across + (cy + radius * np.sin(t)) * down
+        for cx, cy, start in arcs
+        for t in np.radians(np.arange(start, start + 91, 3))
+    ]
+    mask = np.zeros((600, 700), np.uint8)
+    cv2.fillPoly(mask, [np.round(np.array(outline) * 16).astype(np.int32)], 255, shift=4)
+    corners = [
+        (centre + sx * width / 2 * across + sy * height / 2 * down, across, down)
+        for sx, sy in ((1, 1), (-1, 1), (-1, -1), (1, -1))
+    ]
+    return mask, corners
+
+
+def test_a_large_cards_rounded_corners_are_squared_off_across_their_chords() -> None:
+    # A card some 200 px high with a wide rounding: the outline's polygon cuts each rounded
+    # corner as a chord or two longer than neighbouring edges may be apart, and before, the
+    # corner where two chords met was left out (10 and 16 px from these corners' nearest).
+    for radius in (18, 22):
+        mask, corners = _rounded_card(150, 210, radius, 45)
+        found = outline_corners(blob_outlines(mask)[0], 0)
+        for point, across, down in corners:
+            nearest = min(found, key=lambda c: float(np.hypot(*(c.point - point))))
+            assert np.hypot(*(nearest.point - point)) < 4.0
+            # Its edges run along the card's, whichever way round.
+            assert max(abs(nearest.x_axis @ across), abs(nearest.x_axis @ down)) > np.cos(np.radians(3))
+            assert max(abs(nearest.y_axis @ across), abs(nearest.y_axis @ down)) > np.cos(np.radians(3))
+    # The training tables are mined without notches, and so without this too.
+    mask, corners = _rounded_card(150, 210, 18, 45)
+    plain = _corner_points(mask, notches=False)
+    assert np.hypot(*(plain - corners[0][0]).T).min() > 5.0
+
+
 def test_corner_arms_measure_paper_along_both_edges() -> None:
     mask = _table_with_card((100, 50), 100, 140)
     across, down = corner_arms(mask, _corner(100, 50))
