@@ -187,12 +187,14 @@ NOTCH_SIDES = 2
 NOTCH_INSIDE = 1.5
 NOTCH_APART = 6.0
 # Two edges meet in a corner when they end at most CORNER_GAP px apart. The outline's polygon cuts
-# a large card's rounded corner into a chord or two that can be longer than that; with notches, two
-# edges also meet when their gap is at most ROUNDED_GAP of the shorter edge and the outline between
-# them lies inside the corner, as a notch must (within ROUNDED_INSIDE px: the chords' ends and the
-# edges' starts are the polygon's vertices, each up to its 2 px off the outline).
+# a large card's rounded corner into up to ROUNDED_CHORDS chords, whose ends can lie further apart;
+# with notches, two edges also meet across them when their gap is at most ROUNDED_GAP of the
+# shorter edge and the outline between lies inside the corner, as a notch must (within
+# ROUNDED_INSIDE px: the chords' ends and the edges' starts are the polygon's vertices, each up to
+# its 2 px off the outline).
 CORNER_GAP = 14.0
 ROUNDED_GAP = 0.3
+ROUNDED_CHORDS = 3
 ROUNDED_INSIDE = 4.0
 
 
@@ -248,9 +250,9 @@ def outline_corners(
     long = np.flatnonzero(lengths >= MIN_EDGE_PX)
     if not len(long):
         return []
-    # Edge a is a long edge, edge b the next long one, or one across a notch (NOTCH_SIDES); a
-    # corner needs them close together.
-    sides = NOTCH_SIDES if notches else 0
+    # Edge a is a long edge, edge b the next long one, or one across a notch (NOTCH_SIDES) or a
+    # rounding's chords (ROUNDED_CHORDS); a corner needs them close together.
+    sides = max(NOTCH_SIDES, ROUNDED_CHORDS) if notches else 0
     ahead_by = np.repeat(np.arange(1, sides + 2), len(long))
     firsts = np.tile(np.arange(len(long)), sides + 1)
     seconds = (firsts + ahead_by) % len(long)
@@ -260,8 +262,13 @@ def outline_corners(
     gap = b0s - a1s
     other_edge = (ahead_by == 1) | (ahead_by < len(long))  # a notch's far side is not its first edge
     gap_len = np.hypot(gap[:, 0], gap[:, 1])
-    near = gap_len <= CORNER_GAP
-    rounded = ~near & (gap_len <= ROUNDED_GAP * np.minimum(a_len, b_len)) & notches
+    near = (gap_len <= CORNER_GAP) & (ahead_by <= NOTCH_SIDES + 1)
+    rounded = (
+        (gap_len > CORNER_GAP)
+        & (gap_len <= ROUNDED_GAP * np.minimum(a_len, b_len))
+        & (ahead_by <= ROUNDED_CHORDS + 1)
+        & notches
+    )
     pairs = np.flatnonzero((near | rounded) & other_edge)
     if not len(pairs):
         return []
