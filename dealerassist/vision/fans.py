@@ -35,7 +35,7 @@ SPAN_THREE = (1.25, 2.5)
 TAKEN_THREE = (0.09, 0.91)
 SAME_TURN = float(np.cos(np.radians(8.0)))  # the neighbours turned this near alike ...
 SAME_SIZE = 0.3  # ... this near one size (a read at a wrong size guess is often a fifth off) ...
-OFF_LINE = 0.25  # ... and stepped along their edge by no more than this share of a card height
+OFF_LINE = 0.125  # ... and stepped along their edge by no more than this share of a card height a step
 TAKEN_BESIDE = 0.1  # card heights from a stretch's line within which a corner lies on it
 AGREEING = 2  # windows of one stretch that must name the card at the level
 
@@ -101,12 +101,14 @@ def stretches(quads: list[np.ndarray]) -> Stretches:
         (card[:, None] != card[None, :])
         & alike
         & (np.abs(heights[None, :] / heights[:, None] - 1.0) <= SAME_SIZE)
-        & (off <= OFF_LINE)
     )
     parts: list[tuple[np.ndarray, ...]] = []
     places = 0  # hidden cards' places so far: each is a stretch of its own, its windows alone agree
     for spread in SPREADS:
-        near, far = np.nonzero(neighbours & (along >= spread.span[0]) & (along <= spread.span[1]))
+        steps = len(spread.hidden) + 1  # a spread steps down as far at each card
+        near, far = np.nonzero(
+            neighbours & (along >= spread.span[0]) & (along <= spread.span[1]) & (off <= OFF_LINE * steps)
+        )
         # A stretch where another card's corner, turned alike, lies already holds its hidden card.
         line = apart[near, far]
         share = np.einsum("ijk,ik->ij", apart[near], line) / np.einsum("ik,ik->i", line, line)[:, None]

@@ -132,6 +132,16 @@ def test_a_fan_whose_middle_card_is_seen_gets_no_windows() -> None:
     assert len(stretches([low, across, high]).sizes) == 2 * len(ALONG)
 
 
+def test_a_spread_stepped_down_at_every_card_is_allowed_the_step_of_each_hidden_card() -> None:
+    # Each card lies an eighth of a height below the one before: the ends of a spread of five are
+    # half a height apart, too far for one hidden card but a step of 0.125 each for three.
+    low, high = _card((100, 100)), _card((100 + 2.0 * WIDTH, 100 + 0.5 * HEIGHT))
+    found = stretches([low, high])
+    assert len(found.sizes) == 2 * (2 * len(QUARTER) + len(HALF))
+    _one_stretch_at(found, low[0], high[0] - low[0], HALF)
+    assert len(stretches([low, _card((100 + 0.9 * WIDTH, 100 + 0.5 * HEIGHT))]).sizes) == 0
+
+
 def _stretch_reads(names: list[str]) -> Stretches:
     count = len(names)
     return Stretches(
