@@ -227,7 +227,12 @@ class CardReader:
                 sightings.append(seen)
         merged = _merge(sightings, t)
         seen = self._fans_middle_cards(bgra, merged) if len(merged) > 1 else merged
+        named = _named_count(seen)
         seen = self._closer_look(bgra, seen, _glimpses(glimpsed, seen))
+        if _named_count(seen) > named:
+            # A card the closer look named is a neighbour the fans lacked: between it and another
+            # card a middle card may now be found.
+            seen = self._fans_middle_cards(bgra, seen)
         return _drop_shadows(seen)
 
     def _named(
@@ -599,6 +604,10 @@ def _smallest_card(named: list[CardSighting]) -> float:
 
 def _height(s: CardSighting) -> float:
     return float(np.hypot(*(s.quad[3] - s.quad[0])))
+
+
+def _named_count(sightings: list[CardSighting]) -> int:
+    return sum(s.card is not None for s in sightings)
 
 
 def _glimpses(quads: list[np.ndarray], seen: list[CardSighting]) -> list[CardSighting]:
