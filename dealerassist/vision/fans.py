@@ -34,8 +34,8 @@ HALF = (0.44, 0.47, 0.5, 0.53, 0.56)
 SPAN_THREE = (1.25, 2.5)
 TAKEN_THREE = (0.09, 0.91)
 SAME_TURN = float(np.cos(np.radians(8.0)))  # the neighbours turned this near alike ...
-SAME_SIZE = 0.3  # ... this near one size (a read at a wrong size guess is often a fifth off) ...
-OFF_LINE = 0.125  # ... and stepped along their edge by no more than this share of a card height a step
+SAME_SIZE = 0.3  # ... the larger at most this share larger (a wrong size guess is often a fifth off) ...
+OFF_LINE = 0.15  # ... and stepped along their edge by no more than this share of a card height a step
 TAKEN_BESIDE = 0.1  # card heights from a stretch's line within which a corner lies on it
 AGREEING = 2  # windows of one stretch that must name the card at the level
 
@@ -100,7 +100,10 @@ def stretches(quads: list[np.ndarray]) -> Stretches:
     neighbours = (
         (card[:, None] != card[None, :])
         & alike
-        & (np.abs(heights[None, :] / heights[:, None] - 1.0) <= SAME_SIZE)
+        & (
+            np.maximum(heights[None, :], heights[:, None])
+            <= (1.0 + SAME_SIZE) * np.minimum(heights[None, :], heights[:, None])
+        )
     )
     parts: list[tuple[np.ndarray, ...]] = []
     places = 0  # hidden cards' places so far: each is a stretch of its own, its windows alone agree

@@ -114,6 +114,7 @@ def test_a_back_grown_along_its_long_edge_offers_the_same_corners_as_a_face() ->
     [
         _card((100 + 0.9 * WIDTH, 100), turn=15.0),  # turned another way
         _card((100 + 0.9 * WIDTH, 100), height=1.4 * HEIGHT),  # another size
+        _card((100 + 0.9 * WIDTH, 100), height=HEIGHT / 1.4),  # measured from either card
         _card((100 + 0.4 * WIDTH, 100)),  # one step of a fan: no card between
         _card((100 + 2.7 * WIDTH, 100)),  # apart: more than four steps of a fan
         _card((100 + 0.9 * WIDTH, 100 + 0.4 * HEIGHT)),  # far off the line
@@ -134,7 +135,7 @@ def test_a_fan_whose_middle_card_is_seen_gets_no_windows() -> None:
 
 def test_a_spread_stepped_down_at_every_card_is_allowed_the_step_of_each_hidden_card() -> None:
     # Each card lies an eighth of a height below the one before: the ends of a spread of five are
-    # half a height apart, too far for one hidden card but a step of 0.125 each for three.
+    # half a height apart, too far off for one hidden card but within a step's reach for three.
     low, high = _card((100, 100)), _card((100 + 2.0 * WIDTH, 100 + 0.5 * HEIGHT))
     found = stretches([low, high])
     assert len(found.sizes) == 2 * (2 * len(QUARTER) + len(HALF))
