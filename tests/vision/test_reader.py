@@ -335,15 +335,19 @@ def _named_when_switched_on(
     seed: int,
     card: str,
     switch_off: Callable[[pytest.MonkeyPatch], None],
-) -> None:
-    """Generated scene ``seed`` read with a step switched off (``switch_off`` patches it away),
-    then on: the step alone names ``card``."""
-    frame, truth = make_scene(design, np.random.default_rng(seed))
+    scene: int = 1,
+) -> set[str]:
+    """The ``scene``th generated scene of ``seed`` read with a step switched off (``switch_off``
+    patches it away), then on: the step alone names ``card``. The cards named without it."""
+    rng = np.random.default_rng(seed)
+    for _ in range(scene):
+        frame, truth = make_scene(design, rng)
     reader = CardReader(deck)
     with monkeypatch.context() as switched_off:
         switch_off(switched_off)
         without = set(_by_card(reader.read(frame)))
     _named_by_the_step_alone(without, _by_card(reader.read(frame)), truth, card)
+    return without
 
 
 def test_a_glimpsed_card_is_named_by_a_closer_look_at_its_corner(
@@ -352,14 +356,7 @@ def test_a_glimpsed_card_is_named_by_a_closer_look_at_its_corner(
     # The 40th scene drawn from seed 13: the ten of clubs' corner shows an index but names no card
     # and leaves no card seen; only the closer look at that glimpse names it. (On an earlier deck, in seeds
     # 0-699 of one scene each, glimpses change no frame's names: they are that rare.)
-    rng = np.random.default_rng(13)
-    for _ in range(40):
-        frame, truth = make_scene(design, rng)
-    reader = CardReader(deck)
-    with monkeypatch.context() as switched_off:
-        _without_glimpses(switched_off)
-        without = set(_by_card(reader.read(frame)))
-    _named_by_the_step_alone(without, _by_card(reader.read(frame)), truth, "TC")
+    _named_when_switched_on(deck, design, monkeypatch, 13, "TC", _without_glimpses, scene=40)
 
 
 def test_a_card_the_closer_look_names_is_a_neighbour_between_which_a_fans_middle_card_is_read(
@@ -370,15 +367,10 @@ def test_a_card_the_closer_look_names_is_a_neighbour_between_which_a_fans_middle
     # the seven of hearts; only the fans looked at again with it name the jack of diamonds, hidden
     # between it and the six. (On the development deck it was the only card this named in seeds
     # 11-14 of 150 scenes each, and it lost none; as above, look again when it fails.)
-    rng = np.random.default_rng(14)
-    for _ in range(146):
-        frame, truth = make_scene(design, rng)
-    reader = CardReader(deck)
-    with monkeypatch.context() as switched_off:
-        switched_off.setattr(reader_module, "_named_count", lambda _sightings: 0)
-        without = set(_by_card(reader.read(frame)))
-    assert "7H" in without
-    _named_by_the_step_alone(without, _by_card(reader.read(frame)), truth, "JD")
+    def no_second_fans(off: pytest.MonkeyPatch) -> None:
+        off.setattr(reader_module, "_named_count", lambda _sightings: 0)
+
+    assert "7H" in _named_when_switched_on(deck, design, monkeypatch, 14, "JD", no_second_fans, scene=146)
 
 
 def test_junctions_and_traced_corners_are_read_first_at_their_first_size_others_at_all() -> None:
