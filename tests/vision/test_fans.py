@@ -86,6 +86,16 @@ def test_three_hidden_cards_are_looked_for_a_quarter_half_and_three_quarters_of_
     assert np.array_equal(stretches([low, seen, high]).points, stretches([seen, high]).points)
 
 
+def test_a_spread_of_five_measured_short_by_its_far_ends_grown_corner_is_looked_at_for_three() -> None:
+    # Four steps of a third of a width, the far end's index corner grown a fifth of a width short
+    # from its far print: 1.2 widths apart, where one or two hidden cards are looked for too.
+    low, high = _card((100, 100)), _card((100 + 1.2 * WIDTH, 102))
+    found = stretches([low, high])
+    assert len(found.sizes) == 2 * (len(ALONG) + 2 * len(THIRD) + 2 * len(QUARTER) + len(HALF))
+    for shares in (QUARTER, from_the_far_end(QUARTER)):  # half way is one hidden card's place too
+        _one_stretch_at(found, low[0], high[0] - low[0], shares)
+
+
 def test_two_hidden_cards_of_which_one_is_seen_leave_the_other_to_its_own_neighbours() -> None:
     low, seen, high = (_card((100 + along * WIDTH, 100)) for along in (0.0, 0.55, 1.4))
     found = stretches([low, seen, high])

@@ -294,6 +294,24 @@ def test_a_card_of_two_hidden_between_neighbours_is_read_a_third_of_the_way_alon
     )
 
 
+def test_a_spread_of_five_whose_far_end_is_grown_short_is_looked_at_for_three_hidden_cards(
+    deck, design, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The 85th scene drawn from seed 14: a blurred stepped spread of five whose ends alone are read,
+    # the far one (an ace of diamonds, leaning) at its far print, so its index corner is grown some
+    # 15 px short and the ends measure 1.2 card widths apart; looked at for three hidden cards from
+    # 1.15 widths, the spread names its jack of spades. (It was the only card this named in seeds
+    # 11-18 on the development deck and 11-14 on nicu-white, 150 scenes each, and it lost none; as
+    # above, look again when it fails.)
+    from_before = fans_module.Spread((1.25, 2.5), fans_module.TAKEN_THREE, fans_module.SPREADS[2].hidden)
+    spreads = (*fans_module.SPREADS[:2], from_before)
+
+    def as_before(off: pytest.MonkeyPatch) -> None:
+        off.setattr(fans_module, "SPREADS", spreads)
+
+    _named_when_switched_on(deck, design, monkeypatch, 14, "JS", as_before, scene=85)
+
+
 # A generated scene where a card is seen, its outline found, but no read names it, and the grid of
 # windows around its index corners does (in seeds 0-999 the closer look named five cards, each
 # outlined where it lies: this one, seed 463's JS, 562's 6C, 895's 8D and 960's 5D; it lost none;
