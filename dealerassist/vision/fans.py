@@ -28,9 +28,10 @@ THIRD = (0.27, 0.3, 0.333, 0.36, 0.39)
 SPAN_TWO = (0.95, 1.9)
 TAKEN_TWO = (0.12, 0.88)
 # Three hidden cards: neighbours four steps apart, the hidden corners around a quarter, half and
-# three quarters of the way. Four steps span 1.33 widths or more, but an end read at its far print
-# has its index corner grown square from there, a fifth of a width short where the camera leans
-# the card some 8 degrees: such a spread can measure 1.15.
+# three quarters of the way. Four steps span 1.33 widths or more, but a width here is the deck's
+# (the card height over its aspect), and the camera's tilt can show cards a fifth narrower: such a
+# spread measures fewer widths, and an end named at its far print has its index corner grown at
+# the deck's width, short by as much. One was seen at 1.2.
 QUARTER = (0.19, 0.22, 0.25, 0.28, 0.31)
 HALF = (0.44, 0.47, 0.5, 0.53, 0.56)
 SPAN_THREE = (1.15, 2.5)

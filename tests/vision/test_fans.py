@@ -87,8 +87,8 @@ def test_three_hidden_cards_are_looked_for_a_quarter_half_and_three_quarters_of_
 
 
 def test_a_spread_of_five_measured_short_by_its_far_ends_grown_corner_is_looked_at_for_three() -> None:
-    # Four steps of a third of a width, the far end's index corner grown a fifth of a width short
-    # from its far print: 1.2 widths apart, where one or two hidden cards are looked for too.
+    # A spread of five shown narrower than the deck's aspect, its far end's index corner grown short
+    # from its far print: its ends 1.2 widths apart, where one or two hidden cards are looked for too.
     low, high = _card((100, 100)), _card((100 + 1.2 * WIDTH, 102))
     found = stretches([low, high])
     assert len(found.sizes) == 2 * (len(ALONG) + 2 * len(THIRD) + 2 * len(QUARTER) + len(HALF))
