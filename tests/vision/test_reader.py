@@ -301,9 +301,8 @@ def test_a_spread_of_five_whose_far_end_is_grown_short_is_looked_at_for_three_hi
     # the far one (an ace of diamonds, shown 55 px wide where the deck's width at its height is 68)
     # at its far print, so its index corner is grown some 15 px short and the ends measure 1.2 card
     # widths apart; looked at for three hidden cards from 1.15 widths, the spread names its jack
-    # of spades. (It was the only card this named in seeds
-    # 11-18 on the development deck and 11-14 on nicu-white, 150 scenes each, and it lost none; as
-    # above, look again when it fails.)
+    # of spades. (It was the only card this named in seeds 11-18 on the development deck and 11-14
+    # on nicu-white, 150 scenes each, and it lost none; as above, look again when it fails.)
     from_before = fans_module.Spread((1.25, 2.5), fans_module.TAKEN_THREE, fans_module.SPREADS[2].hidden)
     spreads = (*fans_module.SPREADS[:2], from_before)
 
