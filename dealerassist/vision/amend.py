@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from dealerassist.vision.candidates import INK, OUTLINE, PROJECTED, TRACED, Candidate, distances
+from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, PROJECTED, TRACED, Candidate, distances
 from dealerassist.vision.indexnet import (
     Committee,
     IndexWindow,
@@ -49,6 +49,10 @@ _PRINT_PAD = (6, 8)  # ink cells (across, down) the match may move a window
 # An unnamed outline, traced or ink corner whose every size guess is more than PRINT_RESIZE off
 # the median size of the NEAREST_NAMED named corners nearest it is read at that median size.
 NEAREST_NAMED = 3
+# A junction's size guess left unread is read where it lies within JUNCTION_NEAR_NAMED of that
+# median size and none read does (within PRINT_RESIZE): 0.06 is too tight for a camera whose
+# scale changes some 8 % between a card and its named neighbours.
+JUNCTION_NEAR_NAMED = 0.1
 # Corners whose size guesses come from their own card's edges (an ink corner's from the edge it is on).
 _OWN_CARD = frozenset({OUTLINE, TRACED, INK})
 # Two unsure reads of one name are one card's two prints when the second corner lies within
@@ -180,24 +184,34 @@ def _around(
     )
 
 
-def at_other_sizes(look: FirstLook, seen: float) -> SecondLook:
+def at_other_sizes(look: FirstLook, seen: float, accept: float) -> SecondLook:
     """Windows at the card sizes of a candidate that the first look left out, where its window
-    showed an index at all (index probability ``seen`` or more), read for any card.
+    showed an index at all (index probability ``seen`` or more), read for any card; and at a
+    junction's unread size that lies near the size of the cards named nearest it (within
+    JUNCTION_NEAR_NAMED) where no size read there does (within PRINT_RESIZE).
 
     A junction's second size names a card about once in 230 windows. On the tuning scenes, 19 of
     the 24 it named had an index probability of 0.001 or more in the first size's window, against
     7.5 % of the others: most of those reads, for a thirteenth of the windows. The reader leaves
     the second size of junctions and traced corners to this step (``reader._first_look_sizes``).
+    A junction in a stepped row often measures its first size to the neighbour's edge, half a card
+    or less: a window that small shows no index whatever lies there (seed 12's 63rd scene of the
+    development deck: 3.7e-12 at 0.43 of the card, the ace of spades surely at the second size),
+    so the named cards' size, not that window, says which other size is worth a read.
     """
     read = np.bincount(look.owner, minlength=len(look.candidates))
+    junctions = [k for k, candidate in enumerate(look.candidates) if candidate.source == JUNCTION]
+    named_sizes = dict(zip(junctions, _named_sizes_near(look, np.array(junctions, int), accept), strict=True))
     rows, corners, sizes = [], [], []
     for corner, candidate in enumerate(look.candidates):
         row = look.best[corner]
-        if len(candidate.heights) > read[corner] and look.index_kind[row] >= seen:
-            for size in candidate.heights[read[corner] :]:
-                rows.append(row)
-                corners.append(corner)
-                sizes.append(size)
+        unread = candidate.heights[read[corner] :]
+        if unread and look.index_kind[row] < seen:
+            unread = _near_named_size(unread, candidate.heights[: read[corner]], named_sizes.get(corner))
+        for size in unread:
+            rows.append(row)
+            corners.append(corner)
+            sizes.append(size)
     if not rows:
         return _no_windows()
     return SecondLook(
@@ -207,6 +221,26 @@ def at_other_sizes(look: FirstLook, seen: float) -> SecondLook:
         look.y_axes[corners],
         np.array(sizes, float),
     )
+
+
+def _near_named_size(unread: list[float], tried: list[float], named: float | None) -> list[float]:
+    """The ``unread`` sizes within JUNCTION_NEAR_NAMED of the ``named`` cards' size, where no size
+    ``tried`` lies within PRINT_RESIZE of it (none without a named size)."""
+    if named is None or any(abs(size / named - 1.0) <= PRINT_RESIZE for size in tried):
+        return []
+    return [size for size in unread if abs(size / named - 1.0) <= JUNCTION_NEAR_NAMED]
+
+
+def _named_sizes_near(look: FirstLook, corners: np.ndarray, accept: float) -> list[float] | list[None]:
+    """The median card size of the NEAREST_NAMED named corners nearest each of ``corners``
+    (None each where the first look named none)."""
+    first = np.array(look.best)
+    named = np.flatnonzero(look.probability[first] >= accept)
+    if not len(named) or not len(corners):
+        return [None] * len(corners)
+    apart = distances(look.points[corners], look.points[named])
+    nearest = np.argsort(apart, axis=1)[:, :NEAREST_NAMED]
+    return np.median(look.heights[first[named]][nearest], axis=1).tolist()
 
 
 def named_at_other_size(look: FirstLook, other: SecondLook, accept: float) -> list[int]:
@@ -363,9 +397,7 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: 
     unnamed = np.flatnonzero(~named & own & ~np.isin(first, printed.rows[in_place]))
     if not named.any() or not len(unnamed):
         return _no_windows()
-    apart = distances(look.points[unnamed], look.points[np.flatnonzero(named)])
-    nearest = np.argsort(apart, axis=1)[:, :NEAREST_NAMED]
-    sizes = np.median(look.heights[first[named]][nearest], axis=1)
+    sizes = np.array(_named_sizes_near(look, unnamed, accept))
     read = np.bincount(look.owner, minlength=len(look.candidates)).tolist()
     widened = set(resized.rows.tolist())  # the best rows of corners read at their other sizes too
     off = np.array(

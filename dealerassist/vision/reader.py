@@ -320,7 +320,7 @@ class CardReader:
         t, window, net = self.thresholds, self.deck.window, self.deck.net
         again = look_again(look, t.look_again, t.accept)
         moved = at_the_print(look, t.accept, window)
-        resized = at_other_sizes(look, t.other_sizes)
+        resized = at_other_sizes(look, t.other_sizes, t.accept)
         sized = at_named_size(look, t.accept, moved, resized)
         read_second_looks(look, [again, moved, resized, sized], net, window, t.accept)
         confirmed_rows = confirmed(look, again, t.accept, t.look_again_sure)
