@@ -231,7 +231,7 @@ def _near_named_size(unread: list[float], tried: list[float], named: float | Non
     return [size for size in unread if abs(size / named - 1.0) <= JUNCTION_NEAR_NAMED]
 
 
-def _named_sizes_near(look: FirstLook, corners: np.ndarray, accept: float) -> list[float] | list[None]:
+def _named_sizes_near(look: FirstLook, corners: np.ndarray, accept: float) -> list[float | None]:
     """The median card size of the NEAREST_NAMED named corners nearest each of ``corners``
     (None each where the first look named none)."""
     first = np.array(look.best)
