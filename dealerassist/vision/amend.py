@@ -200,14 +200,21 @@ def at_other_sizes(look: FirstLook, seen: float, accept: float) -> SecondLook:
     so the named cards' size, not that window, says which other size is worth a read.
     """
     read = np.bincount(look.owner, minlength=len(look.candidates))
-    junctions = [k for k, candidate in enumerate(look.candidates) if candidate.source == JUNCTION]
-    named_sizes = dict(zip(junctions, _named_sizes_near(look, np.array(junctions, int), accept), strict=True))
+    left = [candidate.heights[read[corner] :] for corner, candidate in enumerate(look.candidates)]
+    unseen = [look.index_kind[look.best[corner]] < seen for corner in range(len(look.candidates))]
+    # The named cards' size is looked up only for the junctions it decides.
+    asked = [
+        corner
+        for corner, candidate in enumerate(look.candidates)
+        if left[corner] and unseen[corner] and candidate.source == JUNCTION
+    ]
+    named_sizes = dict(zip(asked, _named_sizes_near(look, np.array(asked, int), accept), strict=True))
     rows, corners, sizes = [], [], []
     for corner, candidate in enumerate(look.candidates):
-        row = look.best[corner]
-        unread = candidate.heights[read[corner] :]
-        if unread and look.index_kind[row] < seen:
+        unread = left[corner]
+        if unread and unseen[corner]:
             unread = _near_named_size(unread, candidate.heights[: read[corner]], named_sizes.get(corner))
+        row = look.best[corner]
         for size in unread:
             rows.append(row)
             corners.append(corner)
