@@ -2,7 +2,8 @@
 
 The first look reads one window per candidate corner and card size (a junction or traced corner
 at its first size only). Four kinds of corner are worth more windows: a corner read unsure
-(looked at again around where it was), an unnamed corner beside a named one whose print lies off
+(looked at again around where it was, and, where its down edge was set square rather than
+measured, leaned as a measured corner beside it), an unnamed corner beside a named one whose print lies off
 its window (read where the print lies, at the named card's size), a corner whose other sizes the
 first look left out, where its window showed an index at all, and an unnamed corner whose every
 size guess is far from the size of the cards named nearest it (read at theirs). Each step only
@@ -55,6 +56,11 @@ NEAREST_NAMED = 3
 JUNCTION_NEAR_NAMED = 0.1
 # Corners whose size guesses come from their own card's edges (an ink corner's from the edge it is on).
 _OWN_CARD = frozenset({OUTLINE, TRACED, INK})
+# A corner's edges meet square (as set, not measured) when their cosine is at most SQUARE_COSINE; a
+# neighbour's lean is given to an unsure square corner when it turns the down edge SHEAR_DEGREES or more.
+SQUARE_COSINE = 1e-6
+SHEAR_DEGREES = 3.0
+SAME_NAME_NEAR = 0.1  # card heights within which a corner's name read surely is that card's already
 # Two unsure reads of one name are one card's two prints when the second corner lies within
 # BOTH_PRINTS_REACH card heights of the first's far corner, turned half round from it, and its
 # card size is within BOTH_PRINTS_SIZE of the first's.
@@ -152,6 +158,72 @@ def look_again(look: FirstLook, unsure: float, accept: float) -> SecondLook:
         look.points[corner],
         look.x_axes[corner],
         look.y_axes[corner],
+        look.heights[rows],
+        [look.names[row] for row in rows.tolist()],
+    )
+
+
+def look_again_sheared(look: FirstLook, unsure: float, accept: float) -> SecondLook:
+    """Windows around every unsure corner whose down edge was set square to its across edge,
+    with that edge leaned as the nearest corner turned alike (or half round) whose two edges were
+    both measured leans its own.
+
+    A junction or an ink corner measures one edge and takes the other square to it, but a tilted
+    camera shears a card: its corner shows 75 to 110 degrees, not 90, and a window placed square
+    slides the print along the card's side. Cards turned alike beside each other are sheared
+    alike, and a card's far corner as its near one, so a measured corner nearby says how this
+    card leans. The windows are read for the name the first look gave (``confirmed`` decides), as
+    ``look_again``'s.
+    """
+    rows = np.array([row for row in look.best if unsure <= look.probability[row] < accept], int)
+    first = np.array(look.best)
+    named = first[look.probability[first] >= accept]
+    if len(rows) and len(named):
+        # A name read surely at a corner this near already stands: leaned, its card's outline
+        # would no longer meet that read's, and the one card would be reported twice.
+        apart = distances(look.points[look.owner[rows]], look.points[look.owner[named]])
+        same = np.array([[look.names[row] == look.names[other] for other in named] for row in rows.tolist()])
+        rows = rows[~((apart < SAME_NAME_NEAR * look.heights[rows][:, None]) & same).any(axis=1)]
+    if not len(rows):
+        return _no_windows()
+    x_axes, y_axes = look.x_axes, look.y_axes
+    lean = np.einsum("ij,ij->i", x_axes, y_axes)  # the cosine between a corner's two edges
+    corner = look.owner[rows]
+    far = np.flatnonzero(
+        (np.abs(lean) > SQUARE_COSINE) & np.array([c.source != PROJECTED for c in look.candidates])
+    )
+    square = np.abs(lean[corner]) <= SQUARE_COSINE
+    alike = (np.abs(x_axes[corner] @ x_axes[far].T) > SAME_WAY) & (
+        np.abs(y_axes[corner] @ y_axes[far].T) > SAME_WAY
+    )
+    apart = np.where(alike, distances(look.points[corner], look.points[far]), np.inf)
+    if not len(far) or not square.any():
+        return _no_windows()
+    nearest = np.argmin(apart, axis=1)
+    sizes = look.heights[rows]
+    beside = square & (apart[np.arange(len(rows)), nearest] < PRINT_REACH * sizes)
+    if not beside.any():
+        return _no_windows()
+    rows, corner, neighbour = rows[beside], corner[beside], far[nearest[beside]]
+    # The neighbour's turn from its across edge to its down edge, given to this corner's across edge.
+    turn = np.arctan2(
+        x_axes[neighbour, 0] * y_axes[neighbour, 1] - x_axes[neighbour, 1] * y_axes[neighbour, 0],
+        lean[neighbour],
+    )
+    across = x_axes[corner]
+    cos, sin = np.cos(turn)[:, None], np.sin(turn)[:, None]
+    leaned = np.concatenate(
+        [cos * across[:, :1] - sin * across[:, 1:], sin * across[:, :1] + cos * across[:, 1:]], axis=1
+    )
+    off = np.einsum("ij,ij->i", leaned, y_axes[corner]) < np.cos(np.radians(SHEAR_DEGREES))
+    if not off.any():
+        return _no_windows()
+    rows, corner = rows[off], corner[off]
+    return _around(
+        rows,
+        look.points[corner],
+        x_axes[corner],
+        leaned[off],
         look.heights[rows],
         [look.names[row] for row in rows.tolist()],
     )
@@ -263,8 +335,11 @@ def named_at_other_size(look: FirstLook, other: SecondLook, accept: float) -> li
     return raised
 
 
-def confirmed(look: FirstLook, again: SecondLook, accept: float, needed: int) -> list[int]:
-    """Raise the unsure reads that ``needed`` of their windows around read surely; the rows raised.
+def confirmed(
+    look: FirstLook, again: SecondLook, accept: float, needed: int, done: frozenset[int] = frozenset()
+) -> list[int]:
+    """Raise the unsure reads that ``needed`` of their windows around read surely, but for the
+    rows ``done`` already; the rows raised.
 
     The read stands at the ``needed``-th surest window, when that one is sure: several windows,
     not one lucky one.
@@ -274,9 +349,26 @@ def confirmed(look: FirstLook, again: SecondLook, accept: float, needed: int) ->
     rows = again.rows[::LOOK_AGAIN_WINDOWS].tolist()
     raised = []
     for row, value in zip(rows, _surest(again, needed).tolist(), strict=True):
-        if value >= accept:
+        if value >= accept and row not in done:
             look.probability[row] = value
             raised.append(row)
+    return raised
+
+
+def confirmed_sheared(
+    look: FirstLook, sheared: SecondLook, accept: float, needed: int, done: list[int]
+) -> list[int]:
+    """``confirmed`` for ``look_again_sheared``'s windows, of the rows not ``done``; a corner
+    raised takes the lean its windows were read at, so its card is outlined as it lies."""
+    raised = confirmed(look, sheared, accept, needed, frozenset(done))
+    leaned = dict(
+        zip(sheared.rows[::LOOK_AGAIN_WINDOWS].tolist(), sheared.y_axes[::LOOK_AGAIN_WINDOWS], strict=True)
+    )
+    for row in raised:
+        corner = int(look.owner[row])
+        candidate = look.candidates[corner]
+        look.y_axes[corner] = leaned[row]
+        look.candidates[corner] = replace(candidate, corner=replace(candidate.corner, y_axis=leaned[row]))
     return raised
 
 

@@ -26,7 +26,9 @@ from dealerassist.vision.amend import (
     at_the_print,
     confirmed,
     confirmed_anew,
+    confirmed_sheared,
     look_again,
+    look_again_sheared,
     named_anew,
     named_at_both_prints,
     named_at_other_size,
@@ -310,7 +312,8 @@ class CardReader:
         """The second looks (see ``amend``), read in one pass; the rows that now name a card.
 
         Each step chooses its windows from the first look alone. A read confirmed around an unsure
-        corner stands first, then a surer read at a size the first look left out; a new name at
+        corner stands first (placed as found, then with a square corner leaned as a measured one
+        beside it), then a surer read at a size the first look left out; a new name at
         the print, then at the size of the cards named nearby, only where the row is still
         unnamed by then (and, at the named size, where its own unsure read names no other card),
         and where it is still unnamed after those, an unsure new name confirmed
@@ -319,11 +322,13 @@ class CardReader:
         """
         t, window, net = self.thresholds, self.deck.window, self.deck.net
         again = look_again(look, t.look_again, t.accept)
+        sheared = look_again_sheared(look, t.look_again, t.accept)
         moved = at_the_print(look, t.accept, window)
         resized = at_other_sizes(look, t.other_sizes, t.accept)
         sized = at_named_size(look, t.accept, moved, resized)
-        read_second_looks(look, [again, moved, resized, sized], net, window, t.accept)
+        read_second_looks(look, [again, sheared, moved, resized, sized], net, window, t.accept)
         confirmed_rows = confirmed(look, again, t.accept, t.look_again_sure)
+        confirmed_rows += confirmed_sheared(look, sheared, t.accept, t.look_again_sure, confirmed_rows)
         other_rows = named_at_other_size(look, resized, t.accept)
         anew = named_anew(look, moved, t.at_print, t.accept)
         anew += named_anew(look, sized, t.at_print, t.accept, contrary=t.look_again)
