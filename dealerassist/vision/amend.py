@@ -3,15 +3,16 @@
 The first look reads one window per candidate corner and card size (a junction or traced corner
 at its first size only). Four kinds of corner are worth more windows: a corner read unsure
 (looked at again around where it was, and, where its down edge was set square rather than
-measured, leaned as a measured corner beside it), an unnamed corner beside a named one whose print lies off
-its window (read where the print lies, at the named card's size), a corner whose other sizes the
-first look left out, where its window showed an index at all, and an unnamed corner whose every
-size guess is far from the size of the cards named nearest it (read at theirs). Each step only
-chooses its windows from the first reading; the windows of all are sampled and described in one
-pass, so a frame pays the fixed cost of sampling and of the features once, and each step then
-decides from its own windows' reads. A new name those windows read unsure is looked at again
-around its window, in a pass of its own (the only windows placed from a second look). Last, two
-unsure reads of one name at one card's two prints name it together (no window of their own)."""
+measured, leaned as a measured corner beside it), an unnamed corner beside a named one whose
+print lies off its window (read where the print lies, at the named card's size), a corner whose
+other sizes the first look left out, where its window showed an index at all, and an unnamed
+corner whose every size guess is far from the size of the cards named nearest it (read at
+theirs). Each step only chooses its windows from the first reading; the windows of all are
+sampled and described in one pass, so a frame pays the fixed cost of sampling and of the features
+once, and each step then decides from its own windows' reads. A new name those windows read
+unsure is looked at again around its window, in a pass of its own (the only windows placed from a
+second look). Last, two unsure reads of one name at one card's two prints name it together (no
+window of their own)."""
 
 from __future__ import annotations
 
