@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, PROJECTED, TRACED, Candidate, distances
+from dealerassist.vision.detect import turned
 from dealerassist.vision.indexnet import (
     Committee,
     IndexWindow,
@@ -150,7 +151,7 @@ def look_again(look: FirstLook, unsure: float, accept: float) -> SecondLook:
     card the first look named (``confirmed`` decides), so a second look can confirm a name but
     never bring a new one.
     """
-    rows = np.array([row for row in look.best if unsure <= look.probability[row] < accept], int)
+    rows = _unsure_rows(look, unsure, accept)
     if not len(rows):
         return _no_windows()
     corner = look.owner[rows]
@@ -176,46 +177,41 @@ def look_again_sheared(look: FirstLook, unsure: float, accept: float) -> SecondL
     card leans. The windows are read for the name the first look gave (``confirmed`` decides), as
     ``look_again``'s.
     """
-    rows = np.array([row for row in look.best if unsure <= look.probability[row] < accept], int)
+    x_axes, y_axes = look.x_axes, look.y_axes
+    lean = np.einsum("ij,ij->i", x_axes, y_axes)  # the cosine between a corner's two edges
+    rows = _unsure_rows(look, unsure, accept)
+    rows = rows[np.abs(lean[look.owner[rows]]) <= SQUARE_COSINE]
+    if not len(rows):
+        return _no_windows()
     first = np.array(look.best)
     named = first[look.probability[first] >= accept]
-    if len(rows) and len(named):
+    if len(named):
         # A name read surely at a corner this near already stands: leaned, its card's outline
         # would no longer meet that read's, and the one card would be reported twice.
         apart = distances(look.points[look.owner[rows]], look.points[look.owner[named]])
         same = np.array([[look.names[row] == look.names[other] for other in named] for row in rows.tolist()])
         rows = rows[~((apart < SAME_NAME_NEAR * look.heights[rows][:, None]) & same).any(axis=1)]
     if not len(rows):
-        return _no_windows()
-    x_axes, y_axes = look.x_axes, look.y_axes
-    lean = np.einsum("ij,ij->i", x_axes, y_axes)  # the cosine between a corner's two edges
-    corner = look.owner[rows]
+        return _no_windows()  # every one named surely nearby
     far = np.flatnonzero(
-        (np.abs(lean) > SQUARE_COSINE) & np.array([c.source != PROJECTED for c in look.candidates])
+        (np.abs(lean) > SQUARE_COSINE) & np.array([c.source != PROJECTED for c in look.candidates], bool)
     )
-    square = np.abs(lean[corner]) <= SQUARE_COSINE
+    if not len(far):
+        return _no_windows()
+    corner = look.owner[rows]
     alike = (np.abs(x_axes[corner] @ x_axes[far].T) > SAME_WAY) & (
         np.abs(y_axes[corner] @ y_axes[far].T) > SAME_WAY
     )
     apart = np.where(alike, distances(look.points[corner], look.points[far]), np.inf)
-    if not len(far) or not square.any():
-        return _no_windows()
     nearest = np.argmin(apart, axis=1)
-    sizes = look.heights[rows]
-    beside = square & (apart[np.arange(len(rows)), nearest] < PRINT_REACH * sizes)
-    if not beside.any():
-        return _no_windows()
+    beside = apart[np.arange(len(rows)), nearest] < PRINT_REACH * look.heights[rows]
     rows, corner, neighbour = rows[beside], corner[beside], far[nearest[beside]]
     # The neighbour's turn from its across edge to its down edge, given to this corner's across edge.
     turn = np.arctan2(
         x_axes[neighbour, 0] * y_axes[neighbour, 1] - x_axes[neighbour, 1] * y_axes[neighbour, 0],
         lean[neighbour],
     )
-    across = x_axes[corner]
-    cos, sin = np.cos(turn)[:, None], np.sin(turn)[:, None]
-    leaned = np.concatenate(
-        [cos * across[:, :1] - sin * across[:, 1:], sin * across[:, :1] + cos * across[:, 1:]], axis=1
-    )
+    leaned = turned(x_axes[corner], turn)
     off = np.einsum("ij,ij->i", leaned, y_axes[corner]) < np.cos(np.radians(SHEAR_DEGREES))
     if not off.any():
         return _no_windows()
@@ -228,6 +224,11 @@ def look_again_sheared(look: FirstLook, unsure: float, accept: float) -> SecondL
         look.heights[rows],
         [look.names[row] for row in rows.tolist()],
     )
+
+
+def _unsure_rows(look: FirstLook, unsure: float, accept: float) -> np.ndarray:
+    """Each corner's best row whose read reaches ``unsure`` but not ``accept``."""
+    return np.array([row for row in look.best if unsure <= look.probability[row] < accept], int)
 
 
 def _around(

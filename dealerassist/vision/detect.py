@@ -149,6 +149,13 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / max(float(np.hypot(v[0], v[1])), 1e-9)
 
 
+def turned(v: np.ndarray, angle: np.ndarray | float) -> np.ndarray:
+    """Directions (x, y on the last axis) turned by ``angle`` radians, each by its own where
+    ``angle`` holds one a direction."""
+    c, s = np.cos(angle), np.sin(angle)
+    return np.stack([c * v[..., 0] - s * v[..., 1], s * v[..., 0] + c * v[..., 1]], axis=-1)
+
+
 def _fitted_direction(points: np.ndarray) -> tuple[float, float]:
     """Direction of the line best fitting some outline points (robust to a few stray ones)."""
     vx, vy = cv2.fitLine(np.asarray(points, np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()[:2].tolist()

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.candidates import find_candidates, windows_of
-from dealerassist.vision.detect import Corner
+from dealerassist.vision.detect import Corner, turned
 from dealerassist.vision.indexnet import BACK, NONE, IndexWindow, sample_windows, window_features
 from dealerassist.vision.scenes import SceneCard, make_scene
 
@@ -45,11 +45,6 @@ GLARE = (10.0, 110.0)  # its peak brightness: as strong as the glare an index ca
 
 def _unit(v: np.ndarray) -> np.ndarray:
     return v / max(float(np.hypot(v[0], v[1])), 1e-9)
-
-
-def _turn(v: np.ndarray, angle: float) -> np.ndarray:
-    c, s = np.cos(angle), np.sin(angle)
-    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
 
 
 def _paste(canvas: np.ndarray, card: list[np.ndarray], quad: np.ndarray) -> None:
@@ -149,8 +144,8 @@ def _found(
     size = height * float(np.exp(np.clip(rng.normal(0, SIZE_JITTER), -SIZE_LIMIT, SIZE_LIMIT)))
     return (
         point + shift[0] * x_axis + shift[1] * y_axis,
-        _turn(x_axis, turn),
-        _turn(y_axis, turn + skew),
+        turned(x_axis, turn),
+        turned(y_axis, turn + skew),
         size,
     )
 
@@ -257,12 +252,12 @@ def _spots(
     spots.append((*_found(*along, height, rng), NONE))  # a "junction" on the card's own edge
     inner = p + xa * rng.uniform(0.1, 0.9) * width + ya * rng.uniform(0.1, 0.9) * height
     turn = rng.uniform(0, 2 * np.pi)
-    spots.append((inner, _turn(xa, turn), _turn(ya, turn), height * rng.uniform(0.8, 1.2), NONE))
+    spots.append((inner, turned(xa, turn), turned(ya, turn), height * rng.uniform(0.8, 1.2), NONE))
     p, xa, ya = corners[index_corners[rng.integers(len(index_corners))]]
     spots.append((*_found(p, ya, -xa, height, rng), NONE))  # the index corner read sideways
     # Well off the index corner (a junction further along an edge, another card's corner beside
     # this index): the index shows there cut or displaced, and must not be read.
-    for direction in (xa, ya, _turn(xa, rng.uniform(0, 2 * np.pi))):
+    for direction in (xa, ya, turned(xa, rng.uniform(0, 2 * np.pi))):
         off = rng.uniform(*FAR_SHIFT) * height * direction * rng.choice([-1.0, 1.0])
         spots.append((*_found(p + off, xa, ya, height, rng), NONE))
     if label not in (NONE, BACK):

@@ -695,6 +695,25 @@ def test_an_unsure_corner_is_not_leaned_without_a_measured_corner_beside_it_to_l
     assert len(amend.look_again_sheared(look, unsure=0.3, accept=0.9).rows) == 0
 
 
+def test_a_look_with_no_corners_is_leaned_nowhere() -> None:
+    nothing = np.zeros((0, 2))
+    look = amend.FirstLook(
+        bgra=np.zeros((8, 8, 4), np.uint8),
+        candidates=[],
+        points=nothing,
+        x_axes=nothing,
+        y_axes=nothing,
+        owner=np.zeros(0, int),
+        heights=np.zeros(0),
+        ink=np.zeros((0, 16, 8)),
+        names=[],
+        probability=np.zeros(0),
+        best=[],
+        index_kind=np.zeros(0),
+    )
+    assert len(amend.look_again_sheared(look, unsure=0.3, accept=0.9).rows) == 0
+
+
 def test_a_corner_named_by_its_leaned_windows_takes_their_lean_unless_named_before() -> None:
     look = _look_at_an_unsure_square_corner()
     chosen = amend.look_again_sheared(look, unsure=0.3, accept=0.9)
