@@ -27,6 +27,7 @@ from selenium.common.exceptions import (
     ElementNotInteractableException,
     NoSuchElementException,
     StaleElementReferenceException,
+    WebDriverException,
 )
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -71,7 +72,20 @@ def browser() -> Iterator[WebDriver]:
         yield driver
 
 
+# Chromium's words when a page loads between finding an element and reading it: the same race as a
+# stale element, but reported as an unknown error.
+NODE_LEFT_DOCUMENT = "does not belong to the document"
+
+
 def wait(driver: WebDriver, condition: Callable[[], Any], what: str, timeout: float = 30) -> Any:
+    def settled() -> Any:
+        try:
+            return condition()
+        except WebDriverException as error:
+            if NODE_LEFT_DOCUMENT in (error.msg or ""):
+                return None
+            raise
+
     return WebDriverWait(
         driver,
         timeout,
@@ -80,7 +94,7 @@ def wait(driver: WebDriver, condition: Callable[[], Any], what: str, timeout: fl
             StaleElementReferenceException,
             ElementNotInteractableException,
         ),
-    ).until(lambda _d: condition(), message=what)
+    ).until(lambda _d: settled(), message=what)
 
 
 def sign_in(driver: WebDriver, base: str, name: str) -> None:
