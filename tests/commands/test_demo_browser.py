@@ -8,14 +8,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from dealerassist.simulation.dealer import Chances
 from dealerassist.simulation.demo import Demo, DemoOptions, demo_games
 from tests.station.helpers import wait_for
-from tests.web.browser import chromium
+from tests.web.browser import chromium, page_moved_on
 
 pytestmark = pytest.mark.browser
 
@@ -60,8 +60,10 @@ def _chain_verdict(driver: WebDriver) -> str | None:
     try:
         found = driver.find_elements(By.ID, "chain-status")
         return (found[0].text or None) if found else None
-    except StaleElementReferenceException:
-        return None
+    except WebDriverException as error:
+        if page_moved_on(error):
+            return None
+        raise
 
 
 def test_a_browser_sees_rounds_dealt_settled_and_audited(running_demo: Demo) -> None:

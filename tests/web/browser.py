@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 
 CHROMIUM = "/usr/bin/chromium"
@@ -21,6 +22,15 @@ FLAGS = (
     "--disable-component-update",
     "--disable-sync",
 )
+
+# Chromium's words when a page loads between finding an element and reading it: the same race as a
+# stale element, but reported as an unknown error.
+NODE_LEFT_DOCUMENT = "does not belong to the document"
+
+
+def page_moved_on(error: WebDriverException) -> bool:
+    """Whether ``error`` only says the element read was replaced by a page load or a redraw."""
+    return isinstance(error, StaleElementReferenceException) or NODE_LEFT_DOCUMENT in (error.msg or "")
 
 
 @contextmanager

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import chromium
+from browser import chromium, page_moved_on
 from dashboard_fixtures import (
     PASSWORDS,
     Dashboard,
@@ -26,7 +26,6 @@ from dashboard_fixtures import (
 from selenium.common.exceptions import (
     ElementNotInteractableException,
     NoSuchElementException,
-    StaleElementReferenceException,
     WebDriverException,
 )
 from selenium.webdriver.common.by import By
@@ -72,17 +71,12 @@ def browser() -> Iterator[WebDriver]:
         yield driver
 
 
-# Chromium's words when a page loads between finding an element and reading it: the same race as a
-# stale element, but reported as an unknown error.
-NODE_LEFT_DOCUMENT = "does not belong to the document"
-
-
 def wait(driver: WebDriver, condition: Callable[[], Any], what: str, timeout: float = 30) -> Any:
     def settled() -> Any:
         try:
             return condition()
         except WebDriverException as error:
-            if NODE_LEFT_DOCUMENT in (error.msg or ""):
+            if page_moved_on(error):
                 return None
             raise
 
@@ -91,7 +85,6 @@ def wait(driver: WebDriver, condition: Callable[[], Any], what: str, timeout: fl
         timeout,
         ignored_exceptions=(
             NoSuchElementException,
-            StaleElementReferenceException,
             ElementNotInteractableException,
         ),
     ).until(lambda _d: settled(), message=what)
