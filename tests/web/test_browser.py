@@ -72,6 +72,9 @@ def browser() -> Iterator[WebDriver]:
 
 
 def wait(driver: WebDriver, condition: Callable[[], Any], what: str, timeout: float = 30) -> Any:
+    """``condition``'s first true value within ``timeout`` s; a read cut off by a page load or a
+    redraw, or an element not there yet, is a try that has not come true."""
+
     def settled() -> Any:
         try:
             return condition()
