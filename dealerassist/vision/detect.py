@@ -145,7 +145,8 @@ def _following(items: np.ndarray) -> np.ndarray:
     return np.concatenate([items[1:], items[:1]])
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
+def unit(v: np.ndarray) -> np.ndarray:
+    """``v`` scaled to length 1 (a zero vector stays zero)."""
     return v / max(float(np.hypot(v[0], v[1])), 1e-9)
 
 
@@ -212,7 +213,7 @@ def _square_to(other: tuple[float, float], rough: tuple[float, float]) -> tuple[
 
 
 def _unit_of(vx: float, vy: float) -> tuple[float, float]:
-    """``_unit`` of a vector given as two floats."""
+    """``unit`` of a vector given as two floats."""
     length = max(float(np.hypot(vx, vy)), 1e-9)
     return vx / length, vy / length
 
@@ -442,7 +443,7 @@ def edge_junctions_many(
     directions = np.empty((len(starts), 2))
     for e, near in enumerate(_points_along(outlines, starts, segs, lengths, owner)):
         if len(near) < 5:
-            directions[e] = _unit(segs[e])  # too little straight outline to fit: the polygon edge itself
+            directions[e] = unit(segs[e])  # too little straight outline to fit: the polygon edge itself
         else:
             d = np.array(_fitted_direction(near))
             directions[e] = d if d @ segs[e] > 0 else -d

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.candidates import find_candidates, windows_of
-from dealerassist.vision.detect import Corner, turned
+from dealerassist.vision.detect import Corner, turned, unit
 from dealerassist.vision.indexnet import BACK, NONE, IndexWindow, sample_windows, window_features
 from dealerassist.vision.scenes import SceneCard, make_scene
 
@@ -41,10 +41,6 @@ WRONG_LARGER = (WRONG_SIZE, 4.0)  # drawn evenly in log scale
 WRONG_SMALLER = (0.6, 1.0 / WRONG_SIZE)
 GLARE_CHANCE = 0.4  # share of training scenes with a glare spot
 GLARE = (10.0, 110.0)  # its peak brightness: as strong as the glare an index can still be read under
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    return v / max(float(np.hypot(v[0], v[1])), 1e-9)
 
 
 def _paste(canvas: np.ndarray, card: list[np.ndarray], quad: np.ndarray) -> None:
@@ -130,7 +126,7 @@ def _corners(quad: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]
     out = []
     for k in range(4):
         point, after, before = quad[k], quad[(k + 1) % 4], quad[(k - 1) % 4]
-        out.append((point, _unit(after - point), _unit(before - point)))
+        out.append((point, unit(after - point), unit(before - point)))
     return out  # TL and BR (k = 0, 2) are the index corners
 
 
