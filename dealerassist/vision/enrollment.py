@@ -92,9 +92,18 @@ def check_folder(folder: str | Path) -> Path:
     missing = [c.code for c in FULL_DECK if not (folder / f"{c.code}.png").is_file()]
     if not (folder / "back.png").is_file():
         missing.append("back")
+    images = len(FULL_DECK) + 1  # the faces and the back
+    if len(missing) > images // 2:  # not a deck folder with a few cards left out: say what one holds
+        raise DeckFileError(f"{folder}: {images - len(missing)} of the {images} card images: {FOLDER_LAYOUT}")
     if missing:
         raise DeckFileError(f"{folder}: missing {', '.join(m + '.png' for m in missing)}")
     return folder
+
+
+FOLDER_LAYOUT = (
+    "a deck folder holds one clean image per card, AS.png ... TD.png ... KC.png (rank A 2-9 T J Q K, "
+    "suit S H D C), and back.png"
+)
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,12 @@ def test_enroll_writes_a_deck_file(kennard_dir: Path, tmp_path: Path, capsys) ->
 def test_enroll_refuses_a_bad_folder_before_training(tmp_path: Path, capsys) -> None:
     (tmp_path / "half").mkdir()
     (tmp_path / "half" / "AS.png").write_bytes(b"")
-    cases = ((tmp_path / "nope", "not a folder of card images"), (tmp_path / "half", "back.png"))
+    (tmp_path / "empty").mkdir()
+    cases = (
+        (tmp_path / "nope", "not a folder of card images"),
+        (tmp_path / "half", "1 of the 53 card images: a deck folder holds one clean image per card"),
+        (tmp_path / "empty", "0 of the 53 card images: a deck folder holds one clean image per card"),
+    )
     for folder, message in cases:
         assert main(["vision", "enroll", str(folder), "--out", str(tmp_path / "d.npz")]) == 1
         captured = capsys.readouterr()
