@@ -20,13 +20,17 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from dealerassist.vision.window_kernel import window_rows
+
 WINDOW_PX = (24, 48)  # width, height of a sampled index window
 MARGIN = 0.02  # card heights sampled beyond the corner along both edges: the edge itself shows
 CELL = 6  # pixels per orientation cell
 INK_CELL = 3  # pixels per cell of the pooled ink
 COLOUR_CELL = 6  # pixels per cell of the pooled ink colour
 BINS = 8  # signed gradient orientations per cell
-_DIRECTIONS = [(float(np.cos(a)), float(np.sin(a))) for a in np.arange(BINS // 2) * np.pi / (BINS // 2)]
+# (cos, sin) of the gradient directions measured along and against, the first straight across.
+_ANGLES = np.arange(BINS // 2) * np.pi / (BINS // 2)
+_DIRECTIONS = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=1)
 LARGEST_SAMPLED = 220.0  # card height in pixels above which a window is sampled from a halved image
 JOIN_PX = 2000  # halved pixels of extra area worth halving to save a separate piece
 SURE = 0.9  # card probability from which the reader names a card (its default accept level)
@@ -214,62 +218,15 @@ def window_features(windows: np.ndarray) -> np.ndarray:
 
     Ink is measured against each window's own paper white (its brighter pixels), so felt colour,
     light level and tint cancel; colour is the ink's opponent colour relative to the paper's.
-    The windows are worked on stacked into one tall image, so each step is one OpenCV or numpy
-    call for the whole frame; pooling uses block sizes that divide a window, so windows never mix.
+    The rows are worked out window by window in compiled loops (``window_kernel``).
     """
     n, rows, cols, _ = windows.shape
     if n == 0:
         return np.zeros((0, feature_size()), np.float32)
-    area = rows * cols
-    blue, green, red = cv2.split(windows.reshape(n * rows, cols, 3))
-    darkest = cv2.min(cv2.min(blue, green), red)
-    paper = _paper_white(darkest.reshape(n, area)[:, ::4])
-    # Every pixel's 1 / paper laid out like the planes: whole-array products, no short broadcasts.
-    per_pixel = np.repeat(1.0 / paper, area).reshape(n * rows, cols)
-    ink = cv2.multiply(darkest, per_pixel, dtype=cv2.CV_32F)
-    cv2.max(np.subtract(1.0, ink, out=ink), 0.0, dst=ink)  # OpenCV's max: a third of numpy's time
-    # Straight from the 8-bit planes: every difference and half-sum is exact in float32.
-    red_green = cv2.subtract(red, green, dtype=cv2.CV_32F)
-    np.multiply(red_green, per_pixel, out=red_green)
-    yellow_blue = cv2.addWeighted(red, 0.5, green, 0.5, 0.0, dtype=cv2.CV_32F)
-    cv2.subtract(yellow_blue, blue, dst=yellow_blue, dtype=cv2.CV_32F)
-    np.multiply(yellow_blue, per_pixel, out=yellow_blue)
-    blank = (ink < 0.15).astype(np.float32)
-    count = np.maximum(blank.reshape(n, area).sum(axis=1), 1.0)
-    coarse = _pooled(ink, COLOUR_CELL)
-    colours = []
-    weighted = np.empty_like(ink)
-    for plane in (red_green, yellow_blue):
-        paper_colour = np.multiply(plane, blank, out=weighted).reshape(n, area).sum(axis=1) / count
-        colours.append(
-            _pooled(np.multiply(plane, ink, out=weighted), COLOUR_CELL)
-            - np.repeat(paper_colour, rows // COLOUR_CELL)[:, None] * coarse
-        )
-
-    # Central differences over the stacked image, then zero at every window's border: the same
-    # values as window by window, in whole-image passes.
-    gx = np.zeros_like(ink)
-    cv2.subtract(ink[:, 2:], ink[:, :-2], dst=gx[:, 1:-1])
-    gy = np.empty_like(ink)
-    np.subtract(ink[2:], ink[:-2], out=gy[1:-1])
-    edge_rows = gy.reshape(n, rows, cols)[:, :: rows - 1]
-    edge_rows[...] = 0.0
-    # Gradient strength along each direction and against it, cell by cell: an orientation
-    # histogram with soft bins, computed as a few whole-frame passes. Against a direction is
-    # pooled as minus the pooled negative part: pooling is sums and one scale, the same whatever
-    # the sign.
-    cells = []
-    for cos, sin in _DIRECTIONS:
-        along = gx if (cos, sin) == (1.0, 0.0) else cv2.addWeighted(gx, cos, gy, sin, 0.0)
-        cells.append(_pooled(cv2.max(along, 0.0), CELL))
-        cells.append(_pooled(cv2.min(along, 0.0), CELL))
-        np.negative(cells[-1], out=cells[-1])
-        cells[-1] += 0.0  # an empty cell is 0, not -0
-    hist = np.sqrt(np.stack(cells, axis=-1).reshape(n, -1))
-    hist /= np.maximum(np.sqrt((hist * hist).sum(axis=1, keepdims=True)), 1e-3)
-    return np.concatenate(
-        [hist, _pooled(ink, INK_CELL).reshape(n, -1), *(c.reshape(n, -1) for c in colours)], axis=1
-    ).astype(np.float32, copy=False)
+    planes = cv2.split(np.ascontiguousarray(windows).reshape(n * rows, cols, 3))
+    return window_rows(
+        *(plane.reshape(n, rows, cols) for plane in planes), _DIRECTIONS, CELL, INK_CELL, COLOUR_CELL
+    )
 
 
 def ink_maps(features: np.ndarray) -> np.ndarray:
@@ -333,12 +290,6 @@ def _paper_white(darkest: np.ndarray) -> np.ndarray:
     all ink. A radix sort of 8-bit values costs less than a partition."""
     k = int(0.85 * (darkest.shape[1] - 1))
     return np.maximum(np.sort(darkest, axis=1, kind="stable")[:, k].astype(np.float32), 30.0)
-
-
-def _pooled(stacked: np.ndarray, block: int) -> np.ndarray:
-    """Block means of stacked window planes (exact per window: ``block`` divides both sides)."""
-    height, width = stacked.shape[:2]
-    return cv2.resize(stacked, (width // block, height // block), interpolation=cv2.INTER_AREA)
 
 
 def feature_size() -> int:

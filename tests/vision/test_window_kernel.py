@@ -1,0 +1,116 @@
+"""The compiled feature loops give, bit for bit, what the whole-array OpenCV and numpy passes gave:
+the decks in use were trained on those numbers."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from dealerassist.vision.indexnet import (
+    _DIRECTIONS,
+    CELL,
+    COLOUR_CELL,
+    INK_CELL,
+    WINDOW_PX,
+    feature_size,
+    window_features,
+)
+from dealerassist.vision.window_kernel import _block_mean, _blocks, _paired_sum, _signed_block_means
+
+
+def _pooled(stacked: np.ndarray, block: int) -> np.ndarray:
+    height, width = stacked.shape[:2]
+    return cv2.resize(stacked, (width // block, height // block), interpolation=cv2.INTER_AREA)
+
+
+def _stacked_features(windows: np.ndarray) -> np.ndarray:
+    """The features as the reader worked them out before the compiled loops: every step one
+    OpenCV or numpy call over all windows stacked into one tall image."""
+    n, rows, cols, _ = windows.shape
+    area = rows * cols
+    blue, green, red = cv2.split(windows.reshape(n * rows, cols, 3))
+    darkest = cv2.min(cv2.min(blue, green), red)
+    sampled = darkest.reshape(n, area)[:, ::4]
+    paper = np.maximum(
+        np.sort(sampled, axis=1)[:, int(0.85 * (sampled.shape[1] - 1))].astype(np.float32), 30.0
+    )
+    per_pixel = np.repeat(1.0 / paper, area).reshape(n * rows, cols)
+    ink = cv2.multiply(darkest, per_pixel, dtype=cv2.CV_32F)
+    cv2.max(np.subtract(1.0, ink, out=ink), 0.0, dst=ink)
+    red_green = cv2.subtract(red, green, dtype=cv2.CV_32F) * per_pixel
+    yellow_blue = cv2.subtract(
+        cv2.addWeighted(red, 0.5, green, 0.5, 0.0, dtype=cv2.CV_32F), blue, dtype=cv2.CV_32F
+    )
+    yellow_blue *= per_pixel
+    blank = (ink < 0.15).astype(np.float32)
+    count = np.maximum(blank.reshape(n, area).sum(axis=1), 1.0)
+    coarse = _pooled(ink, COLOUR_CELL)
+    colours = []
+    for plane in (red_green, yellow_blue):
+        paper_colour = (plane * blank).reshape(n, area).sum(axis=1) / count
+        colours.append(
+            _pooled(plane * ink, COLOUR_CELL) - np.repeat(paper_colour, rows // COLOUR_CELL)[:, None] * coarse
+        )
+    gx = np.zeros_like(ink)
+    gx[:, 1:-1] = ink[:, 2:] - ink[:, :-2]
+    gy = np.zeros_like(ink)
+    gy[1:-1] = ink[2:] - ink[:-2]
+    gy.reshape(n, rows, cols)[:, :: rows - 1] = 0.0
+    cells = []
+    for cos, sin in _DIRECTIONS.tolist():
+        along = gx if (cos, sin) == (1.0, 0.0) else cv2.addWeighted(gx, cos, gy, sin, 0.0)
+        cells.append(_pooled(cv2.max(along, 0.0), CELL))
+        cells.append(-_pooled(cv2.min(along, 0.0), CELL) + 0.0)
+    hist = np.sqrt(np.stack(cells, axis=-1).reshape(n, -1))
+    hist /= np.maximum(np.sqrt((hist * hist).sum(axis=1, keepdims=True)), 1e-3)
+    return np.concatenate(
+        [hist, _pooled(ink, INK_CELL).reshape(n, -1), *(c.reshape(n, -1) for c in colours)], axis=1
+    )
+
+
+def _windows(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Windows like a frame's: paper of some tint and level, ink strokes, felt, a dark one."""
+    cols, rows = WINDOW_PX
+    windows = np.empty((n, rows, cols, 3), np.uint8)
+    for k in range(n):
+        paper = rng.integers(20, 256, 3)
+        window = np.clip(paper + rng.normal(0, rng.uniform(0, 12), (rows, cols, 3)), 0, 255)
+        for _ in range(rng.integers(0, 6)):
+            y, x = rng.integers(0, rows), rng.integers(0, cols)
+            window[y : y + rng.integers(2, 14), x : x + rng.integers(2, 10)] = rng.integers(0, 120, 3)
+        windows[k] = window.astype(np.uint8)
+    windows[0] = 255  # blank paper: no ink at all
+    windows[1] = 12  # darker than the lowest paper level
+    return windows
+
+
+def test_features_are_the_stacked_passes_to_the_last_bit() -> None:
+    windows = _windows(np.random.default_rng(3), 300)
+    features = window_features(windows)
+    assert features.shape == (300, feature_size())
+    assert features.dtype == np.float32
+    expected = _stacked_features(windows)
+    assert np.array_equal(features, expected)
+    assert np.array_equal(np.signbit(features), np.signbit(expected))
+
+
+@pytest.mark.parametrize("length", [1, 7, 8, 9, 64, 128, 129, 255, 256, 257, 1000, 1152, 2049])
+def test_paired_sum_adds_in_numpys_order(length: int) -> None:
+    rng = np.random.default_rng(length)
+    values = (rng.standard_normal(length) * 10.0 ** rng.uniform(-3, 3, length)).astype(np.float32)
+    assert _paired_sum(values) == values.sum()
+
+
+@pytest.mark.parametrize("block", [CELL, INK_CELL, 4])
+def test_block_means_are_opencvs_area_pooling(block: int) -> None:
+    cols, rows = WINDOW_PX
+    plane = (np.random.default_rng(block).standard_normal((rows, cols)) * 1e3).astype(np.float32)
+    starts, offsets = _blocks(block, rows, cols)
+    flat = plane.ravel()
+    means = np.array([_block_mean(flat, start, offsets) for start in starts], np.float32)
+    assert np.array_equal(means, _pooled(plane, block).ravel())
+    ahead = np.array([_signed_block_means(flat, start, offsets)[0] for start in starts], np.float32)
+    behind = np.array([_signed_block_means(flat, start, offsets)[1] for start in starts], np.float32)
+    assert np.array_equal(ahead, _pooled(np.maximum(plane, 0), block).ravel())
+    assert np.array_equal(behind, _pooled(np.minimum(plane, 0), block).ravel())
