@@ -3,6 +3,10 @@ the decks in use were trained on those numbers."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import cv2
 import numpy as np
 import pytest
@@ -114,3 +118,28 @@ def test_block_means_are_opencvs_area_pooling(block: int) -> None:
     behind = np.array([_signed_block_means(flat, start, offsets)[1] for start in starts], np.float32)
     assert np.array_equal(ahead, _pooled(np.maximum(plane, 0), block).ravel())
     assert np.array_equal(behind, _pooled(np.minimum(plane, 0), block).ravel())
+
+
+def test_loops_loaded_from_the_cache_give_what_the_first_compile_gave(tmp_path) -> None:
+    """The first process compiles the loops into the cache, the next loads them from it: that
+    second path once crashed (a recursive sum), so both run here, each in a process of its own."""
+    np.save(tmp_path / "windows.npy", _windows(np.random.default_rng(5), 40))
+    script = (
+        "import sys, numpy as np\n"
+        "from dealerassist.vision.indexnet import window_features\n"
+        "np.save(sys.argv[2], window_features(np.load(sys.argv[1])))\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    for run in ("compiled", "cached"):
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(tmp_path / "windows.npy"), str(tmp_path / f"{run}.npy")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+    assert any((tmp_path / "cache").rglob("*.nbc"))
+    expected = _stacked_features(np.load(tmp_path / "windows.npy"))
+    assert np.array_equal(np.load(tmp_path / "compiled.npy"), expected)
+    assert np.array_equal(np.load(tmp_path / "cached.npy"), expected)
