@@ -68,7 +68,7 @@ def _paired_sum(values: np.ndarray) -> np.float32:
             runs[depth + 1, 0], runs[depth + 1, 1], runs[depth + 1, 2] = start + half, count - half, 0
             runs[depth + 2, 0], runs[depth + 2, 1], runs[depth + 2, 2] = start, half, 0
             depth += 3
-    return sums[0]
+    return np.float32(0.0) + sums[0]  # numpy adds the sum to a zero: a sum of -0s is 0
 
 
 @numba.njit(cache=True, nogil=True)
@@ -171,12 +171,16 @@ def window_rows(
     out = np.zeros((n, hist_size + ink_size + 2 * colour_size), np.float32)
     # One window's planes, made once for all: 2-D for the passes pixel by pixel, flat for pooling.
     ink_flat = np.empty(area, np.float32)
-    colour_flat = np.empty((2, area), np.float32)
-    scratch_flat = np.empty(area, np.float32)
+    tinted_flat = np.empty((2, area), np.float32)  # each colour where the ink is, weighted by it
+    on_paper_flat = np.empty((2, area), np.float32)  # each colour where the paper is blank
+    grad_x_flat = np.zeros(area, np.float32)
     along_flat = np.empty(area, np.float32)
-    ink, along = ink_flat.reshape(rows, cols), along_flat.reshape(rows, cols)
-    colour, scratch = colour_flat.reshape(2, rows, cols), scratch_flat.reshape(rows, cols)
-    grad_x = np.zeros((rows, cols), np.float32)
+    ink, along, grad_x = (
+        ink_flat.reshape(rows, cols),
+        along_flat.reshape(rows, cols),
+        grad_x_flat.reshape(rows, cols),
+    )
+    tinted, on_paper = tinted_flat.reshape(2, rows, cols), on_paper_flat.reshape(2, rows, cols)
     grad_y = np.zeros((rows, cols), np.float32)
     hist_squares = np.empty(hist_size, np.float32)
     cell_starts, in_cell = _blocks(cell, rows, cols)
@@ -198,10 +202,13 @@ def window_rows(
                     np.float32(red_plane[i, j]),
                 )
                 level = max(np.float32(1.0) - min(blue, green, red) * per, zero)
+                blank = np.float32(level < blank_below)
+                red_green = (red - green) * per
+                yellow_blue = (np.float32(0.5) * red + np.float32(0.5) * green - blue) * per
                 ink[i, j] = level
                 blanks += level < blank_below
-                colour[0, i, j] = (red - green) * per
-                colour[1, i, j] = (np.float32(0.5) * red + np.float32(0.5) * green - blue) * per
+                tinted[0, i, j], on_paper[0, i, j] = red_green * level, red_green * blank
+                tinted[1, i, j], on_paper[1, i, j] = yellow_blue * level, yellow_blue * blank
         count = np.float32(max(blanks, 1))
         # Central differences, zero along the window's border.
         for i in range(rows):
@@ -212,16 +219,13 @@ def window_rows(
                 grad_y[i, j] = ink[i + 1, j] - ink[i - 1, j]
         for d in range(len(directions)):
             sin32, cos64 = np.float32(directions[d, 1]), np.float64(np.float32(directions[d, 0]))
-            for i in range(rows):
-                for j in range(cols):
-                    # OpenCV's weighted sum: one fused multiply-add over the rounded second product.
-                    along[i, j] = (
-                        grad_x[i, j]
-                        if d == 0
-                        else np.float32(grad_x[i, j] * cos64 + np.float64(grad_y[i, j] * sin32))
-                    )
+            if d:  # the first direction is straight across: the gradient across itself
+                for i in range(rows):
+                    for j in range(cols):
+                        # OpenCV's weighted sum: one fused multiply-add over the rounded second product.
+                        along[i, j] = np.float32(grad_x[i, j] * cos64 + np.float64(grad_y[i, j] * sin32))
             for c in range(len(cell_starts)):
-                ahead, behind = _signed_block_means(along_flat, cell_starts[c], in_cell)
+                ahead, behind = _signed_block_means(along_flat if d else grad_x_flat, cell_starts[c], in_cell)
                 out[w, c * bins + 2 * d] = np.sqrt(ahead)
                 out[w, c * bins + 2 * d + 1] = np.sqrt(-behind + zero)  # an empty cell is 0, not -0
         for k in range(hist_size):
@@ -234,15 +238,9 @@ def window_rows(
         for c in range(colour_size):
             inked[c] = _block_mean(ink_flat, colour_starts[c], in_colour_cell)
         for plane in range(2):
-            for i in range(rows):
-                for j in range(cols):
-                    scratch[i, j] = colour[plane, i, j] * np.float32(ink[i, j] < blank_below)
-            paper_colour = _paired_sum(scratch_flat) / count
-            for i in range(rows):
-                for j in range(cols):
-                    scratch[i, j] = colour[plane, i, j] * ink[i, j]
+            paper_colour = _paired_sum(on_paper_flat[plane]) / count
             at = hist_size + ink_size + plane * colour_size
             for c in range(colour_size):
-                tinted = _block_mean(scratch_flat, colour_starts[c], in_colour_cell)
-                out[w, at + c] = tinted - paper_colour * inked[c]
+                tint = _block_mean(tinted_flat[plane], colour_starts[c], in_colour_cell)
+                out[w, at + c] = tint - paper_colour * inked[c]
     return out

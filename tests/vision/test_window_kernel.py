@@ -104,6 +104,8 @@ def test_paired_sum_adds_in_numpys_order(length: int) -> None:
     rng = np.random.default_rng(length)
     values = (rng.standard_normal(length) * 10.0 ** rng.uniform(-3, 3, length)).astype(np.float32)
     assert _paired_sum(values) == values.sum()
+    negative_zeros = np.full(length, -0.0, np.float32)
+    assert np.signbit(_paired_sum(negative_zeros)) == np.signbit(negative_zeros.sum())
 
 
 @pytest.mark.parametrize("block", [CELL, INK_CELL, 4])
