@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
-import numba
 import numpy as np
+
+from dealerassist.vision.compiled import compiled
 
 MIN_EDGE_PX = 7.0
 MIN_BLOB_AREA = 900
@@ -780,7 +781,7 @@ def _walk_arms(mask: np.ndarray, start: np.ndarray, along: np.ndarray) -> list[f
     return lengths.tolist()
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled()
 def _paper_runs(
     mask: np.ndarray,
     start_x: np.ndarray,

@@ -11,13 +11,14 @@ decks enrolled before read as they did. ``window_features`` in ``indexnet`` lays
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from dealerassist.vision.compiled import compiled
 
 _PAIRED_BLOCK = 128  # numpy adds runs of up to this many terms in eight interleaved sums
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled()
 def _run_sum(values: np.ndarray, start: int, count: int) -> np.float32:
     """Sum of a run short enough for numpy to add without halving it: eight interleaved sums
     joined in pairs, then the terms left over one by one."""
@@ -44,7 +45,7 @@ def _run_sum(values: np.ndarray, start: int, count: int) -> np.float32:
     return total
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled()
 def _paired_sum(values: np.ndarray) -> np.float32:
     """Sum of float32 values in numpy's pairwise order: a run longer than ``_PAIRED_BLOCK`` is
     halved (at a multiple of eight) and the halves' sums added. Worked with a stack of runs, not
@@ -71,7 +72,7 @@ def _paired_sum(values: np.ndarray) -> np.float32:
     return np.float32(0.0) + sums[0]  # numpy adds the sum to a zero: a sum of -0s is 0
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled()
 def _blocks(block: int, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     """Where a plane's ``block`` x ``block`` cells start in it, flat and in row order, and where a
     cell's own pixels lie from its start, row by row."""
@@ -86,7 +87,7 @@ def _blocks(block: int, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     return starts, offsets
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@compiled(inline=True)
 def _block_mean(plane: np.ndarray, corner: int, offsets: np.ndarray) -> np.float32:
     """Mean of the block of a flat plane at ``corner``, summed as OpenCV's integer-scale area
     resize sums it: the pixels row by row, four at a time added among themselves before joining
@@ -105,7 +106,7 @@ def _block_mean(plane: np.ndarray, corner: int, offsets: np.ndarray) -> np.float
     return total * (np.float32(1.0) / np.float32(area))
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@compiled(inline=True)
 def _signed_block_means(plane: np.ndarray, corner: int, offsets: np.ndarray) -> tuple[np.float32, np.float32]:
     """``_block_mean`` of a block's positive parts and of its negative parts, in one reading."""
     area = len(offsets)
@@ -126,7 +127,7 @@ def _signed_block_means(plane: np.ndarray, corner: int, offsets: np.ndarray) -> 
     return ahead * scale, behind * scale
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled()
 def _paper_level(blue: np.ndarray, green: np.ndarray, red: np.ndarray, counts: np.ndarray) -> np.float32:
     """The window's paper white: the darkest-channel level that 85 % of every fourth pixel stays
     below, and at least 30, so a window of felt or shadow is not read as all ink. ``counts`` is
@@ -147,7 +148,7 @@ def _paper_level(blue: np.ndarray, green: np.ndarray, red: np.ndarray, counts: n
     return np.float32(255.0)
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled()
 def window_rows(
     blues: np.ndarray,
     greens: np.ndarray,
