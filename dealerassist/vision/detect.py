@@ -538,8 +538,7 @@ def _medians(values: np.ndarray, group: np.ndarray, sizes: np.ndarray) -> np.nda
 
 def corner_arms(mask: np.ndarray, corner: Corner) -> tuple[float, float]:
     """How far the paper runs from the corner along its x and its y edge (shared by the size guesses)."""
-    along_x, along_y = _arm_lengths(mask, corner)
-    return along_x, along_y
+    return corner_arms_at(mask, corner.point[None], corner.x_axis[None], corner.y_axis[None])[0]
 
 
 def corner_arms_many(mask: np.ndarray, corners: Sequence[Corner]) -> list[tuple[float, float]]:
@@ -557,8 +556,8 @@ def corner_arms_at(
     if not len(points):
         return []
     # Two walks per corner, in turn: along x just inside the x edge, then along y inside the y edge.
-    start = np.stack([points + y_axes * 4.0, points + x_axes * 4.0], axis=1).reshape(-1, 1, 2)
-    along = np.stack([x_axes, y_axes], axis=1).reshape(-1, 1, 2)
+    start = np.stack([points + y_axes * 4.0, points + x_axes * 4.0], axis=1).reshape(-1, 2)
+    along = np.stack([x_axes, y_axes], axis=1).reshape(-1, 2)
     lengths = _walk_arms(mask, start, along)
     return list(zip(lengths[::2], lengths[1::2], strict=True))
 
@@ -751,18 +750,8 @@ def _paper_at(mask: np.ndarray, at: np.ndarray) -> np.ndarray:
     return values
 
 
-def _arm_lengths(mask: np.ndarray, corner: Corner) -> list[float]:
-    """How far the paper runs from the corner along its x and its y edge, sampled just inside each."""
-    px, py = corner.point.tolist()
-    xx, xy = corner.x_axis.tolist()
-    yx, yy = corner.y_axis.tolist()
-    start = np.array([[[px + yx * 4.0, py + yy * 4.0]], [[px + xx * 4.0, py + xy * 4.0]]])
-    along = np.array([[[xx, xy]], [[yx, yy]]])
-    return _walk_arms(mask, start, along)
-
-
 def _walk_arms(mask: np.ndarray, start: np.ndarray, along: np.ndarray) -> list[float]:
-    """How far the paper runs along each (r, 1, 2) ``start`` + step * ``along`` walk.
+    """How far the paper runs along each ``start`` + step * ``along`` walk ((r, 2) arrays).
 
     The paper ends at the first of three samples in a row off it (off the frame counts as off).
     A corner's size is asked for at every candidate corner, some two hundred walks a frame, each
@@ -771,10 +760,7 @@ def _walk_arms(mask: np.ndarray, start: np.ndarray, along: np.ndarray) -> list[f
     """
     lengths = _paper_runs(
         np.ascontiguousarray(mask),
-        *(
-            np.ascontiguousarray(v, np.float64)
-            for v in (start[:, 0, 0], start[:, 0, 1], along[:, 0, 0], along[:, 0, 1])
-        ),
+        *(np.ascontiguousarray(v, np.float64) for v in (start[:, 0], start[:, 1], along[:, 0], along[:, 1])),
         _ARM_START,
         _ARM_STEPS,
     )

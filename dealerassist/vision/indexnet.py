@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from dealerassist.vision.window_kernel import window_rows
+from dealerassist.vision.window_kernel import DARKEST_PAPER, PAPER_SHARE, window_rows
 
 WINDOW_PX = (24, 48)  # width, height of a sampled index window
 MARGIN = 0.02  # card heights sampled beyond the corner along both edges: the edge itself shows
@@ -285,11 +285,11 @@ def ink_around(
 
 
 def _paper_white(darkest: np.ndarray) -> np.ndarray:
-    """Each row's paper white: the level of its darkest channel (8-bit samples, a row per window)
-    that 85 % of it stays below, and at least 30, so a window of felt or shadow is not read as
-    all ink. A radix sort of 8-bit values costs less than a partition."""
-    k = int(0.85 * (darkest.shape[1] - 1))
-    return np.maximum(np.sort(darkest, axis=1, kind="stable")[:, k].astype(np.float32), 30.0)
+    """Each row's paper white (8-bit darkest-channel samples, a row per map), as the features
+    measure it (``PAPER_SHARE``, ``DARKEST_PAPER``). A radix sort of 8-bit values costs less than
+    a partition."""
+    k = int(PAPER_SHARE * (darkest.shape[1] - 1))
+    return np.maximum(np.sort(darkest, axis=1, kind="stable")[:, k].astype(np.float32), DARKEST_PAPER)
 
 
 def feature_size() -> int:

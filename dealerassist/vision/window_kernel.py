@@ -16,6 +16,10 @@ import numpy as np
 from dealerassist.vision.compiled import compiled
 
 _PAIRED_BLOCK = 128  # numpy adds runs of up to this many terms in eight interleaved sums
+# A window's paper white is the darkest-channel level PAPER_SHARE of its samples stay below, and at
+# least DARKEST_PAPER, so a window of felt or shadow is not read as all ink.
+PAPER_SHARE = 0.85
+DARKEST_PAPER = 30.0
 
 
 @compiled()
@@ -129,9 +133,8 @@ def _signed_block_means(plane: np.ndarray, corner: int, offsets: np.ndarray) -> 
 
 @compiled()
 def _paper_level(blue: np.ndarray, green: np.ndarray, red: np.ndarray, counts: np.ndarray) -> np.float32:
-    """The window's paper white: the darkest-channel level that 85 % of every fourth pixel stays
-    below, and at least 30, so a window of felt or shadow is not read as all ink. ``counts`` is
-    a 256-long buffer for the levels' counts, reused window after window."""
+    """The window's paper white (``PAPER_SHARE``, ``DARKEST_PAPER``), sampled at every fourth
+    pixel. ``counts`` is a 256-long buffer for the levels' counts, reused window after window."""
     counts[:] = 0
     rows, cols = blue.shape
     samples = 0
@@ -139,12 +142,12 @@ def _paper_level(blue: np.ndarray, green: np.ndarray, red: np.ndarray, counts: n
         for j in range(0, cols, 4):  # every fourth pixel in row order (the width is a multiple of 4)
             counts[min(blue[i, j], green[i, j], red[i, j])] += 1
             samples += 1
-    wanted = int(0.85 * (samples - 1))
+    wanted = int(PAPER_SHARE * (samples - 1))
     seen = 0
     for level in range(256):
         seen += counts[level]
         if seen > wanted:
-            return max(np.float32(level), np.float32(30.0))
+            return max(np.float32(level), np.float32(DARKEST_PAPER))
     return np.float32(255.0)
 
 
@@ -203,11 +206,12 @@ def window_rows(
                     np.float32(red_plane[i, j]),
                 )
                 level = max(np.float32(1.0) - min(blue, green, red) * per, zero)
-                blank = np.float32(level < blank_below)
+                is_blank = level < blank_below
+                blank = np.float32(is_blank)
                 red_green = (red - green) * per
                 yellow_blue = (np.float32(0.5) * red + np.float32(0.5) * green - blue) * per
                 ink[i, j] = level
-                blanks += level < blank_below
+                blanks += is_blank
                 tinted[0, i, j], on_paper[0, i, j] = red_green * level, red_green * blank
                 tinted[1, i, j], on_paper[1, i, j] = yellow_blue * level, yellow_blue * blank
         count = np.float32(max(blanks, 1))
