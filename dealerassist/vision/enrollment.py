@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -211,12 +212,25 @@ def in_training_processes(work: Callable[[T], R], jobs: list[T]) -> list[R]:
     pinned training kernels (``blas.training_kernels``).
 
     The processes are spawned, so no lock of a threaded parent is inherited, and numpy loads afresh
-    in each. The seeds, not the processes, decide what each network learns.
+    in each. The seeds, not the processes, decide what each network learns. A Ctrl-C to the process
+    group ends them (``_end_on_interrupt``) and this raises ``BrokenProcessPool``.
     """
     workers = max(1, min(len(jobs), os.cpu_count() or 1))
     context = multiprocessing.get_context("spawn")
-    with training_kernels(), ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with (
+        training_kernels(),
+        ProcessPoolExecutor(workers, mp_context=context, initializer=_end_on_interrupt) as pool,
+    ):
         return list(pool.map(work, jobs))
+
+
+def _end_on_interrupt() -> None:
+    """A training process interrupted ends there, as it would on SIGTERM.
+
+    Raised as KeyboardInterrupt it could land anywhere, and where it lands inside numba's compiler
+    it is swallowed and an unrelated error ("no compiled object yet") comes back in its place.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _train_member(

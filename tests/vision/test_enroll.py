@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
+import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import cv2
@@ -159,3 +162,19 @@ def test_networks_train_on_one_thread_whatever_this_machine_has(monkeypatch: pyt
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
     assert in_training_processes(blas.threads, [None, None]) == [1, 1]
     assert os.environ["OPENBLAS_NUM_THREADS"] == "2"
+
+
+def _interrupted(_: None) -> str:
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+    except KeyboardInterrupt:
+        return "raised in the worker"
+    return "carried on"
+
+
+def test_a_training_process_interrupted_ends_and_breaks_the_pool() -> None:
+    # Raised in the worker as KeyboardInterrupt, a Ctrl-C that landed inside numba's compiler came
+    # back as "no compiled object yet": the demo stopped with a traceback instead of saying why.
+    with pytest.raises(BrokenProcessPool):
+        in_training_processes(_interrupted, [None])
