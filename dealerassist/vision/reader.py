@@ -12,7 +12,6 @@ and the others are not close to it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import combinations
 
 import cv2
 import numpy as np
@@ -404,56 +403,60 @@ def _merge(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:
     else is a card seen but not read.
     """
     _one_print_one_read(sightings, t)
-    by_name = _reads_by_name(sightings)
-    pair_reads = _pairs_of_one_code(by_name)
-    pairs = {s.card for s in sightings if id(s) in pair_reads}
-    both_prints = _read_at_both_prints(by_name)
+    quads = np.array([s.quad for s in sightings], float).reshape(-1, 4, 2)
+    sizes = _lengths(quads[:, 2] - quads[:, 0])  # each quad's diagonal
+    centres = (quads[:, 0] + quads[:, 1] + quads[:, 2] + quads[:, 3]) / 4.0  # as ``centre`` sums them
+    count = len(sightings)
+    between_centres = _lengths((centres[:, None] - centres[None, :]).reshape(-1, 2)).reshape(count, count)
+    pairs = _Pairs.of(sightings, quads, sizes)
+    earlier = np.triu(np.ones(pairs.two_prints.shape, bool), 1)  # each pair once, as listed
+    two_cards = pairs.two_prints & earlier
+    pair_reads = two_cards.any(axis=0) | two_cards.any(axis=1)
+    paired_codes = {sightings[k].card for k in np.flatnonzero(pair_reads).tolist()}
+    both_prints = _read_at_both_prints(sightings, pairs.half_round & pairs.same_name & earlier, centres)
     # A pair's index reads found the two cards first, so each other read of that name (a far
     # corner, turned half round) joins the card it lies on, not the surest.
-    sightings.sort(key=lambda s: (s.card is None, id(s) not in pair_reads, -s.confidence))
-    groups: list[list[CardSighting]] = []
-    leads: list[np.ndarray] = []  # each group's first centre, measured against every later sighting
-    quads = np.array([s.quad for s in sightings], float).reshape(-1, 4, 2)
-    sizes = _lengths(quads[:, 2] - quads[:, 0]).tolist()  # each quad's diagonal
-    centres = (quads[:, 0] + quads[:, 1] + quads[:, 2] + quads[:, 3]) / 4.0  # as ``centre`` sums them
-    for s, size, centre in zip(sightings, sizes, centres, strict=True):
-        apart = _lengths(np.array(leads) - centre).tolist() if leads else []
-        paired = s.card in pairs
+    order = sorted(
+        range(count),
+        key=lambda k: (sightings[k].card is None, not pair_reads[k], -sightings[k].confidence),
+    )
+    groups: list[list[int]] = []
+    leads: list[int] = []  # each group's first sighting, whose centre every later one is measured from
+    for k in order:
+        s, size, centre = sightings[k], float(sizes[k]), centres[k]
+        apart = between_centres[leads, k].tolist()
+        paired = s.card in paired_codes
         fits = (
-            k
-            for k, (g, lead, distance) in enumerate(zip(groups, leads, apart, strict=True))
-            if _same_card(g[0], s, size, lead, centre, distance)
-            and not (paired and any(_two_prints(member, s, size) for member in g))
-            and not (id(s) in both_prints and _another_cards_far_print(g[0], s))
-            and not (id(g[0]) in both_prints and _another_cards_far_print(s, g[0]))
+            n
+            for n, (g, lead, distance) in enumerate(zip(groups, leads, apart, strict=True))
+            if _same_card(sightings[lead], s, size, centres[lead], centre, distance)
+            and not (paired and pairs.two_prints[g, k].any())
+            and not (both_prints[k] and pairs.far_print[lead, k])
+            and not (both_prints[lead] and pairs.far_print[k, lead])
         )
-        k = min(fits, key=apart.__getitem__, default=None) if paired else next(fits, None)
-        home = None if k is None else groups[k]
-        if home is None:
-            groups.append([s])
-            leads.append(centre)
+        n = min(fits, key=apart.__getitem__, default=None) if paired else next(fits, None)
+        if n is None:
+            groups.append([k])
+            leads.append(k)
         else:
-            home.append(s)
-    merged = []
-    for group in groups:
-        lead = group[0]
-        named = [s for s in group if s.card is not None]
-        votes = [v for s in group for v in s.votes]
-        if named and _settled(named[0], named[1:], t):
-            merged.append(
-                CardSighting(
-                    lead.card, lead.confidence, True, lead.quad, votes=votes, projected=lead.projected
-                )
-            )
-        elif named:
-            merged.append(CardSighting(None, 0.0, True, lead.quad, votes=votes))
-        else:
-            backs = [s for s in group if not s.face_up]
-            if backs and len(backs) == len(group):
-                merged.append(CardSighting(None, backs[0].confidence, False, backs[0].quad, votes=votes))
-            else:
-                merged.append(CardSighting(None, 0.0, True, lead.quad, votes=votes))
+            groups[n].append(k)
+    merged = [_one_card([sightings[k] for k in group], t) for group in groups]
     return _pictures_unnamed(_drop_shadows(merged, keep_disputed=True))
+
+
+def _one_card(group: list[CardSighting], t: Thresholds) -> CardSighting:
+    """The card a group of sightings sees: named, face down, or seen but not read."""
+    lead = group[0]
+    named = [s for s in group if s.card is not None]
+    votes = [v for s in group for v in s.votes]
+    if named and _settled(named[0], named[1:], t):
+        return CardSighting(
+            lead.card, lead.confidence, True, lead.quad, votes=votes, projected=lead.projected
+        )
+    backs = [s for s in group if not s.face_up]
+    if not named and backs and len(backs) == len(group):
+        return CardSighting(None, backs[0].confidence, False, backs[0].quad, votes=votes)
+    return CardSighting(None, 0.0, True, lead.quad, votes=votes)
 
 
 def _settled(best: CardSighting, others: list[CardSighting], t: Thresholds) -> bool:
@@ -514,65 +517,65 @@ def _same_card(
     return a.card is None and b.card is None and distance < 0.12 * size
 
 
-def _reads_by_name(sightings: list[CardSighting]) -> dict[str, list[CardSighting]]:
-    by_name: dict[str, list[CardSighting]] = {}
-    for s in sightings:
-        if s.card is not None:
-            by_name.setdefault(s.card, []).append(s)
-    return by_name
+@dataclass(frozen=True)
+class _Pairs:
+    """How every two sightings of a frame lie to each other, all measured at once: merging asks
+    about each pair many times, and a fan gives dozens of sightings."""
+
+    same_name: np.ndarray  # [a, b]: both read, as the same card
+    half_round: np.ndarray  # [a, b]: the tops of the quads point (within SAME_WAY) opposite ways
+    two_prints: np.ndarray  # [a, b]: see below
+    far_print: np.ndarray  # [a, b]: see below
+
+    @classmethod
+    def of(cls, sightings: list[CardSighting], quads: np.ndarray, sizes: np.ndarray) -> _Pairs:
+        """``two_prints[a, b]``: reads of one name from index prints turned the same way and further
+        apart than PRINTS_APART of ``b``'s quad diagonal (``sizes``). One card's two prints are
+        turned half round from each other, and reads of one print lie together: these are two cards
+        of one code (a pair in a multi-deck shoe or a Pairs & Up deck), which a fan overlaps like
+        one card.
+
+        ``far_print[a, b]``: ``a`` names another card than ``b`` and is turned half round from it.
+        Where ``b`` is read at both prints of its own card (``_read_at_both_prints``) the two stay
+        apart: cards stacked a fifth of a card apart put the upper card's far-corner read within a
+        tenth of a diagonal of the lower card's centre, which alone would merge them and cancel
+        both names, whichever read is the surer and leads. A lone read there may be a misread of
+        the lower card's own far print, and still merges.
+        """
+        names = np.array([s.card for s in sightings], object)
+        named = np.array([s.card is not None for s in sightings], bool)
+        same_name = named[:, None] & named[None, :] & (names[:, None] == names[None, :])
+        tops = quads[:, 1] - quads[:, 0]
+        lengths = np.hypot(tops[:, 0], tops[:, 1])
+        turn = np.einsum("ik,jk->ij", tops, tops)
+        reach = SAME_WAY * (lengths[:, None] * lengths[None, :])
+        has_index = np.array([s.index_point is not None for s in sightings], bool)
+        index = np.array(
+            [(0.0, 0.0) if s.index_point is None else s.index_point for s in sightings], float
+        ).reshape(-1, 2)
+        apart = np.hypot(index[:, None, 0] - index[None, :, 0], index[:, None, 1] - index[None, :, 1])
+        half_round = turn <= -reach
+        two_prints = (
+            same_name
+            & has_index[:, None]
+            & has_index[None, :]
+            & (turn >= reach)
+            & (apart > PRINTS_APART * sizes[None, :])
+        )
+        far_print = named[:, None] & ~same_name & half_round
+        return cls(same_name, half_round, two_prints, far_print)
 
 
-def _pairs_of_one_code(by_name: dict[str, list[CardSighting]]) -> set[int]:
-    """The reads (by ``id``) at either print of two cards of one code (see ``_two_prints``)."""
-    paired: set[int] = set()
-    for reads in by_name.values():
-        for a, b in combinations(reads, 2):
-            if _two_prints(a, b, float(np.hypot(*(b.quad[2] - b.quad[0])))):
-                paired |= {id(a), id(b)}
-    return paired
-
-
-def _read_at_both_prints(by_name: dict[str, list[CardSighting]]) -> set[int]:
-    """The reads (by ``id``) of a card named at both its prints: one name, turned half round from
-    each other, one lying on the other's card."""
-    both: set[int] = set()
-    for reads in by_name.values():
-        for a, b in combinations(reads, 2):
-            if _half_round(a, b) and (_inside(a.quad, b.centre) or _inside(b.quad, a.centre)):
-                both |= {id(a), id(b)}
+def _read_at_both_prints(
+    sightings: list[CardSighting], half_round_same_name: np.ndarray, centres: np.ndarray
+) -> np.ndarray:
+    """Which reads name a card at both its prints: one name, turned half round from each other
+    (``half_round_same_name``, each pair once), one lying on the other's card."""
+    both = np.zeros(len(sightings), bool)
+    for a, b in np.argwhere(half_round_same_name).tolist():
+        if _inside(sightings[a].quad, centres[b]) or _inside(sightings[b].quad, centres[a]):
+            both[[a, b]] = True
     return both
-
-
-def _another_cards_far_print(other: CardSighting, s: CardSighting) -> bool:
-    """Whether ``s``, whose name is read at both prints of its own card (``_read_at_both_prints``),
-    and ``other`` stay apart: ``other`` names another card and is turned half round from ``s``.
-
-    Cards stacked a fifth of a card apart put the upper card's far-corner read within a tenth of
-    a diagonal of the lower card's centre, which alone would merge them and cancel both names,
-    whichever of the two reads is the surer and leads the group. A lone read there may be a
-    misread of the lower card's own far print, and still merges.
-    """
-    return other.card is not None and other.card != s.card and _half_round(other, s)
-
-
-def _half_round(a: CardSighting, b: CardSighting) -> bool:
-    top_a, top_b = a.quad[1] - a.quad[0], b.quad[1] - b.quad[0]
-    return float(top_a @ top_b) <= -SAME_WAY * float(np.hypot(*top_a) * np.hypot(*top_b))
-
-
-def _two_prints(a: CardSighting, b: CardSighting, size: float) -> bool:
-    """Two reads of one name from index prints turned the same way and apart: two cards of one
-    code (a pair in a multi-deck shoe or a Pairs & Up deck), which a fan overlaps like one card.
-
-    One card's two prints are turned half round from each other, and reads of one print lie
-    together; ``size`` is the later read's quad diagonal.
-    """
-    if a.card is None or a.card != b.card or a.index_point is None or b.index_point is None:
-        return False
-    top_a, top_b = a.quad[1] - a.quad[0], b.quad[1] - b.quad[0]
-    if float(top_a @ top_b) < SAME_WAY * float(np.hypot(*top_a) * np.hypot(*top_b)):
-        return False
-    return float(np.hypot(*(a.index_point - b.index_point))) > PRINTS_APART * size
 
 
 def _lengths(vectors: np.ndarray) -> np.ndarray:
