@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, PROJECTED, TRACED, Candidate, distances
+from dealerassist.vision.compiled import compiled
 from dealerassist.vision.detect import turned
 from dealerassist.vision.indexnet import (
     Committee,
@@ -574,29 +575,46 @@ def _best_along(
     around: np.ndarray, wanted: np.ndarray, start: np.ndarray, axis: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """The best move of ``wanted`` along one axis (0 across, 1 down) of each window's ``around``
-    map, the other axis held at ``start``'s move, with its normalised match.
-
-    The map's cells held on the other axis are laid out as (window, along, the other way); the
-    products with every placing come from a strided view of them, the norms from running sums.
-    """
-    count = len(around)
-    rows, cols = wanted.shape
+    map, the other axis held at ``start``'s move, with its normalised match."""
     across, down = _PRINT_PAD
-    windows = np.arange(count)[:, None]
     if axis == 0:
-        held = around[windows, (start[:, 1] + down)[:, None] + np.arange(rows)].transpose(0, 2, 1)
-        pattern, pad = wanted.T, across  # held: (window, column, row); pattern: (column, row)
-    else:
-        held = around[windows, :, (start[:, 0] + across)[:, None] + np.arange(cols)].transpose(0, 2, 1)
-        pattern, pad = wanted, down  # held: (window, row, column); pattern: (row, column)
-    length = pattern.shape[0]
-    placed = np.lib.stride_tricks.sliding_window_view(held, length, axis=1)  # (window, move, other, along)
-    products = np.einsum("nmol,lo->nm", placed, pattern)
-    energy = np.zeros((count, held.shape[1] + 1), np.float32)
-    np.cumsum((held * held).sum(axis=2), axis=1, out=energy[:, 1:])
-    match = products / np.sqrt(np.maximum(energy[:, length:] - energy[:, :-length], 1e-12))
-    best = np.argmax(match, axis=1)
-    return best - pad, match[np.arange(count), best]
+        best, match = _best_placings(around, wanted, start[:, 1] + down)
+        return best - across, match
+    best, match = _best_placings(around.transpose(0, 2, 1), wanted.T, start[:, 0] + across)
+    return best - down, match
+
+
+@compiled()
+def _best_placings(around: np.ndarray, wanted: np.ndarray, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each window, the first placing of ``wanted`` along the last axis of its ``around`` map
+    that matches best (as ``cv2.TM_CCORR_NORMED`` scores), the map's first row held at ``held``.
+
+    The sums run over the placings innermost, which the compiler turns into vector instructions.
+    """
+    count, _, width = around.shape
+    rows, cols = wanted.shape
+    moves = width - cols + 1
+    best = np.empty(count, np.int64)
+    score = np.empty(count, np.float64)
+    products = np.empty(moves)
+    energy = np.empty(moves)
+    for n in range(count):
+        products[:] = 0.0
+        energy[:] = 0.0
+        for r in range(rows):
+            line = around[n, held[n] + r]
+            for c in range(cols):
+                weight = np.float64(wanted[r, c])
+                for m in range(moves):
+                    value = np.float64(line[m + c])
+                    products[m] += value * weight
+                    energy[m] += value * value
+        best[n], score[n] = 0, -np.inf
+        for m in range(moves):
+            match = products[m] / np.sqrt(max(energy[m], 1e-12))
+            if match > score[n]:
+                best[n], score[n] = m, match
+    return best, score
 
 
 def named_at_both_prints(look: FirstLook, aspect: float, unsure: float, accept: float) -> list[int]:

@@ -13,7 +13,7 @@ from dealerassist.core.cards import FULL_DECK
 from dealerassist.vision import amend
 from dealerassist.vision import fans as fans_module
 from dealerassist.vision import reader as reader_module
-from dealerassist.vision.amend import _PRINT_PAD, _print_offsets
+from dealerassist.vision.amend import _PRINT_PAD, _best_along, _print_offsets
 from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, PROJECTED, TRACED, Candidate
 from dealerassist.vision.detect import Corner
 from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _first_look_sizes, _merge
@@ -142,6 +142,27 @@ def test_where_a_print_lies_off_its_window_is_found_by_its_ink() -> None:
 def test_a_print_moved_along_both_edges_is_followed_along_each() -> None:
     found = _print_offsets(_around(_index_print(), 2, 5)[None], _index_print())
     assert found.tolist() == [[2.0, 5.0]]
+
+
+def test_each_move_of_a_print_is_scored_as_opencv_scores_a_normalised_match() -> None:
+    rng = np.random.default_rng(20261205)
+    wanted = rng.random((16, 8), dtype=np.float32)
+    around = rng.random((30, 32, 20), dtype=np.float32)
+    around[:5] = 0.0  # windows with no ink at all: nothing to divide by
+    pad_across, pad_down = _PRINT_PAD
+    start = np.stack(
+        [rng.integers(-pad_across, pad_across + 1, 30), rng.integers(-pad_down, pad_down + 1, 30)], 1
+    )
+    for axis in (0, 1):
+        best, match = _best_along(around, wanted, start, axis)
+        for n in range(len(around)):
+            if axis == 0:
+                strip, template, pad = around[n, start[n, 1] + pad_down :][:16], wanted, pad_across
+            else:
+                strip, template, pad = around[n, :, start[n, 0] + pad_across :][:, :8].T, wanted.T, pad_down
+            scores = cv2.matchTemplate(np.ascontiguousarray(strip), template, cv2.TM_CCORR_NORMED).ravel()
+            assert best[n] == int(np.argmax(scores)) - pad
+            assert match[n] == pytest.approx(scores.max() * np.linalg.norm(template), rel=1e-5, abs=1e-6)
 
 
 def _named_by_the_step_alone(without: set[str], found: dict, truth, card: str, alone: bool = True) -> None:
