@@ -276,7 +276,7 @@ def at_other_sizes(look: FirstLook, seen: float, accept: float) -> SecondLook:
     """
     read = np.bincount(look.owner, minlength=len(look.candidates))
     left = [candidate.heights[read[corner] :] for corner, candidate in enumerate(look.candidates)]
-    unseen = [look.index_kind[look.best[corner]] < seen for corner in range(len(look.candidates))]
+    unseen = (look.index_kind[np.array(look.best, int)] < seen).tolist()  # each candidate's best row
     # The named cards' size is looked up only for the junctions it decides.
     asked = [
         corner
