@@ -112,9 +112,10 @@ def ink_corners_at(
     # The card's own side bounds a blank run no longer than the margin the deck prints.
     bounded = blank[rows_found] <= BOUNDED * offset[k]
     sure = bounded | _margin_blank(gray, points, x_axis[k], y_axis[k], height[k], rank_box, extent)
+    points, k = points[sure], k[sure]  # whole rows at once: a frame proposes hundreds
     return [
-        (Corner(point=points[i], x_axis=x_axis[k[i]], y_axis=y_axis[k[i]], blob=-1), float(height[k[i]]))
-        for i in np.flatnonzero(sure).tolist()
+        (Corner(point=point, x_axis=x, y_axis=y, blob=-1), size)
+        for point, x, y, size in zip(points, x_axis[k], y_axis[k], height[k].tolist(), strict=True)
     ]
 
 
@@ -147,12 +148,11 @@ def on_paper_edge(
     step = heights * (_EDGE_SAMPLES[1] - _EDGE_SAMPLES[0])
     shift = offsets[np.arange(len(proposals)), last_felt] + 0.5 * step
     moved = felt_seen & (np.abs(shift) >= 1.0)
+    x_axes, y_axes = x_axes[moved], y_axes[moved]
+    points = points[moved] + y_axes * shift[moved, None]
     return [
-        (
-            Corner(point=points[i] + y_axes[i] * shift[i], x_axis=x_axes[i], y_axis=y_axes[i], blob=-1),
-            float(heights[i]),
-        )
-        for i in np.flatnonzero(moved).tolist()
+        (Corner(point=point, x_axis=x, y_axis=y, blob=-1), size)
+        for point, x, y, size in zip(points, x_axes, y_axes, heights[moved].tolist(), strict=True)
     ]
 
 
