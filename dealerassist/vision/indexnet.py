@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from dealerassist.vision.compiled import compiled
 from dealerassist.vision.window_kernel import DARKEST_PAPER, PAPER_SHARE, window_rows
 
 WINDOW_PX = (24, 48)  # width, height of a sampled index window
@@ -196,20 +197,33 @@ def _remap(image: np.ndarray, maps_x: np.ndarray, maps_y: np.ndarray, n: int) ->
 
 def _window_maps(corners: np.ndarray, window: IndexWindow) -> tuple[np.ndarray, np.ndarray]:
     """Image x and y of every window pixel of corner rows, as (n * rows, cols) remap maps."""
-    n = len(corners)
     points, x_axes, y_axes, heights = corners[:, :2], corners[:, 2:4], corners[:, 4:6], corners[:, 6]
     cols, rows = WINDOW_PX
     u = (-MARGIN + (np.arange(cols) + 0.5) / cols * (window.across + MARGIN)).astype(np.float32)
     v = (-MARGIN + (np.arange(rows) + 0.5) / rows * (window.down + MARGIN)).astype(np.float32)
     step_x = (heights[:, None] * x_axes).astype(np.float32)  # image step per card height across
     step_y = (heights[:, None] * y_axes).astype(np.float32)  # and down the card
-    maps = []
-    for axis in (0, 1):
-        across = points[:, axis].astype(np.float32)[:, None] + step_x[:, axis, None] * u[None, :]  # (n, cols)
-        down = step_y[:, axis, None] * v[None, :]  # (n, rows)
-        # The same sums as broadcasting one against the other, over whole rows laid out in advance.
-        plane = np.tile(across, rows).reshape(n * rows, cols)
-        maps.append(np.add(plane, np.repeat(down.reshape(n * rows), cols).reshape(n * rows, cols), out=plane))
+    return _map_planes(points.astype(np.float32), step_x, step_y, u, v)
+
+
+@compiled()
+def _map_planes(
+    points: np.ndarray, step_x: np.ndarray, step_y: np.ndarray, u: np.ndarray, v: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each window pixel's x and y in single precision: its corner plus its step across (rounded
+    once made, and again once added), plus its step down (rounded once made), as the products
+    and sums of float32 arrays round them."""
+    n, cols, rows = len(points), len(u), len(v)
+    maps = np.empty((2, n * rows, cols), np.float32)
+    across = np.empty(cols, np.float32)
+    for axis in range(2):
+        for k in range(n):
+            for j in range(cols):
+                across[j] = points[k, axis] + step_x[k, axis] * u[j]
+            for i in range(rows):
+                down = step_y[k, axis] * v[i]
+                for j in range(cols):
+                    maps[axis, k * rows + i, j] = across[j] + down
     return maps[0], maps[1]
 
 

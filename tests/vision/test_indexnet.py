@@ -11,6 +11,7 @@ from dealerassist.vision.indexnet import (
     BACK,
     HEADS,
     LARGEST_SAMPLED,
+    MARGIN,
     NONE,
     REMAP_WINDOWS,
     WINDOW_PX,
@@ -94,6 +95,31 @@ def test_colour_windows_are_the_pixels_remap_gives_the_three_channel_frame() -> 
     np.testing.assert_array_equal(
         _remap_windows(frame, corners, WINDOW), plain.reshape(n, WINDOW_PX[1], WINDOW_PX[0], 3)
     )
+
+
+def test_window_maps_are_float32_broadcasting_to_the_last_bit() -> None:
+    """Decks are trained on windows sampled at these maps: the compiled loops must round each
+    product and sum as float32 arrays do, with no multiply and add fused into one."""
+    rng = np.random.default_rng(12)
+    n = 50
+    points = rng.uniform(-40, 1300, (n, 2))
+    angles = rng.uniform(0, 2 * np.pi, n)
+    x_axes = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    y_axes = np.stack([-x_axes[:, 1], x_axes[:, 0]], axis=1)
+    heights = rng.uniform(60, 220, n)
+    maps_x, maps_y = _window_maps(np.concatenate([points, x_axes, y_axes, heights[:, None]], axis=1), WINDOW)
+    cols, rows = WINDOW_PX
+    u = (-MARGIN + (np.arange(cols) + 0.5) / cols * (WINDOW.across + MARGIN)).astype(np.float32)
+    v = (-MARGIN + (np.arange(rows) + 0.5) / rows * (WINDOW.down + MARGIN)).astype(np.float32)
+    for axis, made in ((0, maps_x), (1, maps_y)):
+        across = (
+            points[:, axis, None].astype(np.float32)
+            + (heights[:, None] * x_axes).astype(np.float32)[:, axis, None] * u
+        )
+        down = (heights[:, None] * y_axes).astype(np.float32)[:, axis, None] * v
+        expected = (across[:, None, :] + down[:, :, None]).reshape(n * rows, cols)
+        assert made.dtype == np.float32
+        assert np.array_equal(made.view(np.uint32), expected.view(np.uint32))
 
 
 def test_windows_from_the_frame_made_once_for_sampling_are_the_frames_own() -> None:
