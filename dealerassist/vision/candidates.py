@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from dealerassist.vision.compiled import compiled
 from dealerassist.vision.detect import (
     Corner,
     blob_outlines,
@@ -225,9 +226,18 @@ def _first_of_each(clash: np.ndarray, fresh: np.ndarray) -> np.ndarray:
 def distances(points: np.ndarray, others: np.ndarray) -> np.ndarray:
     """Every point's distance to every other point: ``np.linalg.norm`` of the differences, the same
     sums in the same order, without its cost over an axis of two."""
-    dx = points[:, 0, None] - others[None, :, 0]
-    dy = points[:, 1, None] - others[None, :, 1]
-    return np.sqrt(dx * dx + dy * dy)
+    return _distances(np.asarray(points), np.asarray(others))
+
+
+@compiled()
+def _distances(points: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """``distances`` in one pass, with no array of differences made on the way."""
+    out = np.empty((len(points), len(others)))
+    for i in range(len(points)):
+        for j in range(len(others)):
+            dx, dy = points[i, 0] - others[j, 0], points[i, 1] - others[j, 1]
+            out[i, j] = np.sqrt(dx * dx + dy * dy)
+    return out
 
 
 def windows_of(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from dealerassist.vision.candidates import _same_spot_same_way, distinct
+from dealerassist.vision.candidates import _same_spot_same_way, distances, distinct
 from dealerassist.vision.detect import (
     Corner,
     blob_outlines,
@@ -174,6 +174,17 @@ def test_distinct_drops_read_corners_and_repeats_but_keeps_other_turns() -> None
     assert [c for c, _ in kept] == [first, turned, far]
     assert distinct([], []) == []
     assert [c for c, _ in distinct(candidates[:2], [])] == [first]
+
+
+def test_distances_are_numpys_norms_of_the_differences_to_the_last_bit() -> None:
+    """Corners are told apart by thresholds on these: the compiled loop must give numpy's values."""
+    rng = np.random.default_rng(6)
+    points, others = rng.uniform(-50, 1300, (37, 2)), rng.uniform(-50, 1300, (23, 2))
+    expected = np.linalg.norm(points[:, None, :] - others[None, :, :], axis=2)
+    assert np.array_equal(distances(points, others), expected)
+    assert distances(points, np.zeros((0, 2))).shape == (37, 0)
+    single = points.astype(np.float32)  # as numpy would: worked in single precision, kept in double
+    assert np.array_equal(distances(single, single), np.linalg.norm(single[:, None] - single[None], axis=2))
 
 
 def test_same_spot_same_way_compares_axes_only_where_it_matters_with_the_same_answers() -> None:
