@@ -274,7 +274,7 @@ def at_other_sizes(look: FirstLook, seen: float, accept: float) -> SecondLook:
     development deck: 3.7e-12 at 0.43 of the card, the ace of spades surely at the second size),
     so the named cards' size, not that window, says which other size is worth a read.
     """
-    read = np.bincount(look.owner, minlength=len(look.candidates))
+    read = np.bincount(look.owner, minlength=len(look.candidates)).tolist()
     left = [candidate.heights[read[corner] :] for corner, candidate in enumerate(look.candidates)]
     unseen = (look.index_kind[np.array(look.best, int)] < seen).tolist()  # each candidate's best row
     # The named cards' size is looked up only for the junctions it decides.
