@@ -589,7 +589,8 @@ def _best_placings(around: np.ndarray, wanted: np.ndarray, held: np.ndarray) -> 
     """For each window, the first placing of ``wanted`` along the last axis of its ``around`` map
     that matches best (as ``cv2.TM_CCORR_NORMED`` scores), the map's first row held at ``held``.
 
-    The sums run over the placings innermost, which the compiler turns into vector instructions.
+    The sums run over the placings innermost: each placing adds to its own sums, none waiting on
+    another's.
     """
     count, _, width = around.shape
     rows, cols = wanted.shape
