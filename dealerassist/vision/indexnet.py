@@ -279,13 +279,15 @@ def ink_around(
     v = -MARGIN + (np.arange(-down, rows // INK_CELL + down) + 0.5) * cell_down
     step_x = heights[:, None] * x_axes  # (n, 2): image step per card height across
     step_y = heights[:, None] * y_axes
+    # Each corner's map laid out as one row: remap samples each pixel on its own, so the values
+    # are the same, and rows a map wide cost it some four times more than one long row a map.
     maps = [
         (
             points[:, axis, None, None]
             + step_x[:, axis, None, None] * u[None, None, :]
             + step_y[:, axis, None, None] * v[None, :, None]
         )
-        .reshape(-1, len(u))
+        .reshape(len(points), -1)
         .astype(np.float32)
         for axis in (0, 1)
     ]

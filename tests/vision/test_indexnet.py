@@ -10,6 +10,7 @@ import pytest
 from dealerassist.vision.indexnet import (
     BACK,
     HEADS,
+    INK_CELL,
     LARGEST_SAMPLED,
     MARGIN,
     NONE,
@@ -22,6 +23,8 @@ from dealerassist.vision.indexnet import (
     _remap_windows,
     _window_maps,
     feature_size,
+    ink_around,
+    ink_cell,
     sample_windows,
     sampling_image,
     train,
@@ -120,6 +123,36 @@ def test_window_maps_are_float32_broadcasting_to_the_last_bit() -> None:
         expected = (across[:, None, :] + down[:, :, None]).reshape(n * rows, cols)
         assert made.dtype == np.float32
         assert np.array_equal(made.view(np.uint32), expected.view(np.uint32))
+
+
+def test_ink_around_a_window_is_each_cell_middle_sampled_against_the_maps_own_paper() -> None:
+    """The ink maps round many windows at once (sampled as one long row a map, which remap reads
+    faster) hold what sampling each cell's middle on its own gives: 1 less its darkest channel
+    over the map's paper white, at least 0."""
+    rng = np.random.default_rng(8)
+    frame = _frame(3)
+    n, pad = 12, (6, 8)
+    points = rng.uniform(-20, [frame.shape[1] + 20, frame.shape[0] + 20], (n, 2))
+    angles = rng.uniform(0, 2 * np.pi, n)
+    x_axes = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    y_axes = np.stack([-x_axes[:, 1], x_axes[:, 0]], axis=1)
+    heights = rng.uniform(60, 200, n)
+    maps = ink_around(frame, points, x_axes, y_axes, heights, WINDOW, pad)
+    cols, rows = WINDOW_PX[0] // INK_CELL + 2 * pad[0], WINDOW_PX[1] // INK_CELL + 2 * pad[1]
+    assert maps.shape == (n, rows, cols)
+    cell_across, cell_down = ink_cell(WINDOW)
+    u = -MARGIN + (np.arange(-pad[0], cols - pad[0]) + 0.5) * cell_across
+    v = -MARGIN + (np.arange(-pad[1], rows - pad[1]) + 0.5) * cell_down
+    for k in range(n):
+        step_x, step_y = heights[k] * x_axes[k], heights[k] * y_axes[k]
+        at = [
+            (points[k, axis] + step_x[axis] * u[None, :] + step_y[axis] * v[:, None]).astype(np.float32)
+            for axis in (0, 1)
+        ]
+        cells = cv2.remap(frame, at[0], at[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        darkest = cells.min(axis=2).astype(np.float32)
+        paper = max(np.sort(darkest.ravel())[int(0.85 * (darkest.size - 1))], np.float32(30.0))
+        np.testing.assert_array_equal(maps[k], np.maximum(1.0 - darkest / paper, 0.0))
 
 
 def test_windows_from_the_frame_made_once_for_sampling_are_the_frames_own() -> None:
