@@ -553,7 +553,7 @@ class _Pairs:
         index = np.array(
             [(0.0, 0.0) if s.index_point is None else s.index_point for s in sightings], float
         ).reshape(-1, 2)
-        apart = np.hypot(index[:, None, 0] - index[None, :, 0], index[:, None, 1] - index[None, :, 1])
+        apart = distances(index, index)
         half_round = turn <= -reach
         two_prints = (
             same_name
