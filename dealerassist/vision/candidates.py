@@ -44,6 +44,10 @@ class Candidate:
     source: str
 
 
+# The grey of a BGR or a BGRA frame (the same weights: the fourth channel is not read).
+GRAY_OF = {3: cv2.COLOR_BGR2GRAY, 4: cv2.COLOR_BGRA2GRAY}
+
+
 @dataclass(frozen=True)
 class FrameGeometry:
     """What the corner finders measured on one frame, kept for the tests that follow them."""
@@ -60,10 +64,11 @@ def find_candidates(
     window: IndexWindow | None = None,
     notches: bool = True,
 ) -> FrameGeometry:
-    """Paper blobs, their corners, junctions, traced corners and the corners projected from them;
-    given where the deck prints its rank (``rank_box``) and how far its index reaches
-    (``window``), also the corners where an index starts along a shared outline edge; with
-    ``notches``, outline corners across a notch too (``detect.outline_corners``).
+    """Paper blobs, their corners, junctions, traced corners and the corners projected from them,
+    in a BGR frame or its ``sampling_image``; given where the deck prints its rank
+    (``rank_box``) and how far its index reaches (``window``), also the corners where an index
+    starts along a shared outline edge; with ``notches``, outline corners across a notch too
+    (``detect.outline_corners``).
 
     Every outline and junction corner is gathered first, so that how far the paper runs from each
     is measured in one pass, and the projected corners' edges are checked in one pass too.
@@ -73,7 +78,7 @@ def find_candidates(
     filled = frame_image(paper.shape)  # reused from an earlier frame when no one holds it
     filled.fill(0)
     cv2.drawContours(filled, outlines, -1, 255, cv2.FILLED)
-    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY, dst=frame_image(paper.shape))
+    gray = cv2.cvtColor(frame, GRAY_OF[frame.shape[2]], dst=frame_image(paper.shape))
     polygons = [outline_polygon(outline) for outline in outlines]  # shared by every corner finder
     corners: list[Corner] = []
     sources: list[str] = []

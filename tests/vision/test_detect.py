@@ -8,6 +8,7 @@ import numpy as np
 from dealerassist.vision.candidates import _same_spot_same_way, distances, distinct
 from dealerassist.vision.detect import (
     Corner,
+    _extremes,
     blob_outlines,
     card_mask,
     card_quad,
@@ -225,3 +226,20 @@ def test_a_back_is_found_at_its_corner_and_a_face_is_not_taken_for_one(reader: C
         if seen is not None:
             assert not seen.face_up and seen.card is None
             assert abs(np.linalg.norm(seen.quad[3] - seen.quad[0]) - 150) < 12  # the card's own height
+
+
+def test_the_one_pass_channel_extremes_are_opencvs() -> None:
+    rng = np.random.default_rng(8)
+    bgra = rng.integers(0, 256, (48, 64, 4), dtype=np.uint8)
+    # Blocks whose means end in .5 (127.5, 0.5, 1.5): each rounded to the even neighbour.
+    checks = (np.indices((8, 8)).sum(axis=0) % 2).astype(np.uint8)
+    for block, level in enumerate((255, 1, 3)):
+        bgra[8:16, 8 * block : 8 * block + 8, :3] = (checks * level)[..., None]
+    darkest, brightest = np.empty((48, 64), np.uint8), np.empty((48, 64), np.uint8)
+    means = np.empty((6, 8), np.uint8)
+    _extremes(bgra.view(np.uint32)[..., 0], darkest, brightest, means)
+    blue, green, red, _ = cv2.split(bgra)
+    assert np.array_equal(darkest, cv2.min(cv2.min(blue, green), red))
+    assert np.array_equal(brightest, cv2.max(cv2.max(blue, green), red))
+    assert np.array_equal(means, cv2.resize(darkest, (8, 6), interpolation=cv2.INTER_AREA))
+    assert means[1, :3].tolist() == [128, 0, 2]

@@ -16,6 +16,7 @@ from dealerassist.vision.detect import (
     edge_junctions_many,
     frame_image,
 )
+from dealerassist.vision.indexnet import sampling_image
 
 from .conftest import lay_cards
 
@@ -74,3 +75,22 @@ def test_junctions_of_all_outlines_at_once_are_those_of_each_outline(design) -> 
             assert a.blob == b.blob and np.array_equal(a.point, b.point)
             assert np.array_equal(a.x_axis, b.x_axis) and np.array_equal(a.y_axis, b.y_axis)
     assert edge_junctions_many(gray, filled, []) == []
+
+
+def test_a_frame_and_its_sampling_image_give_the_same_corner_search(design) -> None:
+    """The reader searches the BGRA image it samples windows from; it must find what the frame shows."""
+    frame = lay_cards(
+        design,
+        [("QC", (300, 300), 0, True), ("7H", (340, 310), 10, True), ("KS", (900, 420), -25, False)],
+        felt=(40, 110, 30),
+    )
+    bgra = sampling_image(frame)
+    assert bgra.shape[2] == 4
+    assert np.array_equal(card_mask(bgra), card_mask(frame)) and card_mask(frame).any()
+    from_bgr, from_bgra = find_candidates(frame, 1.4), find_candidates(bgra, 1.4)
+    assert np.array_equal(from_bgra.gray, from_bgr.gray) and np.array_equal(from_bgra.filled, from_bgr.filled)
+    assert len(from_bgra.candidates) == len(from_bgr.candidates) > 0
+    for a, b in zip(from_bgra.candidates, from_bgr.candidates, strict=True):
+        assert a.source == b.source and a.heights == b.heights
+        assert np.array_equal(a.corner.point, b.corner.point)
+        assert np.array_equal(a.corner.x_axis, b.corner.x_axis)
