@@ -44,10 +44,6 @@ class Candidate:
     source: str
 
 
-# The grey of a BGR or a BGRA frame (the same weights: the fourth channel is not read).
-GRAY_OF = {3: cv2.COLOR_BGR2GRAY, 4: cv2.COLOR_BGRA2GRAY}
-
-
 @dataclass(frozen=True)
 class FrameGeometry:
     """What the corner finders measured on one frame, kept for the tests that follow them."""
@@ -73,12 +69,12 @@ def find_candidates(
     Every outline and junction corner is gathered first, so that how far the paper runs from each
     is measured in one pass, and the projected corners' edges are checked in one pass too.
     """
-    paper = card_mask(frame)
+    gray = frame_image(frame.shape[:2])
+    paper = card_mask(frame, gray)
     outlines = blob_outlines(paper)
     filled = frame_image(paper.shape)  # reused from an earlier frame when no one holds it
     filled.fill(0)
     cv2.drawContours(filled, outlines, -1, 255, cv2.FILLED)
-    gray = cv2.cvtColor(frame, GRAY_OF[frame.shape[2]], dst=frame_image(paper.shape))
     polygons = [outline_polygon(outline) for outline in outlines]  # shared by every corner finder
     corners: list[Corner] = []
     sources: list[str] = []

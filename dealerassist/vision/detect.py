@@ -98,9 +98,10 @@ def frame_image(shape: tuple[int, int]) -> np.ndarray:
     return image
 
 
-def card_mask(frame: np.ndarray) -> np.ndarray:
+def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
     """255 where a pixel looks like card paper (face or the white border of a back), in a BGR
-    frame or its BGRA ``sampling_image`` (the reader's: one conversion serves both).
+    frame or its BGRA ``sampling_image`` (the reader's: one conversion serves both); with
+    ``gray``, the frame's grey written there too (``cv2.cvtColor``'s, to the bit).
 
     Every full-frame step writes into a working image already made (see ``_scratch_planes``), and
     the returned mask is one no earlier caller still holds (see ``frame_image``).
@@ -110,7 +111,8 @@ def card_mask(frame: np.ndarray) -> np.ndarray:
     if frame.shape[2] == 3:
         frame = cv2.cvtColor(frame, cv2.COLOR_BGR2BGRA)
     small = np.empty((h // 8, w // 8), np.uint8)
-    _extremes(np.ascontiguousarray(frame).view(np.uint32)[..., 0], darkest, brightest, small)
+    pixels = np.ascontiguousarray(frame).view(np.uint32)[..., 0]
+    _extremes(pixels, darkest, brightest, needed if gray is None else gray, small)
     if h % 8 or w % 8:  # cv2's mean of whole 8x8 blocks, as ``_extremes`` takes it, needs whole blocks
         small = cv2.resize(darkest, (w // 8, h // 8), interpolation=cv2.INTER_AREA)
     small = cv2.morphologyEx(small, cv2.MORPH_OPEN, _FELT_OPENING)
@@ -138,16 +140,28 @@ def card_mask(frame: np.ndarray) -> np.ndarray:
     return cleaned
 
 
+# cv2.cvtColor's grey of 8-bit colour: weights in 15-bit fixed point, rounded to nearest (checked
+# against OpenCV for every one of the 2^24 colours by the tests).
+_GRAY_WEIGHTS = (3735, 19235, 9798)  # blue, green, red
+_GRAY_SHIFT = 15
+
+
 @compiled()
-def _extremes(pixels: np.ndarray, darkest: np.ndarray, brightest: np.ndarray, means: np.ndarray) -> None:
-    """Each pixel's darkest and brightest channel, and the darkest channel's mean over each whole
-    8x8 block (rounded half to even, as ``cv2.resize(INTER_AREA)`` rounds it), in one pass.
+def _extremes(
+    pixels: np.ndarray, darkest: np.ndarray, brightest: np.ndarray, gray: np.ndarray, means: np.ndarray
+) -> None:
+    """Each pixel's darkest and brightest channel and its grey, and the darkest channel's mean
+    over each whole 8x8 block (rounded half to even, as ``cv2.resize(INTER_AREA)`` rounds it), in
+    one pass.
 
     ``pixels`` is a BGRA image seen as one 32-bit word a pixel: blue in the low byte (every
     processor the reader runs on keeps the low byte first). Read so, the pass takes about a third
-    of the time of splitting the channels and comparing them in four more passes.
+    of the time of splitting the channels, comparing them in four more passes and converting the
+    frame to grey.
     """
     h, w = darkest.shape
+    to_blue, to_green, to_red = _GRAY_WEIGHTS
+    half = 1 << (_GRAY_SHIFT - 1)
     sums = np.zeros(w // 8, np.int32)
     for y in range(h):
         for x in range(w):
@@ -155,6 +169,7 @@ def _extremes(pixels: np.ndarray, darkest: np.ndarray, brightest: np.ndarray, me
             blue, green, red = pixel & 255, (pixel >> 8) & 255, (pixel >> 16) & 255
             darkest[y, x] = min(min(blue, green), red)
             brightest[y, x] = max(max(blue, green), red)
+            gray[y, x] = (blue * to_blue + green * to_green + red * to_red + half) >> _GRAY_SHIFT
         row = darkest[y]
         for block in range(w // 8):
             total = np.int32(0)

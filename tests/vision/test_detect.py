@@ -235,11 +235,21 @@ def test_the_one_pass_channel_extremes_are_opencvs() -> None:
     checks = (np.indices((8, 8)).sum(axis=0) % 2).astype(np.uint8)
     for block, level in enumerate((255, 1, 3)):
         bgra[8:16, 8 * block : 8 * block + 8, :3] = (checks * level)[..., None]
-    darkest, brightest = np.empty((48, 64), np.uint8), np.empty((48, 64), np.uint8)
+    darkest, brightest, gray = (np.empty((48, 64), np.uint8) for _ in range(3))
     means = np.empty((6, 8), np.uint8)
-    _extremes(bgra.view(np.uint32)[..., 0], darkest, brightest, means)
+    _extremes(bgra.view(np.uint32)[..., 0], darkest, brightest, gray, means)
     blue, green, red, _ = cv2.split(bgra)
+    assert np.array_equal(gray, cv2.cvtColor(bgra, cv2.COLOR_BGRA2GRAY))
     assert np.array_equal(darkest, cv2.min(cv2.min(blue, green), red))
     assert np.array_equal(brightest, cv2.max(cv2.max(blue, green), red))
     assert np.array_equal(means, cv2.resize(darkest, (8, 6), interpolation=cv2.INTER_AREA))
     assert means[1, :3].tolist() == [128, 0, 2]
+
+
+def test_the_one_pass_grey_is_opencvs_for_every_colour() -> None:
+    code = np.arange(1 << 24, dtype=np.uint32).reshape(4096, 4096)
+    bgra = (code | np.uint32(0xFF000000)).view(np.uint8).reshape(4096, 4096, 4)  # blue in the low byte
+    gray = np.empty((4096, 4096), np.uint8)
+    spare = [np.empty((4096, 4096), np.uint8) for _ in range(2)]
+    _extremes(bgra.view(np.uint32)[..., 0], *spare, gray, np.empty((512, 512), np.uint8))
+    assert np.array_equal(gray, cv2.cvtColor(np.ascontiguousarray(bgra[..., :3]), cv2.COLOR_BGR2GRAY))

@@ -88,6 +88,7 @@ def test_a_frame_and_its_sampling_image_give_the_same_corner_search(design) -> N
     assert bgra.shape[2] == 4
     assert np.array_equal(card_mask(bgra), card_mask(frame)) and card_mask(frame).any()
     from_bgr, from_bgra = find_candidates(frame, 1.4), find_candidates(bgra, 1.4)
+    assert np.array_equal(from_bgra.gray, cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
     assert np.array_equal(from_bgra.gray, from_bgr.gray) and np.array_equal(from_bgra.filled, from_bgr.filled)
     assert len(from_bgra.candidates) == len(from_bgr.candidates) > 0
     for a, b in zip(from_bgra.candidates, from_bgr.candidates, strict=True):
