@@ -9,6 +9,7 @@ from dealerassist.vision.candidates import _same_spot_same_way, distances, disti
 from dealerassist.vision.detect import (
     Corner,
     _extremes,
+    _fitted_direction,
     blob_outlines,
     card_mask,
     card_quad,
@@ -226,6 +227,38 @@ def test_a_back_is_found_at_its_corner_and_a_face_is_not_taken_for_one(reader: C
         if seen is not None:
             assert not seen.face_up and seen.card is None
             assert abs(np.linalg.norm(seen.quad[3] - seen.quad[0]) - 150) < 12  # the card's own height
+
+
+def _sine_between(a: np.ndarray | tuple[float, float], b: np.ndarray | tuple[float, float]) -> float:
+    return float(abs(a[0] * b[1] - a[1] * b[0]))
+
+
+def test_a_fitted_direction_follows_an_outline_edge_past_stray_points() -> None:
+    rng = np.random.default_rng(3)
+    for angle in rng.uniform(0, np.pi, 60):
+        true = np.array([np.cos(angle), np.sin(angle)])
+        count = int(rng.integers(12, 30))
+        points = np.round(np.array([300.0, 200.0]) + np.arange(float(count))[:, None] * true)
+        # The stretch's last points step onto the edge of a card lying a few px further out.
+        strays = int(rng.integers(2, count // 4 + 1))
+        edge = cv2.fitLine(points[:-strays].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()[:2]
+        clean = _fitted_direction(points.astype(np.int32))
+        assert _sine_between(clean, true) < 0.03 + _sine_between(edge, true)
+        points[-strays:] += np.round(rng.uniform(3.0, 8.0) * np.array([-true[1], true[0]]))
+        fitted = _fitted_direction(points.astype(np.int32))
+        assert abs(np.hypot(*fitted) - 1.0) < 1e-12
+        # The strays have no say: the line is the edge's own points' least-squares line.
+        assert _sine_between(fitted, edge) < 0.005
+        everything = cv2.fitLine(points.astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()[:2]
+        assert _sine_between(everything, edge) > 0.02
+
+
+def test_a_fitted_direction_reads_any_view_of_an_outline() -> None:
+    outline = np.array([[x, 2 * x + (x % 3 == 0)] for x in range(40)], np.int32)
+    backwards = outline[30:10:-1]  # as the reader walks back from a corner
+    fitted, again = _fitted_direction(backwards), _fitted_direction(np.ascontiguousarray(backwards))
+    assert fitted == again
+    assert abs(fitted[0] * 2 - fitted[1]) < 0.05  # along (1, 2), whichever way round
 
 
 def test_the_one_pass_channel_extremes_are_opencvs() -> None:
