@@ -9,6 +9,7 @@ inside the blob tells the card's size.
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 from collections.abc import Sequence
@@ -271,26 +272,34 @@ def _fitted_direction(points: np.ndarray) -> tuple[float, float]:
     return vx, vy
 
 
-def _local_direction(pts: np.ndarray, index: int, span: int, forward: bool) -> tuple[float, float] | None:
-    """Direction of the outline leaving ``index`` (forward or backward), fitted over ``span`` points.
+@compiled()
+def _local_directions(
+    pts: np.ndarray, indices: np.ndarray, spans: np.ndarray, forward: np.ndarray, asked: np.ndarray
+) -> np.ndarray:
+    """Direction of the outline ``pts`` leaving each of ``indices`` (forward or backward), each
+    fitted over its ``spans`` points: (k, 2), NaN where not ``asked``.
 
     Only the stretch next to the corner counts: in a fan the same outline edge goes on along other
     cards, which need not be in line with this one.
     """
     n = len(pts)
-    reach = max(span, 12)
-    if forward and index + reach <= n:
-        near = pts[index + 7 : index + reach]
-    elif not forward and index - reach >= 0:
-        near = pts[index - 7 : index - reach : -1]
-    else:  # the stretch wraps round the start of the outline
-        offsets = np.arange(7, reach)
-        near = pts[(index + offsets) % n if forward else (index - offsets) % n]
-    if len(near) < 4:
-        return None
-    vx, vy = _fitted_direction(near)
-    tx, ty = (near[-1] - near[0]).tolist()
-    return (vx, vy) if vx * tx + vy * ty > 0 else (-vx, -vy)
+    found = np.full((len(indices), 2), np.nan)
+    for k in range(len(indices)):
+        if not asked[k]:
+            continue
+        index, reach = indices[k], max(spans[k], 12)
+        if forward[k] and index + reach <= n:
+            near = pts[index + 7 : index + reach]
+        elif not forward[k] and index - reach >= 0:
+            near = pts[index - 7 : index - reach : -1]
+        else:  # the stretch wraps round the start of the outline
+            near = np.empty((reach - 7, 2), pts.dtype)
+            for j in range(reach - 7):
+                near[j] = pts[(index + 7 + j) % n if forward[k] else (index - 7 - j) % n]
+        vx, vy = _fitted_direction(near)
+        tx, ty = near[-1, 0] - near[0, 0], near[-1, 1] - near[0, 1]
+        found[k, 0], found[k, 1] = (vx, vy) if vx * tx + vy * ty > 0 else (-vx, -vy)
+    return found
 
 
 SHORT_ARM = 14
@@ -390,34 +399,27 @@ def outline_corners(
         return []
     pts = contour.reshape(-1, 2).astype(np.float32)  # whole pixels: as fitted, made once per outline
     ends = _first_indices(contour, np.concatenate([a1s[pairs], b0s[pairs]]))
+    # Each corner's arms are fitted back along edge a and on along edge b, all in one call; an arm
+    # shorter than SHORT_ARM is too short to fit.
+    spans = np.minimum(0.85 * np.concatenate([a_len[pairs], b_len[pairs]]), 30).astype(np.int64)
+    forward = np.arange(2 * len(pairs)) >= len(pairs)
+    arms = _local_directions(pts, ends, spans, forward, spans >= SHORT_ARM).tolist()
     # One corner at a time in plain floats: a dozen corners an outline, too few for arrays to pay.
     a0l, a1l, b0l, b1l = a0s.tolist(), a1s.tolist(), b0s.tolist(), b1s.tolist()
-    a_lens, b_lens, end_list = a_len.tolist(), b_len.tolist(), ends.tolist()
     corners: list[Corner] = []
     notches: list[Corner] = []
-    # With notches an edge pairs with up to three others, and its end's direction is the same in each.
-    fitted: dict[tuple[int, int, bool], tuple[float, float] | None] = {}
-
-    def direction(index: int, span: int, forward: bool) -> tuple[float, float] | None:
-        key = (index, span, forward)
-        if key not in fitted:
-            fitted[key] = _local_direction(pts, index, span, forward)
-        return fitted[key]
-
     for k, i in enumerate(pairs.tolist()):
         (a0x, a0y), (a1x, a1y), (b0x, b0y), (b1x, b1y) = a0l[i], a1l[i], b0l[i], b1l[i]
-        span_a = int(min(0.85 * a_lens[i], 30))
-        span_b = int(min(0.85 * b_lens[i], 30))
-        back = direction(end_list[k], span_a, False) if span_a >= SHORT_ARM else None
-        ahead = direction(end_list[k + len(pairs)], span_b, True) if span_b >= SHORT_ARM else None
-        if back is None and ahead is None:
+        (back_x, back_y), (ahead_x, ahead_y) = arms[k], arms[k + len(pairs)]
+        has_back, has_ahead = not math.isnan(back_x), not math.isnan(ahead_x)
+        if not (has_back or has_ahead):
             continue
         # A short arm (a card peeking out by a few pixels) is too short to fit: a card is square-cornered.
-        if back is not None:
-            da0, da1 = -back[0], -back[1]
+        if has_back:
+            da0, da1 = -back_x, -back_y
         else:
-            da0, da1 = _square_to(ahead, _unit_of(a1x - a0x, a1y - a0y))
-        db0, db1 = ahead if ahead is not None else _square_to((da0, da1), _unit_of(b1x - b0x, b1y - b0y))
+            da0, da1 = _square_to((ahead_x, ahead_y), _unit_of(a1x - a0x, a1y - a0y))
+        db0, db1 = (ahead_x, ahead_y) if has_ahead else _square_to((da0, da1), _unit_of(b1x - b0x, b1y - b0y))
         cross = da0 * db1 - da1 * db0
         if abs(cross) < 0.7 or (1.0 if cross > 0 else -1.0) != orientation:
             continue  # not near 90 degrees, or a concave (inner) corner
@@ -466,8 +468,9 @@ def _points_along(
     segs: np.ndarray,
     lengths: np.ndarray,
     owner: np.ndarray,
-) -> list[np.ndarray]:
-    """For each polygon edge, the points (in outline order) of its own outline lying along its middle.
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each polygon edge, the points (in outline order) of its own outline lying along its
+    middle: all edges' points, edge after edge, and where each edge's start (and the last ends).
 
     An outline moves at most a pixel per point, so each is cut into short chunks and only chunks
     whose box meets an edge's box are measured: the same points as measuring the whole outline
@@ -505,8 +508,24 @@ def _points_along(
     t = (rel_x * seg_x + rel_y * seg_y) / (length * length)
     off = np.abs(rel_x * seg_y - rel_y * seg_x) / length
     keep = (t > 0.15) & (t < 0.85) & (off < 2.0)
-    near, edge_of = points[idx[keep]], edge_of[keep]
-    return np.split(near, np.searchsorted(edge_of, np.arange(1, len(starts))))
+    return points[idx[keep]], np.searchsorted(edge_of[keep], np.arange(len(starts) + 1))
+
+
+@compiled()
+def _edge_directions(near: np.ndarray, bounds: np.ndarray, segs: np.ndarray) -> np.ndarray:
+    """Each polygon edge's direction (``segs``, its vector) fitted to its outline points
+    ``near[bounds[e]:bounds[e + 1]]``, turned the edge's way; under five points are too little
+    straight outline to fit, and the polygon edge itself is taken."""
+    directions = np.empty((len(segs), 2))
+    for e in range(len(segs)):
+        sx, sy = segs[e, 0], segs[e, 1]
+        if bounds[e + 1] - bounds[e] < 5:
+            length = max(np.hypot(sx, sy), 1e-9)
+            directions[e, 0], directions[e, 1] = sx / length, sy / length
+            continue
+        vx, vy = _fitted_direction(near[bounds[e] : bounds[e + 1]])
+        directions[e, 0], directions[e, 1] = (vx, vy) if vx * sx + vy * sy > 0 else (-vx, -vy)
+    return directions
 
 
 def edge_junctions(gray: np.ndarray, filled: np.ndarray, contour: np.ndarray, blob: int) -> list[Corner]:
@@ -548,13 +567,7 @@ def edge_junctions_many(
     lengths = np.hypot(segs[:, 0], segs[:, 1])
     depths = np.arange(*JUNCTION_DEPTH, dtype=np.float32)
     h, w = filled.shape
-    directions = np.empty((len(starts), 2))
-    for e, near in enumerate(_points_along(outlines, starts, segs, lengths, owner)):
-        if len(near) < 5:
-            directions[e] = unit(segs[e])  # too little straight outline to fit: the polygon edge itself
-        else:
-            d = np.array(_fitted_direction(near))
-            directions[e] = d if d @ segs[e] > 0 else -d
+    directions = _edge_directions(*_points_along(outlines, starts, segs, lengths, owner), segs)
     # The inward normal: the side where paper lies just off the middle of the edge.
     normals = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
     probes = np.round(starts + directions * lengths[:, None] / 2 + normals * 5).astype(np.intp)

@@ -10,6 +10,7 @@ from dealerassist.vision.detect import (
     Corner,
     _extremes,
     _fitted_direction,
+    _local_directions,
     blob_outlines,
     card_mask,
     card_quad,
@@ -286,3 +287,27 @@ def test_the_one_pass_grey_is_opencvs_for_every_colour() -> None:
     spare = [np.empty((4096, 4096), np.uint8) for _ in range(2)]
     _extremes(bgra.view(np.uint32)[..., 0], *spare, gray, np.empty((512, 512), np.uint8))
     assert np.array_equal(gray, cv2.cvtColor(np.ascontiguousarray(bgra[..., :3]), cv2.COLOR_BGR2GRAY))
+
+
+def test_an_outlines_arms_are_fitted_either_way_and_round_its_start() -> None:
+    # A 60 px square's outline traced clockwise from its top-left corner, as findContours gives it.
+    side = np.arange(60)
+    outline = np.concatenate(
+        [
+            np.stack([side, np.zeros(60)], 1),
+            np.stack([np.full(60, 60), side], 1),
+            np.stack([60 - side, np.full(60, 60)], 1),
+            np.stack([np.zeros(60), 60 - side], 1),
+        ]
+    ).astype(np.float32)
+    # At the top-right corner (index 60) along the top edge back and down the right edge; at the
+    # top-left corner (index 0) the stretch back wraps round to the left edge's end.
+    arms = _local_directions(
+        outline,
+        np.array([60, 60, 0, 0]),
+        np.array([30, 30, 30, 30]),
+        np.array([False, True, False, True]),
+        np.array([True, True, True, False]),
+    )
+    assert np.allclose(arms[:3], [[-1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], atol=1e-9)
+    assert np.isnan(arms[3]).all()  # not asked for
