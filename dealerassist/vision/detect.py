@@ -470,7 +470,8 @@ def _points_along(
     owner: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """For each polygon edge, the points (in outline order) of its own outline lying along its
-    middle: all edges' points, edge after edge, and where each edge's start (and the last ends).
+    middle: all edges' points, edge after edge, and their bounds (edge e's points are
+    ``near[bounds[e] : bounds[e + 1]]``).
 
     An outline moves at most a pixel per point, so each is cut into short chunks and only chunks
     whose box meets an edge's box are measured: the same points as measuring the whole outline
