@@ -8,9 +8,11 @@ its 53 images.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import signal
+import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -37,6 +39,7 @@ from dealerassist.vision.training import render_samples, scene_samples
 ENROLL_HEIGHTS = (72, 86, 100, 120, 145, 175, 210)
 FIRST_PASS_RANK_BOX = (0.0, 0.0, 0.16, 0.16)
 WINDOW_SLACK = 0.03  # card heights of paper kept around the printed index in the classifier window
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
 MIN_INDEXES_FOUND = 26  # cards whose rank and suit must be found to learn where the deck prints them
 TRAINING_SEED = 20261129  # enrollment is repeatable: the same images give the same deck file
 CHECK_SEED = TRAINING_SEED + 1
@@ -213,24 +216,35 @@ def in_training_processes(work: Callable[[T], R], jobs: list[T]) -> list[R]:
 
     The processes are spawned, so no lock of a threaded parent is inherited, and numpy loads afresh
     in each. The seeds, not the processes, decide what each network learns. A Ctrl-C to the process
-    group ends them (``_end_on_interrupt``) and this raises ``BrokenProcessPool``.
+    group ends them and this raises ``BrokenProcessPool``; a parent killed outright takes them with
+    it (``_join_training``).
     """
     workers = max(1, min(len(jobs), os.cpu_count() or 1))
     context = multiprocessing.get_context("spawn")
     with (
         training_kernels(),
-        ProcessPoolExecutor(workers, mp_context=context, initializer=_end_on_interrupt) as pool,
+        ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_join_training, initargs=(os.getpid(),)
+        ) as pool,
     ):
         return list(pool.map(work, jobs))
 
 
-def _end_on_interrupt() -> None:
-    """A training process interrupted ends there, as it would on SIGTERM.
+def _join_training(parent: int) -> None:
+    """Ready a training process to end with its parent.
 
-    Raised as KeyboardInterrupt it could land anywhere, and where it lands inside numba's compiler
-    it is swallowed and an unrelated error ("no compiled object yet") comes back in its place.
+    An interrupt ends it there, as SIGTERM would: raised as KeyboardInterrupt it could land
+    anywhere, and inside numba's compiler it is swallowed and an unrelated error ("no compiled
+    object yet") comes back in its place. And on Linux the kernel sends it SIGTERM when the parent
+    dies: a benchmark killed while enrolling once left its trainers running, orphaned, for half an
+    hour, each holding a core and some 600 MB.
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the parent died before the kernel was told to watch it
+            os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _train_member(

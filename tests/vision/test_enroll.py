@@ -6,6 +6,8 @@ import os
 import re
 import shutil
 import signal
+import subprocess
+import sys
 import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -178,3 +180,52 @@ def test_a_training_process_interrupted_ends_and_breaks_the_pool() -> None:
     # back as "no compiled object yet": the demo stopped with a traceback instead of saying why.
     with pytest.raises(BrokenProcessPool):
         in_training_processes(_interrupted, [None])
+
+
+def _train_until_stopped(pid_file: str) -> None:
+    Path(pid_file).write_text(str(os.getpid()))
+    time.sleep(120)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_training_processes_end_when_their_parent_is_killed(tmp_path: Path) -> None:
+    # A benchmark killed with SIGTERM while enrolling left its trainers running, orphaned, for half
+    # an hour. Killed here without a chance to clean up, the parent must still take them with it.
+    pid_file = tmp_path / "worker.pid"
+    parent = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys\n"
+            "from dealerassist.vision.enrollment import in_training_processes\n"
+            "from tests.vision.test_enroll import _train_until_stopped\n"
+            "in_training_processes(_train_until_stopped, [sys.argv[1]])\n",
+            str(pid_file),
+        ],
+        cwd=Path(__file__).parents[2],
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists() or not pid_file.read_text():
+            assert parent.poll() is None, "the parent ended before its worker started"
+            assert time.monotonic() < deadline, "the worker never started"
+            time.sleep(0.05)
+        worker = int(pid_file.read_text())
+        parent.kill()
+        parent.wait(10)
+        deadline = time.monotonic() + 10
+        while _alive(worker):
+            assert time.monotonic() < deadline, "the training process outlived its parent"
+            time.sleep(0.05)
+    finally:
+        parent.kill()
+        parent.wait(10)
+
+
+def _alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie, dead but not yet reaped by init, counts as ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
