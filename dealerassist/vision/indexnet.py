@@ -65,7 +65,9 @@ def sample_windows(
     heights: np.ndarray,
     window: IndexWindow,
 ) -> np.ndarray:
-    """(n, WINDOW_PX[1], WINDOW_PX[0], 3) uint8 windows of n corners, sampled in one remap call.
+    """(n, WINDOW_PX[1], WINDOW_PX[0], 4) uint8 windows of n corners, sampled in one remap call:
+    blue, green, red and the ``sampling_image``'s unused fourth channel, which the features skip
+    (dropping it would cost a pass over every window).
 
     Corners of cards larger than ``LARGEST_SAMPLED`` pixels are sampled from the image halved
     (again as needed), so a close-up card is smoothed the way a smaller one is, not aliased.
@@ -87,7 +89,7 @@ def sample_windows(
     )
     if n and ((heights <= LARGEST_SAMPLED).all() or min(image.shape[:2]) < 64):
         return _remap_windows(image, corners, window)  # every window from the image itself, in order
-    out = np.empty((n, rows, cols, 3), np.uint8)  # every row is sampled at some level below
+    out = np.empty((n, rows, cols, 4), np.uint8)  # every row is sampled at some level below
     while level.any():
         small = level & (heights * scale <= LARGEST_SAMPLED)
         if min(image.shape[:2]) < 64:
@@ -175,10 +177,9 @@ def _remap(image: np.ndarray, maps_x: np.ndarray, maps_y: np.ndarray, n: int) ->
     through its ``sampling_image`` (made here unless the caller made it once for the frame).
     """
     if not len(maps_x):
-        return np.zeros((0, WINDOW_PX[1], WINDOW_PX[0], 3), np.uint8)
+        return np.zeros((0, WINDOW_PX[1], WINDOW_PX[0], 4), np.uint8)
     maps_x, maps_y = maps_x.reshape(n, -1), maps_y.reshape(n, -1)
     source = sampling_image(image)
-    padded = source.ndim == 3 and source.shape[2] == 4
     sampled = [
         cv2.remap(
             source,
@@ -190,9 +191,7 @@ def _remap(image: np.ndarray, maps_x: np.ndarray, maps_y: np.ndarray, n: int) ->
         for k in range(0, n, REMAP_WINDOWS)
     ]
     joined = sampled[0] if len(sampled) == 1 else np.concatenate(sampled)
-    if padded:
-        joined = cv2.cvtColor(joined, cv2.COLOR_BGRA2BGR)
-    return joined.reshape(n, WINDOW_PX[1], WINDOW_PX[0], 3)
+    return joined.reshape(n, WINDOW_PX[1], WINDOW_PX[0], 4)
 
 
 def _window_maps(corners: np.ndarray, window: IndexWindow) -> tuple[np.ndarray, np.ndarray]:
@@ -232,15 +231,12 @@ def window_features(windows: np.ndarray) -> np.ndarray:
 
     Ink is measured against each window's own paper white (its brighter pixels), so felt colour,
     light level and tint cancel; colour is the ink's opponent colour relative to the paper's.
-    The rows are worked out window by window in compiled loops (``window_kernel``).
+    The rows are worked out in compiled loops (``window_kernel``), from BGR windows or from BGRA
+    ones (the fourth channel is not read).
     """
-    n, rows, cols, _ = windows.shape
-    if n == 0:
+    if not len(windows):
         return np.zeros((0, feature_size()), np.float32)
-    planes = cv2.split(np.ascontiguousarray(windows).reshape(n * rows, cols, 3))
-    return window_rows(
-        *(plane.reshape(n, rows, cols) for plane in planes), _DIRECTIONS, CELL, INK_CELL, COLOUR_CELL
-    )
+    return window_rows(np.ascontiguousarray(windows), _DIRECTIONS, CELL, INK_CELL, COLOUR_CELL)
 
 
 def ink_maps(features: np.ndarray) -> np.ndarray:

@@ -1,12 +1,14 @@
-"""The feature rows of index windows, worked out window by window in compiled loops.
+"""The feature rows of index windows, worked out in compiled loops, several windows side by side.
 
 The same numbers came from whole-array OpenCV and numpy passes over all of a frame's windows
 stacked; each of those passes reads and writes planes far larger than the processor's caches,
-and a frame makes some sixty of them. Here one window's planes (a few kilobytes) stay in cache
-from its first pixel to its last feature, and every sum is taken in the order the library calls
-took it - OpenCV's area pooling adds a block's pixels row by row in runs of four, numpy's sums
-pair their terms - so every feature is the value the stacked passes gave, to the last bit, and
-decks enrolled before read as they did. ``window_features`` in ``indexnet`` lays out the rows.
+and a frame makes some sixty of them. Here a batch of windows (``LANES``) is worked at a time,
+and every step is done for the same pixel of each of them in turn: the innermost loops run
+across windows, where the processor does several at once. Each window's sums are still taken
+in the order the library calls took them - OpenCV's area pooling adds a block's pixels row by
+row in runs of four, numpy's sums pair their terms - so every feature is the value the stacked
+passes gave, to the last bit, and decks enrolled before read as they did. ``window_features``
+in ``indexnet`` lays out the rows.
 """
 
 from __future__ import annotations
@@ -15,6 +17,11 @@ import numpy as np
 
 from dealerassist.vision.compiled import compiled
 
+# Windows worked side by side. Every loop across them runs the whole LANES, a number the compiler
+# knows, so it unrolls and vectorises them; a last batch that is short is padded with blank lanes,
+# worked out and not kept. 32 measured fastest for a frame's some 330 windows (16 took 1.7 times
+# as long, 64 a twentieth longer).
+LANES = 32
 _PAIRED_BLOCK = 128  # numpy adds runs of up to this many terms in eight interleaved sums
 # A window's paper white is the darkest-channel level PAPER_SHARE of its samples stay below, and at
 # least DARKEST_PAPER, so a window of felt or shadow is not read as all ink.
@@ -23,57 +30,61 @@ DARKEST_PAPER = 30.0
 
 
 @compiled()
-def _run_sum(values: np.ndarray, start: int, count: int) -> np.float32:
-    """Sum of a run short enough for numpy to add without halving it: eight interleaved sums
-    joined in pairs, then the terms left over one by one."""
+def _run_sums(values: np.ndarray, start: int, count: int, partial: np.ndarray, total: np.ndarray) -> None:
+    """Each lane's sum of a run of ``values`` (terms, LANES) short enough for numpy to add without
+    halving it: eight interleaved sums joined in pairs, then the terms left over one by one.
+    ``partial`` is an (8, LANES) buffer for the interleaved sums."""
     if count < 8:
-        total = np.float32(0.0)
-        for k in range(start, start + count):
-            total += values[k]
-        return total
-    a0, a1, a2, a3 = values[start], values[start + 1], values[start + 2], values[start + 3]
-    a4, a5, a6, a7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
+        for k in range(LANES):
+            total[k] = np.float32(0.0)
+        for t in range(start, start + count):
+            for k in range(LANES):
+                total[k] += values[t, k]
+        return
+    for a in range(8):
+        for k in range(LANES):
+            partial[a, k] = values[start + a, k]
     whole = start + count - count % 8
-    for k in range(start + 8, whole, 8):
-        a0 += values[k]
-        a1 += values[k + 1]
-        a2 += values[k + 2]
-        a3 += values[k + 3]
-        a4 += values[k + 4]
-        a5 += values[k + 5]
-        a6 += values[k + 6]
-        a7 += values[k + 7]
-    total = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
-    for k in range(whole, start + count):
-        total += values[k]
-    return total
+    for t in range(start + 8, whole, 8):
+        for a in range(8):
+            for k in range(LANES):
+                partial[a, k] += values[t + a, k]
+    for k in range(LANES):
+        total[k] = ((partial[0, k] + partial[1, k]) + (partial[2, k] + partial[3, k])) + (
+            (partial[4, k] + partial[5, k]) + (partial[6, k] + partial[7, k])
+        )
+    for t in range(whole, start + count):
+        for k in range(LANES):
+            total[k] += values[t, k]
 
 
 @compiled()
-def _paired_sum(values: np.ndarray) -> np.float32:
-    """Sum of float32 values in numpy's pairwise order: a run longer than ``_PAIRED_BLOCK`` is
-    halved (at a multiple of eight) and the halves' sums added. Worked with a stack of runs, not
-    by recursion, which numba's cache does not keep safely."""
-    runs = np.empty((64, 3), np.int64)  # start, count, halved yet; far deeper than any window needs
-    sums = np.empty(64, np.float32)
+def _paired_sums(values: np.ndarray, sums: np.ndarray, partial: np.ndarray, total: np.ndarray) -> None:
+    """Each lane's sum of float32 ``values`` (terms, LANES) in numpy's pairwise order, into
+    ``total``: a run longer than ``_PAIRED_BLOCK`` is halved (at a multiple of eight) and the
+    halves' sums added. Worked with a stack of runs, not by recursion, which numba's cache does
+    not keep safely; ``sums`` is a (64, LANES) buffer, far deeper than any window needs."""
+    runs = np.empty((64, 3), np.int64)  # start, count, halved yet
     runs[0, 0], runs[0, 1], runs[0, 2] = 0, len(values), 0
     depth, done = 1, 0
     while depth:
         depth -= 1
         start, count, halved = runs[depth, 0], runs[depth, 1], runs[depth, 2]
         if count <= _PAIRED_BLOCK:
-            sums[done] = _run_sum(values, start, count)
+            _run_sums(values, start, count, partial, sums[done])
             done += 1
         elif halved:
             done -= 1
-            sums[done - 1] += sums[done]
+            for k in range(LANES):
+                sums[done - 1, k] += sums[done, k]
         else:
             half = count // 2 - (count // 2) % 8
             runs[depth, 2] = 1
             runs[depth + 1, 0], runs[depth + 1, 1], runs[depth + 1, 2] = start + half, count - half, 0
             runs[depth + 2, 0], runs[depth + 2, 1], runs[depth + 2, 2] = start, half, 0
             depth += 3
-    return np.float32(0.0) + sums[0]  # numpy adds the sum to a zero: a sum of -0s is 0
+    for k in range(LANES):
+        total[k] = np.float32(0.0) + sums[0, k]  # numpy adds the sum to a zero: a sum of -0s is 0
 
 
 @compiled()
@@ -92,55 +103,72 @@ def _blocks(block: int, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @compiled(inline=True)
-def _block_mean(plane: np.ndarray, corner: int, offsets: np.ndarray) -> np.float32:
-    """Mean of the block of a flat plane at ``corner``, summed as OpenCV's integer-scale area
-    resize sums it: the pixels row by row, four at a time added among themselves before joining
-    the total."""
+def _block_means(plane: np.ndarray, corner: int, offsets: np.ndarray, means: np.ndarray) -> None:
+    """Each lane's mean of the block at ``corner`` of a flat (pixels, LANES) plane, summed as
+    OpenCV's integer-scale area resize sums it: the pixels row by row, four at a time added among
+    themselves before joining the total."""
     area = len(offsets)
-    total = np.float32(0.0)
-    k = 0
-    while k <= area - 4:
-        total += (
-            (plane[corner + offsets[k]] + plane[corner + offsets[k + 1]]) + plane[corner + offsets[k + 2]]
-        ) + plane[corner + offsets[k + 3]]
-        k += 4
-    while k < area:
-        total += plane[corner + offsets[k]]
-        k += 1
-    return total * (np.float32(1.0) / np.float32(area))
+    for k in range(LANES):
+        means[k] = np.float32(0.0)
+    q = 0
+    while q <= area - 4:
+        p0, p1 = corner + offsets[q], corner + offsets[q + 1]
+        p2, p3 = corner + offsets[q + 2], corner + offsets[q + 3]
+        for k in range(LANES):
+            means[k] += ((plane[p0, k] + plane[p1, k]) + plane[p2, k]) + plane[p3, k]
+        q += 4
+    while q < area:
+        p = corner + offsets[q]
+        for k in range(LANES):
+            means[k] += plane[p, k]
+        q += 1
+    scale = np.float32(1.0) / np.float32(area)
+    for k in range(LANES):
+        means[k] *= scale
 
 
 @compiled(inline=True)
-def _signed_block_means(plane: np.ndarray, corner: int, offsets: np.ndarray) -> tuple[np.float32, np.float32]:
-    """``_block_mean`` of a block's positive parts and of its negative parts, in one reading."""
+def _signed_block_means(
+    plane: np.ndarray, corner: int, offsets: np.ndarray, ahead: np.ndarray, behind: np.ndarray
+) -> None:
+    """``_block_means`` of a block's positive parts and of its negative parts, in one reading."""
     area = len(offsets)
     zero = np.float32(0.0)
-    ahead, behind = zero, zero
-    k = 0
-    while k <= area - 4:
-        v0, v1 = plane[corner + offsets[k]], plane[corner + offsets[k + 1]]
-        v2, v3 = plane[corner + offsets[k + 2]], plane[corner + offsets[k + 3]]
-        ahead += ((max(v0, zero) + max(v1, zero)) + max(v2, zero)) + max(v3, zero)
-        behind += ((min(v0, zero) + min(v1, zero)) + min(v2, zero)) + min(v3, zero)
-        k += 4
-    while k < area:
-        ahead += max(plane[corner + offsets[k]], zero)
-        behind += min(plane[corner + offsets[k]], zero)
-        k += 1
+    for k in range(LANES):
+        ahead[k] = zero
+        behind[k] = zero
+    q = 0
+    while q <= area - 4:
+        p0, p1 = corner + offsets[q], corner + offsets[q + 1]
+        p2, p3 = corner + offsets[q + 2], corner + offsets[q + 3]
+        for k in range(LANES):
+            v0, v1, v2, v3 = plane[p0, k], plane[p1, k], plane[p2, k], plane[p3, k]
+            ahead[k] += ((max(v0, zero) + max(v1, zero)) + max(v2, zero)) + max(v3, zero)
+            behind[k] += ((min(v0, zero) + min(v1, zero)) + min(v2, zero)) + min(v3, zero)
+        q += 4
+    while q < area:
+        p = corner + offsets[q]
+        for k in range(LANES):
+            ahead[k] += max(plane[p, k], zero)
+            behind[k] += min(plane[p, k], zero)
+        q += 1
     scale = np.float32(1.0) / np.float32(area)
-    return ahead * scale, behind * scale
+    for k in range(LANES):
+        ahead[k] *= scale
+        behind[k] *= scale
 
 
 @compiled()
-def _paper_level(blue: np.ndarray, green: np.ndarray, red: np.ndarray, counts: np.ndarray) -> np.float32:
-    """The window's paper white (``PAPER_SHARE``, ``DARKEST_PAPER``), sampled at every fourth
-    pixel. ``counts`` is a 256-long buffer for the levels' counts, reused window after window."""
+def _paper_level(window: np.ndarray, counts: np.ndarray) -> np.float32:
+    """A (rows, cols, channels) window's paper white (``PAPER_SHARE``, ``DARKEST_PAPER``), sampled
+    at every fourth pixel. ``counts`` is a 256-long buffer for the levels' counts, reused window
+    after window."""
     counts[:] = 0
-    rows, cols = blue.shape
+    rows, cols = window.shape[:2]
     samples = 0
     for i in range(rows):
         for j in range(0, cols, 4):  # every fourth pixel in row order (the width is a multiple of 4)
-            counts[min(blue[i, j], green[i, j], red[i, j])] += 1
+            counts[min(window[i, j, 0], window[i, j, 1], window[i, j, 2])] += 1
             samples += 1
     wanted = int(PAPER_SHARE * (samples - 1))
     seen = 0
@@ -153,99 +181,112 @@ def _paper_level(blue: np.ndarray, green: np.ndarray, red: np.ndarray, counts: n
 
 @compiled()
 def window_rows(
-    blues: np.ndarray,
-    greens: np.ndarray,
-    reds: np.ndarray,
-    directions: np.ndarray,
-    cell: int,
-    ink_cell: int,
-    colour_cell: int,
+    windows: np.ndarray, directions: np.ndarray, cell: int, ink_cell: int, colour_cell: int
 ) -> np.ndarray:
-    """(n, features) float32 rows of windows given as (n, rows, cols) uint8 blue, green and red
-    planes (split by OpenCV, which does it fastest): per orientation cell
-    the gradient along and against each direction, the histogram scaled to length 1; then the
-    ink pooled by ``ink_cell``; then the red-green and yellow-blue colour of the ink against the
-    paper's, pooled by ``colour_cell``. ``directions`` holds (cos, sin) rows, the first (1, 0)."""
-    n, rows, cols = blues.shape
+    """(n, features) float32 rows of (n, rows, cols, channels) uint8 windows, blue, green and red
+    first (a fourth channel is not read): per orientation cell the gradient along and against
+    each direction, the histogram scaled to length 1; then the ink pooled by ``ink_cell``; then
+    the red-green and yellow-blue colour of the ink against the paper's, pooled by
+    ``colour_cell``. ``directions`` holds (cos, sin) rows, the first (1, 0)."""
+    n, rows, cols = windows.shape[:3]
     area = rows * cols
     bins = 2 * len(directions)
-    hist_size = (rows // cell) * (cols // cell) * bins
+    cells = (rows // cell) * (cols // cell)
+    hist_size = cells * bins
     ink_size = (rows // ink_cell) * (cols // ink_cell)
     colour_size = (rows // colour_cell) * (cols // colour_cell)
     out = np.zeros((n, hist_size + ink_size + 2 * colour_size), np.float32)
-    # One window's planes, made once for all: 2-D for the passes pixel by pixel, flat for pooling.
-    ink_flat = np.empty(area, np.float32)
-    tinted_flat = np.empty((2, area), np.float32)  # each colour where the ink is, weighted by it
-    on_paper_flat = np.empty((2, area), np.float32)  # each colour where the paper is blank
-    grad_x_flat = np.zeros(area, np.float32)
-    along_flat = np.empty(area, np.float32)
-    ink, along, grad_x = (
-        ink_flat.reshape(rows, cols),
-        along_flat.reshape(rows, cols),
-        grad_x_flat.reshape(rows, cols),
-    )
-    tinted, on_paper = tinted_flat.reshape(2, rows, cols), on_paper_flat.reshape(2, rows, cols)
-    grad_y = np.zeros((rows, cols), np.float32)
-    hist_squares = np.empty(hist_size, np.float32)
+    # The planes of LANES windows, pixel by pixel in row order and window by window within a
+    # pixel, made once for all; ``pixels`` holds the batch's colours so laid out.
+    ink = np.empty((area, LANES), np.float32)
+    tinted = np.empty((2, area, LANES), np.float32)  # each colour where the ink is, weighted by it
+    on_paper = np.empty((2, area, LANES), np.float32)  # each colour where the paper is blank
+    grad_x = np.zeros((area, LANES), np.float32)  # central differences, zero along the border
+    grad_y = np.zeros((area, LANES), np.float32)
+    along = np.empty((area, LANES), np.float32)
+    hist_squares = np.zeros((hist_size, LANES), np.float32)  # zero, not garbage, in lanes unused
+    inked = np.empty((colour_size, LANES), np.float32)
+    per, blanks = np.empty(LANES, np.float32), np.empty(LANES, np.float32)
+    ahead, behind = np.empty(LANES, np.float32), np.empty(LANES, np.float32)
+    total, paper_colour = np.empty(LANES, np.float32), np.empty(LANES, np.float32)
+    sums, partial = np.empty((64, LANES), np.float32), np.empty((8, LANES), np.float32)
     cell_starts, in_cell = _blocks(cell, rows, cols)
     ink_starts, in_ink_cell = _blocks(ink_cell, rows, cols)
     colour_starts, in_colour_cell = _blocks(colour_cell, rows, cols)
-    inked = np.empty(colour_size, np.float32)
     counts = np.empty(256, np.int64)
+    pixels = np.empty((3, area, LANES), np.uint8)
     blank_below = np.float32(0.15)
     zero = np.float32(0.0)
-    for w in range(n):
-        blue_plane, green_plane, red_plane = blues[w], greens[w], reds[w]
-        per = np.float32(1.0) / _paper_level(blue_plane, green_plane, red_plane, counts)
-        blanks = 0
+    for first in range(0, n, LANES):
+        lanes = min(LANES, n - first)
+        for k in range(LANES):
+            if k < lanes:  # each window's paper white, and its pixels laid out across the lanes
+                per[k] = np.float32(1.0) / _paper_level(windows[first + k], counts)
+                for i in range(rows):
+                    for j in range(cols):
+                        for ch in range(3):
+                            pixels[ch, i * cols + j, k] = windows[first + k, i, j, ch]
+            else:
+                per[k] = np.float32(1.0)
+                pixels[:, :, k] = 0
+            blanks[k] = zero
         for i in range(rows):
             for j in range(cols):
-                blue, green, red = (
-                    np.float32(blue_plane[i, j]),
-                    np.float32(green_plane[i, j]),
-                    np.float32(red_plane[i, j]),
-                )
-                level = max(np.float32(1.0) - min(blue, green, red) * per, zero)
-                is_blank = level < blank_below
-                blank = np.float32(is_blank)
-                red_green = (red - green) * per
-                yellow_blue = (np.float32(0.5) * red + np.float32(0.5) * green - blue) * per
-                ink[i, j] = level
-                blanks += is_blank
-                tinted[0, i, j], on_paper[0, i, j] = red_green * level, red_green * blank
-                tinted[1, i, j], on_paper[1, i, j] = yellow_blue * level, yellow_blue * blank
-        count = np.float32(max(blanks, 1))
-        # Central differences, zero along the window's border.
+                p = i * cols + j
+                for k in range(LANES):
+                    blue = np.float32(pixels[0, p, k])
+                    green = np.float32(pixels[1, p, k])
+                    red = np.float32(pixels[2, p, k])
+                    level = max(np.float32(1.0) - min(blue, green, red) * per[k], zero)
+                    blank = np.float32(level < blank_below)
+                    red_green = (red - green) * per[k]
+                    yellow_blue = (np.float32(0.5) * red + np.float32(0.5) * green - blue) * per[k]
+                    ink[p, k] = level
+                    blanks[k] += blank
+                    tinted[0, p, k], on_paper[0, p, k] = red_green * level, red_green * blank
+                    tinted[1, p, k], on_paper[1, p, k] = yellow_blue * level, yellow_blue * blank
         for i in range(rows):
             for j in range(1, cols - 1):
-                grad_x[i, j] = ink[i, j + 1] - ink[i, j - 1]
-        for i in range(1, rows - 1):
-            for j in range(cols):
-                grad_y[i, j] = ink[i + 1, j] - ink[i - 1, j]
+                p = i * cols + j
+                for k in range(LANES):
+                    grad_x[p, k] = ink[p + 1, k] - ink[p - 1, k]
+        for p in range(cols, area - cols):
+            for k in range(LANES):
+                grad_y[p, k] = ink[p + cols, k] - ink[p - cols, k]
         for d in range(len(directions)):
             sin32, cos64 = np.float32(directions[d, 1]), np.float64(np.float32(directions[d, 0]))
             if d:  # the first direction is straight across: the gradient across itself
-                for i in range(rows):
-                    for j in range(cols):
+                for p in range(area):
+                    for k in range(LANES):
                         # OpenCV's weighted sum: one fused multiply-add over the rounded second product.
-                        along[i, j] = np.float32(grad_x[i, j] * cos64 + np.float64(grad_y[i, j] * sin32))
-            for c in range(len(cell_starts)):
-                ahead, behind = _signed_block_means(along_flat if d else grad_x_flat, cell_starts[c], in_cell)
-                out[w, c * bins + 2 * d] = np.sqrt(ahead)
-                out[w, c * bins + 2 * d + 1] = np.sqrt(-behind + zero)  # an empty cell is 0, not -0
-        for k in range(hist_size):
-            hist_squares[k] = out[w, k] * out[w, k]
-        length = max(np.sqrt(_paired_sum(hist_squares)), np.float32(1e-3))
-        for k in range(hist_size):
-            out[w, k] /= length
+                        along[p, k] = np.float32(grad_x[p, k] * cos64 + np.float64(grad_y[p, k] * sin32))
+            for c in range(cells):
+                _signed_block_means(along if d else grad_x, cell_starts[c], in_cell, ahead, behind)
+                for k in range(lanes):
+                    out[first + k, c * bins + 2 * d] = np.sqrt(ahead[k])
+                    # An empty cell is 0, not -0.
+                    out[first + k, c * bins + 2 * d + 1] = np.sqrt(-behind[k] + zero)
+        for h in range(hist_size):
+            for k in range(lanes):
+                hist_squares[h, k] = out[first + k, h] * out[first + k, h]
+        _paired_sums(hist_squares, sums, partial, total)
+        for k in range(lanes):
+            length = max(np.sqrt(total[k]), np.float32(1e-3))
+            for h in range(hist_size):
+                out[first + k, h] /= length
         for c in range(ink_size):
-            out[w, hist_size + c] = _block_mean(ink_flat, ink_starts[c], in_ink_cell)
+            _block_means(ink, ink_starts[c], in_ink_cell, total)
+            for k in range(lanes):
+                out[first + k, hist_size + c] = total[k]
         for c in range(colour_size):
-            inked[c] = _block_mean(ink_flat, colour_starts[c], in_colour_cell)
+            _block_means(ink, colour_starts[c], in_colour_cell, inked[c])
         for plane in range(2):
-            paper_colour = _paired_sum(on_paper_flat[plane]) / count
+            _paired_sums(on_paper[plane], sums, partial, paper_colour)
+            for k in range(LANES):
+                paper_colour[k] /= max(blanks[k], np.float32(1.0))
             at = hist_size + ink_size + plane * colour_size
             for c in range(colour_size):
-                tint = _block_mean(tinted_flat[plane], colour_starts[c], in_colour_cell)
-                out[w, at + c] = tint - paper_colour * inked[c]
+                _block_means(tinted[plane], colour_starts[c], in_colour_cell, total)
+                for k in range(lanes):
+                    out[first + k, at + c] = total[k] - paper_colour[k] * inked[c, k]
     return out

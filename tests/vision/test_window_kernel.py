@@ -20,7 +20,13 @@ from dealerassist.vision.indexnet import (
     feature_size,
     window_features,
 )
-from dealerassist.vision.window_kernel import _block_mean, _blocks, _paired_sum, _signed_block_means
+from dealerassist.vision.window_kernel import (
+    LANES,
+    _block_means,
+    _blocks,
+    _paired_sums,
+    _signed_block_means,
+)
 
 
 def _pooled(stacked: np.ndarray, block: int) -> np.ndarray:
@@ -99,27 +105,58 @@ def test_features_are_the_stacked_passes_to_the_last_bit() -> None:
     assert np.array_equal(np.signbit(features), np.signbit(expected))
 
 
+def _paired_sums_of(values: np.ndarray) -> np.ndarray:
+    total = np.empty(LANES, np.float32)
+    _paired_sums(values, np.empty((64, LANES), np.float32), np.empty((8, LANES), np.float32), total)
+    return total
+
+
+def _column_sums(values: np.ndarray) -> np.ndarray:
+    """numpy's sum of each column as a row of its own (summed down a 2-D array, numpy adds row
+    after row, not in pairs)."""
+    return np.array([np.ascontiguousarray(column).sum() for column in values.T], np.float32)
+
+
 @pytest.mark.parametrize("length", [1, 7, 8, 9, 64, 128, 129, 255, 256, 257, 1000, 1152, 2049])
-def test_paired_sum_adds_in_numpys_order(length: int) -> None:
+def test_paired_sums_add_each_lane_in_numpys_order(length: int) -> None:
     rng = np.random.default_rng(length)
-    values = (rng.standard_normal(length) * 10.0 ** rng.uniform(-3, 3, length)).astype(np.float32)
-    assert _paired_sum(values) == values.sum()
-    negative_zeros = np.full(length, -0.0, np.float32)
-    assert np.signbit(_paired_sum(negative_zeros)) == np.signbit(negative_zeros.sum())
+    values = (rng.standard_normal((length, LANES)) * 10.0 ** rng.uniform(-3, 3, (length, LANES))).astype(
+        np.float32
+    )
+    assert np.array_equal(_paired_sums_of(values), _column_sums(values))
+    negative_zeros = np.full((length, LANES), -0.0, np.float32)
+    assert np.array_equal(
+        np.signbit(_paired_sums_of(negative_zeros)), np.signbit(_column_sums(negative_zeros))
+    )
 
 
 @pytest.mark.parametrize("block", [CELL, INK_CELL, 4])
-def test_block_means_are_opencvs_area_pooling(block: int) -> None:
+def test_block_means_are_opencvs_area_pooling_in_every_lane(block: int) -> None:
     cols, rows = WINDOW_PX
-    plane = (np.random.default_rng(block).standard_normal((rows, cols)) * 1e3).astype(np.float32)
+    planes = (np.random.default_rng(block).standard_normal((LANES, rows, cols)) * 1e3).astype(np.float32)
     starts, offsets = _blocks(block, rows, cols)
-    flat = plane.ravel()
-    means = np.array([_block_mean(flat, start, offsets) for start in starts], np.float32)
-    assert np.array_equal(means, _pooled(plane, block).ravel())
-    ahead = np.array([_signed_block_means(flat, start, offsets)[0] for start in starts], np.float32)
-    behind = np.array([_signed_block_means(flat, start, offsets)[1] for start in starts], np.float32)
-    assert np.array_equal(ahead, _pooled(np.maximum(plane, 0), block).ravel())
-    assert np.array_equal(behind, _pooled(np.minimum(plane, 0), block).ravel())
+    across_lanes = np.ascontiguousarray(planes.reshape(LANES, -1).T)  # (pixels, lanes)
+    means, ahead, behind = (np.empty((len(starts), LANES), np.float32) for _ in range(3))
+    for c, start in enumerate(starts):
+        _block_means(across_lanes, start, offsets, means[c])
+        _signed_block_means(across_lanes, start, offsets, ahead[c], behind[c])
+    for lane, plane in enumerate(planes):
+        assert np.array_equal(means[:, lane], _pooled(plane, block).ravel())
+        assert np.array_equal(ahead[:, lane], _pooled(np.maximum(plane, 0), block).ravel())
+        assert np.array_equal(behind[:, lane], _pooled(np.minimum(plane, 0), block).ravel())
+
+
+@pytest.mark.parametrize("n", [1, LANES - 1, LANES, LANES + 1, 3 * LANES + 5])
+def test_a_batch_not_filling_its_lanes_reads_as_a_full_one(n: int) -> None:
+    # The last batch's lanes past its windows are worked out on blank pixels and dropped.
+    windows = _windows(np.random.default_rng(n + 100), max(n, 2))[:n]
+    assert np.array_equal(window_features(windows), _stacked_features(windows))
+
+
+def test_bgra_windows_read_as_their_bgr_pixels() -> None:
+    windows = _windows(np.random.default_rng(8), 40)
+    with_alpha = np.concatenate([windows, np.full((*windows.shape[:3], 1), 255, np.uint8)], axis=3)
+    assert np.array_equal(window_features(with_alpha), window_features(windows))
 
 
 def test_loops_loaded_from_the_cache_give_what_the_first_compile_gave(tmp_path) -> None:
