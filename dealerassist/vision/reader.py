@@ -63,7 +63,7 @@ from dealerassist.vision.indexnet import (
     sampling_image,
     window_features,
 )
-from dealerassist.vision.memory import keep_freed_buffers
+from dealerassist.vision.memory import keep_freed_buffers, set_aside_what_is_loaded
 
 WORKING_SIDE = 1600  # larger frames are read scaled down to this longer side
 MIN_COVERAGE = 0.9  # share of a back's outline that must lie on card paper
@@ -136,6 +136,7 @@ class CardReader:
         self.deck = deck
         self.thresholds = thresholds or Thresholds()
         keep_freed_buffers()  # a frame's short-lived arrays would otherwise be paged in afresh each frame
+        set_aside_what_is_loaded()  # the collector's full passes would walk the deck and every module
         hold_blas_to_one_thread()  # idle BLAS workers would spin on another core
         hold_opencv_to_one_thread()  # and OpenCV's pool costs more than it saves on a frame
 
