@@ -241,7 +241,7 @@ def _join_training(parent: int) -> None:
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
+        libc = ctypes.CDLL(None)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
         if os.getppid() != parent:  # the parent died before the kernel was told to watch it
             os.kill(os.getpid(), signal.SIGTERM)
