@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.compiled import compiled
+from dealerassist.vision.indexnet import sampling_image
 
 MIN_EDGE_PX = 7.0
 MIN_BLOB_AREA = 900
@@ -109,8 +110,7 @@ def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
     """
     h, w = frame.shape[:2]
     darkest, brightest, felt, needed = _scratch_planes((h, w))
-    if frame.shape[2] == 3:
-        frame = cv2.cvtColor(frame, cv2.COLOR_BGR2BGRA)
+    frame = sampling_image(frame)  # as given when it is one already
     small = np.empty((h // 8, w // 8), np.uint8)
     pixels = np.ascontiguousarray(frame).view(np.uint32)[..., 0]
     _extremes(pixels, darkest, brightest, needed if gray is None else gray, small)
