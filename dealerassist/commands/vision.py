@@ -128,12 +128,25 @@ def _enroll(args: argparse.Namespace) -> int:
 def _read_frame(path: str) -> np.ndarray:
     if not Path(path).is_file():  # asked first: OpenCV would also print a warning of its own
         raise FrameError(f"{path}: {'not a file' if Path(path).exists() else 'no such file'}")
-    frame = cv2.imread(path, cv2.IMREAD_COLOR)
+    if _cut_short(Path(path).read_bytes()):
+        raise FrameError(f"{path}: the image ends early (a copy or upload cut short?): save or copy it again")
+    frame = cv2.imread(path, cv2.IMREAD_COLOR)  # turned as its EXIF says, as a phone photo needs
     if frame is None:
         raise FrameError(f"{path}: not an image OpenCV can read")
     if min(frame.shape[:2]) < 64:
         raise FrameError(f"{path}: {frame.shape[1]}x{frame.shape[0]} px is too small to hold a card")
     return frame
+
+
+def _cut_short(data: bytes) -> bool:
+    """True for a JPEG whose last scan never reaches its end marker, or a PNG without its end
+    chunk. OpenCV decodes the part that is there, fills the rest with grey and only warns: the
+    reader would then report no cards where the photo shows some."""
+    if data.startswith(b"\xff\xd8"):  # JPEG: after the last start of scan comes the end of image
+        return data.rfind(b"\xff\xd9") < data.rfind(b"\xff\xda")
+    if data.startswith(b"\x89PNG"):
+        return data.rfind(b"IEND") < 0
+    return False
 
 
 def _placement(args: argparse.Namespace) -> tuple[LayoutRegistration, Zones] | None:

@@ -40,6 +40,13 @@ class Zones:
     @classmethod
     def from_config(cls, vision: Mapping[str, Any], source: str) -> Zones:
         raw = vision.get("zones")
+        if raw is None:
+            raise ConfigError(
+                source,
+                "vision.zones",
+                "missing: add a [vision.zones] table, a line a zone in layout units, "
+                "e.g. seat-1 = [[0, 0], [120, 0], [120, 90], [0, 90]]",
+            )
         if not isinstance(raw, Mapping) or not raw:
             raise ConfigError(source, "vision.zones", "must name at least one zone: name = [[x, y], ...]")
         polygons = {}

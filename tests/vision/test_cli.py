@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from dealerassist.cli import main
@@ -246,3 +247,19 @@ def test_user_errors_are_reported_cleanly(deck_file: Path, tmp_path: Path, capsy
     assert "999,5 outside the 300x200 frame" in capsys.readouterr().err
     assert main(["vision", "scenes", "--design", "no-such-deck", "--out", str(tmp_path / "s")]) == 1
     assert "unknown card design" in capsys.readouterr().err
+
+
+def test_an_image_cut_short_is_refused_not_read_as_an_empty_table(
+    deck_file: Path, tmp_path: Path, capfd
+) -> None:
+    # OpenCV decodes the part of a JPEG that is there, greys out the rest and only warns: the
+    # reader then listed no cards, exit 0, for a photo that shows some.
+    frame = (np.random.default_rng(1).random((200, 300, 3)) * 255).astype(np.uint8)
+    for suffix in (".jpg", ".png"):
+        whole = cv2.imencode(suffix, frame)[1].tobytes()
+        (tmp_path / f"whole{suffix}").write_bytes(whole)
+        (tmp_path / f"cut{suffix}").write_bytes(whole[: len(whole) * 2 // 3])
+        assert main(["vision", "read", "--deck", str(deck_file), str(tmp_path / f"cut{suffix}")]) == 1
+        assert f"cut{suffix}: the image ends early" in capfd.readouterr().err
+        assert main(["vision", "read", "--deck", str(deck_file), str(tmp_path / f"whole{suffix}")]) == 0
+        capfd.readouterr()

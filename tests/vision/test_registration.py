@@ -68,8 +68,10 @@ def test_zones_place_points_and_reject_bad_config() -> None:
         Zones.from_config({"zones": {"seat-9": [[0, 0], [1, 0], [1, 1]]}}, "t.toml")
     with pytest.raises(ConfigError, match=r"vision\.zones\.dealer: must be at least three"):
         Zones.from_config({"zones": {"dealer": [[0, 0], [1, 0]]}}, "t.toml")
-    with pytest.raises(ConfigError, match=r"t\.toml: vision\.zones"):
+    with pytest.raises(ConfigError, match=r"t\.toml: vision\.zones: missing: add a \[vision\.zones\] table"):
         Zones.from_config({}, "t.toml")
+    with pytest.raises(ConfigError, match=r"vision\.zones: must name at least one zone"):
+        Zones.from_config({"zones": {}}, "t.toml")
 
 
 def test_marker_config_errors_name_the_key() -> None:
