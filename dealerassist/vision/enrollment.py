@@ -49,10 +49,15 @@ HIDDEN = (256, 128)  # units of the index classifier's hidden layers
 # named where a majority of them name it (``indexnet.Committee``: both of two, two of three).
 MEMBERS = 2
 # Each member's training draw: small scenes rendered around every card, and whole synthetic
-# tables whose candidate corners it learns. Half this draw, or one hidden layer, read fewer cards
-# of three of the four development designs; twice the passes over it more wrong (docs/vision.md).
-SCENES_PER_CARD = 300
-TABLES = 600
+# tables whose candidate corners it learns. Half this draw read fewer cards of all three untuned
+# designs and of one development design, as many of the other (docs/vision.md, "Measured").
+SCENES_PER_CARD = 600
+TABLES = 1200
+# A training process's memory: its draw's feature rows (about 1.4 MB a scene per card and 0.35 MB
+# a table), held twice over at the peak (joined from parts, standardised), and the libraries.
+DRAW_BYTES_PER_SCENE = 1_400_000
+DRAW_BYTES_PER_TABLE = 350_000
+PROCESS_BYTES = 600_000_000
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -186,7 +191,8 @@ def enroll(
     design = load_design(folder)
     cards = {code: image for code, image in design.items() if code != "back"}
     jobs = [(folder, window, rank_box, member, scenes_per_card, tables) for member in range(members)]
-    net = Committee(tuple(in_training_processes(_train_member, jobs)))
+    each = training_memory(scenes_per_card, tables)
+    net = Committee(tuple(in_training_processes(_train_member, jobs, each)))
     check = _self_check(net, cards, design["back"], window)
 
     back_f = []
@@ -210,16 +216,44 @@ def enroll(
     )
 
 
-def in_training_processes(work: Callable[[T], R], jobs: list[T]) -> list[R]:
-    """``work`` done for each job in processes of its own, one per core up to one per job, on the
-    pinned training kernels (``blas.training_kernels``).
+def training_memory(scenes_per_card: int, tables: int) -> int:
+    """Bytes one training process peaks at for a draw of this size."""
+    draw = scenes_per_card * DRAW_BYTES_PER_SCENE + tables * DRAW_BYTES_PER_TABLE
+    return 2 * draw + PROCESS_BYTES
+
+
+def available_memory() -> int | None:
+    """Bytes the kernel can give without swapping (Linux's MemAvailable), or None where unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def training_workers(jobs: int, each: int, cores: int | None, available: int | None) -> int:
+    """Processes to train ``jobs`` networks in: one per core and per job, no more than the memory
+    ``available`` holds at ``each`` bytes apiece, and always at least one."""
+    workers = min(jobs, cores or 1)
+    if available is not None:
+        workers = min(workers, available // each)
+    return max(1, workers)
+
+
+def in_training_processes(work: Callable[[T], R], jobs: list[T], each: int = PROCESS_BYTES) -> list[R]:
+    """``work`` done for each job in processes of its own, one per core up to one per job and as
+    many as the free memory holds at ``each`` bytes apiece (``training_workers``), on the pinned
+    training kernels (``blas.training_kernels``).
 
     The processes are spawned, so no lock of a threaded parent is inherited, and numpy loads afresh
-    in each. The seeds, not the processes, decide what each network learns. A Ctrl-C to the process
-    group ends them and this raises ``BrokenProcessPool``; a parent killed outright takes them with
-    it (``_join_training``).
+    in each. The seeds, not the processes, decide what each network learns: fewer processes take
+    longer and train the same networks. A Ctrl-C to the process group ends them and this raises
+    ``BrokenProcessPool``; a parent killed outright takes them with it (``_join_training``).
     """
-    workers = max(1, min(len(jobs), os.cpu_count() or 1))
+    workers = training_workers(len(jobs), each, os.cpu_count(), available_memory())
     context = multiprocessing.get_context("spawn")
     with (
         training_kernels(),
@@ -259,8 +293,8 @@ def _train_member(
     mined = scene_samples(design, window, rng, tables, rank_box)
     features = np.concatenate([rendered[0], mined[0]])
     labels = np.concatenate([rendered[1], mined[1]])
-    del rendered, mined  # the draw is some 600 MB: not held three times over while training
-    return train(features, labels, rng, hidden=HIDDEN)
+    del rendered, mined  # the draw is over a gigabyte: not held three times over while training
+    return train(features, labels, rng, hidden=HIDDEN, overwrite=True)
 
 
 def _self_check(

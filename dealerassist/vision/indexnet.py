@@ -535,11 +535,16 @@ def train(
     batch: int = 256,
     rate: float = 2e-3,
     decay: float = 1e-4,
+    overwrite: bool = False,
 ) -> IndexNet:
     """Fit the network by minibatch Adam on the three heads' cross-entropies (rank and suit count
     only on windows that hold an index); ``labels`` are card codes, ``NONE`` or ``BACK``;
-    ``hidden`` gives each hidden layer's width. Deterministic for a given ``rng``."""
-    x = features.astype(np.float32)  # a copy, standardised in place: the draw is hundreds of MB
+    ``hidden`` gives each hidden layer's width. Deterministic for a given ``rng``.
+
+    The rows are standardised in a copy, or with ``overwrite`` in ``features`` itself where they
+    are float32 already: an enrollment's draw is a gigabyte, and a copy would double it.
+    """
+    x = features.astype(np.float32, copy=not overwrite)
     mean = x.mean(axis=0)
     scale = (1.0 / np.maximum(x.std(axis=0), 1e-3)).astype(np.float32)
     x -= mean

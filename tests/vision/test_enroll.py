@@ -19,7 +19,17 @@ import pytest
 from dealerassist.core.cards import FULL_DECK
 from dealerassist.vision import blas
 from dealerassist.vision.deck import DeckFileError, DeckModel, load_card_image
-from dealerassist.vision.enrollment import MIN_INDEXES_FOUND, enroll, in_training_processes, index_place
+from dealerassist.vision.enrollment import (
+    DRAW_BYTES_PER_SCENE,
+    DRAW_BYTES_PER_TABLE,
+    MIN_INDEXES_FOUND,
+    available_memory,
+    enroll,
+    in_training_processes,
+    index_place,
+    training_memory,
+    training_workers,
+)
 
 from .conftest import ink_into_the_pips
 
@@ -164,6 +174,32 @@ def test_networks_train_on_one_thread_whatever_this_machine_has(monkeypatch: pyt
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
     assert in_training_processes(blas.threads, [None, None]) == [1, 1]
     assert os.environ["OPENBLAS_NUM_THREADS"] == "2"
+
+
+def test_training_processes_are_as_many_as_cores_jobs_and_free_memory_allow() -> None:
+    gb = 1_000_000_000
+    assert training_workers(2, 4 * gb, cores=2, available=20 * gb) == 2
+    assert training_workers(2, 4 * gb, cores=2, available=5 * gb) == 1  # not two: one after the other
+    assert training_workers(3, 1 * gb, cores=8, available=None) == 3  # memory unknown: cores and jobs decide
+    assert training_workers(4, 1 * gb, cores=2, available=20 * gb) == 2
+    assert training_workers(2, 4 * gb, cores=None, available=20 * gb) == 1
+    assert training_workers(2, 4 * gb, cores=2, available=1 * gb) == 1  # too little for one: it still tries
+
+
+def test_a_training_process_is_budgeted_for_the_draw_it_makes(design, deck: DeckModel) -> None:
+    # The budget per scene and per table covers the rows they really make, without asking for
+    # twice what they need (which would train one network at a time where two fit).
+    from dealerassist.vision.training import render_samples, scene_samples
+
+    rng = np.random.default_rng(3)
+    cards = {code: image for code, image in design.items() if code != "back"}
+    rendered, _ = render_samples(cards, design["back"], deck.window, rng, 2)
+    mined, _ = scene_samples(design, deck.window, rng, 6, deck.rank_box)
+    assert 0.7 * DRAW_BYTES_PER_SCENE < rendered.nbytes / 2 <= DRAW_BYTES_PER_SCENE
+    assert 0.5 * DRAW_BYTES_PER_TABLE < mined.nbytes / 6 <= 1.5 * DRAW_BYTES_PER_TABLE
+    assert training_memory(600, 1200) > training_memory(300, 600) > 2 * (rendered.nbytes / 2 * 300)
+    free = available_memory()
+    assert free is None or 0 < free < 1 << 50
 
 
 def _interrupted(_: None) -> str:

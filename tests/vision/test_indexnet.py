@@ -239,6 +239,19 @@ def test_the_network_learns_a_separable_toy_problem_and_survives_its_arrays(hidd
     np.testing.assert_array_equal(copy.best(centres)[1], probability)
 
 
+def test_training_over_its_own_rows_trains_the_same_network_and_standardises_them() -> None:
+    # Enrollment lets a network standardise its gigabyte draw in place rather than in a copy.
+    _, features, labels = _toy_problem()
+    kept = features.copy()
+    copied = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=2)
+    np.testing.assert_array_equal(features, kept)  # by default the caller's rows are left alone
+    in_place = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=2, overwrite=True)
+    for key, value in copied.arrays().items():
+        np.testing.assert_array_equal(in_place.arrays()[key], value)
+    np.testing.assert_allclose(features.mean(axis=0), 0.0, atol=1e-4)
+    np.testing.assert_allclose(features, (kept - copied.mean) * copied.scale, rtol=1e-6, atol=1e-6)
+
+
 def test_a_deck_network_of_one_hidden_layer_keeps_the_arrays_it_was_saved_with() -> None:
     # Decks enrolled before the second hidden layer hold net_w1, net_b1, net_w2, net_b2 only.
     centres, features, labels = _toy_problem()
