@@ -108,7 +108,10 @@ def _design_folder(text: str) -> Path:
 
 def _enroll(args: argparse.Namespace) -> int:
     check_folder(args.folder)
-    print(f"enrolling {args.folder}: training its index classifiers (a few minutes) ...", flush=True)
+    print(
+        f"enrolling {args.folder}: training its index classifiers (some ten minutes on two cores) ...",
+        flush=True,
+    )
     model = enroll(
         args.folder, args.name, args.training_scenes, args.tables, notice=print, members=args.members
     )

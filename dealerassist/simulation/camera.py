@@ -39,7 +39,7 @@ def demo_vision_section() -> dict[str, Any]:
 def load_demo_deck(cache_dir: Path, say: Callable[[str], None]) -> tuple[Any, Any] | None:
     """The enrolled development deck and its card images, or None when the artwork is absent.
 
-    Enrolling takes a few minutes, so the model is kept in ``cache_dir`` for the next start,
+    Enrolling takes some ten minutes, so the model is kept in ``cache_dir`` for the next start,
     under a name that changes whenever the vision code does.
     """
     from dealerassist.vision import artwork
@@ -55,7 +55,7 @@ def load_demo_deck(cache_dir: Path, say: Callable[[str], None]) -> tuple[Any, An
     cached = cache_dir / f"{artwork.TUNING_DESIGN}-{vision_code_version()}.npz"
     model = load_kept(cached)  # a damaged cache, or one of other code, is enrolled again
     if model is None:
-        say(f"camera: enrolling the {artwork.TUNING_DESIGN} deck (once, a few minutes)")
+        say(f"camera: enrolling the {artwork.TUNING_DESIGN} deck (once, some ten minutes on two cores)")
         model = enroll(folder)
         _cache(model, cached, artwork.TUNING_DESIGN)
     return model, load_design(folder)
