@@ -316,8 +316,8 @@ def test_a_stepped_rows_card_is_named_by_one_second_look_alone(
 # before, is named without the look around by the deck taught on corners fitted by
 # ``_fitted_direction``, and 673's AH by the deck taught on twice the draw. With that deck, in
 # seeds 0-999 the look around named 239's 3H, 261's 6H, 368's 5H and this one, each outlined
-# where it lies, and lost none, but also seed 747's 5C where no face-up card of that name lies;
-# as above, look again when it fails).
+# where it lies, and lost none, but also read seed 747's 5 of spades as the 5 of clubs, at 0.98,
+# as the whole reader does; as above, look again when it fails).
 @pytest.mark.parametrize(("seed", "named"), [(560, "TD")])
 def test_an_unsure_new_name_named_by_the_windows_around_it(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, named: str
