@@ -193,7 +193,7 @@ def enroll(
     cards = {code: image for code, image in design.items() if code != "back"}
     jobs = [(folder, window, rank_box, member, scenes_per_card, tables) for member in range(members)]
     each = training_memory(scenes_per_card, tables)
-    net = Committee(tuple(in_training_processes(_train_member, jobs, each)))
+    net = Committee(tuple(in_training_processes(_train_member, jobs, each, notice)))
     check = _self_check(net, cards, design["back"], window)
 
     back_f = []
@@ -244,17 +244,29 @@ def training_workers(jobs: int, each: int, cores: int | None, available: int | N
     return max(1, workers)
 
 
-def in_training_processes(work: Callable[[T], R], jobs: list[T], each: int = PROCESS_BYTES) -> list[R]:
+def in_training_processes(
+    work: Callable[[T], R],
+    jobs: list[T],
+    each: int = PROCESS_BYTES,
+    notice: Callable[[str], None] | None = None,
+) -> list[R]:
     """``work`` done for each job in processes of its own, one per core up to one per job and as
     many as the free memory holds at ``each`` bytes apiece (``training_workers``), on the pinned
-    training kernels (``blas.training_kernels``).
+    training kernels (``blas.training_kernels``). ``notice`` is told when memory, not the cores,
+    holds them back, as the operator then waits longer.
 
     The processes are spawned, so no lock of a threaded parent is inherited, and numpy loads afresh
     in each. The seeds, not the processes, decide what each network learns: fewer processes take
     longer and train the same networks. A Ctrl-C to the process group ends them and this raises
     ``BrokenProcessPool``; a parent killed outright takes them with it (``_join_training``).
     """
-    workers = training_workers(len(jobs), each, os.cpu_count(), available_memory())
+    cores = os.cpu_count()
+    workers = training_workers(len(jobs), each, cores, available_memory())
+    if notice is not None and workers < min(len(jobs), cores or 1):
+        notice(
+            f"the free memory holds {workers} training process(es) of some {each / 1e9:.1f} GB: "
+            f"the {len(jobs)} networks train {workers} at a time, which takes longer"
+        )
     context = multiprocessing.get_context("spawn")
     with (
         training_kernels(),

@@ -186,6 +186,31 @@ def test_training_processes_are_as_many_as_cores_jobs_and_free_memory_allow() ->
     assert training_workers(2, 4 * gb, cores=2, available=1 * gb) == 1  # too little for one: it still tries
 
 
+def _training_process(_: None) -> int:
+    return os.getpid()
+
+
+def test_networks_train_one_after_the_other_where_memory_holds_one_and_the_operator_is_told(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dealerassist.vision import enrollment
+
+    gb = 1_000_000_000
+    monkeypatch.setattr(enrollment.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(enrollment, "available_memory", lambda: 5 * gb)
+    told: list[str] = []
+    first, second = in_training_processes(_training_process, [None, None], 4 * gb, told.append)
+    assert first == second != os.getpid()  # one process trained both
+    assert told == [
+        "the free memory holds 1 training process(es) of some 4.0 GB: the 2 networks train 1 at a "
+        "time, which takes longer"
+    ]
+    monkeypatch.setattr(enrollment, "available_memory", lambda: 20 * gb)
+    told.clear()
+    in_training_processes(_training_process, [None, None], 4 * gb, told.append)
+    assert told == []  # two fit: nothing to say
+
+
 def test_a_training_process_is_budgeted_for_the_draw_it_makes(design, deck: DeckModel) -> None:
     # The budget per scene and per table covers the rows they really make, without asking for
     # twice what they need (which would train one network at a time where two fit).
