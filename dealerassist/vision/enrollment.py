@@ -262,7 +262,7 @@ def in_training_processes(
     """
     cores = os.cpu_count()
     workers = training_workers(len(jobs), each, cores, available_memory())
-    if notice is not None and workers < min(len(jobs), cores or 1):
+    if notice is not None and workers < training_workers(len(jobs), each, cores, None):
         notice(
             f"the free memory holds {workers} training process(es) of some {each / 1e9:.1f} GB: "
             f"the {len(jobs)} networks train {workers} at a time, which takes longer"
