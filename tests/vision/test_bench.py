@@ -35,6 +35,9 @@ def test_bench_vision_reports_both_readers(capsys) -> None:
     assert "kennard-4color-bf  corner-index" in out
     assert "kennard-4color-bf  classic" in out
     assert "ALL (untuned)" in out and "targets:" in out
+    verdicts = out.split("against the targets (untuned designs pooled; 95 % intervals):\n", 1)[1].splitlines()
+    assert verdicts[0].startswith("  right: ") and verdicts[1].startswith("  wrong: ")
+    assert verdicts[2].startswith("  face-down cards read as a face: ") and "ms a frame" in verdicts[3]
     share = next(line for line in out.splitlines() if line.startswith("corner-index CPU time per frame:"))
     assert 0.0 < float(share.split()[5]) < 10.0 and share.endswith("of the classic reader's in this run")
 

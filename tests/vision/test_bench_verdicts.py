@@ -1,0 +1,82 @@
+"""The vision benchmark reads its pooled counts as measurements: a rate meets or misses a target
+only when its whole 95 % interval lies on one side of it."""
+
+from __future__ import annotations
+
+import pytest
+
+from dealerassist.commands.bench import load
+from dealerassist.vision.evaluate import Tally
+
+vision_bench = load("vision")
+
+
+def test_wilson_interval_matches_its_closed_forms() -> None:
+    z2 = vision_bench.Z95**2
+    low, high = vision_bench.wilson(0, 10)
+    assert low == pytest.approx(0.0) and high == pytest.approx(
+        z2 / (10 + z2)
+    )  # no hits: the upper end is z²/(n+z²)
+    low, high = vision_bench.wilson(10, 10)
+    assert high == pytest.approx(1.0) and low == pytest.approx(10 / (10 + z2))
+    low, high = vision_bench.wilson(5, 10)
+    assert low + high == pytest.approx(1.0) and 0.23 < low < 0.24  # symmetric about a half
+    assert vision_bench.wilson(0, 0) == (0.0, 1.0)  # nothing seen: anything goes
+
+
+def test_the_interval_narrows_as_draws_are_pooled() -> None:
+    one = vision_bench.wilson(2290, 2300)
+    ten = vision_bench.wilson(22900, 23000)
+    assert one[0] < ten[0] < 0.9956 < ten[1] < one[1]
+
+
+def _tally(
+    visible: int, correct: int, wrong: int = 0, hidden: int = 0, face_down: int = 100, named: int = 0
+) -> Tally:
+    return Tally(
+        face_up_visible=visible,
+        correct=correct,
+        wrong=wrong,
+        face_up_hidden=hidden,
+        face_down=face_down,
+        face_down_read_as_face=named,
+        frames=10,
+        seconds=0.19,
+    )
+
+
+def _verdict(lines: list[str], start: str) -> str:
+    return next(line for line in lines if line.strip().startswith(start)).rsplit(": ", 1)[1]
+
+
+def test_right_reads_are_met_missed_or_undecided_by_the_interval() -> None:
+    assert _verdict(vision_bench.verdicts(_tally(20000, 19960)), "right") == "met"  # 99.80 %, low end 99.73
+    assert (
+        _verdict(vision_bench.verdicts(_tally(20000, 19820)), "right") == "not met"
+    )  # 99.10 %, high end 99.23
+    near = vision_bench.verdicts(_tally(22804, 22695))  # 99.52 %: the interval runs 99.42-99.60
+    assert "undecided" in _verdict(near, "right") and "99.42-99.60 %" in near[0]
+
+
+def test_a_draw_with_no_wrong_read_is_met_only_when_large_enough() -> None:
+    assert _verdict(vision_bench.verdicts(_tally(10000, 9990)), "wrong") == "met"  # 0 of 10,000: under 0.04 %
+    assert "undecided" in _verdict(
+        vision_bench.verdicts(_tally(1000, 999)), "wrong"
+    )  # 0 of 1,000: up to 0.38 %
+    assert _verdict(vision_bench.verdicts(_tally(10000, 9950, wrong=40)), "wrong") == "not met"  # 0.4 %
+
+
+def test_wrong_reads_count_against_every_face_up_card() -> None:
+    lines = vision_bench.verdicts(_tally(3000, 2990, wrong=3, hidden=1000))
+    assert "(3 of 4000)" in lines[1]  # a hidden index named wrong still counts
+
+
+def test_one_face_down_card_named_misses_its_target() -> None:
+    lines = vision_bench.verdicts(_tally(5000, 4990, face_down=800, named=1))
+    assert lines[2].endswith("1 of 800, none: not met")
+    assert vision_bench.verdicts(_tally(5000, 4990, face_down=800))[2].endswith("0 of 800, none: met")
+
+
+def test_cpu_time_is_printed_not_judged() -> None:
+    line = vision_bench.verdicts(_tally(5000, 4990))[3]
+    assert "19.0 ms a frame" in line and "met" not in line
