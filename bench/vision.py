@@ -122,13 +122,15 @@ def wilson(hits: int, trials: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, middle - half), min(1.0, middle + half)
 
 
-def _judged(low: float, high: float, met: bool, missed: bool) -> str:
-    if met:
+def _judged(interval: tuple[float, float], target: float, at_least: bool) -> str:
+    """Met or not met when the whole interval lies on one side of the target, else undecided."""
+    low, high = interval
+    if low >= target if at_least else high <= target:
         return "met"
-    if missed:
+    if high < target if at_least else low > target:
         return "not met"
-    interval = f"{100 * low:.2f}-{100 * high:.2f} %"
-    return f"undecided, as its 95 % interval {interval} holds the target (more draws narrow it)"
+    spread = f"{100 * low:.2f}-{100 * high:.2f} %"
+    return f"undecided, as its 95 % interval {spread} holds the target (more draws narrow it)"
 
 
 def verdicts(tally: Tally) -> list[str]:
@@ -138,15 +140,13 @@ def verdicts(tally: Tally) -> list[str]:
     it is a figure of the machine the benchmark ran on, not of the reader alone."""
     s = tally.summary()
     visible, face_up = tally.face_up_visible, tally.face_up_visible + tally.face_up_hidden
-    low, high = wilson(tally.correct, visible)
-    wrong_low, wrong_high = wilson(tally.wrong, face_up)
     ms = float(s["ms_per_frame"])
     return [
-        f"  right: {s['correct_pct']:.2f} % ({tally.correct} of {visible}), at least "
-        f"{100 * RIGHT_TARGET:.1f} %: {_judged(low, high, low >= RIGHT_TARGET, high < RIGHT_TARGET)}",
-        f"  wrong: {s['wrong_pct']:.2f} % ({tally.wrong} of {face_up}), at most {100 * WRONG_TARGET:.1f} %: "
-        f"{_judged(wrong_low, wrong_high, wrong_high <= WRONG_TARGET, wrong_low > WRONG_TARGET)}",
-        f"  face-down cards read as a face: {tally.face_down_read_as_face} of {tally.face_down}, none: "
+        f"  right: {s['correct_pct']:.2f} % ({tally.correct:,} of {visible:,}), at least "
+        f"{100 * RIGHT_TARGET:.1f} %: {_judged(wilson(tally.correct, visible), RIGHT_TARGET, at_least=True)}",
+        f"  wrong: {s['wrong_pct']:.2f} % ({tally.wrong:,} of {face_up:,}), at most "
+        f"{100 * WRONG_TARGET:.1f} %: {_judged(wilson(tally.wrong, face_up), WRONG_TARGET, at_least=False)}",
+        f"  face-down cards read as a face: {tally.face_down_read_as_face:,} of {tally.face_down:,}, none: "
         + ("met" if tally.face_down_read_as_face == 0 else "not met"),
         f"  CPU time: {ms:.1f} ms a frame against a target of {MS_TARGET:.0f} ms on one core: this machine's "
         "figure (its share of the classic reader's, when measured, travels better)",

@@ -68,7 +68,7 @@ def test_a_draw_with_no_wrong_read_is_met_only_when_large_enough() -> None:
 
 def test_wrong_reads_count_against_every_face_up_card() -> None:
     lines = vision_bench.verdicts(_tally(3000, 2990, wrong=3, hidden=1000))
-    assert "(3 of 4000)" in lines[1]  # a hidden index named wrong still counts
+    assert "(3 of 4,000)" in lines[1]  # a hidden index named wrong still counts
 
 
 def test_one_face_down_card_named_misses_its_target() -> None:
