@@ -33,16 +33,9 @@ def test_the_interval_narrows_as_draws_are_pooled() -> None:
 def _tally(
     visible: int, correct: int, wrong: int = 0, hidden: int = 0, face_down: int = 100, named: int = 0
 ) -> Tally:
-    return Tally(
-        face_up_visible=visible,
-        correct=correct,
-        wrong=wrong,
-        face_up_hidden=hidden,
-        face_down=face_down,
-        face_down_read_as_face=named,
-        frames=10,
-        seconds=0.19,
-    )
+    tally = Tally(face_up_visible=visible, correct=correct, wrong=wrong, face_up_hidden=hidden, frames=10)
+    tally.face_down, tally.face_down_read_as_face, tally.seconds = face_down, named, 0.19
+    return tally
 
 
 def _verdict(lines: list[str], start: str) -> str:
