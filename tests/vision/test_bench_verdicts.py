@@ -14,9 +14,8 @@ vision_bench = load("vision")
 def test_wilson_interval_matches_its_closed_forms() -> None:
     z2 = vision_bench.Z95**2
     low, high = vision_bench.wilson(0, 10)
-    assert low == pytest.approx(0.0) and high == pytest.approx(
-        z2 / (10 + z2)
-    )  # no hits: the upper end is z²/(n+z²)
+    # No hits: the interval runs from 0 to z²/(n+z²); all hits, from n/(n+z²) to 1.
+    assert low == pytest.approx(0.0) and high == pytest.approx(z2 / (10 + z2))
     low, high = vision_bench.wilson(10, 10)
     assert high == pytest.approx(1.0) and low == pytest.approx(10 / (10 + z2))
     low, high = vision_bench.wilson(5, 10)
@@ -43,19 +42,15 @@ def _verdict(lines: list[str], start: str) -> str:
 
 
 def test_right_reads_are_met_missed_or_undecided_by_the_interval() -> None:
-    assert _verdict(vision_bench.verdicts(_tally(20000, 19960)), "right") == "met"  # 99.80 %, low end 99.73
-    assert (
-        _verdict(vision_bench.verdicts(_tally(20000, 19820)), "right") == "not met"
-    )  # 99.10 %, high end 99.23
+    assert _verdict(vision_bench.verdicts(_tally(20000, 19960)), "right") == "met"  # 99.80 %, from 99.73
+    assert _verdict(vision_bench.verdicts(_tally(20000, 19820)), "right") == "not met"  # 99.10 %, to 99.23
     near = vision_bench.verdicts(_tally(22804, 22695))  # 99.52 %: the interval runs 99.42-99.60
     assert "undecided" in _verdict(near, "right") and "99.42-99.60 %" in near[0]
 
 
 def test_a_draw_with_no_wrong_read_is_met_only_when_large_enough() -> None:
-    assert _verdict(vision_bench.verdicts(_tally(10000, 9990)), "wrong") == "met"  # 0 of 10,000: under 0.04 %
-    assert "undecided" in _verdict(
-        vision_bench.verdicts(_tally(1000, 999)), "wrong"
-    )  # 0 of 1,000: up to 0.38 %
+    assert _verdict(vision_bench.verdicts(_tally(10000, 9990)), "wrong") == "met"  # 0 of 10,000: to 0.04 %
+    assert "undecided" in _verdict(vision_bench.verdicts(_tally(1000, 999)), "wrong")  # 0 of 1,000: to 0.38 %
     assert _verdict(vision_bench.verdicts(_tally(10000, 9950, wrong=40)), "wrong") == "not met"  # 0.4 %
 
 
