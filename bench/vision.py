@@ -116,7 +116,8 @@ def _against_classic(reader: Tally, classic: Tally) -> str:
 def wilson(hits: int, trials: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a rate seen as ``hits`` in ``trials``: where the reader's own
     rate may lie given one draw of cards. Unlike the normal approximation it stays inside 0..1 and
-    is not empty when a draw has no hits at all (no wrong reads), which is the case that matters."""
+    does not shrink to a single point when a draw has no hits at all (no wrong reads), the case
+    that matters."""
     if trials <= 0:
         return 0.0, 1.0
     rate = hits / trials
