@@ -441,6 +441,12 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     corner turned alike would only read that print again; a corner left in place is read again
     only when none of its own sizes was near the named card's (the second size of a junction is
     not read at first look, see ``reader``).
+
+    The ink is matched twice. The plain match (``cv2.TM_CCORR_NORMED``'s) is drawn to wherever
+    ink is heaviest, which next to a picture card's figure or a neighbour's print is not the
+    print; the zero-mean match (``cv2.TM_CCOEFF_NORMED``'s) follows the print's shape, but finds
+    fewer of the prints the plain one finds. Where the two move a corner to different places,
+    both windows are read, the plain one's first (``named_anew`` takes a row's first name).
     """
     first = np.array(look.best)
     named = look.probability[first] >= accept
@@ -460,17 +466,31 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     rows, near, size = first[unnamed[beside]], near[beside], sizes[nearest[beside]]
     around = ink_around(look.bgra, points[near], x_axes[near], y_axes[near], size, window, _PRINT_PAD)
     print_map = look.ink[first[named]].mean(axis=0)  # where the frame's named indices print
-    moves = _print_offsets(around, print_map) * np.array(ink_cell(window)) * size[:, None]
-    at = points[near] + moves[:, :1] * x_axes[near] + moves[:, 1:] * y_axes[near]
-    landed = (distances(at, points[far]) < PRINT_MOVE * sizes[None, :]) & alike[beside]
-    resized = [
-        all(abs(tried / named_size - 1.0) > PRINT_RESIZE for tried in look.candidates[corner].heights)
-        for corner, named_size in zip(near.tolist(), size.tolist(), strict=True)
-    ]
-    moved = np.hypot(moves[:, 0], moves[:, 1]) >= PRINT_MOVE * size
-    keep = (moved | np.array(resized, bool)) & ~landed.any(axis=1)
-    near = near[keep]
-    return SecondLook(rows[keep], at[keep], x_axes[near], y_axes[near], size[keep])
+    cell = np.array(ink_cell(window)) * size[:, None]
+    plain = _print_offsets(around, print_map)
+    shaped = _print_offsets(around, print_map, zero_mean=True)
+    resized = np.array(
+        [
+            all(abs(tried / named_size - 1.0) > PRINT_RESIZE for tried in look.candidates[corner].heights)
+            for corner, named_size in zip(near.tolist(), size.tolist(), strict=True)
+        ],
+        bool,
+    )
+    placed = []
+    for offsets, wanted in ((plain, True), (shaped, np.any(shaped != plain, axis=1))):
+        moves = offsets * cell
+        at = points[near] + moves[:, :1] * x_axes[near] + moves[:, 1:] * y_axes[near]
+        landed = (distances(at, points[far]) < PRINT_MOVE * sizes[None, :]) & alike[beside]
+        moved = np.hypot(moves[:, 0], moves[:, 1]) >= PRINT_MOVE * size
+        keep = np.flatnonzero((moved | resized) & ~landed.any(axis=1) & wanted)
+        placed.append(SecondLook(rows[keep], at[keep], x_axes[near[keep]], y_axes[near[keep]], size[keep]))
+    return _joined(placed)
+
+
+def _joined(looks: list[SecondLook]) -> SecondLook:
+    """Several steps' windows as one, in their order, before they are read."""
+    keys = ("rows", "points", "x_axes", "y_axes", "sizes")
+    return SecondLook(*(np.concatenate([getattr(look, key) for look in looks]) for key in keys))
 
 
 def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: SecondLook) -> SecondLook:
@@ -548,71 +568,87 @@ def named_anew(
     return raised
 
 
-def _print_offsets(around: np.ndarray, print_map: np.ndarray) -> np.ndarray:
+def _print_offsets(around: np.ndarray, print_map: np.ndarray, zero_mean: bool = False) -> np.ndarray:
     """How many ink cells (across, down) each print lies from where ``print_map`` has it in its
     window (``around``: the ink of each window and of ``_PRINT_PAD`` cells beyond it).
 
     The map is placed at every move straight across and straight down, and the better of the two
-    best placings (normalised, as ``cv2.TM_CCORR_NORMED`` scores them) is kept; then the map is
-    moved along the other edge from there. A corner found off its card mostly lies along one of
-    the card's edges; the second move mends the rest. Every window of a frame at once.
+    best placings (normalised, as ``cv2.TM_CCORR_NORMED`` scores them, or with ``zero_mean`` as
+    ``cv2.TM_CCOEFF_NORMED`` does) is kept; then the map is moved along the other edge from
+    there. A corner found off its card mostly lies along one of the card's edges; the second move
+    mends the rest. Every window of a frame at once.
     """
     count = len(around)
     wanted = print_map.astype(np.float32)
     start = np.zeros((count, 2), int)
-    first = [_best_along(around, wanted, start, axis) for axis in (0, 1)]
+    first = [_best_along(around, wanted, start, axis, zero_mean) for axis in (0, 1)]
     along_x = first[0][1] >= first[1][1]
     start[:, 0] = np.where(along_x, first[0][0], 0)
     start[:, 1] = np.where(along_x, 0, first[1][0])
-    then_y, _ = _best_along(around, wanted, start, 1)
-    then_x, _ = _best_along(around, wanted, start, 0)
+    then_y, _ = _best_along(around, wanted, start, 1, zero_mean)
+    then_x, _ = _best_along(around, wanted, start, 0, zero_mean)
     start[:, 1] = np.where(along_x, then_y, start[:, 1])
     start[:, 0] = np.where(along_x, start[:, 0], then_x)
     return start.astype(float)
 
 
 def _best_along(
-    around: np.ndarray, wanted: np.ndarray, start: np.ndarray, axis: int
+    around: np.ndarray, wanted: np.ndarray, start: np.ndarray, axis: int, zero_mean: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """The best move of ``wanted`` along one axis (0 across, 1 down) of each window's ``around``
     map, the other axis held at ``start``'s move, with its normalised match."""
     across, down = _PRINT_PAD
     if axis == 0:
-        best, match = _best_placings(around, wanted, start[:, 1] + down)
+        best, match = _best_placings(around, wanted, start[:, 1] + down, zero_mean)
         return best - across, match
-    best, match = _best_placings(around.transpose(0, 2, 1), wanted.T, start[:, 0] + across)
+    best, match = _best_placings(around.transpose(0, 2, 1), wanted.T, start[:, 0] + across, zero_mean)
     return best - down, match
 
 
 @compiled()
-def _best_placings(around: np.ndarray, wanted: np.ndarray, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _best_placings(
+    around: np.ndarray, wanted: np.ndarray, held: np.ndarray, zero_mean: bool
+) -> tuple[np.ndarray, np.ndarray]:
     """For each window, the first placing of ``wanted`` along the last axis of its ``around`` map
-    that matches best (as ``cv2.TM_CCORR_NORMED`` scores), the map's first row held at ``held``.
+    that matches best (as ``cv2.TM_CCORR_NORMED`` scores, or with ``zero_mean`` as
+    ``cv2.TM_CCOEFF_NORMED`` does, but for the map's own norm), the map's first row held at ``held``.
 
     The sums run over the placings innermost: each placing adds to its own sums, none waiting on
-    another's.
+    another's. The zero-mean score needs no sums of its own beyond the ink's: with the map's mean
+    taken off its weights, the products are those of both means taken off.
     """
     count, _, width = around.shape
     rows, cols = wanted.shape
     moves = width - cols + 1
+    cells = rows * cols
+    mean = 0.0
+    if zero_mean:
+        for r in range(rows):
+            for c in range(cols):
+                mean += np.float64(wanted[r, c])
+        mean /= cells
     best = np.empty(count, np.int64)
     score = np.empty(count, np.float64)
     products = np.empty(moves)
     energy = np.empty(moves)
+    ink = np.empty(moves)
     for n in range(count):
         products[:] = 0.0
         energy[:] = 0.0
+        ink[:] = 0.0
         for r in range(rows):
             line = around[n, held[n] + r]
             for c in range(cols):
-                weight = np.float64(wanted[r, c])
+                weight = np.float64(wanted[r, c]) - mean
                 for m in range(moves):
                     value = np.float64(line[m + c])
                     products[m] += value * weight
                     energy[m] += value * value
+                    ink[m] += value
         best[n], score[n] = 0, -np.inf
         for m in range(moves):
-            match = products[m] / np.sqrt(max(energy[m], 1e-12))
+            spread = energy[m] - ink[m] * ink[m] / cells if zero_mean else energy[m]
+            match = products[m] / np.sqrt(max(spread, 1e-12))
             if match > score[n]:
                 best[n], score[n] = m, match
     return best, score

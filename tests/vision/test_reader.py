@@ -146,7 +146,12 @@ def test_a_print_moved_along_both_edges_is_followed_along_each() -> None:
     assert found.tolist() == [[2.0, 5.0]]
 
 
-def test_each_move_of_a_print_is_scored_as_opencv_scores_a_normalised_match() -> None:
+@pytest.mark.parametrize(
+    ("zero_mean", "method"), [(False, cv2.TM_CCORR_NORMED), (True, cv2.TM_CCOEFF_NORMED)]
+)
+def test_each_move_of_a_print_is_scored_as_opencv_scores_a_normalised_match(
+    zero_mean: bool, method: int
+) -> None:
     rng = np.random.default_rng(20261205)
     wanted = rng.random((16, 8), dtype=np.float32)
     around = rng.random((30, 32, 20), dtype=np.float32)
@@ -156,15 +161,21 @@ def test_each_move_of_a_print_is_scored_as_opencv_scores_a_normalised_match() ->
         [rng.integers(-pad_across, pad_across + 1, 30), rng.integers(-pad_down, pad_down + 1, 30)], 1
     )
     for axis in (0, 1):
-        best, match = _best_along(around, wanted, start, axis)
+        best, match = _best_along(around, wanted, start, axis, zero_mean)
         for n in range(len(around)):
             if axis == 0:
                 strip, template, pad = around[n, start[n, 1] + pad_down :][:16], wanted, pad_across
             else:
                 strip, template, pad = around[n, :, start[n, 0] + pad_across :][:, :8].T, wanted.T, pad_down
-            scores = cv2.matchTemplate(np.ascontiguousarray(strip), template, cv2.TM_CCORR_NORMED).ravel()
+            if zero_mean and not strip.any():
+                assert match[n] == 0.0  # no ink to follow: every move scores nothing
+                continue
+            scores = cv2.matchTemplate(np.ascontiguousarray(strip), template, method).ravel()
+            # Both scores leave out the map's own norm (the zero-mean one, the norm of the map
+            # less its mean), which is the same for every move.
+            norm = np.linalg.norm(template - template.mean() if zero_mean else template)
             assert best[n] == int(np.argmax(scores)) - pad
-            assert match[n] == pytest.approx(scores.max() * np.linalg.norm(template), rel=1e-5, abs=1e-6)
+            assert match[n] == pytest.approx(scores.max() * norm, rel=1e-5, abs=1e-6)
 
 
 def _named_by_the_step_alone(without: set[str], found: dict, truth, card: str, alone: bool = True) -> None:
@@ -203,6 +214,18 @@ def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
         unmoved = set(_by_card(CardReader(deck, Thresholds(at_print=1.01)).read(frame)))
     found = _by_card(CardReader(deck).read(frame))
     _named_by_the_step_alone(unmoved, found, truth, moved, alone=False)  # another fan card may join
+
+
+# Generated scenes where the demo deck's networks name a fan's lower card only at the place the
+# zero-mean match moves its corner to: the plain match moves it onto the heavier ink beside the
+# print (in seeds 0-399 the zero-mean windows named three cards, none where no card lies, and lost
+# none; the third, seed 167's TH, is outlined a tenth of a card off where it lies; like the seeds
+# above, look again in those when they fail).
+@pytest.mark.parametrize(("seed", "card"), [(86, "TC"), (392, "JC")])
+def test_a_print_the_plain_match_misses_is_found_by_its_shape(
+    deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, card: str
+) -> None:
+    _named_when_switched_on(deck, design, monkeypatch, seed, card, _without_shaped_print)
 
 
 # Seeds where the corner lies in place, its print in its window, and none of the sizes tried
@@ -244,7 +267,9 @@ def test_unsure_reads_that_agree_at_a_cards_two_prints_name_it(
 def test_a_corner_whose_sizes_are_all_off_the_named_cards_is_read_at_theirs(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, sized: str
 ) -> None:
-    # The step on its own: the windows around an unsure new name would name some of these too.
+    # The step on its own: the windows around an unsure new name would name some of these too,
+    # and the print step's zero-mean windows seed 830's 2H.
+    _without_shaped_print(monkeypatch)
     _named_by_switching_on(deck, design, monkeypatch, seed, sized, "at_named_size", ("new_names_again",))
 
 
@@ -306,6 +331,7 @@ def test_a_stepped_rows_card_is_named_by_one_second_look_alone(
     card: str,
     switch_off: Callable[[pytest.MonkeyPatch], None],
 ) -> None:
+    _without_shaped_print(monkeypatch)  # its windows name seed 12's ace of spades too
     _named_when_switched_on(deck, design, monkeypatch, seed, card, switch_off, scene=scene)
 
 
@@ -335,6 +361,15 @@ def _without_glimpses(monkeypatch: pytest.MonkeyPatch) -> None:
     """No closer look at corners that left no card seen: it names some cards a step names, once
     that step is off."""
     monkeypatch.setattr(reader_module, "_glimpses", lambda *_: [])
+
+
+def _without_shaped_print(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The print step's corners moved by the plain match alone (``amend.at_the_print``): the
+    zero-mean match's windows name some cards the later steps name."""
+    plain = amend._print_offsets
+    monkeypatch.setattr(
+        amend, "_print_offsets", lambda around, print_map, zero_mean=False: plain(around, print_map)
+    )
 
 
 def _without_fans(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -399,6 +434,7 @@ def test_a_spread_of_five_whose_far_end_is_grown_short_is_looked_at_for_three_hi
 def test_a_card_seen_but_not_read_is_named_by_a_closer_look(
     deck, design, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    _without_shaped_print(monkeypatch)  # its windows name this three of diamonds too
     _named_when_switched_on(deck, design, monkeypatch, 674, "3D", _without_closer_look)
 
 
