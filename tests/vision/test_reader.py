@@ -219,8 +219,8 @@ def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
 # Generated scenes where the demo deck's networks name a fan's lower card only at the place the
 # zero-mean match moves its corner to: the plain match moves it onto the heavier ink beside the
 # print (in seeds 0-399 the zero-mean windows named three cards, none where no card lies, and lost
-# none; the third, seed 167's TH, is outlined a tenth of a card off where it lies; like the seeds
-# above, look again in those when they fail).
+# none; the third, seed 167's TH, is outlined just over a tenth of its diagonal off where it lies;
+# like the seeds above, look again in those when they fail).
 @pytest.mark.parametrize(("seed", "card"), [(86, "TC"), (392, "JC")])
 def test_a_print_the_plain_match_misses_is_found_by_its_shape(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, card: str
