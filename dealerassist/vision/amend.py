@@ -477,12 +477,13 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
         bool,
     )
     placed = []
-    for offsets, wanted in ((plain, True), (shaped, np.any(shaped != plain, axis=1))):
+    # The zero-mean match's window only where it lies elsewhere than the plain one's.
+    for offsets, own_place in ((plain, True), (shaped, np.any(shaped != plain, axis=1))):
         moves = offsets * cell
         at = points[near] + moves[:, :1] * x_axes[near] + moves[:, 1:] * y_axes[near]
         landed = (distances(at, points[far]) < PRINT_MOVE * sizes[None, :]) & alike[beside]
         moved = np.hypot(moves[:, 0], moves[:, 1]) >= PRINT_MOVE * size
-        keep = np.flatnonzero((moved | resized) & ~landed.any(axis=1) & wanted)
+        keep = np.flatnonzero((moved | resized) & ~landed.any(axis=1) & own_place)
         placed.append(SecondLook(rows[keep], at[keep], x_axes[near[keep]], y_axes[near[keep]], size[keep]))
     return _joined(placed)
 
