@@ -124,14 +124,8 @@ def read_second_looks(
     chosen = [step for step in steps if len(step.rows)]
     if not chosen:
         return
-    windows = sample_windows(
-        look.bgra,
-        *(
-            np.concatenate([getattr(step, key) for step in chosen])
-            for key in ("points", "x_axes", "y_axes", "sizes")
-        ),
-        window,
-    )
+    joined = _joined(chosen)
+    windows = sample_windows(look.bgra, joined.points, joined.x_axes, joined.y_axes, joined.sizes, window)
     features = window_features(windows)
     start = 0
     for step in chosen:
