@@ -98,7 +98,7 @@ def check_folder(folder: str | Path) -> Path:
     """The folder, or DeckFileError naming what is missing: before minutes of training, not after."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise DeckFileError(f"{folder}: not a folder of card images")
+        raise DeckFileError(f"{folder}: not a folder of card images: {FOLDER_LAYOUT}")
     missing = [c.code for c in FULL_DECK if not (folder / f"{c.code}.png").is_file()]
     if not (folder / "back.png").is_file():
         missing.append("back")

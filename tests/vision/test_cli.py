@@ -49,7 +49,7 @@ def test_enroll_refuses_a_bad_folder_before_training(tmp_path: Path, capsys) -> 
     (tmp_path / "half" / "AS.png").write_bytes(b"")
     (tmp_path / "empty").mkdir()
     cases = (
-        (tmp_path / "nope", "not a folder of card images"),
+        (tmp_path / "nope", "not a folder of card images: a deck folder holds one clean image per card"),
         (tmp_path / "half", "1 of the 53 card images: a deck folder holds one clean image per card"),
         (tmp_path / "empty", "0 of the 53 card images: a deck folder holds one clean image per card"),
     )
