@@ -20,6 +20,7 @@ import numpy as np
 
 from dealerassist.vision.compiled import compiled
 from dealerassist.vision.indexnet import sampling_image
+from dealerassist.vision.opening import centred_runs, opened
 
 MIN_EDGE_PX = 7.0
 MIN_BLOB_AREA = 900
@@ -48,7 +49,8 @@ def corner_arrays(corners: Sequence[Corner]) -> tuple[np.ndarray, np.ndarray, np
 
 _SPECKLE = np.ones((3, 3), np.uint8)
 _MEND = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-_FELT_OPENING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (35, 35))
+# The felt's opening, as the reach of each of its rows (see ``opening``).
+_FELT_OPENING = centred_runs(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (35, 35)))
 # Opening then closing reaches 1 + 2 pixels out from the paper, and the closing's erosion looks 2 further.
 _CLEANUP_REACH = 5
 
@@ -116,7 +118,7 @@ def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
     _extremes(pixels, darkest, brightest, needed if gray is None else gray, small)
     if h % 8 or w % 8:  # cv2's mean of whole 8x8 blocks, as ``_extremes`` takes it, needs whole blocks
         small = cv2.resize(darkest, (w // 8, h // 8), interpolation=cv2.INTER_AREA)
-    small = cv2.morphologyEx(small, cv2.MORPH_OPEN, _FELT_OPENING)
+    small = opened(small, _FELT_OPENING)
     felt = cv2.resize(cv2.GaussianBlur(small, (0, 0), 4), (w, h), dst=felt, interpolation=cv2.INTER_LINEAR)
     # Paper is clearly brighter than the felt under the same light, and nearly colourless.
     needed = cv2.add(felt, 45, dst=needed)
@@ -135,9 +137,9 @@ def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
         return cleaned
     x0, y0 = max(x - _CLEANUP_REACH, 0), max(y - _CLEANUP_REACH, 0)
     x1, y1 = min(x + box_w + _CLEANUP_REACH, w), min(y + box_h + _CLEANUP_REACH, h)
-    opened = cv2.morphologyEx(paper[y0:y1, x0:x1], cv2.MORPH_OPEN, _SPECKLE, dst=brightest[y0:y1, x0:x1])
+    despeckled = cv2.morphologyEx(paper[y0:y1, x0:x1], cv2.MORPH_OPEN, _SPECKLE, dst=brightest[y0:y1, x0:x1])
     # Index ink printed close to the edge can cut the thin white margin; closing mends the outline.
-    cv2.morphologyEx(opened, cv2.MORPH_CLOSE, _MEND, dst=cleaned[y0:y1, x0:x1])
+    cv2.morphologyEx(despeckled, cv2.MORPH_CLOSE, _MEND, dst=cleaned[y0:y1, x0:x1])
     return cleaned
 
 
