@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -14,8 +15,17 @@ from dealerassist.vision import amend
 from dealerassist.vision import fans as fans_module
 from dealerassist.vision import reader as reader_module
 from dealerassist.vision.amend import _PRINT_PAD, _best_along, _print_offsets
-from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, PROJECTED, TRACED, Candidate
-from dealerassist.vision.detect import Corner
+from dealerassist.vision.candidates import (
+    INK,
+    JUNCTION,
+    OUTLINE,
+    PROJECTED,
+    TRACED,
+    Candidate,
+    find_candidates,
+)
+from dealerassist.vision.detect import Corner, corner_arrays
+from dealerassist.vision.indexnet import sampling_image
 from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _first_look_sizes, _merge
 from dealerassist.vision.scenes import make_scene
 
@@ -519,6 +529,40 @@ def test_junctions_and_traced_corners_are_read_first_at_their_first_size_others_
         assert _first_look_sizes(Candidate(corner, [120.0], source)) == [120.0]
     for source in (OUTLINE, INK):
         assert _first_look_sizes(Candidate(corner, [80.0, 120.0], source)) == [80.0, 120.0]
+
+
+def _second_look(points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray, sizes: list[float], cards):
+    return amend.SecondLook(np.arange(len(points)), points, x_axes, y_axes, np.array(sizes), cards=cards)
+
+
+def test_second_looks_read_together_read_each_step_as_alone(deck, design) -> None:
+    # The steps' windows are read in two joint passes (one for the steps that ask for a card, one
+    # for the rest): each step must still get its own rows' reads, in its own order.
+    frame, _ = make_scene(design, np.random.default_rng(5), None)
+    bgra = sampling_image(frame)
+    geometry = find_candidates(bgra, deck.aspect, deck.rank_box, deck.window)
+    points, x_axes, y_axes = corner_arrays([c.corner for c in geometry.candidates])
+    sizes = [c.heights[0] for c in geometry.candidates]
+    cut = [0, 5, 9, 9, 16, len(points)]
+    asked = [None, ["AS", "7H", "QC", "2D"], None, ["KH"] * 7, None]
+    look = replace(_look_at_a_junction_and_an_outline(0.5), bgra=bgra)
+
+    def steps() -> list[amend.SecondLook]:
+        return [
+            _second_look(points[a:b], x_axes[a:b], y_axes[a:b], sizes[a:b], cards)
+            for (a, b), cards in zip(itertools.pairwise(cut), asked, strict=True)
+        ]
+
+    together = steps()
+    amend.read_second_looks(look, together, deck.net, deck.window, accept=0.9)
+    for step in steps():
+        amend.read_second_looks(look, [step], deck.net, deck.window, accept=0.9)
+        joint = together.pop(0)
+        assert np.array_equal(joint.probability, step.probability) and joint.names == step.names
+        assert len(step.probability) == len(step.rows)
+    named = amend.SecondLook(np.arange(len(points)), points, x_axes, y_axes, np.array(sizes))
+    amend.read_second_looks(look, [named], deck.net, deck.window, accept=0.9)
+    assert (named.probability >= 0.9).sum() >= 3  # the corners' windows name cards: not a blank test
 
 
 def _look_at_a_junction_and_an_outline(index_kind: float) -> amend.FirstLook:
