@@ -277,31 +277,60 @@ def ink_around(
     step_y = heights[:, None] * y_axes
     # Each corner's map laid out as one row: remap samples each pixel on its own, so the values
     # are the same, and rows a map wide cost it some four times more than one long row a map.
-    maps = [
-        (
-            points[:, axis, None, None]
-            + step_x[:, axis, None, None] * u[None, None, :]
-            + step_y[:, axis, None, None] * v[None, :, None]
-        )
-        .reshape(len(points), -1)
-        .astype(np.float32)
-        for axis in (0, 1)
-    ]
+    maps_x, maps_y = _cell_points(np.asarray(points, np.float64), step_x, step_y, u, v)
     sampled = cv2.remap(
-        sampling_image(image), maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        sampling_image(image), maps_x, maps_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
-    blue, green, red = cv2.split(sampled)[:3]
-    darkest = cv2.min(cv2.min(blue, green), red).reshape(len(points), -1)
-    ink = np.maximum(1.0 - darkest.astype(np.float32) / _paper_white(darkest)[:, None], 0.0)
-    return ink.reshape(len(points), len(v), len(u))
+    return _ink_of(sampled.reshape(len(points), len(v) * len(u), 4)).reshape(len(points), len(v), len(u))
 
 
-def _paper_white(darkest: np.ndarray) -> np.ndarray:
-    """Each row's paper white (8-bit darkest-channel samples, a row per map), as the features
-    measure it (``PAPER_SHARE``, ``DARKEST_PAPER``). A radix sort of 8-bit values costs less than
-    a partition."""
-    k = int(PAPER_SHARE * (darkest.shape[1] - 1))
-    return np.maximum(np.sort(darkest, axis=1, kind="stable")[:, k].astype(np.float32), DARKEST_PAPER)
+@compiled()
+def _cell_points(
+    points: np.ndarray, step_x: np.ndarray, step_y: np.ndarray, u: np.ndarray, v: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Image x and y of every cell (``u`` across, ``v`` down, in card heights) of each corner's
+    map, a map a row: the corner plus its step across, plus its step down, in double precision
+    and then rounded to single, as numpy's arrays work them."""
+    n, cols, rows = len(points), len(u), len(v)
+    maps = np.empty((2, n, rows * cols), np.float32)
+    for axis in range(2):
+        for k in range(n):
+            for i in range(rows):
+                down = step_y[k, axis] * v[i]
+                for j in range(cols):
+                    maps[axis, k, i * cols + j] = np.float32(
+                        (points[k, axis] + step_x[k, axis] * u[j]) + down
+                    )
+    return maps[0], maps[1]
+
+
+@compiled()
+def _ink_of(sampled: np.ndarray) -> np.ndarray:
+    """The ink of each map's 8-bit BGRA samples (a map a row), against the map's paper white as
+    the features measure it (``PAPER_SHARE``, ``DARKEST_PAPER``): each sample's darkest channel,
+    the level ``PAPER_SHARE`` of them stay below (counted, not sorted), then 1 less the sample's
+    share of that white, at least 0, in single precision as numpy's float32 arrays work it."""
+    count, samples = sampled.shape[:2]
+    wanted = int(PAPER_SHARE * (samples - 1))
+    ink = np.empty((count, samples), np.float32)
+    darkest = np.empty(samples, np.uint8)
+    counts = np.empty(256, np.int64)
+    for k in range(count):
+        counts[:] = 0
+        for i in range(samples):
+            value = min(sampled[k, i, 0], sampled[k, i, 1], sampled[k, i, 2])
+            darkest[i] = value
+            counts[value] += 1
+        seen, level = 0, 255
+        for below in range(256):
+            seen += counts[below]
+            if seen > wanted:
+                level = below
+                break
+        paper = max(np.float32(level), np.float32(DARKEST_PAPER))
+        for i in range(samples):
+            ink[k, i] = max(np.float32(1.0) - np.float32(darkest[i]) / paper, np.float32(0.0))
+    return ink
 
 
 def feature_size() -> int:
@@ -312,7 +341,8 @@ def feature_size() -> int:
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
-_LABELS = frozenset([r + s for r in RANKS for s in SUITS] + [NONE, BACK])
+_CARD_CODES = [r + s for r in RANKS for s in SUITS]  # rank by rank, each in SUITS order
+_LABELS = frozenset([*_CARD_CODES, NONE, BACK])
 HEADS = (len(RANKS), len(SUITS), 3)  # rank, suit, and what the corner is: nothing, an index, a back
 
 
@@ -355,7 +385,7 @@ class IndexNet:
         r, s = rank.argmax(axis=1), suit.argmax(axis=1)
         rows = np.arange(len(features))
         probability = rank[rows, r] * suit[rows, s] * kind[:, 1]
-        return [RANKS[i] + SUITS[j] for i, j in zip(r, s, strict=True)], probability, kind
+        return [_CARD_CODES[k] for k in (r * len(SUITS) + s).tolist()], probability, kind
 
     def probability_of(self, features: np.ndarray, cards: Sequence[str]) -> np.ndarray:
         """Each row's probability (rank x suit x index) that it shows its card of ``cards``."""
