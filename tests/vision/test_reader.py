@@ -531,7 +531,10 @@ def test_junctions_and_traced_corners_are_read_first_at_their_first_size_others_
         assert _first_look_sizes(Candidate(corner, [80.0, 120.0], source)) == [80.0, 120.0]
 
 
-def _second_look(points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray, sizes: list[float], cards):
+def _second_look(
+    points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray, sizes: list[float], cards: list[str] | None
+) -> amend.SecondLook:
+    """Windows at these corners and sizes, read for ``cards`` (None: any card)."""
     return amend.SecondLook(np.arange(len(points)), points, x_axes, y_axes, np.array(sizes), cards=cards)
 
 
@@ -560,7 +563,7 @@ def test_second_looks_read_together_read_each_step_as_alone(deck, design) -> Non
         joint = together.pop(0)
         assert np.array_equal(joint.probability, step.probability) and joint.names == step.names
         assert len(step.probability) == len(step.rows)
-    named = amend.SecondLook(np.arange(len(points)), points, x_axes, y_axes, np.array(sizes))
+    named = _second_look(points, x_axes, y_axes, sizes, None)
     amend.read_second_looks(look, [named], deck.net, deck.window, accept=0.9)
     assert (named.probability >= 0.9).sum() >= 3  # the corners' windows name cards: not a blank test
 
