@@ -21,6 +21,7 @@ import numpy as np
 from dealerassist.vision.compiled import compiled
 from dealerassist.vision.indexnet import sampling_image
 from dealerassist.vision.opening import centred_runs, opened
+from dealerassist.vision.paper import paper_against_felt
 
 MIN_EDGE_PX = 7.0
 MIN_BLOB_AREA = 900
@@ -111,26 +112,16 @@ def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
     the returned mask is one no earlier caller still holds (see ``frame_image``).
     """
     h, w = frame.shape[:2]
-    darkest, brightest, felt, needed = _scratch_planes((h, w))
+    darkest, brightest, paper, unwanted_gray = _scratch_planes((h, w))
     frame = sampling_image(frame)  # as given when it is one already
     small = np.empty((h // 8, w // 8), np.uint8)
     pixels = np.ascontiguousarray(frame).view(np.uint32)[..., 0]
-    _extremes(pixels, darkest, brightest, needed if gray is None else gray, small)
+    _extremes(pixels, darkest, brightest, unwanted_gray if gray is None else gray, small)
     if h % 8 or w % 8:  # cv2's mean of whole 8x8 blocks, as ``_extremes`` takes it, needs whole blocks
         small = cv2.resize(darkest, (w // 8, h // 8), interpolation=cv2.INTER_AREA)
     small = opened(small, _FELT_OPENING)
-    felt = cv2.resize(cv2.GaussianBlur(small, (0, 0), 4), (w, h), dst=felt, interpolation=cv2.INTER_LINEAR)
-    # Paper is clearly brighter than the felt under the same light, and nearly colourless.
-    needed = cv2.add(felt, 45, dst=needed)
-    cv2.max(needed, cv2.convertScaleAbs(felt, dst=felt, alpha=1.5), dst=needed)
-    bright = cv2.compare(darkest, needed, cv2.CMP_GT, dst=needed)
-    spread = cv2.subtract(brightest, darkest, dst=felt)
-    pale = cv2.compare(
-        spread, cv2.convertScaleAbs(brightest, dst=brightest, alpha=0.38), cv2.CMP_LT, dst=spread
-    )
-    paper = cv2.bitwise_and(bright, pale, dst=bright)
+    x, y, box_w, box_h = paper_against_felt(darkest, brightest, cv2.GaussianBlur(small, (0, 0), 4), paper)
     # The clean-up only changes pixels within a few of some paper: it runs on the box round the paper.
-    x, y, box_w, box_h = cv2.boundingRect(paper)
     cleaned = frame_image((h, w))
     cleaned.fill(0)
     if box_w == 0:
