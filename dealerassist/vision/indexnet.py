@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.compiled import compiled
-from dealerassist.vision.window_kernel import DARKEST_PAPER, PAPER_SHARE, window_rows
+from dealerassist.vision.window_kernel import DARKEST_PAPER, LANES, PAPER_SHARE, window_rows
 
 WINDOW_PX = (24, 48)  # width, height of a sampled index window
 MARGIN = 0.02  # card heights sampled beyond the corner along both edges: the edge itself shows
@@ -236,7 +236,16 @@ def window_features(windows: np.ndarray) -> np.ndarray:
     """
     if not len(windows):
         return np.zeros((0, feature_size()), np.float32)
-    return window_rows(np.ascontiguousarray(windows), _DIRECTIONS, CELL, INK_CELL, COLOUR_CELL)
+    n, rows, cols = windows.shape[:3]
+    # The kernel reads a pixel as a word, and works on every window's first pixel, then every
+    # window's second, and so on; and on LANES windows or more, blank ones making up a short batch.
+    colours = windows.reshape(n, rows * cols, -1)
+    if colours.shape[2] == 3:
+        colours = cv2.cvtColor(np.ascontiguousarray(colours), cv2.COLOR_BGR2BGRA)
+    if n < LANES:
+        colours = np.concatenate([colours, np.zeros((LANES - n, *colours.shape[1:]), np.uint8)])
+    by_pixel = cv2.transpose(np.ascontiguousarray(colours)).view(np.uint32).reshape(rows * cols, len(colours))
+    return window_rows(by_pixel, rows, cols, _DIRECTIONS, CELL, INK_CELL, COLOUR_CELL)[:n]
 
 
 def ink_maps(features: np.ndarray) -> np.ndarray:

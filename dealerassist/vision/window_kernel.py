@@ -17,10 +17,10 @@ import numpy as np
 
 from dealerassist.vision.compiled import compiled
 
-# Windows worked side by side. Every loop across them runs the whole LANES, a number the compiler
-# knows, so it unrolls and vectorises them; a last batch that is short is padded with blank lanes,
-# worked out and not kept. 32 measured fastest on a frame's some 330 windows: 2.05 ms, against
-# 3.5 with 16 and 2.2 with 64.
+# Windows worked side by side. Most loops across them run the whole LANES, a number the compiler
+# knows, so it unrolls and vectorises them (a few vectorise only if it does not: see
+# ``_run_sums``). 32 measured fastest on a frame's some 330 windows: 2.05 ms, against 3.5 with 16
+# and 2.2 with 64.
 LANES = 32
 _PAIRED_BLOCK = 128  # numpy adds runs of up to this many terms in eight interleaved sums
 # A window's paper white is the darkest-channel level PAPER_SHARE of its samples stay below, and at
@@ -41,14 +41,16 @@ def _run_sums(values: np.ndarray, start: int, count: int, partial: np.ndarray, t
             for k in range(LANES):
                 total[k] += values[t, k]
         return
+    lanes = partial.shape[1]  # not LANES: loops of a count the compiler cannot unroll stay vectorised
     for a in range(8):
-        for k in range(LANES):
+        for k in range(lanes):
             partial[a, k] = values[start + a, k]
     whole = start + count - count % 8
     for t in range(start + 8, whole, 8):
         for a in range(8):
-            for k in range(LANES):
-                partial[a, k] += values[t + a, k]
+            sums, terms = partial[a], values[t + a]
+            for k in range(lanes):
+                sums[k] += terms[k]
     for k in range(LANES):
         total[k] = ((partial[0, k] + partial[1, k]) + (partial[2, k] + partial[3, k])) + (
             (partial[4, k] + partial[5, k]) + (partial[6, k] + partial[7, k])
@@ -159,17 +161,16 @@ def _signed_block_means(
 
 
 @compiled()
-def _paper_level(window: np.ndarray, counts: np.ndarray) -> np.float32:
-    """A (rows, cols, channels) window's paper white (``PAPER_SHARE``, ``DARKEST_PAPER``), sampled
-    at every fourth pixel. ``counts`` is a 256-long buffer for the levels' counts, reused window
-    after window."""
+def _paper_level(words: np.ndarray, window: int, counts: np.ndarray) -> np.float32:
+    """The paper white (``PAPER_SHARE``, ``DARKEST_PAPER``) of one window of ``window_rows``'s
+    pixel-major words, sampled at every fourth pixel (in row order, the width being a multiple of
+    four). ``counts`` is a 256-long buffer for the levels' counts, reused window after window."""
     counts[:] = 0
-    rows, cols = window.shape[:2]
     samples = 0
-    for i in range(rows):
-        for j in range(0, cols, 4):  # every fourth pixel in row order (the width is a multiple of 4)
-            counts[min(window[i, j, 0], window[i, j, 1], window[i, j, 2])] += 1
-            samples += 1
+    for p in range(0, words.shape[0], 4):
+        word = words[p, window]
+        counts[min(word & 255, (word >> 8) & 255, (word >> 16) & 255)] += 1
+        samples += 1
     wanted = int(PAPER_SHARE * (samples - 1))
     seen = 0
     for level in range(256):
@@ -181,15 +182,23 @@ def _paper_level(window: np.ndarray, counts: np.ndarray) -> np.float32:
 
 @compiled()
 def window_rows(
-    windows: np.ndarray, directions: np.ndarray, cell: int, ink_cell: int, colour_cell: int
+    words: np.ndarray,
+    rows: int,
+    cols: int,
+    directions: np.ndarray,
+    cell: int,
+    ink_cell: int,
+    colour_cell: int,
 ) -> np.ndarray:
-    """(n, features) float32 rows of (n, rows, cols, channels) uint8 windows, blue, green and red
-    first (a fourth channel is not read): per orientation cell the gradient along and against
-    each direction, the histogram scaled to length 1; then the ink pooled by ``ink_cell``; then
-    the red-green and yellow-blue colour of the ink against the paper's, pooled by
-    ``colour_cell``. ``directions`` holds (cos, sin) rows, the first (1, 0)."""
-    n, rows, cols = windows.shape[:3]
-    area = rows * cols
+    """(n, features) float32 rows of n rows x cols windows given pixel-major: ``words`` is
+    (rows * cols, n), each pixel of every window in turn, a pixel one 32-bit word (blue in the
+    low byte, then green and red; the high byte is not read). Per orientation cell the gradient
+    along and against each direction, the histogram scaled to length 1; then the ink pooled by
+    ``ink_cell``; then the red-green and yellow-blue colour of the ink against the paper's, pooled
+    by ``colour_cell``. ``directions`` holds (cos, sin) rows, the first (1, 0). There must be at
+    least LANES windows: a last batch that would run short starts early, overlapping the one
+    before, and works some windows twice to the same rows."""
+    area, n = words.shape
     bins = 2 * len(directions)
     cells = (rows // cell) * (cols // cell)
     hist_size = cells * bins
@@ -197,14 +206,14 @@ def window_rows(
     colour_size = (rows // colour_cell) * (cols // colour_cell)
     out = np.zeros((n, hist_size + ink_size + 2 * colour_size), np.float32)
     # The planes of LANES windows, pixel by pixel in row order and window by window within a
-    # pixel, made once for all; ``pixels`` holds the batch's colours so laid out.
+    # pixel, made once for all.
     ink = np.empty((area, LANES), np.float32)
     tinted = np.empty((2, area, LANES), np.float32)  # each colour where the ink is, weighted by it
     on_paper = np.empty((2, area, LANES), np.float32)  # each colour where the paper is blank
     grad_x = np.zeros((area, LANES), np.float32)  # central differences, zero along the border
     grad_y = np.zeros((area, LANES), np.float32)
     along = np.empty((area, LANES), np.float32)
-    hist_squares = np.zeros((hist_size, LANES), np.float32)  # zero, not garbage, in lanes unused
+    hist_squares = np.empty((hist_size, LANES), np.float32)
     inked = np.empty((colour_size, LANES), np.float32)
     per, blanks = np.empty(LANES, np.float32), np.empty(LANES, np.float32)
     ahead, behind = np.empty(LANES, np.float32), np.empty(LANES, np.float32)
@@ -214,37 +223,28 @@ def window_rows(
     ink_starts, in_ink_cell = _blocks(ink_cell, rows, cols)
     colour_starts, in_colour_cell = _blocks(colour_cell, rows, cols)
     counts = np.empty(256, np.int64)
-    pixels = np.empty((3, area, LANES), np.uint8)
     blank_below = np.float32(0.15)
     zero = np.float32(0.0)
-    for first in range(0, n, LANES):
-        lanes = min(LANES, n - first)
+    for batch in range(0, n, LANES):
+        first = min(batch, n - LANES)
         for k in range(LANES):
-            if k < lanes:  # each window's paper white, and its pixels laid out across the lanes
-                per[k] = np.float32(1.0) / _paper_level(windows[first + k], counts)
-                for i in range(rows):
-                    for j in range(cols):
-                        for ch in range(3):
-                            pixels[ch, i * cols + j, k] = windows[first + k, i, j, ch]
-            else:
-                per[k] = np.float32(1.0)
-                pixels[:, :, k] = 0
+            per[k] = np.float32(1.0) / _paper_level(words, first + k, counts)
             blanks[k] = zero
-        for i in range(rows):
-            for j in range(cols):
-                p = i * cols + j
-                for k in range(LANES):
-                    blue = np.float32(pixels[0, p, k])
-                    green = np.float32(pixels[1, p, k])
-                    red = np.float32(pixels[2, p, k])
-                    level = max(np.float32(1.0) - min(blue, green, red) * per[k], zero)
-                    blank = np.float32(level < blank_below)
-                    red_green = (red - green) * per[k]
-                    yellow_blue = (np.float32(0.5) * red + np.float32(0.5) * green - blue) * per[k]
-                    ink[p, k] = level
-                    blanks[k] += blank
-                    tinted[0, p, k], on_paper[0, p, k] = red_green * level, red_green * blank
-                    tinted[1, p, k], on_paper[1, p, k] = yellow_blue * level, yellow_blue * blank
+        for p in range(area):
+            batch_words = words[p, first : first + LANES]
+            for k in range(LANES):
+                word = batch_words[k]
+                blue = np.float32(word & 255)
+                green = np.float32((word >> 8) & 255)
+                red = np.float32((word >> 16) & 255)
+                level = max(np.float32(1.0) - min(blue, green, red) * per[k], zero)
+                blank = np.float32(level < blank_below)
+                red_green = (red - green) * per[k]
+                yellow_blue = (np.float32(0.5) * red + np.float32(0.5) * green - blue) * per[k]
+                ink[p, k] = level
+                blanks[k] += blank
+                tinted[0, p, k], on_paper[0, p, k] = red_green * level, red_green * blank
+                tinted[1, p, k], on_paper[1, p, k] = yellow_blue * level, yellow_blue * blank
         for i in range(rows):
             for j in range(1, cols - 1):
                 p = i * cols + j
@@ -262,21 +262,21 @@ def window_rows(
                         along[p, k] = np.float32(grad_x[p, k] * cos64 + np.float64(grad_y[p, k] * sin32))
             for c in range(cells):
                 _signed_block_means(along if d else grad_x, cell_starts[c], in_cell, ahead, behind)
-                for k in range(lanes):
+                for k in range(LANES):
                     out[first + k, c * bins + 2 * d] = np.sqrt(ahead[k])
                     # An empty cell is 0, not -0.
                     out[first + k, c * bins + 2 * d + 1] = np.sqrt(-behind[k] + zero)
         for h in range(hist_size):
-            for k in range(lanes):
+            for k in range(LANES):
                 hist_squares[h, k] = out[first + k, h] * out[first + k, h]
         _paired_sums(hist_squares, sums, partial, total)
-        for k in range(lanes):
+        for k in range(LANES):
             length = max(np.sqrt(total[k]), np.float32(1e-3))
             for h in range(hist_size):
                 out[first + k, h] /= length
         for c in range(ink_size):
             _block_means(ink, ink_starts[c], in_ink_cell, total)
-            for k in range(lanes):
+            for k in range(LANES):
                 out[first + k, hist_size + c] = total[k]
         for c in range(colour_size):
             _block_means(ink, colour_starts[c], in_colour_cell, inked[c])
@@ -287,6 +287,6 @@ def window_rows(
             at = hist_size + ink_size + plane * colour_size
             for c in range(colour_size):
                 _block_means(tinted[plane], colour_starts[c], in_colour_cell, total)
-                for k in range(lanes):
+                for k in range(LANES):
                     out[first + k, at + c] = total[k] - paper_colour[k] * inked[c, k]
     return out
