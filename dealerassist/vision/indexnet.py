@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.compiled import compiled
-from dealerassist.vision.window_kernel import DARKEST_PAPER, LANES, PAPER_SHARE, window_rows
+from dealerassist.vision.window_kernel import DARKEST_PAPER, LANES, PAPER_SHARE, feature_columns
 
 WINDOW_PX = (24, 48)  # width, height of a sampled index window
 MARGIN = 0.02  # card heights sampled beyond the corner along both edges: the edge itself shows
@@ -245,7 +245,8 @@ def window_features(windows: np.ndarray) -> np.ndarray:
     if n < LANES:
         colours = np.concatenate([colours, np.zeros((LANES - n, *colours.shape[1:]), np.uint8)])
     by_pixel = cv2.transpose(np.ascontiguousarray(colours)).view(np.uint32).reshape(rows * cols, len(colours))
-    return window_rows(by_pixel, rows, cols, _DIRECTIONS, CELL, INK_CELL, COLOUR_CELL)[:n]
+    columns = feature_columns(by_pixel, rows, cols, _DIRECTIONS, CELL, INK_CELL, COLOUR_CELL)
+    return cv2.transpose(columns)[:n]
 
 
 def ink_maps(features: np.ndarray) -> np.ndarray:

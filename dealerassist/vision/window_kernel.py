@@ -162,7 +162,7 @@ def _signed_block_means(
 
 @compiled()
 def _paper_level(words: np.ndarray, window: int, counts: np.ndarray) -> np.float32:
-    """The paper white (``PAPER_SHARE``, ``DARKEST_PAPER``) of one window of ``window_rows``'s
+    """The paper white (``PAPER_SHARE``, ``DARKEST_PAPER``) of one window of ``feature_columns``'s
     pixel-major words, sampled at every fourth pixel (in row order, the width being a multiple of
     four). ``counts`` is a 256-long buffer for the levels' counts, reused window after window."""
     counts[:] = 0
@@ -181,7 +181,7 @@ def _paper_level(words: np.ndarray, window: int, counts: np.ndarray) -> np.float
 
 
 @compiled()
-def window_rows(
+def feature_columns(
     words: np.ndarray,
     rows: int,
     cols: int,
@@ -190,21 +190,25 @@ def window_rows(
     ink_cell: int,
     colour_cell: int,
 ) -> np.ndarray:
-    """(n, features) float32 rows of n rows x cols windows given pixel-major: ``words`` is
-    (rows * cols, n), each pixel of every window in turn, a pixel one 32-bit word (blue in the
-    low byte, then green and red; the high byte is not read). Per orientation cell the gradient
-    along and against each direction, the histogram scaled to length 1; then the ink pooled by
-    ``ink_cell``; then the red-green and yellow-blue colour of the ink against the paper's, pooled
-    by ``colour_cell``. ``directions`` holds (cos, sin) rows, the first (1, 0). There must be at
-    least LANES windows: a last batch that would run short starts early, overlapping the one
-    before, and works some windows twice to the same rows."""
+    """The features of n rows x cols windows as (features, n) float32 columns, one a window.
+
+    ``words`` gives the windows pixel-major: (rows * cols, n), each pixel of every window in
+    turn, a pixel one 32-bit word (blue in the low byte, then green and red; the high byte is not
+    read). Per orientation cell the gradient along and against each direction, the histogram
+    scaled to length 1; then the ink pooled by ``ink_cell``; then the red-green and yellow-blue
+    colour of the ink against the paper's, pooled by ``colour_cell``. ``directions`` holds (cos,
+    sin) rows, the first (1, 0). Written a feature a row, a batch's values for one feature lie
+    side by side, as the loops across the lanes make them. There must be at least LANES windows:
+    a last batch that would run short starts early, overlapping the one before, and works some
+    windows twice to the same columns.
+    """
     area, n = words.shape
     bins = 2 * len(directions)
     cells = (rows // cell) * (cols // cell)
     hist_size = cells * bins
     ink_size = (rows // ink_cell) * (cols // ink_cell)
     colour_size = (rows // colour_cell) * (cols // colour_cell)
-    out = np.zeros((n, hist_size + ink_size + 2 * colour_size), np.float32)
+    out = np.empty((hist_size + ink_size + 2 * colour_size, n), np.float32)
     # The planes of LANES windows, pixel by pixel in row order and window by window within a
     # pixel, made once for all.
     ink = np.empty((area, LANES), np.float32)
@@ -213,7 +217,10 @@ def window_rows(
     grad_x = np.zeros((area, LANES), np.float32)  # central differences, zero along the border
     grad_y = np.zeros((area, LANES), np.float32)
     along = np.empty((area, LANES), np.float32)
-    hist_squares = np.empty((hist_size, LANES), np.float32)
+    histogram, hist_squares = (
+        np.empty((hist_size, LANES), np.float32),
+        np.empty((hist_size, LANES), np.float32),
+    )
     inked = np.empty((colour_size, LANES), np.float32)
     per, blanks = np.empty(LANES, np.float32), np.empty(LANES, np.float32)
     ahead, behind = np.empty(LANES, np.float32), np.empty(LANES, np.float32)
@@ -262,22 +269,23 @@ def window_rows(
                         along[p, k] = np.float32(grad_x[p, k] * cos64 + np.float64(grad_y[p, k] * sin32))
             for c in range(cells):
                 _signed_block_means(along if d else grad_x, cell_starts[c], in_cell, ahead, behind)
+                along_row, against_row = histogram[c * bins + 2 * d], histogram[c * bins + 2 * d + 1]
                 for k in range(LANES):
-                    out[first + k, c * bins + 2 * d] = np.sqrt(ahead[k])
-                    # An empty cell is 0, not -0.
-                    out[first + k, c * bins + 2 * d + 1] = np.sqrt(-behind[k] + zero)
+                    along_row[k] = np.sqrt(ahead[k])
+                    against_row[k] = np.sqrt(-behind[k] + zero)  # an empty cell is 0, not -0
         for h in range(hist_size):
             for k in range(LANES):
-                hist_squares[h, k] = out[first + k, h] * out[first + k, h]
+                hist_squares[h, k] = histogram[h, k] * histogram[h, k]
         _paired_sums(hist_squares, sums, partial, total)
         for k in range(LANES):
-            length = max(np.sqrt(total[k]), np.float32(1e-3))
-            for h in range(hist_size):
-                out[first + k, h] /= length
+            total[k] = max(np.sqrt(total[k]), np.float32(1e-3))
+        for h in range(hist_size):
+            row = out[h, first : first + LANES]
+            for k in range(LANES):
+                row[k] = histogram[h, k] / total[k]
         for c in range(ink_size):
             _block_means(ink, ink_starts[c], in_ink_cell, total)
-            for k in range(LANES):
-                out[first + k, hist_size + c] = total[k]
+            out[hist_size + c, first : first + LANES] = total
         for c in range(colour_size):
             _block_means(ink, colour_starts[c], in_colour_cell, inked[c])
         for plane in range(2):
@@ -287,6 +295,7 @@ def window_rows(
             at = hist_size + ink_size + plane * colour_size
             for c in range(colour_size):
                 _block_means(tinted[plane], colour_starts[c], in_colour_cell, total)
+                row = out[at + c, first : first + LANES]
                 for k in range(LANES):
-                    out[first + k, at + c] = total[k] - paper_colour[k] * inked[c, k]
+                    row[k] = total[k] - paper_colour[k] * inked[c, k]
     return out
