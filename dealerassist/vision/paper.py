@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import cv2
 import numpy as np
 
 from dealerassist.vision.compiled import compiled
@@ -56,7 +57,7 @@ def upscaled(small: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     """``cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR)`` of a uint8
     image no larger than ``shape``, to the bit."""
     out = np.empty(shape, np.uint8)
-    _upscaled(small, *_weights(small.shape, shape), out)
+    _upscaled(*_resized_across(small, shape), out)
     return out
 
 
@@ -67,41 +68,45 @@ def paper_against_felt(
     the ``felt`` brightness (at a lower resolution, ``upscaled`` to the frame's), 0 elsewhere; and
     the box round the paper as ``cv2.boundingRect`` gives it: x, y, width, height (all 0 if none).
     """
-    rows, columns = np.zeros(darkest.shape[0], np.uint8), np.zeros(darkest.shape[1], np.uint8)
-    _paper(darkest, brightest, felt, *_weights(felt.shape, darkest.shape), paper, rows, columns)
-    found_rows, found_columns = np.flatnonzero(rows), np.flatnonzero(columns)
+    in_row, in_column = np.zeros(darkest.shape[0], np.uint8), np.zeros(darkest.shape[1], np.uint8)
+    _paper(darkest, brightest, *_resized_across(felt, darkest.shape), paper, in_row, in_column)
+    found_rows, found_columns = np.flatnonzero(in_row), np.flatnonzero(in_column)
     if not len(found_rows):
         return 0, 0, 0, 0
     x, y = int(found_columns[0]), int(found_rows[0])
     return x, y, int(found_columns[-1]) + 1 - x, int(found_rows[-1]) + 1 - y
 
 
-def _weights(small: tuple[int, ...], shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """The ``linear_weights`` across and down that blow ``small`` up to ``shape``."""
-    if small[0] > shape[0] or small[1] > shape[1]:  # cv2.resize shrinks by other rules
-        raise ValueError(f"a {small[1]}x{small[0]} image is larger than {shape[1]}x{shape[0]} on a side")
-    return linear_weights(small[1], shape[1], True), linear_weights(small[0], shape[0], False)
+def _resized_across(small: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Every row of ``small`` resized across to ``shape``'s width, in 2048ths (OpenCV's first
+    pass, exact) and shifted down 4 bits, as OpenCV's vector code holds them in 16 bits; and the
+    ``linear_weights`` down. Worked a column at a time, which the compiler vectorises, then
+    turned back by ``cv2.transpose``."""
+    if small.shape[0] > shape[0] or small.shape[1] > shape[1]:  # cv2.resize shrinks by other rules
+        raise ValueError(
+            f"a {small.shape[1]}x{small.shape[0]} image is larger than {shape[1]}x{shape[0]} on a side"
+        )
+    across = linear_weights(small.shape[1], shape[1], True)
+    columns = np.empty((shape[1], small.shape[0]), np.int32)
+    _across(np.ascontiguousarray(small.T), across, columns)
+    return cv2.transpose(columns), linear_weights(small.shape[0], shape[0], False)
 
 
 @compiled()
-def _across(small: np.ndarray, across: np.ndarray) -> np.ndarray:
-    """Every row of ``small`` resized across, in 2048ths (OpenCV's first pass, exact), and
-    shifted down 4 bits, as OpenCV's vector code holds them in 16 bits."""
-    out = np.empty((small.shape[0], across.shape[1]), np.int32)
-    for r in range(small.shape[0]):
-        for x in range(across.shape[1]):
-            level = (
-                np.int32(small[r, across[0, x]]) * across[2, x]
-                + np.int32(small[r, across[1, x]]) * across[3, x]
-            )
-            out[r, x] = np.int32(level >> 4)
-    return out
+def _across(small_columns: np.ndarray, across: np.ndarray, out: np.ndarray) -> None:
+    """Each output column's value in every row, from the two source columns it lies between."""
+    for x in range(across.shape[1]):
+        first, second = small_columns[across[0, x]], small_columns[across[1, x]]
+        weight_first, weight_second = across[2, x], across[3, x]
+        for r in range(len(first)):
+            level = np.int32(np.int32(first[r]) * weight_first + np.int32(second[r]) * weight_second)
+            out[x, r] = np.int32(level >> 4)
 
 
 @compiled()
 def _row(rows: np.ndarray, down: np.ndarray, y: int, out: np.ndarray) -> None:
-    """Row ``y`` of the resized image, from the ``_across`` rows, into ``out``: each of its two
-    rows' values times its weight, shifted down 16 bits (the high half of the 16-bit products
+    """Row ``y`` of the resized image, from the ``_resized_across`` rows, into ``out``: each of its
+    two rows' values times its weight, shifted down 16 bits (the high half of the 16-bit products
     OpenCV's vector code keeps), the two added and rounded off their last 2 bits."""
     upper, lower = rows[down[0, y]], rows[down[1, y]]
     weight_upper, weight_lower = down[2, y], down[3, y]
@@ -112,8 +117,7 @@ def _row(rows: np.ndarray, down: np.ndarray, y: int, out: np.ndarray) -> None:
 
 
 @compiled()
-def _upscaled(small: np.ndarray, across: np.ndarray, down: np.ndarray, out: np.ndarray) -> None:
-    rows = _across(small, across)
+def _upscaled(rows: np.ndarray, down: np.ndarray, out: np.ndarray) -> None:
     level = np.empty(out.shape[1], np.int32)
     for y in range(out.shape[0]):
         _row(rows, down, y, level)
@@ -125,20 +129,19 @@ def _upscaled(small: np.ndarray, across: np.ndarray, down: np.ndarray, out: np.n
 def _paper(
     darkest: np.ndarray,
     brightest: np.ndarray,
-    small: np.ndarray,
-    across: np.ndarray,
+    felt_rows: np.ndarray,
     down: np.ndarray,
     paper: np.ndarray,
-    rows: np.ndarray,
-    columns: np.ndarray,
+    in_row: np.ndarray,
+    in_column: np.ndarray,
 ) -> None:
-    """The paper test, a row at a time; ``rows`` and ``columns`` get 255 where any paper is.
+    """The paper test, a row at a time, over the felt's ``_resized_across`` rows; ``in_row`` and
+    ``in_column`` get 255 where any paper is.
 
     The felt's threshold is the larger of felt + BRIGHTER_BY and felt x 1.5 (rounded half to
     even, as ``cv2.convertScaleAbs`` rounds it), at most 255; the colour limit is brightest x
     COLOUR_SHARE in single precision, rounded the same way.
     """
-    felt_rows = _across(small, across)
     felt = np.empty(paper.shape[1], np.int32)
     for y in range(paper.shape[0]):
         _row(felt_rows, down, y, felt)
@@ -153,6 +156,6 @@ def _paper(
             found = (dark > needed) & (np.float32(bright - dark) < limit)
             value = np.uint8(255) if found else np.uint8(0)
             paper[y, x] = value
-            columns[x] |= value
+            in_column[x] |= value
             seen |= value
-        rows[y] = seen
+        in_row[y] = seen
