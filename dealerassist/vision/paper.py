@@ -2,10 +2,10 @@
 
 The felt's brightness is known at an eighth of the frame's size. Blown up to full size (as
 ``cv2.resize`` does it with INTER_LINEAR) it sets how bright paper must be at each pixel, and paper
-must also be nearly colourless. Done with OpenCV's calls that is nine passes over the frame (the
-resize, the two thresholds, the tests and their joining, the box round the paper); here each
-pixel is worked once, to the same bit: the resize's fixed-point weights and rounding are OpenCV's
-own, and the tests check them against it.
+must also be nearly colourless. Done with OpenCV's calls that is ten passes over the frame (the
+resize, three for the brightness threshold and one for the colour's, the two tests, their
+joining and the box round the paper); here each pixel is worked once, to the same bit: the
+resize's fixed-point weights and rounding are OpenCV's own, and the tests check them against it.
 """
 
 from __future__ import annotations
