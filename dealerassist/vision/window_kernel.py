@@ -1,4 +1,4 @@
-"""The feature rows of index windows, worked out in compiled loops, several windows side by side.
+"""The features of index windows, worked out in compiled loops, several windows side by side.
 
 The same numbers came from whole-array OpenCV and numpy passes over all of a frame's windows
 stacked; each of those passes reads and writes planes far larger than the processor's caches,
@@ -8,7 +8,7 @@ across windows, where the processor does several at once. Each window's sums are
 in the order the library calls took them - OpenCV's area pooling adds a block's pixels row by
 row in runs of four, numpy's sums pair their terms - so every feature is the value the stacked
 passes gave, to the last bit, and decks enrolled before read as they did. ``window_features``
-in ``indexnet`` lays out the rows.
+in ``indexnet`` hands the windows over pixel-major and turns the kernel's columns into rows.
 """
 
 from __future__ import annotations
