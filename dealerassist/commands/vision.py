@@ -135,9 +135,12 @@ def _read_frame(path: str) -> np.ndarray:
         raise FrameError(f"{path}: the image ends early (a copy or upload cut short?): save or copy it again")
     frame = cv2.imread(path, cv2.IMREAD_COLOR)  # turned as its EXIF says, as a phone photo needs
     if frame is None:
-        raise FrameError(f"{path}: not an image OpenCV can read")
+        raise FrameError(f"{path}: not an image OpenCV can read (give a camera frame as JPEG, PNG or BMP)")
     if min(frame.shape[:2]) < 64:
-        raise FrameError(f"{path}: {frame.shape[1]}x{frame.shape[0]} px is too small to hold a card")
+        raise FrameError(
+            f"{path}: {frame.shape[1]}x{frame.shape[0]} px is too small to hold a card "
+            "(give the camera's whole frame, at least 64x64 px)"
+        )
     return frame
 
 

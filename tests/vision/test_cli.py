@@ -204,7 +204,13 @@ def test_user_errors_are_reported_cleanly(deck_file: Path, tmp_path: Path, capsy
     text = tmp_path / "notes.png"
     text.write_text("hello")
     assert main(["vision", "read", "--deck", str(deck_file), str(text)]) == 1
-    assert "not an image" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "not an image" in err and "JPEG, PNG" in err
+    tiny = tmp_path / "tiny.png"
+    cv2.imwrite(str(tiny), np.zeros((20, 30, 3), np.uint8))
+    assert main(["vision", "read", "--deck", str(deck_file), str(tiny)]) == 1
+    err = capsys.readouterr().err
+    assert "30x20 px is too small" in err and "at least 64x64" in err
     assert main(["vision", "read", "--deck", str(text), str(text)]) == 1
     assert "not a deck file" in capsys.readouterr().err
     frame = tmp_path / "f.png"
