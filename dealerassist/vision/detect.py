@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.compiled import compiled
+from dealerassist.vision.gaussian import gaussian_blurred
 from dealerassist.vision.indexnet import sampling_image
 from dealerassist.vision.opening import centred_runs, opened
 from dealerassist.vision.paper import paper_against_felt
@@ -120,7 +121,7 @@ def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
     if h % 8 or w % 8:  # cv2's mean of whole 8x8 blocks, as ``_extremes`` takes it, needs whole blocks
         small = cv2.resize(darkest, (w // 8, h // 8), interpolation=cv2.INTER_AREA)
     small = opened(small, _FELT_OPENING)
-    x, y, box_w, box_h = paper_against_felt(darkest, brightest, cv2.GaussianBlur(small, (0, 0), 4), paper)
+    x, y, box_w, box_h = paper_against_felt(darkest, brightest, gaussian_blurred(small, 4.0), paper)
     # The clean-up only changes pixels within a few of some paper: it runs on the box round the paper.
     cleaned = frame_image((h, w))
     cleaned.fill(0)
