@@ -102,19 +102,15 @@ def find_candidates(
     found.extend(Candidate(corner, heights, TRACED) for corner, heights in traced)
     traced_at = corner_arrays([corner for corner, _ in traced])
     rows = _distinct_rows(points, x_axes, heights, np.concatenate([corner_at[0], traced_at[0]]))
-    fresh = [
-        Corner(point=points[k], x_axis=x_axes[k], y_axis=y_axes[k], blob=corners[direct[source[k]]].blob)
-        for k in rows
-    ]
     seen_rows: list[int] = []
-    if fresh:
+    if rows:
         seen = edge_evidence_at(gray, filled, points[rows], x_axes[rows], y_axes[rows], heights[rows])
-        found += [
-            Candidate(corner, [height], PROJECTED)
-            for corner, height, ok in zip(fresh, heights[rows].tolist(), seen.tolist(), strict=True)
-            if ok
-        ]
         seen_rows = [k for k, ok in zip(rows, seen.tolist(), strict=True) if ok]
+        # Corners made only for the projections their edges bear out (most are not).
+        for k, height in zip(seen_rows, heights[seen_rows].tolist(), strict=True):
+            blob = corners[direct[source[k]]].blob
+            corner = Corner(point=points[k], x_axis=x_axes[k], y_axis=y_axes[k], blob=blob)
+            found.append(Candidate(corner, [height], PROJECTED))
     if rank_box is not None and window is not None:
         proposals = ink_corners_at(
             gray,
