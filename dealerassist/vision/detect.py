@@ -341,17 +341,30 @@ def _unit_of(vx: float, vy: float) -> tuple[float, float]:
 def _first_indices(contour: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Index of each point's first visit on the outline (an outline may pass a pixel twice).
 
-    The simplified polygon's vertices are outline pixels: each is found as the first place whose
-    pixel key matches (a few dozen keys against the outline's costs less than sorting the outline);
-    a point off the outline (never seen) gets the nearest outline point.
+    The simplified polygon's vertices are outline pixels: each is found by a scan from the
+    outline's start (a few dozen points against a few hundred outline pixels, compiled); a point
+    off the outline (never seen) gets the nearest outline point, the first of equals.
     """
-    pts = contour.reshape(-1, 2).astype(np.int64)
-    keys = pts[:, 0] << 32 | pts[:, 1]
-    wanted = points.astype(np.int64)
-    matches = (wanted[:, 0] << 32 | wanted[:, 1])[:, None] == keys[None, :]
-    found = matches.argmax(axis=1)
-    for k in np.flatnonzero(~matches[np.arange(len(found)), found]):  # not an outline pixel (never seen)
-        found[k] = np.argmin(np.sum((pts - points[k]) ** 2, axis=1))
+    return _first_visits(contour.reshape(-1, 2), np.asarray(points, np.float64))
+
+
+@compiled()
+def _first_visits(outline: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``_first_indices`` of an (n, 2) outline and (k, 2) whole-pixel points."""
+    found = np.empty(len(points), np.int64)
+    for k in range(len(points)):
+        x, y = np.int64(points[k, 0]), np.int64(points[k, 1])
+        found[k] = -1
+        for i in range(len(outline)):
+            if outline[i, 0] == x and outline[i, 1] == y:
+                found[k] = i
+                break
+        if found[k] < 0:
+            nearest = np.inf
+            for i in range(len(outline)):
+                dx, dy = outline[i, 0] - points[k, 0], outline[i, 1] - points[k, 1]
+                if dx * dx + dy * dy < nearest:
+                    nearest, found[k] = dx * dx + dy * dy, i
     return found
 
 

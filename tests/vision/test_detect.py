@@ -9,6 +9,7 @@ from dealerassist.vision.candidates import _same_spot_same_way, distances, disti
 from dealerassist.vision.detect import (
     Corner,
     _extremes,
+    _first_indices,
     _fitted_direction,
     _local_directions,
     blob_outlines,
@@ -311,3 +312,30 @@ def test_an_outlines_arms_are_fitted_either_way_and_round_its_start() -> None:
     )
     assert np.allclose(arms[:3], [[-1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], atol=1e-9)
     assert np.isnan(arms[3]).all()  # not asked for
+
+
+def test_each_vertex_is_found_at_its_first_visit_and_a_stray_at_the_nearest_pixel() -> None:
+    # An outline that passes (5, 5) twice, as a one-pixel neck makes it do.
+    outline = np.array([[0, 0], [5, 5], [9, 0], [9, 9], [5, 5], [0, 9]], np.int32).reshape(-1, 1, 2)
+    points = np.array([[5.0, 5.0], [9.0, 9.0], [0.0, 0.0], [8.0, 1.0], [0.0, 4.5]])
+    # (8, 1) is off the outline, nearest (9, 0); (0, 4.5) is as near (0, 0) as (0, 9): the first.
+    assert _first_indices(outline, points).tolist() == [1, 3, 0, 2, 0]
+
+
+def test_first_visits_agree_with_a_plain_search_on_real_outlines() -> None:
+    rng = np.random.default_rng(4)
+    mask = np.zeros((300, 400), np.uint8)
+    for _ in range(6):
+        centre = rng.uniform(60, 300), rng.uniform(60, 240)
+        box = cv2.boxPoints((centre, (rng.uniform(40, 90), rng.uniform(60, 120)), rng.uniform(0, 90)))
+        cv2.fillPoly(mask, [np.round(box).astype(np.int32)], 255)
+    for outline in blob_outlines(mask):
+        pixels = outline.reshape(-1, 2)
+        points = np.concatenate([pixels[rng.integers(0, len(pixels), 20)], rng.integers(0, 300, (10, 2))])
+        expected = [
+            next((i for i, p in enumerate(pixels.tolist()) if p == q), None)
+            if q in pixels.tolist()
+            else int(np.argmin(((pixels - q) ** 2).sum(axis=1)))
+            for q in points.tolist()
+        ]
+        assert _first_indices(outline, points.astype(np.float64)).tolist() == expected
