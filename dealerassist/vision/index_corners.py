@@ -14,6 +14,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from dealerassist.vision.compiled import compiled
 from dealerassist.vision.detect import (
     MAX_CARD_HEIGHT,
     MIN_BLOB_AREA,
@@ -76,7 +77,8 @@ def _sample(image: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
         return np.zeros(xs.shape, np.float32)
     width = 1024  # remap maps must stay under 32767 rows and columns
     rows = -(-count // width)
-    maps = np.zeros((2, rows * width), np.float32)
+    maps = np.empty((2, rows * width), np.float32)
+    maps[:, count:] = 0.0  # the last row's unused places
     maps[0, :count] = xs.ravel()
     maps[1, :count] = ys.ravel()
     maps = maps.reshape(2, rows, width)
@@ -85,25 +87,48 @@ def _sample(image: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
 
 
 def _grid(
-    base: np.ndarray, first: tuple[np.ndarray, np.ndarray], *rest: tuple[np.ndarray, np.ndarray]
+    base: np.ndarray, first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """x and y of ``base + sum(offsets * direction)`` over a grid of offsets.
+    """x and y of ``base + second offsets * direction + first offsets * direction`` over a grid of
+    offsets, in single precision (what ``_sample`` reads).
 
-    ``base`` and every direction share the leading shape (k, 2) or (k, m, 2). The first step's
-    offsets become the first grid axis, so that profiles across a line lie contiguous; the other
-    steps' offsets become trailing axes in order.
+    ``base`` and both directions share the leading shape (k, 2) or (k, m, 2). The first step's
+    offsets become the first grid axis, so that profiles across a line lie contiguous; the
+    second's the last axis. Each point is summed in double precision, in that order, then rounded
+    once: as numpy's broadcast sums and the maps' conversion made it, in one compiled pass.
     """
     lead = base.shape[:-1]
-    coords = []
-    for axis in (0, 1):
-        grid = base[..., axis]
-        for offsets, directions in rest:
-            component = directions[..., axis].reshape(lead + (1,) * (grid.ndim - len(lead) + 1))
-            grid = grid[..., None] + component * offsets
-        offsets, directions = first
-        component = directions[..., axis].reshape((1,) + lead + (1,) * (grid.ndim - len(lead)))
-        coords.append(grid[None] + offsets.reshape((-1,) + (1,) * grid.ndim) * component)
-    return coords[0], coords[1]
+    (first_offsets, first_directions), (second_offsets, second_directions) = first, second
+    planes = _grid_planes(
+        np.ascontiguousarray(base, np.float64).reshape(-1, 2),
+        np.asarray(first_offsets, np.float64),
+        np.ascontiguousarray(first_directions, np.float64).reshape(-1, 2),
+        np.asarray(second_offsets, np.float64),
+        np.ascontiguousarray(second_directions, np.float64).reshape(-1, 2),
+    )
+    shape = (len(first_offsets), *lead, len(second_offsets))
+    return planes[0].reshape(shape), planes[1].reshape(shape)
+
+
+@compiled()
+def _grid_planes(
+    base: np.ndarray,
+    first_offsets: np.ndarray,
+    first_directions: np.ndarray,
+    second_offsets: np.ndarray,
+    second_directions: np.ndarray,
+) -> np.ndarray:
+    """(2, first offsets, points, second offsets) float32 planes of ``_grid``'s points."""
+    points = len(base)
+    planes = np.empty((2, len(first_offsets), points, len(second_offsets)), np.float32)
+    for axis in range(2):
+        for i in range(len(first_offsets)):
+            for k in range(points):
+                across = first_offsets[i] * first_directions[k, axis]
+                for j in range(len(second_offsets)):
+                    along = base[k, axis] + second_directions[k, axis] * second_offsets[j]
+                    planes[axis, i, k, j] = np.float32(along + across)
+    return planes
 
 
 def _turns_square(
