@@ -9,7 +9,6 @@ inside the blob tells the card's size.
 
 from __future__ import annotations
 
-import math
 import sys
 import threading
 from collections.abc import Sequence
@@ -326,16 +325,61 @@ ROUNDED_CHORDS = 3
 ROUNDED_INSIDE = 4.0
 
 
-def _square_to(other: tuple[float, float], rough: tuple[float, float]) -> tuple[float, float]:
-    """The direction at right angles to ``other`` that points the way ``rough`` does."""
-    px, py = -other[1], other[0]
-    return (px, py) if px * rough[0] + py * rough[1] >= 0 else (-px, -py)
+@compiled()
+def _paired_corners(
+    a0s: np.ndarray,
+    a1s: np.ndarray,
+    b0s: np.ndarray,
+    b1s: np.ndarray,
+    arms: np.ndarray,
+    orientation: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The corner where edge a (``a0s`` to ``a1s``) meets edge b (``b0s`` to ``b1s``) of each pair,
+    along the pair's fitted arms (``arms``: edge a's back along it, then every edge b's on along
+    it; NaN where too short to fit, and then square to the other arm, leaning the rough edge's
+    way): whether it is one (near a right angle, convex as the outline winds: ``orientation``),
+    its point, and its x and y axes (arm a, arm b in the order across x down > 0)."""
+    count = len(a0s)
+    found = np.zeros(count, np.bool_)
+    points = np.empty((count, 2))
+    x_axes = np.empty((count, 2))
+    y_axes = np.empty((count, 2))
+    for k in range(count):
+        back_x, back_y = arms[k, 0], arms[k, 1]
+        ahead_x, ahead_y = arms[k + count, 0], arms[k + count, 1]
+        has_back, has_ahead = not np.isnan(back_x), not np.isnan(ahead_x)
+        if not (has_back or has_ahead):
+            continue
+        # A short arm (a card peeking out by a few pixels) is too short to fit: a card is square-cornered.
+        if has_back:
+            da0, da1 = -back_x, -back_y
+        else:
+            da0, da1 = _square_to(ahead_x, ahead_y, a1s[k, 0] - a0s[k, 0], a1s[k, 1] - a0s[k, 1])
+        if has_ahead:
+            db0, db1 = ahead_x, ahead_y
+        else:
+            db0, db1 = _square_to(da0, da1, b1s[k, 0] - b0s[k, 0], b1s[k, 1] - b0s[k, 1])
+        cross = da0 * db1 - da1 * db0
+        if abs(cross) < 0.7 or (1.0 if cross > 0 else -1.0) != orientation:
+            continue  # not near 90 degrees, or a concave (inner) corner
+        t = ((b0s[k, 0] - a0s[k, 0]) * db1 - (b0s[k, 1] - a0s[k, 1]) * db0) / cross
+        found[k] = True
+        points[k, 0], points[k, 1] = a0s[k, 0] + t * da0, a0s[k, 1] + t * da1
+        if (-da0) * db1 - (-da1) * db0 > 0:
+            x_axes[k, 0], x_axes[k, 1], y_axes[k, 0], y_axes[k, 1] = -da0, -da1, db0, db1
+        else:
+            x_axes[k, 0], x_axes[k, 1], y_axes[k, 0], y_axes[k, 1] = db0, db1, -da0, -da1
+    return found, points, x_axes, y_axes
 
 
-def _unit_of(vx: float, vy: float) -> tuple[float, float]:
-    """``unit`` of a vector given as two floats."""
-    length = max(float(np.hypot(vx, vy)), 1e-9)
-    return vx / length, vy / length
+@compiled(inline=True)
+def _square_to(other_x: float, other_y: float, rough_x: float, rough_y: float) -> tuple[float, float]:
+    """The direction at right angles to ``other`` that points the way the rough edge (``rough``,
+    made a unit vector first) does."""
+    length = max(np.hypot(rough_x, rough_y), 1e-9)
+    unit_x, unit_y = rough_x / length, rough_y / length
+    px, py = -other_y, other_x
+    return (px, py) if px * unit_x + py * unit_y >= 0 else (-px, -py)
 
 
 def _first_indices(contour: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -419,33 +463,15 @@ def outline_corners(
     # shorter than SHORT_ARM is too short to fit.
     spans = np.minimum(0.85 * np.concatenate([a_len[pairs], b_len[pairs]]), 30).astype(np.int64)
     forward = np.arange(2 * len(pairs)) >= len(pairs)
-    arms = _local_directions(pts, ends, spans, forward, spans >= SHORT_ARM).tolist()
-    # One corner at a time in plain floats: a dozen corners an outline, too few for arrays to pay.
-    a0l, a1l, b0l, b1l = a0s.tolist(), a1s.tolist(), b0s.tolist(), b1s.tolist()
+    arms = _local_directions(pts, ends, spans, forward, spans >= SHORT_ARM)
+    found, points, x_axes, y_axes = _paired_corners(
+        a0s[pairs], a1s[pairs], b0s[pairs], b1s[pairs], arms, float(orientation)
+    )
     corners: list[Corner] = []
     notches: list[Corner] = []
-    for k, i in enumerate(pairs.tolist()):
-        (a0x, a0y), (a1x, a1y), (b0x, b0y), (b1x, b1y) = a0l[i], a1l[i], b0l[i], b1l[i]
-        (back_x, back_y), (ahead_x, ahead_y) = arms[k], arms[k + len(pairs)]
-        has_back, has_ahead = not math.isnan(back_x), not math.isnan(ahead_x)
-        if not (has_back or has_ahead):
-            continue
-        # A short arm (a card peeking out by a few pixels) is too short to fit: a card is square-cornered.
-        if has_back:
-            da0, da1 = -back_x, -back_y
-        else:
-            da0, da1 = _square_to((ahead_x, ahead_y), _unit_of(a1x - a0x, a1y - a0y))
-        db0, db1 = (ahead_x, ahead_y) if has_ahead else _square_to((da0, da1), _unit_of(b1x - b0x, b1y - b0y))
-        cross = da0 * db1 - da1 * db0
-        if abs(cross) < 0.7 or (1.0 if cross > 0 else -1.0) != orientation:
-            continue  # not near 90 degrees, or a concave (inner) corner
-        t = ((b0x - a0x) * db1 - (b0y - a0y) * db0) / cross
-        point = np.array([a0x + t * da0, a0y + t * da1])
-        arm_a, arm_b = np.array([-da0, -da1]), np.array([db0, db1])
-        if (-da0) * db1 - (-da1) * db0 > 0:
-            x_axis, y_axis = arm_a, arm_b
-        else:
-            x_axis, y_axis = arm_b, arm_a
+    pair_list = pairs.tolist()
+    for k in np.flatnonzero(found).tolist():
+        i, point, x_axis, y_axis = pair_list[k], points[k], x_axes[k], y_axes[k]
         corner = Corner(point=point, x_axis=x_axis, y_axis=y_axis, blob=blob)
         if ahead_by[i] == 1 and not rounded[i]:
             corners.append(corner)
