@@ -501,7 +501,6 @@ def _median(values: np.ndarray) -> float:
 
 _PEAK_REACH = 4  # samples either side within which a buried edge must be the strongest change
 _PEAK_WINDOW = np.ones((1, 2 * _PEAK_REACH + 1), np.uint8)
-_CHUNK = 32  # outline points per chunk when looking for the points along an edge
 
 
 def _points_along(
@@ -513,45 +512,45 @@ def _points_along(
 ) -> tuple[np.ndarray, np.ndarray]:
     """For each polygon edge, the points (in outline order) of its own outline lying along its
     middle: all edges' points, edge after edge, and their bounds (edge e's points are
-    ``near[bounds[e] : bounds[e + 1]]``).
-
-    An outline moves at most a pixel per point, so each is cut into short chunks and only chunks
-    whose box meets an edge's box are measured: the same points as measuring the whole outline
-    per edge. ``owner`` is the outline of each edge; all outlines are measured in one pass.
+    ``near[bounds[e] : bounds[e + 1]]``). ``owner`` is the outline of each edge; all outlines
+    are measured in one compiled pass.
     """
-    padded, chunk_owner, real = [], [], []
-    for k, outline in enumerate(outlines):
-        pts = outline.reshape(-1, 2).astype(np.float64)
-        n = len(pts)
-        pad = -n % _CHUNK
-        padded.append(np.concatenate([pts, np.repeat(pts[-1:], pad, axis=0)]))
-        chunk_owner.append(np.full((n + pad) // _CHUNK, k))
-        real.append(np.arange(n + pad) < n)
-    points = np.concatenate(padded)
-    # x and y apart: the same sums as on (x, y) pairs, over contiguous rows.
-    px, py = points[:, 0].copy(), points[:, 1].copy()
-    chunk_x, chunk_y = px.reshape(-1, _CHUNK), py.reshape(-1, _CHUNK)
-    ends = starts + segs
-    meets = (
-        (chunk_x.max(axis=1)[None] >= (np.minimum(starts[:, 0], ends[:, 0]) - 2.0)[:, None])
-        & (chunk_y.max(axis=1)[None] >= (np.minimum(starts[:, 1], ends[:, 1]) - 2.0)[:, None])
-        & (chunk_x.min(axis=1)[None] <= (np.maximum(starts[:, 0], ends[:, 0]) + 2.0)[:, None])
-        & (chunk_y.min(axis=1)[None] <= (np.maximum(starts[:, 1], ends[:, 1]) + 2.0)[:, None])
-        & (np.concatenate(chunk_owner)[None, :] == owner[:, None])
-    )
-    # Every (edge, point of a chunk meeting it) pair in one array, grouped by edge in outline order.
-    edge_of, chunk = np.nonzero(meets)
-    idx = (chunk[:, None] * _CHUNK + np.arange(_CHUNK)).ravel()
-    edge_of = np.repeat(edge_of, _CHUNK)
-    keep = np.concatenate(real)[idx]
-    idx, edge_of = idx[keep], edge_of[keep]
-    seg_x, seg_y, length = segs[edge_of, 0], segs[edge_of, 1], lengths[edge_of]
-    rel_x, rel_y = px[idx] - starts[edge_of, 0], py[idx] - starts[edge_of, 1]
-    # Integer coordinates: the products and sums are exact, as in measuring edge by edge.
-    t = (rel_x * seg_x + rel_y * seg_y) / (length * length)
-    off = np.abs(rel_x * seg_y - rel_y * seg_x) / length
-    keep = (t > 0.15) & (t < 0.85) & (off < 2.0)
-    return points[idx[keep]], np.searchsorted(edge_of[keep], np.arange(len(starts) + 1))
+    sizes = [len(outline) for outline in outlines]
+    points = np.concatenate([outline.reshape(-1, 2) for outline in outlines]).astype(np.float64)
+    firsts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    return _along_edges(points, firsts, starts, segs, lengths, np.asarray(owner, np.int64))
+
+
+@compiled()
+def _along_edges(
+    points: np.ndarray,
+    firsts: np.ndarray,
+    starts: np.ndarray,
+    segs: np.ndarray,
+    lengths: np.ndarray,
+    owner: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``_points_along`` of outlines laid end to end (outline k is ``points[firsts[k] :
+    firsts[k + 1]]``): a point lies along an edge's middle when it projects onto the middle 70 %
+    of the edge, within 2 px of its line. Whole-pixel points: every product and sum is exact."""
+    edges = len(starts)
+    bounds = np.zeros(edges + 1, np.int64)
+    room = 0
+    for e in range(edges):
+        room += firsts[owner[e] + 1] - firsts[owner[e]]
+    near = np.empty((room, 2))
+    count = 0
+    for e in range(edges):
+        seg_x, seg_y, length = segs[e, 0], segs[e, 1], lengths[e]
+        for i in range(firsts[owner[e]], firsts[owner[e] + 1]):
+            rel_x, rel_y = points[i, 0] - starts[e, 0], points[i, 1] - starts[e, 1]
+            t = (rel_x * seg_x + rel_y * seg_y) / (length * length)
+            off = abs(rel_x * seg_y - rel_y * seg_x) / length
+            if 0.15 < t < 0.85 and off < 2.0:
+                near[count, 0], near[count, 1] = points[i, 0], points[i, 1]
+                count += 1
+        bounds[e + 1] = count
+    return near[:count], bounds
 
 
 @compiled()
@@ -628,14 +627,7 @@ def edge_junctions_many(
         np.float32
     )
     # Every strip's sample grid at once: each column carries its edge's start, normal and direction.
-    maps = [
-        (
-            np.repeat(starts[kept, axis], counts)
-            + depths[:, None] * np.repeat(normals[kept, axis], counts)
-            + ts_all * np.repeat(directions[kept, axis], counts)
-        ).astype(np.float32)
-        for axis in (0, 1)
-    ]
+    maps = _strip_maps(starts[kept], normals[kept], directions[kept], counts, depths, ts_all)
     # One remap for all edges (in pieces narrower than remap allows): each pixel is sampled on its own.
     joined = np.concatenate(
         [
@@ -683,6 +675,30 @@ def edge_junctions_many(
 
 
 _REMAP_WIDTH = 32000  # remap's maps must stay under 32767 columns
+
+
+@compiled()
+def _strip_maps(
+    starts: np.ndarray,
+    normals: np.ndarray,
+    directions: np.ndarray,
+    counts: np.ndarray,
+    depths: np.ndarray,
+    along: np.ndarray,
+) -> np.ndarray:
+    """(2, depths, samples) single-precision x and y of every edge's strip: edge e's ``counts[e]``
+    columns in turn, each its start plus a depth along its normal, plus its place ``along`` it,
+    summed in double precision in that order and rounded once, as numpy's arrays summed them."""
+    maps = np.empty((2, len(depths), len(along)), np.float32)
+    for axis in range(2):
+        for d in range(len(depths)):
+            column = 0
+            for e in range(len(counts)):
+                inward, step = starts[e, axis] + np.float64(depths[d]) * normals[e, axis], directions[e, axis]
+                for _ in range(counts[e]):
+                    maps[axis, d, column] = np.float32(inward + np.float64(along[column]) * step)
+                    column += 1
+    return maps
 
 
 def _medians(values: np.ndarray, group: np.ndarray, sizes: np.ndarray) -> np.ndarray:
