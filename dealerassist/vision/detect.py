@@ -190,7 +190,7 @@ def blob_outlines(mask: np.ndarray) -> list[np.ndarray]:
     return [c for c in contours if cv2.contourArea(c) >= MIN_BLOB_AREA]
 
 
-def _following(items: np.ndarray) -> np.ndarray:
+def following(items: np.ndarray) -> np.ndarray:
     """Each item's successor round a closed outline (``np.roll(items, -1, axis=0)``, cheaper)."""
     return np.concatenate([items[1:], items[:1]])
 
@@ -428,7 +428,7 @@ def outline_corners(
     n = len(poly)
     if n < 3:
         return []
-    nxt = _following(poly)
+    nxt = following(poly)
     orientation = np.sign(float(np.sum(poly[:, 0] * nxt[:, 1] - nxt[:, 0] * poly[:, 1])))
     seg = nxt - poly
     lengths = np.hypot(seg[:, 0], seg[:, 1])
@@ -597,7 +597,7 @@ def edge_junctions_many(
     starts_of, segs_of, owners = [], [], []
     for k, contour in enumerate(outlines):
         poly = (outline_polygon(contour) if polygons is None else polygons[k]).astype(np.float64)
-        seg_all = _following(poly) - poly
+        seg_all = following(poly) - poly
         long = np.flatnonzero(np.hypot(seg_all[:, 0], seg_all[:, 1]) >= 30.0)
         starts_of.append(poly[long])
         segs_of.append(seg_all[long])

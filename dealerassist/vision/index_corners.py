@@ -21,6 +21,7 @@ from dealerassist.vision.detect import (
     MIN_CARD_HEIGHT,
     Corner,
     corner_arms_many,
+    following,
     height_candidates_many,
     outline_polygon,
 )
@@ -175,7 +176,7 @@ def _edge_ends(
         n = len(poly)
         if n < 3:
             continue
-        vectors = (np.roll(poly, -1, axis=0) - poly).astype(np.float64)
+        vectors = (following(poly) - poly).astype(np.float64)
         length_array = np.hypot(vectors[:, 0], vectors[:, 1])
         lengths, vector_list = length_array.tolist(), vectors.tolist()
         pieces = []
