@@ -68,23 +68,28 @@ def run_design(
         frames += [make_scene(design, rng, max_cards) for _ in range(scenes)]
         drawn += [seed] * scenes
     tallies = {seed: {method: Tally() for method in readers} for seed in seeds}
-    # Each method reads every frame, one method after the other, as a camera's reader would:
-    # frames back to back, not interleaved with another reader that evicts its caches. On a shared
-    # machine other work only ever adds time, so a frame's cost is its least over the passes.
-    for method, read in readers.items():
-        costs = np.full(len(frames), np.inf)
-        first: list[list] = []
-        for _ in range(repeat):
+    # Each method reads every frame of a pass back to back, as a camera's reader would: frames not
+    # interleaved with another reader that evicts its caches. The methods take their passes in
+    # turn, the order swapped each pass, so that a slow spell of a shared machine falls on both
+    # alike and their ratio holds; other work only ever adds time, so a frame's cost is its least
+    # over the passes.
+    costs = {method: np.full(len(frames), np.inf) for method in readers}
+    first: dict[str, list] = {method: [] for method in readers}
+    methods = list(readers)
+    for turn in range(repeat):
+        for method in methods if turn % 2 == 0 else methods[::-1]:
+            read = readers[method]
             for i, (frame, _truth) in enumerate(frames):
                 t0 = time.process_time()  # CPU time of this single-threaded process: fair on a shared host
                 found = read(frame)
-                costs[i] = min(costs[i], time.process_time() - t0)
-                if len(first) < len(frames):
-                    first.append(found)
-        for i, ((_frame, truth), found, seed) in enumerate(zip(frames, first, drawn, strict=True)):
+                costs[method][i] = min(costs[method][i], time.process_time() - t0)
+                if turn == 0:
+                    first[method].append(found)
+    for method in methods:
+        for i, ((_frame, truth), found, seed) in enumerate(zip(frames, first[method], drawn, strict=True)):
             label = f"{name} seed {seed} scene {i % scenes}"
             tally = score_frame([s.to_json() for s in found], [c.to_json() for c in truth], label)
-            tally.seconds = float(costs[i])
+            tally.seconds = float(costs[method][i])
             tallies[seed][method].add(tally)
     print(f"# {name}: enrolled or loaded in {enroll_s:.1f} s", flush=True)
     return tallies

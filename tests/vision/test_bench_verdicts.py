@@ -68,3 +68,47 @@ def test_one_face_down_card_named_misses_its_target() -> None:
 def test_cpu_time_is_printed_not_judged() -> None:
     line = vision_bench.verdicts(_tally(5000, 4990))[3]
     assert "19.0 ms a frame" in line and "met" not in line
+
+
+class _Clock:
+    """A CPU clock the stand-in readers advance by the time each read is meant to take."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def process_time(self) -> float:
+        return self.now
+
+    perf_counter = process_time  # the enrolling's wall time, not looked at here
+
+
+def test_the_readers_take_their_passes_in_turns_and_each_frame_costs_its_least(monkeypatch) -> None:
+    clock, passes = _Clock(), []
+    # A slow spell over the run's first three passes: taken reader by reader, it would be all of
+    # the first reader's passes; in turns, each reader meets it and keeps a quick pass.
+    slow = iter([True, True, True, False, False, False])
+
+    class Reader:
+        def __init__(self, name: str, seconds: float) -> None:
+            self.name, self.seconds = name, seconds
+
+        def read(self, frame: object) -> list:
+            if frame == 0:  # the first frame of a pass: a new pass begins
+                passes.append((self.name, next(slow)))
+            clock.now += self.seconds * (3.0 if passes[-1][1] else 1.0)
+            return []
+
+    monkeypatch.setattr(vision_bench, "time", clock)
+    monkeypatch.setattr(vision_bench, "_deck", lambda *args: None)
+    monkeypatch.setattr(vision_bench, "CardReader", lambda deck: Reader("corner-index", 0.010))
+    monkeypatch.setattr(vision_bench, "ClassicReader", lambda folder: Reader("classic", 0.020))
+    monkeypatch.setattr(vision_bench.artwork, "design_dir", lambda name: name)
+    monkeypatch.setattr(vision_bench, "load_design", lambda folder: None)
+    frames = iter(range(100))
+    monkeypatch.setattr(vision_bench, "make_scene", lambda design, rng, cards: (next(frames), []))
+    tallies = vision_bench.run_design("stand-in", 2, [5], True, None, (1, 1, 1), repeat=3)
+    turn = ["corner-index", "classic"]
+    assert [name for name, _ in passes] == turn + turn[::-1] + turn
+    # Each frame's least over its reader's passes: the slow spell leaves no trace.
+    assert tallies[5]["corner-index"].seconds == pytest.approx(2 * 0.010)
+    assert tallies[5]["classic"].seconds == pytest.approx(2 * 0.020)
