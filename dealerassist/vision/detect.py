@@ -382,7 +382,7 @@ def _square_to(other_x: float, other_y: float, rough_x: float, rough_y: float) -
     return (px, py) if px * unit_x + py * unit_y >= 0 else (-px, -py)
 
 
-def _first_indices(contour: np.ndarray, points: np.ndarray) -> np.ndarray:
+def first_visits(contour: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Index of each point's first visit on the outline (an outline may pass a pixel twice).
 
     The simplified polygon's vertices are outline pixels: each is found by a scan from the
@@ -394,7 +394,7 @@ def _first_indices(contour: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 @compiled()
 def _first_visits(outline: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """``_first_indices`` of an (n, 2) outline and (k, 2) whole-pixel points."""
+    """``first_visits`` of an (n, 2) outline and (k, 2) whole-pixel points."""
     found = np.empty(len(points), np.int64)
     for k in range(len(points)):
         x, y = np.int64(points[k, 0]), np.int64(points[k, 1])
@@ -458,7 +458,7 @@ def outline_corners(
     if not len(pairs):
         return []
     pts = contour.reshape(-1, 2).astype(np.float32)  # whole pixels: as fitted, made once per outline
-    ends = _first_indices(contour, np.concatenate([a1s[pairs], b0s[pairs]]))
+    ends = first_visits(contour, np.concatenate([a1s[pairs], b0s[pairs]]))
     # Each corner's arms are fitted back along edge a and on along edge b, all in one call; an arm
     # shorter than SHORT_ARM is too short to fit.
     spans = np.minimum(0.85 * np.concatenate([a_len[pairs], b_len[pairs]]), 30).astype(np.int64)

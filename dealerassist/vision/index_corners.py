@@ -21,6 +21,7 @@ from dealerassist.vision.detect import (
     MIN_CARD_HEIGHT,
     Corner,
     corner_arms_many,
+    first_visits,
     following,
     height_candidates_many,
     outline_polygon,
@@ -132,8 +133,30 @@ def _grid_planes(
     return planes
 
 
+@compiled()
+def _open_ends(vectors: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each end of every long polygon edge (``MIN_EDGE`` or more) where the outline does not turn
+    a clean right angle into another long edge (``_turns_square``): the edges' indices, and for
+    each, +1 for its far end or -1 for its near end, in the order edge, far end, near end."""
+    n = len(lengths)
+    edges = np.empty(2 * n, np.int64)
+    signs = np.empty(2 * n)
+    count = 0
+    for i in range(n):
+        if lengths[i] < MIN_EDGE:
+            continue
+        rough_x, rough_y = vectors[i, 0] / lengths[i], vectors[i, 1] / lengths[i]
+        for sign in (1.0, -1.0):
+            start, step = ((i + 1) % n, 1) if sign > 0 else (i, -1)
+            if not _turns_square(vectors, lengths, start, step, sign * rough_x, sign * rough_y):
+                edges[count], signs[count] = i, sign
+                count += 1
+    return edges[:count], signs[:count]
+
+
+@compiled(inline=True)
 def _turns_square(
-    vectors: list[list[float]], lengths: list[float], start: int, step: int, out: tuple[float, float]
+    vectors: np.ndarray, lengths: np.ndarray, start: int, step: int, out_x: float, out_y: float
 ) -> bool:
     """Whether the outline turns a right angle at vertex ``start`` and runs on straight from there.
 
@@ -142,14 +165,12 @@ def _turns_square(
     is a concave corner, where no card corner of this edge can be.
     """
     n = len(lengths)
-    ox, oy = out
     travelled = 0.0
     for k in range(5):
-        edge = (start + k) % n if step > 0 else (start - k - 1) % n
+        edge = (start + k) % n if step > 0 else ((start - k - 1) % n + n) % n
         length = lengths[edge]
         if length >= CLEAN_ARM:
-            vx, vy = vectors[edge]
-            return abs(ox * vy - oy * vx) > 0.7 * length
+            return abs(out_x * vectors[edge, 1] - out_y * vectors[edge, 0]) > 0.7 * length
         travelled += length
         if travelled > CLEAN_ARM:
             return False
@@ -177,25 +198,14 @@ def _edge_ends(
         if n < 3:
             continue
         vectors = (following(poly) - poly).astype(np.float64)
-        length_array = np.hypot(vectors[:, 0], vectors[:, 1])
-        lengths, vector_list = length_array.tolist(), vectors.tolist()
-        pieces = []
-        for i in np.flatnonzero(length_array >= MIN_EDGE).tolist():
-            rough_x, rough_y = vector_list[i][0] / lengths[i], vector_list[i][1] / lengths[i]
-            for sign, start, step in ((1.0, (i + 1) % n, 1), (-1.0, i, -1)):
-                if not _turns_square(vector_list, lengths, start, step, (sign * rough_x, sign * rough_y)):
-                    pieces.append(i)
-                    signs.append(sign)
-        if not pieces:
+        index, ends_signs = _open_ends(vectors, np.hypot(vectors[:, 0], vectors[:, 1]))  # the pieces
+        if not len(index):
             continue
+        signs.append(ends_signs)
         pts = contour.reshape(-1, 2)
         count = len(pts)
         # Polygon vertices are outline points: their places in the outline give each piece's points.
-        keys = pts[:, 0].astype(np.int64) * 65536 + pts[:, 1]
-        where = np.argmax(
-            keys[None, :] == (poly[:, 0].astype(np.int64) * 65536 + poly[:, 1])[:, None], axis=1
-        )
-        index = np.array(pieces)
+        where = first_visits(contour, poly)
         firsts.append(where[index] + offset)
         spans.append((where[(index + 1) % n] - where[index]) % count)
         starts.append(poly[index])
@@ -227,7 +237,7 @@ def _edge_ends(
     d = np.stack([np.cos(angle), np.sin(angle)], axis=1)
     start, stop = np.concatenate(starts).astype(np.float64), np.concatenate(stops).astype(np.float64)
     d *= np.where(np.einsum("ij,ij->i", d, stop - start) >= 0, 1.0, -1.0)[:, None]
-    sign = np.array(signs)[:, None]
+    sign = np.concatenate(signs)[:, None]
     vertex = np.where(sign > 0, stop, start)
     ends = mean + np.einsum("ij,ij->i", vertex - mean, d)[:, None] * d
     normals = np.concatenate(windings)[:, None] * np.stack([-d[:, 1], d[:, 0]], axis=1)

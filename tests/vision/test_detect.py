@@ -9,7 +9,6 @@ from dealerassist.vision.candidates import _same_spot_same_way, distances, disti
 from dealerassist.vision.detect import (
     Corner,
     _extremes,
-    _first_indices,
     _fitted_direction,
     _local_directions,
     blob_outlines,
@@ -19,6 +18,7 @@ from dealerassist.vision.detect import (
     corner_arms_many,
     edge_evidence,
     edge_evidence_many,
+    first_visits,
     height_candidates,
     outline_corners,
     paper_coverage,
@@ -319,7 +319,7 @@ def test_each_vertex_is_found_at_its_first_visit_and_a_stray_at_the_nearest_pixe
     outline = np.array([[0, 0], [5, 5], [9, 0], [9, 9], [5, 5], [0, 9]], np.int32).reshape(-1, 1, 2)
     points = np.array([[5.0, 5.0], [9.0, 9.0], [0.0, 0.0], [8.0, 1.0], [0.0, 4.5]])
     # (8, 1) is off the outline, nearest (9, 0); (0, 4.5) is as near (0, 0) as (0, 9): the first.
-    assert _first_indices(outline, points).tolist() == [1, 3, 0, 2, 0]
+    assert first_visits(outline, points).tolist() == [1, 3, 0, 2, 0]
 
 
 def test_first_visits_agree_with_a_plain_search_on_real_outlines() -> None:
@@ -338,4 +338,4 @@ def test_first_visits_agree_with_a_plain_search_on_real_outlines() -> None:
             else int(np.argmin(((pixels - q) ** 2).sum(axis=1)))
             for q in points.tolist()
         ]
-        assert _first_indices(outline, points.astype(np.float64)).tolist() == expected
+        assert first_visits(outline, points.astype(np.float64)).tolist() == expected
