@@ -244,9 +244,27 @@ def window_features(windows: np.ndarray) -> np.ndarray:
         colours = cv2.cvtColor(np.ascontiguousarray(colours), cv2.COLOR_BGR2BGRA)
     if n < LANES:
         colours = np.concatenate([colours, np.zeros((LANES - n, *colours.shape[1:]), np.uint8)])
-    by_pixel = cv2.transpose(np.ascontiguousarray(colours)).view(np.uint32).reshape(rows * cols, len(colours))
-    columns = feature_columns(by_pixel, rows, cols, _DIRECTIONS, CELL, INK_CELL, COLOUR_CELL)
+    words = _in_batches(colours)
+    columns = feature_columns(words, len(colours), rows, cols, _DIRECTIONS, CELL, INK_CELL, COLOUR_CELL)
     return cv2.transpose(columns)[:n]
+
+
+def _in_batches(colours: np.ndarray) -> np.ndarray:
+    """``feature_columns``'s words from (n, pixels, 4) colours, n at least LANES: batch by batch
+    of LANES windows, each pixel of every window of the batch in turn; a last batch that would
+    run short starts early, overlapping the one before.
+
+    Laid out a pixel of every window of the frame at a time, a batch's rows lay a frame's windows
+    apart (1.4 MB for some 300 windows, more than the second-level cache of a core), and the
+    kernel waited on memory for each pixel; a batch's own words are one run.
+    """
+    n, area = colours.shape[:2]
+    each = np.ascontiguousarray(colours).view(np.int32).reshape(n, area)  # cv2 moves int32, not uint32
+    words = np.empty(((n + LANES - 1) // LANES, area, LANES), np.int32)
+    for batch, first in enumerate(range(0, n, LANES)):
+        first = min(first, n - LANES)
+        cv2.transpose(each[first : first + LANES], words[batch])
+    return words.view(np.uint32)
 
 
 def ink_maps(features: np.ndarray) -> np.ndarray:

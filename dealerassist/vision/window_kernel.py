@@ -161,28 +161,38 @@ def _signed_block_means(
 
 
 @compiled()
-def _paper_level(words: np.ndarray, window: int, counts: np.ndarray) -> np.float32:
-    """The paper white (``PAPER_SHARE``, ``DARKEST_PAPER``) of one window of ``feature_columns``'s
-    pixel-major words, sampled at every fourth pixel (in row order, the width being a multiple of
-    four). ``counts`` is a 256-long buffer for the levels' counts, reused window after window."""
+def _paper_levels(words: np.ndarray, counts: np.ndarray, levels: np.ndarray) -> None:
+    """The paper white (``PAPER_SHARE``, ``DARKEST_PAPER``) of each window of a batch of
+    ``feature_columns``'s words, sampled at every fourth pixel (in row order, the width being a
+    multiple of four), into ``levels``. ``counts`` is a (256, LANES) buffer, one column of level
+    counts a window: counted side by side, a window's run of equal levels no longer waits on its
+    own last count, and the level each reaches is found for all of them in one sweep.
+    """
     counts[:] = 0
     samples = 0
     for p in range(0, words.shape[0], 4):
-        word = words[p, window]
-        counts[min(word & 255, (word >> 8) & 255, (word >> 16) & 255)] += 1
+        row = words[p]
+        for k in range(LANES):
+            word = row[k]
+            counts[min(word & 255, (word >> 8) & 255, (word >> 16) & 255), k] += 1
         samples += 1
     wanted = int(PAPER_SHARE * (samples - 1))
-    seen = 0
+    seen = np.zeros(LANES, np.int32)
+    below = np.zeros(LANES, np.int32)  # levels whose count so far stays within ``wanted``
     for level in range(256):
-        seen += counts[level]
-        if seen > wanted:
-            return max(np.float32(level), np.float32(DARKEST_PAPER))
-    return np.float32(255.0)
+        for k in range(LANES):
+            seen[k] += counts[level, k]
+            below[k] += np.int32(seen[k] <= wanted)
+    # The first level past ``wanted`` is the number of levels before it (every window has more
+    # samples than ``wanted``, so one is).
+    for k in range(LANES):
+        levels[k] = max(np.float32(below[k]), np.float32(DARKEST_PAPER))
 
 
 @compiled()
 def feature_columns(
     words: np.ndarray,
+    n: int,
     rows: int,
     cols: int,
     directions: np.ndarray,
@@ -192,8 +202,9 @@ def feature_columns(
 ) -> np.ndarray:
     """The features of n rows x cols windows as (features, n) float32 columns, one a window.
 
-    ``words`` gives the windows pixel-major: (rows * cols, n), each pixel of every window in
-    turn, a pixel one 32-bit word (blue in the low byte, then green and red; the high byte is not
+    ``words`` gives the windows batch by batch, pixel-major within a batch: (batches, rows *
+    cols, LANES), each pixel of every window of the batch in turn (``indexnet`` lays them out
+    so), a pixel one 32-bit word (blue in the low byte, then green and red; the high byte is not
     read). Per orientation cell the gradient along and against each direction, the histogram
     scaled to length 1; then the ink pooled by ``ink_cell``; then the red-green and yellow-blue
     colour of the ink against the paper's, pooled by ``colour_cell``. ``directions`` holds (cos,
@@ -202,7 +213,7 @@ def feature_columns(
     a last batch that would run short starts early, overlapping the one before, and works some
     windows twice to the same columns.
     """
-    area, n = words.shape
+    area = words.shape[1]
     bins = 2 * len(directions)
     cells = (rows // cell) * (cols // cell)
     hist_size = cells * bins
@@ -229,16 +240,17 @@ def feature_columns(
     cell_starts, in_cell = _blocks(cell, rows, cols)
     ink_starts, in_ink_cell = _blocks(ink_cell, rows, cols)
     colour_starts, in_colour_cell = _blocks(colour_cell, rows, cols)
-    counts = np.empty(256, np.int64)
+    counts = np.empty((256, LANES), np.int32)
     blank_below = np.float32(0.15)
     zero = np.float32(0.0)
-    for batch in range(0, n, LANES):
-        first = min(batch, n - LANES)
+    for batch in range(len(words)):
+        first = min(batch * LANES, n - LANES)
+        _paper_levels(words[batch], counts, per)
         for k in range(LANES):
-            per[k] = np.float32(1.0) / _paper_level(words, first + k, counts)
+            per[k] = np.float32(1.0) / per[k]
             blanks[k] = zero
         for p in range(area):
-            batch_words = words[p, first : first + LANES]
+            batch_words = words[batch, p]
             for k in range(LANES):
                 word = batch_words[k]
                 blue = np.float32(word & 255)

@@ -21,10 +21,13 @@ from dealerassist.vision.indexnet import (
     window_features,
 )
 from dealerassist.vision.window_kernel import (
+    DARKEST_PAPER,
     LANES,
+    PAPER_SHARE,
     _block_means,
     _blocks,
     _paired_sums,
+    _paper_levels,
     _signed_block_means,
 )
 
@@ -157,6 +160,19 @@ def test_bgra_windows_read_as_their_bgr_pixels() -> None:
     windows = _windows(np.random.default_rng(8), 40)
     with_alpha = np.concatenate([windows, np.full((*windows.shape[:3], 1), 255, np.uint8)], axis=3)
     assert np.array_equal(window_features(with_alpha), window_features(windows))
+
+
+@pytest.mark.parametrize("darkest", [0, 40, 200])
+def test_paper_levels_are_each_windows_share_of_its_sampled_darkest_channels(darkest: int) -> None:
+    cols, rows = WINDOW_PX
+    rng = np.random.default_rng(darkest)
+    colours = rng.integers(darkest, 256, (rows * cols, LANES, 4), dtype=np.uint8)
+    colours[:, : LANES // 2] = np.where(rng.random((rows * cols, LANES // 2, 1)) < 0.7, 230, 10)  # long runs
+    levels = np.empty(LANES, np.float32)
+    _paper_levels(colours.view(np.uint32)[..., 0], np.empty((256, LANES), np.int32), levels)
+    samples = colours[::4, :, :3].min(axis=2)  # every fourth pixel's darkest channel, per window
+    share = np.sort(samples, axis=0)[int(PAPER_SHARE * (len(samples) - 1))]
+    assert np.array_equal(levels, np.maximum(share, DARKEST_PAPER).astype(np.float32))
 
 
 def test_loops_loaded_from_the_cache_give_what_the_first_compile_gave(tmp_path) -> None:
