@@ -72,6 +72,10 @@ MIN_COVERAGE = 0.9  # share of a back's outline that must lie on card paper
 PRINTS_APART = 0.1
 # A name read on a quad under this share of the named cards' median height is a picture.
 SMALLEST_CARD = 0.6
+# Two backs' outlines with a corner in common (within BACKS_MEET of a diagonal) and centres within
+# BACKS_NEAR of it outline one back twice (see ``_one_sighting_a_back``).
+BACKS_MEET = 0.08
+BACKS_NEAR = 0.45
 
 
 @dataclass(frozen=True)
@@ -237,7 +241,7 @@ class CardReader:
             # A card the closer look named is a neighbour the fans lacked: between it and another
             # card a middle card may now be found.
             seen = self._fans_middle_cards(bgra, seen)
-        return _drop_shadows(seen)
+        return _one_sighting_a_back(_drop_shadows(seen))
 
     def _named(
         self, corner: Corner, size: float, name: str, sure: float, projected: bool = False
@@ -608,9 +612,15 @@ def _pictures_unnamed(sightings: list[CardSighting]) -> list[CardSighting]:
 
 def _smallest_card(named: list[CardSighting]) -> float:
     """The least height a card named among ``named`` may have (see ``_pictures_unnamed``)."""
+    return SMALLEST_CARD * _named_height(named)
+
+
+def _named_height(named: list[CardSighting]) -> float:
+    """The height of a card of the frame: the median of the named cards', or 0 with fewer than
+    three (too few to hold another card against)."""
     if len(named) < 3:
         return 0.0
-    return SMALLEST_CARD * float(np.median([_height(s) for s in named]))
+    return float(np.median([_height(s) for s in named]))
 
 
 def _height(s: CardSighting) -> float:
@@ -642,6 +652,48 @@ def _glimpses(quads: list[np.ndarray], seen: list[CardSighting]) -> list[CardSig
         centres.append(centre)
         sizes.append(size)
     return kept
+
+
+def _one_sighting_a_back(sightings: list[CardSighting]) -> list[CardSighting]:
+    """Each back once: of two face-down sightings whose outlines have a corner in common (within
+    BACKS_MEET of a diagonal) and whose centres lie within BACKS_NEAR of it, one is dropped.
+
+    A back's corners each guess its size and which edge is the long one, and two corners that
+    guess differently outline one back twice: on the development designs some two in three of
+    the frames' false detections. The outline kept is the one whose long side is nearest the
+    named cards' height (a deck's cards are one size; one guessed with its long edge across is
+    some 1.4 times too long), else the surer. Two backs in a fan lie a third of a card apart and
+    side by side a card's width apart, so neither is dropped. Done last: until then the other
+    outline may line up with a fan's cards, and the fans' middle cards are found between such
+    neighbours.
+    """
+    card = _named_height([s for s in sightings if s.card is not None])
+
+    def misfit(s: CardSighting) -> float:
+        """How far the outline's long side is from the named cards' height, as a ratio."""
+        quad = np.asarray(s.quad, float)
+        long_side = max(np.hypot(*(quad[1] - quad[0])), np.hypot(*(quad[3] - quad[0])))
+        return abs(float(np.log(long_side / card))) if card else 0.0
+
+    backs = sorted((s for s in sightings if not s.face_up), key=lambda s: (misfit(s), -s.confidence))
+    kept: list[CardSighting] = []
+    again: set[int] = set()
+    for back in backs:
+        quad = np.asarray(back.quad, float)
+        size = float(np.hypot(*(quad[2] - quad[0])))
+        if any(_outlined_again(np.asarray(k.quad, float), quad, size) for k in kept):
+            again.add(id(back))
+        else:
+            kept.append(back)
+    return [s for s in sightings if id(s) not in again]
+
+
+def _outlined_again(kept: np.ndarray, other: np.ndarray, size: float) -> bool:
+    """Whether ``other`` outlines the back ``kept`` outlines (see ``_one_sighting_a_back``)."""
+    centres = np.hypot(*(kept.mean(axis=0) - other.mean(axis=0)))
+    corners = kept[:, None, :] - other[None, :, :]
+    meet = np.hypot(corners[..., 0], corners[..., 1]).min()
+    return bool(centres < BACKS_NEAR * size and meet < BACKS_MEET * size)
 
 
 def _drop_shadows(sightings: list[CardSighting], keep_disputed: bool = False) -> list[CardSighting]:

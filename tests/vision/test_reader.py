@@ -1117,3 +1117,31 @@ def test_a_glimpse_is_looked_at_only_where_no_card_seen_lies() -> None:
     kept = reader_module._glimpses(glimpses, [named, unread])
     assert len(kept) == 1 and np.allclose(kept[0].quad[0], [700, 100])
     assert kept[0].card is None and kept[0].face_up
+
+
+def _back(quad: list[list[float]], confidence: float) -> CardSighting:
+    return CardSighting(None, confidence, False, np.array(quad, float), votes=[("back", confidence)])
+
+
+def test_one_back_outlined_from_two_corners_is_given_once() -> None:
+    card = [[100, 100], [186, 100], [186, 220], [100, 220]]  # an upright back, 120 high
+    # From its lower-left corner the long edge was guessed across: the outline runs past the card.
+    across = [[100, 220], [100, 135], [268, 135], [268, 220]]
+    named = _sighting("KS", 0.999, (400, 100))
+    given = reader_module._one_sighting_a_back([_back(across, 0.8), named, _back(card, 0.9)])
+    assert [s.card for s in given] == ["KS", None]
+    assert np.allclose(given[1].quad, card)  # the surer outline stays, the cards in their order
+    # With three cards named, the outline of their size stays, though the other matched surer.
+    named = [_sighting(code, 0.999, (400 + 100 * k, 100)) for k, code in enumerate(("KS", "QS", "JS"))]
+    given = reader_module._one_sighting_a_back([_back(across, 0.9), *named, _back(card, 0.8)])
+    assert [s.card for s in given] == ["KS", "QS", "JS", None]
+    assert np.allclose(given[3].quad, card)
+    # Backs in a fan lie a third of a card apart, no corner in common: two cards.
+    fanned = [[p[0] + 29, p[1]] for p in card]
+    assert len(reader_module._one_sighting_a_back([_back(card, 0.9), _back(fanned, 0.8)])) == 2
+    # Backs side by side meet at two corners, but their centres lie a card's width apart.
+    beside = [[p[0] + 86, p[1]] for p in card]
+    assert len(reader_module._one_sighting_a_back([_back(card, 0.9), _back(beside, 0.8)])) == 2
+    # A face-up card is never dropped for a back, however it lies.
+    unread = CardSighting(None, 0.0, True, np.array(across, float), votes=[(None, 0.0)])
+    assert len(reader_module._one_sighting_a_back([_back(card, 0.9), unread])) == 2
