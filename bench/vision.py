@@ -76,6 +76,10 @@ def run_design(
     costs = {method: np.full(len(frames), np.inf) for method in readers}
     first: dict[str, list] = {method: [] for method in readers}
     methods = list(readers)
+    # A reader's first frame loads its compiled loops from numba's cache (some 0.4 s, as much as
+    # twenty frames): a camera's reader pays that once as it starts, not on every frame.
+    for method in methods:
+        readers[method](frames[0][0])
     for turn in range(repeat):
         for method in methods if turn % 2 == 0 else methods[::-1]:
             read = readers[method]
