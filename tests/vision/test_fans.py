@@ -171,3 +171,82 @@ def test_two_windows_sure_of_one_name_name_the_middle_card_at_the_weaker() -> No
     # One sure window alone (the 2D) names nothing; nor does a name another card of the frame bears.
     assert middle_cards(_stretch_reads(names), names, sure, 0.9, {"7S"}) == {}
     assert middle_cards(_stretch_reads(names), names, sure, 0.96, set()) == {}
+
+
+def _stretches_by_arrays(quads: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+    """The windows as numpy's whole-array passes placed them before the compiled loop (every pair
+    of corners measured at once, then each spread's pairs filtered and their windows laid out)."""
+    from dealerassist.vision import fans
+
+    card, points, x_axes, y_axes, heights, widths = fans._corners(np.array(quads, float).reshape(-1, 4, 2))
+    apart = points[None, :] - points[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        along = np.einsum("ijk,ik->ij", apart, x_axes) / widths[:, None]
+        off = np.abs(np.einsum("ijk,ik->ij", apart, y_axes)) / heights[:, None]
+    alike = x_axes @ x_axes.T >= fans.SAME_TURN
+    bigger, smaller = np.maximum.outer(heights, heights), np.minimum.outer(heights, heights)
+    neighbours = (card[:, None] != card[None, :]) & alike & (bigger <= (1.0 + fans.SAME_SIZE) * smaller)
+    columns: list[list[np.ndarray]] = [[], [], [], [], []]
+    places = 0
+    for spread in fans.SPREADS:
+        limit = fans.OFF_LINE * (len(spread.hidden) + 1)
+        near, far = np.nonzero(
+            neighbours & (along >= spread.span[0]) & (along <= spread.span[1]) & (off <= limit)
+        )
+        line = apart[near, far]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.einsum("ijk,ik->ij", apart[near], line) / np.einsum("ik,ik->i", line, line)[:, None]
+        beside = (
+            np.linalg.norm(apart[near] - share[..., None] * line[:, None], axis=2) / heights[near][:, None]
+        )
+        others = (card[None, :] != card[near][:, None]) & (card[None, :] != card[far][:, None])
+        between = (share > spread.taken[0]) & (share < spread.taken[1])
+        taken = (alike[near] & others & between & (beside < fans.TAKEN_BESIDE)).any(axis=1)
+        near, far, line = near[~taken], far[~taken], line[~taken]
+        across, down = x_axes[near] + x_axes[far], y_axes[near] + y_axes[far]
+        across /= np.linalg.norm(across, axis=1, keepdims=True)
+        down /= np.linalg.norm(down, axis=1, keepdims=True)
+        for shares in spread.hidden:
+            n = len(shares)
+            columns[0].append(
+                (points[near][:, None] + np.array(shares)[None, :, None] * line[:, None]).reshape(-1, 2)
+            )
+            columns[1].append(np.repeat(across, n, axis=0))
+            columns[2].append(np.repeat(down, n, axis=0))
+            columns[3].append(np.repeat((heights[near] + heights[far]) / 2, n))
+            columns[4].append(np.repeat(places + np.arange(len(near)), n))
+            places += len(near)
+    return tuple(np.concatenate(column) for column in columns)
+
+
+def test_the_compiled_stretches_are_the_array_passes_to_the_bit() -> None:
+    rng = np.random.default_rng(11)
+    frames = []
+    for _ in range(120):  # fans of one to eight cards, stepped along an edge, a little askew
+        count, height, turn = int(rng.integers(1, 9)), rng.uniform(70, 190), rng.uniform(0, 360)
+        step = rng.uniform(0.2, 0.7) * height * WIDTH / HEIGHT
+        rad = np.radians(turn)
+        start = rng.uniform(100, 1000, 2)
+        frames.append(
+            [
+                np.roll(
+                    _card(tuple(start + k * step * np.array([np.cos(rad), np.sin(rad)])), turn, height),
+                    k,
+                    axis=0,
+                )
+                + rng.normal(0, 1.5, (4, 2))
+                for k in range(count)
+            ]
+        )
+    frames.append([_card((100, 100)), np.zeros((4, 2))])  # a quad with no size beside a card
+    windows = 0
+    for quads in frames:
+        found = stretches(quads)
+        expected = _stretches_by_arrays(quads)
+        columns = (found.points, found.x_axes, found.y_axes, found.sizes, found.stretch)
+        for got, wanted in zip(columns, expected, strict=True):
+            assert got.dtype == wanted.dtype and np.array_equal(
+                got, wanted.reshape(got.shape), equal_nan=True
+            )
+        windows += len(found.sizes)
+    assert windows > 1000  # most fans hold stretches to look along
