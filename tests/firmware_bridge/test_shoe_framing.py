@@ -30,6 +30,21 @@ def test_crc_check_value() -> None:
     assert crc16_ccitt_false(b"123456789") == CHECK_VALUE == 0x29B1
 
 
+def _bitwise_crc(data: bytes) -> int:
+    """The CRC as the firmware computes it, one bit at a time: the reference the C one must match."""
+    crc = 0xFFFF
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+    return crc
+
+
+@given(st.binary(max_size=300))
+def test_crc_matches_the_bitwise_reference(data: bytes) -> None:
+    assert crc16_ccitt_false(data) == _bitwise_crc(data)
+
+
 def test_ack_frame_bytes() -> None:
     # body 01 06. CRC by hand, shifting MSB-first with poly 0x1021 from 0xFFFF:
     #   byte 0x01: 0xFFFF ^ 0x0100 = 0xFEFF -> EDDF CB9F 871F 1E1F 3C3E 787C F0F8 F1D1
