@@ -1,21 +1,44 @@
 """``dealerassist`` command line.
 
-Each module in ``dealerassist.commands`` contributes sub-commands through a
-``register(subparsers)`` function, so a feature adds its commands without editing this file.
+Each module listed in ``COMMANDS`` contributes sub-commands through its ``register(subparsers)``
+function; a feature adds its commands in its own module and one line here.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import os
-import pkgutil
 import select
 import sys
 from collections.abc import Sequence
 
-from dealerassist import commands
 from dealerassist.errors import DealerAssistError
+
+COMMANDS = (
+    "analyze",
+    "audit",
+    "backup",
+    "bench",
+    "cards",
+    "demo",
+    "devices",
+    "export",
+    "progressive",
+    "replay",
+    "run",
+    "vision",
+    "web",
+)
+
+
+def installed_version() -> str:
+    """The installed distribution's version (the wheel's, or the checkout's editable install)."""
+    try:
+        return importlib.metadata.version("dealerassist")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed: pip install the project)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,12 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="dealerassist",
         description="Live dealer-assist for casino tables: cards, rounds, settlement, progressives.",
     )
+    parser.add_argument("--version", action="version", version=f"dealerassist {installed_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
-        register = getattr(module, "register", None)
-        if register is not None:
-            register(sub)
+    for name in COMMANDS:
+        importlib.import_module(f"dealerassist.commands.{name}").register(sub)
     return parser
 
 

@@ -1,15 +1,13 @@
 """Exact game mathematics by complete enumeration.
 
-Each game may have a module here named like its game module (``three_card_poker.py``) exposing
-``BETS: dict[str, Callable[[AnalysisRequest], BetAnalysis]]``. The analyses count hand classes with
+A game's analysis is a module here exposing ``BETS: dict[str, Callable[[AnalysisRequest],
+BetAnalysis]]``, listed by the game's slug in ``ANALYSES`` below. The analyses count hand classes with
 the same evaluators that settle live rounds and price them through the same ``PayTable`` awards, so
 the printed house edge is the edge of the code that pays real players.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -17,8 +15,16 @@ from types import ModuleType
 from typing import Any
 
 from dealerassist.errors import DealerAssistError
+from dealerassist.registry import Registry
 
 Progress = Callable[[int, int], None]
+
+ANALYSES: Registry[ModuleType] = Registry("analysis")
+ANALYSES.add("face-up-pai-gow", "dealerassist.analysis.face_up_pai_gow")
+ANALYSES.add("four-card-poker", "dealerassist.analysis.four_card_poker")
+ANALYSES.add("pairs-and-up", "dealerassist.analysis.pairs_and_up")
+ANALYSES.add("perfect-pairs-blackjack", "dealerassist.analysis.perfect_pairs_blackjack")
+ANALYSES.add("three-card-poker", "dealerassist.analysis.three_card_poker")
 
 
 class AnalysisError(DealerAssistError):
@@ -63,20 +69,8 @@ Analyzer = Callable[[AnalysisRequest], BetAnalysis]
 
 
 def _modules() -> dict[str, ModuleType]:
-    """Game slug -> its analysis module, for every game that has one with ``BETS``."""
-    from dealerassist.games import registry
-
-    games = registry()
-    by_module = {cls.__module__.rsplit(".", 1)[-1]: slug for slug, cls in games.items()}
-    found: dict[str, ModuleType] = {}
-    for info in pkgutil.iter_modules(__path__):
-        slug = by_module.get(info.name)
-        if slug is None:
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        if getattr(module, "BETS", None):
-            found[slug] = module
-    return dict(sorted(found.items()))
+    """Game slug -> its analysis module."""
+    return ANALYSES.loaded()
 
 
 def analyzers() -> dict[str, dict[str, Analyzer]]:

@@ -1,5 +1,8 @@
-"""Game registry: every module in this package that defines a ``Game`` subclass with a ``slug``
-is a game. Adding a game is adding one module (and its pay-table file); nothing else changes.
+"""The game registry: every game the tracker can run, listed here by slug.
+
+A new game is a module defining a ``Game`` subclass (and its pay-table file), plus one line in
+``GAMES`` below; a test's own game is added the same way (``GAMES.add(slug, cls)``). Entries are
+imported on first use, so one broken game module cannot stop a table running another game.
 
 The helper modules define no ``Game``: ``table_round`` (betting within limits, one decision per
 seat, forfeit, void, settle once), ``ante_round`` (the ante games' flow and Ante/Play/Ante Bonus
@@ -9,31 +12,21 @@ setting)."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from functools import cache
-
 from dealerassist.games.base import Game
+from dealerassist.registry import Registry
+
+GAMES: Registry[type[Game]] = Registry("game")
+GAMES.add("face-up-pai-gow", "dealerassist.games.face_up_pai_gow:FaceUpPaiGow")
+GAMES.add("four-card-poker", "dealerassist.games.four_card_poker:FourCardPoker")
+GAMES.add("pairs-and-up", "dealerassist.games.pairs_and_up:PairsAndUp")
+GAMES.add("perfect-pairs-blackjack", "dealerassist.games.perfect_pairs_blackjack:PerfectPairsBlackjack")
+GAMES.add("three-card-poker", "dealerassist.games.three_card_poker:ThreeCardPoker")
 
 
-@cache
 def registry() -> dict[str, type[Game]]:
-    for info in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{info.name}")
-    found: dict[str, type[Game]] = {}
-    stack = list(Game.__subclasses__())
-    while stack:
-        cls = stack.pop()
-        stack.extend(cls.__subclasses__())
-        slug = getattr(cls, "slug", None)
-        if slug and not getattr(cls, "__abstractmethods__", None):
-            found[slug] = cls
-    return dict(sorted(found.items()))
+    """Every registered game, imported, by slug."""
+    return GAMES.loaded()
 
 
 def game_class(slug: str) -> type[Game]:
-    games = registry()
-    try:
-        return games[slug]
-    except KeyError:
-        raise KeyError(f"unknown game {slug!r} (known: {', '.join(games)})") from None
+    return GAMES.get(slug)

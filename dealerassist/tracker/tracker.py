@@ -9,8 +9,6 @@ round is exactly what the log says it is.
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import importlib.util
 import json
 import logging
 import threading
@@ -34,25 +32,8 @@ class TrackerError(DealerAssistError):
     """The log cannot be replayed into this table's tracker (it was written under other rules)."""
 
 
-def _loaded_game(slug: str) -> type[Game] | None:
-    stack = list(Game.__subclasses__())
-    while stack:
-        cls = stack.pop()
-        if getattr(cls, "slug", None) == slug and not getattr(cls, "__abstractmethods__", None):
-            return cls
-        stack.extend(cls.__subclasses__())
-    return None
-
-
 def resolve_game(rules: TableRules) -> type[Game]:
-    """The game class for ``rules.game``: its own module first (so one broken game module cannot stop
-    the other tables), then the registry; a test may also define a ``Game`` subclass itself."""
-    module = f"dealerassist.games.{rules.game.replace('-', '_')}"
-    if importlib.util.find_spec(module) is not None:
-        importlib.import_module(module)
-    found = _loaded_game(rules.game)
-    if found is not None:
-        return found
+    """The game class for ``rules.game`` from the game registry (``dealerassist.games.GAMES``)."""
     try:
         return game_class(rules.game)
     except KeyError as exc:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from dealerassist.core.cards import RANK_NAMES, Card
 from dealerassist.core.decks import RoundCards, load_deck
 from dealerassist.errors import RuleViolation
+from dealerassist.games import GAMES
 from dealerassist.games.base import (
     DEALER,
     BetLimit,
@@ -210,3 +211,6 @@ def high_card_rules(table_id: str = "hc-1", **overrides: object) -> TableRules:
     }
     values.update(overrides)
     return TableRules(**values)  # type: ignore[arg-type]
+
+
+GAMES.add(HighCardGame.slug, HighCardGame)
