@@ -33,8 +33,8 @@ from typing import Any
 
 from dealerassist.commands.bench import percentile
 from dealerassist.commands.web import serve_in_thread
-from dealerassist.core.tables import TABLES_DIR, load_table
 from dealerassist.storage.eventlog import EventLog
+from dealerassist.tablefiles.tables import load_table
 from dealerassist.tracker.events import RoundOpen, Wager
 from dealerassist.tracker.pit import Pit
 from dealerassist.web.app import create_app
@@ -51,7 +51,7 @@ class Site:
         users = UserStore(workdir / "users.sqlite3", scrypt_n=2**12)
         users.add("bench", "dealer", "bench-password-1")
         self.log = EventLog(workdir / "log.sqlite3")
-        self.pit = Pit(self.log, [load_table(TABLES_DIR / "three-card-poker.toml")])
+        self.pit = Pit(self.log, [load_table("three-card-poker")])
         app = create_app(pit=self.pit, log=self.log, users=users, config={"SSE_HEARTBEAT": 1.0})
         self.server = serve_in_thread(app, "127.0.0.1", 0)
         self.port = self.server.port

@@ -27,14 +27,14 @@ import time
 from pathlib import Path
 
 from dealerassist.core.cards import FULL_DECK
-from dealerassist.core.decks import CONFIG_DIR
-from dealerassist.core.tables import load_table
+from dealerassist.core.configfiles import bundled_dir
 from dealerassist.events import CardRead, Event
 from dealerassist.storage.eventlog import EventLog
+from dealerassist.tablefiles.tables import load_table
 from dealerassist.tracker import Tracker
 from dealerassist.tracker import events as ev
 
-TABLE_FILE = CONFIG_DIR / "tables" / "three-card-poker.toml"
+TABLE_FILE = bundled_dir() / "tables" / "three-card-poker.toml"
 ROW_BYTES = 300  # about one logged record: canonical JSON plus hashes and index columns
 
 

@@ -14,6 +14,7 @@ import select
 import sys
 from collections.abc import Sequence
 
+from dealerassist.core.configfiles import use_config_dir
 from dealerassist.errors import DealerAssistError
 
 COMMANDS = (
@@ -22,6 +23,7 @@ COMMANDS = (
     "backup",
     "bench",
     "cards",
+    "config",
     "demo",
     "devices",
     "export",
@@ -47,6 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Live dealer-assist for casino tables: cards, rounds, settlement, progressives.",
     )
     parser.add_argument("--version", action="version", version=f"dealerassist {installed_version()}")
+    parser.add_argument(
+        "--config",
+        metavar="DIR",
+        help="site configuration folder, looked in before $DEALERASSIST_CONFIG, /etc/dealerassist and "
+        "the bundled defaults (see 'dealerassist config show')",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"dealerassist.commands.{name}").register(sub)
@@ -61,6 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        use_config_dir(args.config)
         return int(handler(args) or 0)
     except DealerAssistError as exc:
         print(f"dealerassist: error: {exc}", file=sys.stderr)

@@ -19,14 +19,14 @@ from pathlib import Path
 import pytest
 
 from dealerassist.cli import build_parser, main
-from dealerassist.core import paytables
-from dealerassist.core.decks import CONFIG_DIR
+from dealerassist.core.configfiles import bundled_dir
 from dealerassist.storage.eventlog import EventLog
+from dealerassist.tablefiles import paytables
 from dealerassist.tracker.replay import Replayer, read_replay_file
 
-ROUNDS = CONFIG_DIR.parent / "tests" / "rounds"
-TCP_TABLE = CONFIG_DIR / "tables" / "three-card-poker.toml"
-TCP_PAYTABLES = CONFIG_DIR / "paytables" / "three-card-poker.toml"
+ROUNDS = Path(__file__).resolve().parents[1] / "tests" / "rounds"
+TCP_TABLE = bundled_dir() / "tables" / "three-card-poker.toml"
+TCP_PAYTABLES = bundled_dir() / "paytables" / "three-card-poker.toml"
 META = json.dumps({"kind": "meta", "table": "tcp-1", "data": {"table_file": str(TCP_TABLE)}})
 OPEN = '{"kind":"round-open","table":"tcp-1"}'
 
@@ -342,10 +342,11 @@ def test_bad_input_is_a_clean_error(case: Case, workdir: Path, capsys: pytest.Ca
 
 @pytest.fixture
 def broken_paytables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], None]]:
-    """Serve ``config/paytables`` from a copy whose Three Card Poker file the test breaks."""
-    folder = tmp_path / "paytables"
-    shutil.copytree(TCP_PAYTABLES.parent, folder)
-    monkeypatch.setattr(paytables, "PAYTABLES_DIR", folder)
+    """A site configuration folder ($DEALERASSIST_CONFIG) whose Three Card Poker pay tables the test
+    breaks: it is looked in before the bundled files."""
+    folder = tmp_path / "site" / "paytables"
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("DEALERASSIST_CONFIG", str(folder.parent))
     paytables.load_paytables.cache_clear()
 
     def write(body: str) -> None:
@@ -414,7 +415,7 @@ def test_every_command_has_help(path: tuple[str, ...], capsys: pytest.CaptureFix
 
 def test_the_shipped_config_files_load_cleanly(capsys: pytest.CaptureFixture[str]) -> None:
     """The examples the operator copies load; the example table replays an empty file with them."""
-    for table in sorted((CONFIG_DIR / "tables").glob("*.toml")):
+    for table in sorted((bundled_dir() / "tables").glob("*.toml")):
         code, output = _run(["replay", str(ROUNDS / "three-card-poker.jsonl"), "--table", str(table)], capsys)
         assert code == 0, output
 

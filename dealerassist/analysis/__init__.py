@@ -101,7 +101,7 @@ def analyze(request: AnalysisRequest, bets: list[str] | None = None) -> dict[str
         )
     results = {bet: game_bets[bet](request) for bet in wanted}
     if request.paytable and all(r.paytable != request.paytable for r in results.values()):
-        from dealerassist.core.paytables import load_paytables
+        from dealerassist.tablefiles.paytables import load_paytables
 
         paid = load_paytables(request.game).get(request.paytable).bet
         raise AnalysisError(

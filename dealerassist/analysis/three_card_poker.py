@@ -23,12 +23,13 @@ import numpy as np
 
 from dealerassist.analysis import AnalysisRequest, BetAnalysis, Progress
 from dealerassist.core.cards import FULL_DECK, RANK_CHARS
-from dealerassist.core.paytables import PayTable, load_paytables
+from dealerassist.core.paytables import PayTable
 from dealerassist.games.ante_round import settle_ante_play
 from dealerassist.games.base import WagerResult
 from dealerassist.games.three_card_poker import dealer_qualifies
 from dealerassist.hands import THREE_CLASSES, evaluate_three
 from dealerassist.hands.value import HandValue
+from dealerassist.tablefiles.paytables import load_paytables
 
 GAME = "three-card-poker"
 OUTCOMES = ("no-qualify", "win", "tie", "loss")

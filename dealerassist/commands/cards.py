@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from dealerassist.core.cards import parse_cards
-from dealerassist.core.decks import DECKS_DIR, load_deck
+from dealerassist.core.configfiles import available
+from dealerassist.core.decks import load_deck
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,7 +24,7 @@ def _cards(args: argparse.Namespace) -> int:
 
 
 def _decks(args: argparse.Namespace) -> int:
-    for path in sorted(DECKS_DIR.glob("*.toml")):
+    for path, _origin in available("decks").values():
         deck = load_deck(path)
         kind = "single copy of each card" if deck.single_copy else "duplicate faces"
         print(f"{deck.name:20} {deck.size:4} cards  {kind:26} {deck.description}")

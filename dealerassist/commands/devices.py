@@ -151,7 +151,7 @@ def _sign(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from dealerassist.core.tables import load_table
+    from dealerassist.tablefiles.tables import load_table
     from firmware_bridge.ports import DeviceConfig
 
     table = load_table(args.table)

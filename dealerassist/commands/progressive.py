@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dealerassist.core.money import MoneyError, format_amount, parse_amount
-from dealerassist.core.tables import load_table
 from dealerassist.errors import DealerAssistError
 from dealerassist.progressive.params import ProgressiveParams, params_from_section, params_from_table
+from dealerassist.tablefiles.tables import load_table
 
 if TYPE_CHECKING:  # imported when a verb runs, so the CLI starts without them
     from dealerassist.events import Event

@@ -38,7 +38,7 @@ def _replay(args: argparse.Namespace) -> int:
         raise EventError(f"{path}: no such replay file")
     tables = {}
     if args.table:
-        from dealerassist.core.tables import load_table
+        from dealerassist.tablefiles.tables import load_table
 
         for name in args.table:
             config = load_table(name)

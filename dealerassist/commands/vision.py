@@ -160,7 +160,7 @@ def _placement(args: argparse.Namespace) -> tuple[LayoutRegistration, Zones] | N
         if args.calibration:
             raise RegistrationError("--calibration needs --zones TABLE.toml to say where the zones are")
         return None
-    from dealerassist.core.tables import load_table
+    from dealerassist.tablefiles.tables import load_table
 
     table = load_table(args.zones)
     source = str(args.zones)

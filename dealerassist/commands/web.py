@@ -110,10 +110,10 @@ def build_table_app(
 ) -> tuple[Any, list[Any]]:
     """The dashboard over a fresh pit for ``tables`` (with their progressives); returns the app and
     the objects to stop at exit."""
-    from dealerassist.core.tables import load_table
     from dealerassist.progressive.controller import ProgressiveController
     from dealerassist.progressive.params import params_from_table
     from dealerassist.storage.eventlog import EventLog
+    from dealerassist.tablefiles.tables import load_table
     from dealerassist.tracker.pit import Pit
     from dealerassist.web.app import create_app
     from dealerassist.web.users import UserStore

@@ -1,4 +1,4 @@
-"""Deck compositions (data in ``config/decks/*.toml``) and the cards dealt from them in a round.
+"""Deck compositions (``decks/*.toml`` in the configuration folders) and the cards dealt from them in a round.
 
 A composition says how many copies of each card exist; the Pairs & Up deck has seven aces of
 spades, a six-deck shoe six of each card. ``RoundCards`` is what the shoe has given up in the
@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dealerassist.core.cards import FULL_DECK, JOKER, Card
+from dealerassist.core.configfiles import named_file
 from dealerassist.core.tomlfile import read_toml, reject_unknown_keys
 from dealerassist.errors import CardError, ConfigError, DeckError
 
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
-DECKS_DIR = CONFIG_DIR / "decks"
 DECK_KEYS = ("name", "description", "size", "standard_decks", "jokers", "cards")
 
 
@@ -88,13 +87,12 @@ class DeckComposition:
 
 
 def load_deck(name_or_path: str | Path) -> DeckComposition:
-    """Load a deck by name (``pairs-and-up-52``) from ``config/decks`` or by file path."""
+    """Load a deck by name (``pairs-and-up-52``) from the configuration folders, or by file path."""
     path = Path(name_or_path)
     if path.suffix != ".toml":
-        path = DECKS_DIR / f"{name_or_path}.toml"
+        path = named_file("decks", str(name_or_path), "deck file")
     if not path.is_file():
-        known = ", ".join(sorted(p.stem for p in DECKS_DIR.glob("*.toml")))
-        raise ConfigError(str(path), "-", f"no such deck file (known decks: {known})")
+        raise ConfigError(str(path), "-", "no such deck file")
     data = read_toml(path)
     return DeckComposition.from_mapping(data, str(path))
 

@@ -1,9 +1,9 @@
 """The House Way: how the house dealer sets a seven-card pai gow hand, read from a data table.
 
-A house way is a named table (``config/house-ways/<name>.toml``; ``gold-star`` is the default,
-see ``shared/reference/house-way.md``). Casinos differ, so the rules are data and this module is
-only their interpreter. A table is an ordered list of rules; each rule says which hands it covers
-and which cards go in front::
+A house way is a named table (``house-ways/<name>.toml`` in the configuration folders;
+``gold-star`` is the default, see ``shared/reference/house-way.md``). Casinos differ, so the rules
+are data and this module is only their interpreter. A table is an ordered list of rules; each rule
+says which hands it covers and which cards go in front::
 
     [[rules]]
     id = "two-pair-jacks-up"          # shown to the dealer as the reason for the setting
@@ -45,12 +45,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from dealerassist.core.cards import ACE, RANK_CHARS, Card
-from dealerassist.core.decks import CONFIG_DIR
+from dealerassist.core.configfiles import named_file
 from dealerassist.core.tomlfile import read_toml
 from dealerassist.errors import ConfigError, RuleViolation
 from dealerassist.hands import HandValue, evaluate_five, evaluate_two, front_outranks_back
 
-HOUSE_WAYS_DIR: Final = CONFIG_DIR / "house-ways"
 DEFAULT_HOUSE_WAY: Final = "gold-star"
 
 PATTERNS: Final = (
@@ -387,9 +386,5 @@ def load_house_way_file(path: str | Path) -> HouseWay:
 
 @cache
 def load_house_way(name: str = DEFAULT_HOUSE_WAY) -> HouseWay:
-    """A shipped house way by name (``config/house-ways/<name>.toml``)."""
-    path = HOUSE_WAYS_DIR / f"{name}.toml"
-    if not path.is_file():
-        known = ", ".join(sorted(p.stem for p in HOUSE_WAYS_DIR.glob("*.toml")))
-        raise ConfigError(str(path), "-", f"no such house way {name!r} (known: {known})")
-    return load_house_way_file(path)
+    """A house way by name (``house-ways/<name>.toml`` in the configuration folders)."""
+    return load_house_way_file(named_file("house-ways", name, "house way"))

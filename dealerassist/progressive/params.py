@@ -27,9 +27,9 @@ from typing import Any
 
 from dealerassist.core.money import MoneyError, format_amount
 from dealerassist.core.paytables import FixedAward, MeterAward, parse_award
-from dealerassist.core.tables import config_amount
 from dealerassist.errors import ConfigError
 from dealerassist.progressive.meter import MeterRates
+from dealerassist.tablefiles.tables import config_amount
 
 ProgressiveAward = MeterAward | FixedAward
 

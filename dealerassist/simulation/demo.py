@@ -1,6 +1,6 @@
 """The whole simulated pit on loopback: what ``dealerassist demo`` starts and stops.
 
-Per game: the example table from ``config/tables/<slug>.toml`` with its devices pointed at a shoe
+Per game: the bundled example table (``data/tables/<slug>.toml``) with its devices pointed at a shoe
 emulator (and, for a game with a progressive bet, a sign emulator) on 127.0.0.1, demo progressive
 parameters, the synthetic camera; then the same ``Station`` that ``dealerassist run`` uses, the
 dashboard, one account per role with a random password, the supervisor and a dealer per table.
@@ -19,14 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dealerassist.core.configfiles import bundled_dir
 from dealerassist.core.money import format_amount
-from dealerassist.core.tables import TABLES_DIR, table_from_mapping
 from dealerassist.errors import DealerAssistError
 from dealerassist.simulation.dealer import PACES, Chances, SimulatedDealer, Tally
 from dealerassist.simulation.supervisor import DemoSupervisor
 from dealerassist.station.dashboard import DashboardServer, build_dashboard
 from dealerassist.station.station import DB_NAME, USERS_NAME, Station, make_data_dir
 from dealerassist.station.tables import StationTable, check_table
+from dealerassist.tablefiles.tables import table_from_mapping
 
 log = logging.getLogger(__name__)
 
@@ -35,13 +36,16 @@ DEMO_PROGRESSIVE = {"base": "1000", "reset": "1000", "increment": "15", "reserve
 SUPERVISOR_DELAY_S = {"table": 6.0, "fast": 0.05}
 
 
+EXAMPLE_TABLES = bundled_dir() / "tables"  # the demo deals the examples, never a site's own tables
+
+
 class DemoError(DealerAssistError):
     """The demo cannot start as asked."""
 
 
 def demo_games() -> list[str]:
-    """Every game with an example table file, in a stable order."""
-    return sorted(p.stem for p in TABLES_DIR.glob("*.toml"))
+    """Every game with a bundled example table, in a stable order."""
+    return sorted(p.stem for p in EXAMPLE_TABLES.glob("*.toml"))
 
 
 @dataclass(frozen=True)
@@ -133,7 +137,7 @@ class Demo:
         from firmware_bridge.emulators.shoe import ShoeEmulator
         from firmware_bridge.emulators.sign import SignEmulator
 
-        path = TABLES_DIR / f"{slug}.toml"
+        path = EXAMPLE_TABLES / f"{slug}.toml"
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
         table_id = raw["table"]["id"]
         deck = raw["table"].get("deck", "standard-52")

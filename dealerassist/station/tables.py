@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dealerassist.core.tables import TableConfig, load_table
+from dealerassist.core.configfiles import named_file
 from dealerassist.errors import ConfigError
 from dealerassist.progressive.params import ProgressiveParams, params_from_table
+from dealerassist.tablefiles.tables import TableConfig, load_table
 
 SERIAL_DEVICES = ("shoe", "sign")
 
@@ -36,7 +37,8 @@ class StationTable:
 
 
 def table_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Expand directories to their ``*.toml`` files (sorted); a missing path is a config error."""
+    """Expand directories to their ``*.toml`` files (sorted) and table names (``tcp-main``) to their
+    file in the configuration folders; a missing path is a config error."""
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
@@ -47,6 +49,8 @@ def table_files(paths: Iterable[str | Path]) -> list[Path]:
             found.extend(files)
         elif path.is_file():
             found.append(path)
+        elif not path.suffix and len(path.parts) == 1:
+            found.append(named_file("tables", str(path), "table file, directory or table name"))
         else:
             raise ConfigError(str(path), "-", "no such table file or directory")
     if not found:

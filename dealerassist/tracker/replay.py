@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dealerassist.core.decks import CONFIG_DIR, load_deck
+from dealerassist.core.decks import load_deck
 from dealerassist.errors import ConfigError, DealerAssistError
 from dealerassist.events import Event, EventError
 from dealerassist.games.base import BetLimit, TableRules
@@ -109,7 +109,7 @@ def read_replay_file(path: str | Path) -> list[ReplayLine]:
 
 def rules_from_description(config: Mapping[str, Any]) -> TableRules:
     """Rebuild ``TableRules`` from a ``table-config`` record written by a tracker."""
-    from dealerassist.core.paytables import load_paytables
+    from dealerassist.tablefiles.paytables import load_paytables
 
     game = str(config["game"])
     named = dict(config.get("paytables", {}))
@@ -231,16 +231,16 @@ class Replayer:
             if "table_file" in meta:
                 self.known[table] = self._load_table_file(str(meta["table_file"]))
             elif isinstance(meta.get("table_config"), Mapping):
-                from dealerassist.core.tables import table_from_mapping
+                from dealerassist.tablefiles.tables import table_from_mapping
 
                 self.known[table] = table_from_mapping(meta["table_config"], f"line {line.number}")
         if isinstance(meta.get("expect"), Mapping):
             self.report.checks.append(self._expect(line.number, str(table), meta["expect"]))
 
     def _load_table_file(self, name: str) -> Any:
-        from dealerassist.core.tables import load_table
+        from dealerassist.tablefiles.tables import load_table
 
-        for base in (self.base_dir, Path.cwd(), CONFIG_DIR.parent):
+        for base in (self.base_dir, Path.cwd()):
             candidate = base / name
             if candidate.is_file():
                 return load_table(candidate)
@@ -310,7 +310,7 @@ def _config_from_record(data: Mapping[str, Any]) -> Any:
         raise ConfigError("table-config record", "config", f"must be an object, got {config!r}")
     raw = config.get("raw")
     if isinstance(raw, Mapping):
-        from dealerassist.core.tables import table_from_mapping
+        from dealerassist.tablefiles.tables import table_from_mapping
 
         return table_from_mapping(raw, str(data.get("source") or "exported table-config"))
     try:

@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from dealerassist.core.cards import FULL_DECK
+from dealerassist.core.configfiles import bundled_dir
 from dealerassist.errors import DealerAssistError
 
 REPO_DIR = Path(__file__).resolve().parents[2]
@@ -44,10 +45,10 @@ def card_names() -> list[str]:
 
 def shared_cardart(design: str = TUNING_DESIGN) -> Path:
     """The artwork folder holding ``design``: $DEALERASSIST_CARDART, the CC0 decks bundled in
-    ``config/vision/cardart``, or the development ``shared/cardart`` beside the work tree."""
+    ``dealerassist/data/vision/cardart``, or the development ``shared/cardart`` beside the work tree."""
     candidates = [
         os.environ.get("DEALERASSIST_CARDART", ""),
-        REPO_DIR / "config" / "vision" / "cardart",
+        bundled_dir() / "vision" / "cardart",
         REPO_DIR.parent / "shared" / "cardart",
     ]
     for candidate in candidates:

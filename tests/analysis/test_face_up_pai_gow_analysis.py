@@ -10,7 +10,7 @@ import pytest
 
 from dealerassist.analysis import AnalysisRequest
 from dealerassist.analysis.face_up_pai_gow import BETS, rank_patterns, spread_hand
-from dealerassist.core.paytables import load_paytables
+from dealerassist.tablefiles.paytables import load_paytables
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ import pytest
 
 from dealerassist.analysis import AnalysisRequest
 from dealerassist.analysis.pairs_and_up import BETS
-from dealerassist.core.paytables import load_paytables
+from dealerassist.tablefiles.paytables import load_paytables
 
 ORDERED_DEALS = 52 * 51 * 50 * 49
 

@@ -4,17 +4,11 @@ from pathlib import Path
 
 import pytest
 
+from dealerassist.core.configfiles import bundled_dir
 from dealerassist.core.money import Odds
-from dealerassist.core.paytables import (
-    FixedAward,
-    MeterAward,
-    OddsAward,
-    PushAward,
-    load_paytable_file,
-    parse_award,
-    paytables_from_mapping,
-)
+from dealerassist.core.paytables import FixedAward, MeterAward, OddsAward, PushAward, parse_award
 from dealerassist.errors import ConfigError
+from dealerassist.tablefiles.paytables import load_paytable_file, paytables_from_mapping
 
 
 def test_award_forms() -> None:
@@ -60,9 +54,8 @@ def test_paytable_errors_name_file_and_key(tmp_path: Path) -> None:
 
 
 def test_shipped_paytable_files_all_load() -> None:
-    from dealerassist.core.paytables import PAYTABLES_DIR
 
-    files = sorted(PAYTABLES_DIR.glob("*.toml"))
+    files = sorted((bundled_dir() / "paytables").glob("*.toml"))
     for path in files:
         tables = load_paytable_file(path)
         assert tables.game == path.stem
@@ -71,18 +64,17 @@ def test_shipped_paytable_files_all_load() -> None:
 
 
 def _shipped_table_with(tmp_path: Path, slug: str, old: str, new: str) -> Path:
-    from dealerassist.core.tables import TABLES_DIR
 
-    text = (TABLES_DIR / f"{slug}.toml").read_text(encoding="utf-8")
+    text = (bundled_dir() / "tables" / f"{slug}.toml").read_text(encoding="utf-8")
     assert old in text
     return _write(tmp_path, text.replace(old, new, 1))
 
 
 def test_every_shipped_table_file_loads() -> None:
-    from dealerassist.core.tables import TABLES_DIR, load_table
     from dealerassist.games import game_class
+    from dealerassist.tablefiles.tables import load_table
 
-    files = sorted(TABLES_DIR.glob("*.toml"))
+    files = sorted((bundled_dir() / "tables").glob("*.toml"))
     assert len(files) == 5
     for path in files:
         table = load_table(path)
@@ -91,8 +83,8 @@ def test_every_shipped_table_file_loads() -> None:
 
 
 def test_a_misspelt_option_is_refused_naming_file_key_and_the_known_names(tmp_path: Path) -> None:
-    from dealerassist.core.tables import load_table
     from dealerassist.games import game_class
+    from dealerassist.tablefiles.tables import load_table
 
     path = _shipped_table_with(
         tmp_path, "three-card-poker", "pair_plus_requires_ante", "pair_plus_requires_antee"
@@ -114,7 +106,7 @@ def test_a_misspelt_option_is_refused_naming_file_key_and_the_known_names(tmp_pa
 
 
 def test_an_option_of_another_game_is_refused_without_a_guess(tmp_path: Path) -> None:
-    from dealerassist.core.tables import load_table
+    from dealerassist.tablefiles.tables import load_table
 
     path = _shipped_table_with(tmp_path, "perfect-pairs-blackjack", "[options]\n", "[options]\ndice = 3\n")
     with pytest.raises(ConfigError) as err:
@@ -125,9 +117,9 @@ def test_an_option_of_another_game_is_refused_without_a_guess(tmp_path: Path) ->
 
 
 def test_tracker_options_are_accepted_at_every_game(tmp_path: Path) -> None:
-    from dealerassist.core.tables import TABLES_DIR, load_table
+    from dealerassist.tablefiles.tables import load_table
 
-    for path in sorted(TABLES_DIR.glob("*.toml")):
+    for path in sorted((bundled_dir() / "tables").glob("*.toml")):
         body = "[options]\nrecognition_threshold = 0.95\ncamera_must_match_shoe = false\n"
         copy = _shipped_table_with(tmp_path, path.stem, "[options]\n", body)
         options = load_table(copy).rules.options
@@ -144,7 +136,7 @@ def test_tracker_options_are_accepted_at_every_game(tmp_path: Path) -> None:
 def test_a_bad_tracker_option_value_is_refused_naming_it(
     tmp_path: Path, line: str, key: str, problem: str
 ) -> None:
-    from dealerassist.core.tables import load_table
+    from dealerassist.tablefiles.tables import load_table
 
     path = _shipped_table_with(tmp_path, "four-card-poker", "[options]\n", f"[options]\n{line}\n")
     with pytest.raises(ConfigError) as err:

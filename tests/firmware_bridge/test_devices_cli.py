@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from dealerassist.cli import main
-from dealerassist.core.tables import TABLES_DIR
+from dealerassist.core.configfiles import bundled_dir
 from dealerassist.events import DeviceLink, ShoeStatus
 from firmware_bridge.emulators.shoe import ShoeEmulator
 from firmware_bridge.emulators.sign import SignEmulator
@@ -95,7 +95,7 @@ def without_devices(toml: str) -> str:
 
 
 def test_show_checks_a_tables_devices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    source = without_devices((TABLES_DIR / "three-card-poker.toml").read_text(encoding="utf-8"))
+    source = without_devices((bundled_dir() / "tables" / "three-card-poker.toml").read_text(encoding="utf-8"))
     good = tmp_path / "tcp-dev.toml"
     good.write_text(source + '\n[devices.shoe]\nurl = "socket://127.0.0.1:7001"\nbaudrate = 19200\n')
     assert main(["devices", "show", str(good)]) == 0

@@ -15,9 +15,9 @@ from typing import Any
 from dealerassist.core.cards import Card, parse_cards
 from dealerassist.core.decks import load_deck
 from dealerassist.core.money import parse_amount
-from dealerassist.core.paytables import load_paytables
 from dealerassist.games import game_class
 from dealerassist.games.base import BetLimit, Decision, GameRound, Settlement, TableRules
+from dealerassist.tablefiles.paytables import load_paytables
 
 
 def cents(dollars: str) -> int:

@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from dealerassist.core.cards import FULL_DECK, JOKER, parse_cards
-from dealerassist.core.tables import load_table
 from dealerassist.errors import DeckError, RuleViolation
 from dealerassist.games.base import DEALER, Decision, Settlement
 from dealerassist.games.face_up_pai_gow import (
@@ -21,6 +20,7 @@ from dealerassist.games.face_up_pai_gow import (
     deal_order,
     fortune_class,
 )
+from dealerassist.tablefiles.tables import load_table
 from tests.games.scenario import cents, new_round, results, rules
 
 LIMITS = {
@@ -406,7 +406,7 @@ def test_supervisor_forfeit_loses_every_wager_of_the_seat() -> None:
 
 
 def test_the_example_table_file_loads_and_plays() -> None:
-    config = load_table("config/tables/face-up-pai-gow.toml")
+    config = load_table("face-up-pai-gow")
     round_ = new_round(config.rules)
     round_.place_wager(1, "wager", cents("10"))
     round_.close_betting()

@@ -10,9 +10,9 @@ import pytest
 from scenario import assert_consistent, cents, new_round, play, play_out, results, rules, run, shuffled, wager
 
 from dealerassist.core.cards import Card
-from dealerassist.core.tables import load_table
 from dealerassist.errors import RuleViolation
 from dealerassist.games.base import DEALER, DealStep, Decision
+from dealerassist.tablefiles.tables import load_table
 
 LIMITS = {"ante": ("3", "100"), "aces-up": ("3", "100"), "bad-beat": ("1", "5")}
 TABLE = rules("four-card-poker", limits=LIMITS, seats=6)
@@ -264,7 +264,7 @@ def test_void_returns_everything_and_forfeit_loses_everything() -> None:
 
 def test_example_table_config_loads() -> None:
     """The example table carries the text's $3-$100 wagers and the $1-$5 Bad Beat."""
-    config = load_table("config/tables/four-card-poker.toml")
+    config = load_table("four-card-poker")
     assert config.rules.limits["bad-beat"].maximum == cents("5")
     assert config.rules.limits["ante"].minimum == cents("3")
     assert config.rules.paytables["aces-up"].name == "aces-up-50-30-7-6-5-2-1"

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 import pytest
 
 from dealerassist.core.cards import Card
-from dealerassist.core.tables import load_table
 from dealerassist.errors import RuleViolation
 from dealerassist.events import CardRead
 from dealerassist.storage.eventlog import EventLog
+from dealerassist.tablefiles.tables import load_table
 from dealerassist.tracker import Tracker
 from dealerassist.tracker import events as ev
 
@@ -24,7 +24,7 @@ SHOE = "KS KH 9C 5D 2S  AS AH 9D 5C 3S  TC JD QC 3D 4D 6C".split()
 @pytest.fixture
 def tracker() -> Iterator[Tracker]:
     log = EventLog(":memory:")
-    yield Tracker(load_table("config/tables/four-card-poker.toml"), log)
+    yield Tracker(load_table("four-card-poker"), log)
     log.close()
 
 

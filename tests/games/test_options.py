@@ -21,12 +21,13 @@ from typing import Any
 import pytest
 
 import dealerassist
-from dealerassist.core.tables import TABLES_DIR, TRACKER_OPTION_CHECKS, table_from_mapping
+from dealerassist.core.configfiles import bundled_dir
 from dealerassist.core.tomlfile import read_toml
 from dealerassist.errors import ConfigError, RuleViolation
 from dealerassist.games import registry
 from dealerassist.games.base import TABLE_OPTIONS, Game, TableRules
 from dealerassist.games.option_values import fraction_of_one, yes_no
+from dealerassist.tablefiles.tables import TRACKER_OPTION_CHECKS, table_from_mapping
 
 PACKAGE = Path(dealerassist.__file__).parent
 GAMES = {slug: game for slug, game in registry().items() if game.__module__.startswith("dealerassist.games.")}
@@ -69,7 +70,7 @@ def documented_options(game: type[Game]) -> set[str]:
 
 
 def shipped_table(slug: str) -> dict[str, Any]:
-    return read_toml(TABLES_DIR / f"{slug}.toml")
+    return read_toml(bundled_dir() / "tables" / f"{slug}.toml")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,7 +95,7 @@ def read_defaults(slug: str) -> dict[str, Any]:
 
 
 def test_every_shipped_game_is_checked() -> None:
-    assert set(GAMES) == {p.stem for p in TABLES_DIR.glob("*.toml")}
+    assert set(GAMES) == {p.stem for p in (bundled_dir() / "tables").glob("*.toml")}
     assert all(game.options for game in GAMES.values())
 
 

@@ -13,7 +13,6 @@ from itertools import combinations_with_replacement
 import pytest
 
 from dealerassist.core.cards import parse_cards
-from dealerassist.core.tables import load_table
 from dealerassist.errors import DeckError, RuleViolation
 from dealerassist.games.base import DEALER, Decision, Settlement
 from dealerassist.games.pairs_and_up import (
@@ -23,6 +22,7 @@ from dealerassist.games.pairs_and_up import (
     progressive_class,
 )
 from dealerassist.hands import pairs_and_up_precedence
+from dealerassist.tablefiles.tables import load_table
 from tests.games.scenario import cents, new_round, results, rules
 
 LIMITS = {"ante": ("5", "250"), "double-match": ("1", "50"), "progressive": ("1", "1")}
@@ -276,7 +276,7 @@ def test_a_supervisor_may_forfeit_a_player_who_showed_cards() -> None:
 
 
 def test_the_example_table_file_loads_and_plays() -> None:
-    config = load_table("config/tables/pairs-and-up.toml")
+    config = load_table("pairs-and-up")
     assert config.rules.options["precedence"] == list(PRECEDENCE), "the file lists the deck's own precedence"
     round_ = new_round(config.rules)
     round_.place_wager(1, "ante", cents("5"))

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import pytest
 
 from dealerassist.core.cards import Card
-from dealerassist.core.tables import load_table
 from dealerassist.events import CardRead
 from dealerassist.storage.eventlog import EventLog
+from dealerassist.tablefiles.tables import load_table
 from dealerassist.tracker import Tracker
 from dealerassist.tracker import events as ev
 
@@ -20,7 +20,7 @@ TABLE = "pu-1"
 @pytest.fixture
 def tracker() -> Iterator[Tracker]:
     log = EventLog(":memory:")
-    yield Tracker(load_table("config/tables/pairs-and-up.toml"), log)
+    yield Tracker(load_table("pairs-and-up"), log)
     log.close()
 
 

@@ -11,10 +11,10 @@ import pytest
 from scenario import assert_consistent, cents, new_round, play, play_out, results, rules, run, shuffled, wager
 
 from dealerassist.core.cards import Card
-from dealerassist.core.tables import load_table
 from dealerassist.errors import RuleViolation
 from dealerassist.games.base import DEALER, DealStep, Decision
 from dealerassist.hands import blackjack_total
+from dealerassist.tablefiles.tables import load_table
 
 LIMITS = {"main": ("5", "1000"), "perfect-pairs": ("5", "200")}
 TABLE = rules("perfect-pairs-blackjack", limits=LIMITS, seats=7)
@@ -362,7 +362,7 @@ def test_forfeit_loses_every_wager_and_skips_the_seat() -> None:
 
 def test_example_table_config_loads() -> None:
     """The example table: six-deck shoe, Perfect Pairs up to 20% of the table maximum."""
-    config = load_table("config/tables/perfect-pairs-blackjack.toml")
+    config = load_table("perfect-pairs-blackjack")
     assert config.rules.deck.size == 312
     assert config.rules.limits["perfect-pairs"].maximum == config.rules.limits["main"].maximum // 5
 

@@ -15,12 +15,12 @@ import pytest
 
 from dealerassist.commands.progressive import table_params
 from dealerassist.core.paytables import FixedAward
-from dealerassist.core.tables import load_table
 from dealerassist.errors import ConfigError, RuleViolation
 from dealerassist.events import event_from_dict
 from dealerassist.progressive.controller import ProgressiveController
 from dealerassist.progressive.params import params_from_table
 from dealerassist.storage.eventlog import EventLog
+from dealerassist.tablefiles.tables import load_table
 from dealerassist.tracker.tracker import Tracker
 
 TABLE = "fupg-1"

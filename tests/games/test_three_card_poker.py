@@ -9,9 +9,9 @@ import pytest
 from scenario import assert_consistent, cents, new_round, play, play_out, results, rules, run, shuffled, wager
 
 from dealerassist.core.cards import Card
-from dealerassist.core.tables import load_table
 from dealerassist.errors import DeckError, RuleViolation
 from dealerassist.games.base import DEALER, DealStep, Decision
+from dealerassist.tablefiles.tables import load_table
 
 LIMITS = {"ante": ("5", "500"), "pair-plus": ("5", "100")}
 TABLE = rules("three-card-poker", limits=LIMITS, seats=6)
@@ -287,7 +287,7 @@ def test_supervisor_forfeit_loses_every_wager_of_the_seat() -> None:
 
 def test_example_table_config_loads_with_the_text_tables() -> None:
     """The shipped example table uses the text's pay tables (Pair Plus 1/3/6/30/40, Ante Bonus 1/4/5)."""
-    config = load_table("config/tables/three-card-poker.toml")
+    config = load_table("three-card-poker")
     assert config.rules.paytables["pair-plus"].name == "pair-plus-1-3-6-30-40"
     assert config.rules.paytables["ante-bonus"].name == "ante-bonus-1-4-5"
     assert config.rules.limits["ante"].minimum == cents("5")

@@ -6,9 +6,10 @@ from fractions import Fraction
 
 import pytest
 
-from dealerassist.core.paytables import FixedAward, MeterAward, load_paytables
+from dealerassist.core.paytables import FixedAward, MeterAward
 from dealerassist.errors import ConfigError
 from dealerassist.progressive.params import params_from_dict, params_from_section
+from dealerassist.tablefiles.paytables import load_paytables
 from tests.progressive.support import SECTION, make_params
 
 

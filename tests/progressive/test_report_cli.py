@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from dealerassist.cli import main
-from dealerassist.core.tables import load_table
 from dealerassist.progressive.controller import ProgressiveController
 from dealerassist.progressive.events import ProgressiveContribution
 from dealerassist.progressive.params import params_from_table
 from dealerassist.progressive.report import exact_text, reconcile
 from dealerassist.storage.eventlog import EventLog
+from dealerassist.tablefiles.tables import load_table
 from tests.progressive.support import TableFeed, attach, make_params
 
 TABLE = "fupg-1"  # the shipped config/tables/face-up-pai-gow.toml

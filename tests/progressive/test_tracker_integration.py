@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from dealerassist.commands.progressive import table_params
-from dealerassist.core.tables import load_table
 from dealerassist.events import event_from_dict
 from dealerassist.progressive.controller import ProgressiveController
 from dealerassist.storage.eventlog import EventLog
+from dealerassist.tablefiles.tables import load_table
 from dealerassist.tracker.tracker import Tracker
 
 TABLE = "pu-1"

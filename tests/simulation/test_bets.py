@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from dealerassist.core.tables import load_table
 from dealerassist.simulation.bets import MAIN_BET, plan_wagers, side_bets
 from dealerassist.simulation.demo import demo_games
+from dealerassist.tablefiles.tables import load_table
 
 
 @pytest.mark.parametrize("game", demo_games())

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from dealerassist.core.cards import Card
-from dealerassist.core.tables import load_table
 from dealerassist.events import CardRead
 from dealerassist.simulation.dealer import true_card
 from dealerassist.storage.eventlog import EventLog
+from dealerassist.tablefiles.tables import load_table
 from dealerassist.tracker import events as ev
 from dealerassist.tracker.pit import Pit
 

@@ -8,9 +8,9 @@ from fractions import Fraction
 import pytest
 
 from dealerassist.core.cards import parse_cards
-from dealerassist.core.tables import load_table
 from dealerassist.games.pairs_and_up import PairsAndUpOptions, play_outcome
 from dealerassist.simulation.strategies import View, decide, pairs_and_up_values
+from dealerassist.tablefiles.tables import load_table
 
 
 def _view(game: str, cards: str, actions: tuple[str, ...], *, dealer: str = "", ante: int = 1000) -> View:

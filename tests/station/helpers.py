@@ -8,14 +8,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dealerassist.core.tables import TABLES_DIR
+from dealerassist.core.configfiles import bundled_dir
 
 PROGRESSIVE = {"wager": "1", "base": "1000", "increment": "15", "reserve": "5"}
 
 
 def table_data(slug: str, shoe_url: str | None, sign_url: str | None = None) -> dict[str, Any]:
     """The example table of ``slug`` with its devices (and a progressive when a sign is given)."""
-    data = tomllib.loads((TABLES_DIR / f"{slug}.toml").read_text(encoding="utf-8"))
+    data = tomllib.loads((bundled_dir() / "tables" / f"{slug}.toml").read_text(encoding="utf-8"))
     data["devices"] = {}
     if shoe_url:
         data["devices"]["shoe"] = {"url": shoe_url, "baudrate": 115200}

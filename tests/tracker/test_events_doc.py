@@ -5,14 +5,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from pathlib import Path
 
 import pytest
 
-from dealerassist.core.decks import CONFIG_DIR
 from dealerassist.events import EVENT_FORMAT_VERSION, event_from_dict, event_types
 from dealerassist.tracker import events as tracker_events
 
-DOC = (CONFIG_DIR.parent / "docs" / "events.md").read_text(encoding="utf-8")
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "events.md").read_text(encoding="utf-8")
 OWNED = sorted(
     kind
     for kind, cls in event_types().items()

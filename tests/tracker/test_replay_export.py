@@ -12,14 +12,13 @@ import pytest
 from dealer_bot import make_script
 from highcard_game import high_card_rules
 
-from dealerassist.core.decks import CONFIG_DIR
 from dealerassist.errors import DealerAssistError
 from dealerassist.events import EventError
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.tracker import Tracker
 from dealerassist.tracker.replay import Replayer, ReplayLine, read_replay_file
 
-ROUNDS = CONFIG_DIR.parent / "tests" / "rounds"
+ROUNDS = Path(__file__).resolve().parents[2] / "tests" / "rounds"
 FIXTURES = sorted(ROUNDS.glob("*.jsonl"))
 
 
@@ -47,12 +46,12 @@ def test_hand_written_rounds_settle_as_stated(path: Path) -> None:
 
 
 def test_all_five_games_have_hand_written_rounds() -> None:
-    from dealerassist.core.tables import load_table
+    from dealerassist.tablefiles.tables import load_table
 
     games = set()
     for path in FIXTURES:
         table_file = json.loads(path.read_text().splitlines()[0])["data"]["table_file"]
-        games.add(load_table(CONFIG_DIR.parent / table_file).rules.game)
+        games.add(load_table(table_file).rules.game)
     assert games == {
         "three-card-poker",
         "four-card-poker",

@@ -283,7 +283,7 @@ def test_restart_starts_from_the_last_closed_round(db_path: Path) -> None:
 
 
 def test_a_table_that_changes_game_between_rounds_restarts_cleanly(db_path: Path) -> None:
-    from dealerassist.core.tables import load_table
+    from dealerassist.tablefiles.tables import load_table
 
     log = EventLog(db_path)
     table = Table(Tracker(high_card_rules(TABLE), log))

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from dealerassist.core.tables import load_table
 from dealerassist.events import event_from_dict
 from dealerassist.storage.eventlog import EventLog
+from dealerassist.tablefiles.tables import load_table
 from dealerassist.tracker.tracker import Tracker
 
 TABLE = "ppbj-1"

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from dealerassist.cli import main
-from dealerassist.core.decks import CONFIG_DIR
+from dealerassist.core.configfiles import bundled_dir
 from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.synthetic import DEMO_MARKERS, DEMO_ZONES, render_layout
 
@@ -98,7 +98,7 @@ def test_scenes_then_read_with_out_dir(deck_file: Path, tmp_path: Path, capsys) 
 
 
 def _table_file(tmp_path: Path, extra: str = "") -> Path:
-    base = (CONFIG_DIR / "tables" / "three-card-poker.toml").read_text()
+    base = (bundled_dir() / "tables" / "three-card-poker.toml").read_text()
     lines = ["", "[vision.markers]"] + [f"{k} = [{x}, {y}]" for k, (x, y) in DEMO_MARKERS.items()]
     lines += ["", "[vision.zones]"] + [f'"{k}" = {v}' for k, v in DEMO_ZONES.items()]
     path = tmp_path / "table.toml"

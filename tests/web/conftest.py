@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from dashboard_fixtures import Dashboard, make_dashboard
 
-from dealerassist.core.tables import TABLES_DIR, load_table
+from dealerassist.tablefiles.tables import load_table
 
 
 @pytest.fixture
 def dash(tmp_path: Path) -> Iterator[Dashboard]:
-    board = make_dashboard(tmp_path, [load_table(TABLES_DIR / "three-card-poker.toml")])
+    board = make_dashboard(tmp_path, [load_table("three-card-poker")])
     yield board
     board.log.close()
     board.users.close()

@@ -12,11 +12,11 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from dealerassist.core.cards import Card
-from dealerassist.core.tables import TABLES_DIR, load_table, table_from_mapping
 from dealerassist.events import CardRead
 from dealerassist.progressive.controller import ProgressiveController
 from dealerassist.progressive.params import params_from_table
 from dealerassist.storage.eventlog import EventLog
+from dealerassist.tablefiles.tables import load_table, table_from_mapping
 from dealerassist.tracker.pit import Pit
 from dealerassist.web.app import create_app
 from dealerassist.web.security import LoginThrottle
@@ -105,7 +105,7 @@ class Session:
 
 def pai_gow_with_progressive() -> Any:
     """The shipped Face Up Pai Gow table with a [progressive] section, so the sign has a meter."""
-    config = load_table(TABLES_DIR / "face-up-pai-gow.toml")
+    config = load_table("face-up-pai-gow")
     raw = dict(config.raw)
     raw["progressive"] = {
         "name": "fortune-link",

@@ -12,8 +12,8 @@ import pytest
 from dashboard_fixtures import TCP, Dashboard, make_dashboard, play_tcp_round
 
 from dealerassist.core.cards import Card
-from dealerassist.core.tables import TABLES_DIR, load_table
 from dealerassist.events import CardRead
+from dealerassist.tablefiles.tables import load_table
 from dealerassist.web.analytics import build, percent_text
 from dealerassist.web.history import RoundFilter, RoundSummary, shift_of
 
@@ -26,7 +26,7 @@ def audited(tmp_path: Path) -> Dashboard:
     (snapshots / "seat1.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
     (tmp_path / "secret.txt").write_text("outside the snapshot directory")
     board = make_dashboard(
-        tmp_path, [load_table(TABLES_DIR / "three-card-poker.toml")], config={"SNAPSHOT_DIR": str(snapshots)}
+        tmp_path, [load_table("three-card-poker")], config={"SNAPSHOT_DIR": str(snapshots)}
     )
     dealer = board.client("dana")
     play_tcp_round(board, dealer)

@@ -35,9 +35,10 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from dealerassist.commands.web import serve_in_thread
 from dealerassist.core.cards import Card
+from dealerassist.core.configfiles import bundled_dir
 from dealerassist.core.money import format_amount, parse_amount
-from dealerassist.core.tables import TABLES_DIR, load_table
 from dealerassist.events import CardRead, DeviceLink
+from dealerassist.tablefiles.tables import load_table
 
 pytestmark = pytest.mark.browser
 
@@ -57,7 +58,11 @@ PREFERRED = ("decline", "stand", "house-way", "play")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Dashboard, str]]:
     tmp = tmp_path_factory.mktemp("browser")
     fupg = pai_gow_with_progressive()
-    others = [load_table(p) for p in sorted(TABLES_DIR.glob("*.toml")) if p.stem != "face-up-pai-gow"]
+    others = [
+        load_table(p)
+        for p in sorted((bundled_dir() / "tables").glob("*.toml"))
+        if p.stem != "face-up-pai-gow"
+    ]
     board = make_dashboard(tmp, [fupg, *others])
     attach_progressive(board, fupg)
     server = serve_in_thread(board.app, "127.0.0.1", 0)

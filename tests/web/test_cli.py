@@ -10,11 +10,11 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from dealerassist.core.tables import TABLES_DIR
+from dealerassist.core.configfiles import bundled_dir
 from dealerassist.web.users import UserStore
 
 DEALERASSIST = [sys.executable, "-m", "dealerassist"]
-TCP_TABLE = str(TABLES_DIR / "three-card-poker.toml")
+TCP_TABLE = str(bundled_dir() / "tables" / "three-card-poker.toml")
 
 
 def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

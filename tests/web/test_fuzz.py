@@ -8,7 +8,7 @@ from dashboard_fixtures import TCP, make_dashboard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dealerassist.core.tables import TABLES_DIR, load_table
+from dealerassist.tablefiles.tables import load_table
 from dealerassist.web.actions import ACTIONS, client_fields
 
 FIELDS = sorted({name for kind in ACTIONS for name in client_fields(kind)} | {"seat", "bogus"})
@@ -26,7 +26,7 @@ bodies = st.dictionaries(st.sampled_from(FIELDS), values, max_size=5)
 
 
 def test_random_bodies_never_cause_a_server_error(tmp_path: Path) -> None:
-    board = make_dashboard(tmp_path, [load_table(TABLES_DIR / "three-card-poker.toml")])
+    board = make_dashboard(tmp_path, [load_table("three-card-poker")])
     boss = board.client("sam")
     boss.act(TCP, "round-open")
     boss.act(TCP, "wager", seat=1, bet="ante", amount=1000)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from dashboard_fixtures import TCP, Dashboard, make_dashboard, play_tcp_round
 
-from dealerassist.core.tables import TABLES_DIR, load_table
+from dealerassist.tablefiles.tables import load_table
 
 D, S, V, A = "dana", "sam", "sue", "ada"  # dealer, supervisor, surveillance, admin
 ROUTES = [
@@ -185,7 +185,7 @@ def test_unknown_pages_and_methods_are_4xx_pages_not_500(dash: Dashboard) -> Non
 
 
 def test_blackjack_totals_are_live_and_never_count_the_hole_card(tmp_path: Path) -> None:
-    board = make_dashboard(tmp_path, [load_table(TABLES_DIR / "perfect-pairs-blackjack.toml")])
+    board = make_dashboard(tmp_path, [load_table("perfect-pairs-blackjack")])
     dealer = board.client(D)
     dealer.act("ppbj-1", "round-open")
     dealer.act("ppbj-1", "wager", seat=1, bet="main", amount="10")

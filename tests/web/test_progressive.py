@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from dashboard_fixtures import TCP, Dashboard, attach_progressive, make_dashboard, pai_gow_with_progressive
 
-from dealerassist.core.tables import TABLES_DIR, load_table
+from dealerassist.tablefiles.tables import load_table
 
 PG = "fupg-1"
 
@@ -16,7 +16,7 @@ PG = "fupg-1"
 @pytest.fixture
 def jackpot(tmp_path: Path) -> Iterator[tuple[Dashboard, object]]:
     config = pai_gow_with_progressive()
-    board = make_dashboard(tmp_path, [config, load_table(TABLES_DIR / "three-card-poker.toml")])
+    board = make_dashboard(tmp_path, [config, load_table("three-card-poker")])
     yield board, attach_progressive(board, config)
     board.log.close()
 

@@ -92,11 +92,9 @@ def test_failed_logins_are_throttled_and_logged(dash: Dashboard) -> None:
 def test_behind_a_proxy_each_client_is_throttled_on_its_own_address(tmp_path) -> None:
     from dashboard_fixtures import make_dashboard
 
-    from dealerassist.core.tables import TABLES_DIR, load_table
+    from dealerassist.tablefiles.tables import load_table
 
-    board = make_dashboard(
-        tmp_path, [load_table(TABLES_DIR / "three-card-poker.toml")], config={"TRUSTED_PROXIES": 1}
-    )
+    board = make_dashboard(tmp_path, [load_table("three-card-poker")], config={"TRUSTED_PROXIES": 1})
     attacker, colleague = board.client(), board.client()
     for _ in range(5):
         attacker.get("/login")

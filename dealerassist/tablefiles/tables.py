@@ -1,4 +1,4 @@
-"""Table configuration (``config/tables/*.toml``): which game a table runs and how.
+"""Table files (``tables/*.toml`` in the configuration folders): which game a table runs and how.
 
 ``load_table`` checks everything before anything starts and names the file, key and problem. The
 game-independent sections become a ``TableRules`` for the game; the device, progressive and vision
@@ -32,15 +32,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dealerassist.core.decks import CONFIG_DIR, load_deck
+from dealerassist.core.configfiles import named_file
+from dealerassist.core.decks import load_deck
 from dealerassist.core.money import MoneyError, decimal_to_cents, format_amount, parse_amount
-from dealerassist.core.paytables import PayTable, load_paytables
+from dealerassist.core.paytables import PayTable
 from dealerassist.core.tomlfile import read_toml, reject_unknown_keys
 from dealerassist.errors import ConfigError, DealerAssistError, RuleViolation
 from dealerassist.games.base import BetLimit, Game, TableRules
 from dealerassist.games.option_values import fraction_of_one, yes_no
+from dealerassist.tablefiles.paytables import load_paytables
 
-TABLES_DIR = CONFIG_DIR / "tables"
 _TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 KNOWN_SECTIONS = frozenset({"table", "limits", "paytables", "options", "devices", "progressive", "vision"})
 # The tracker reads these with float() and bool(): a quoted "false" would be true there.
@@ -216,12 +217,12 @@ def _check_options(game_cls: type[Game], rules: TableRules, source: str) -> None
 
 
 def load_table(path: str | Path) -> TableConfig:
-    """Load a table config file (or ``config/tables/<name>.toml`` by name)."""
+    """Load a table file, or a table by name (``tables/<name>.toml`` in the configuration folders)."""
     path = Path(path)
     if path.suffix != ".toml":
-        if path.suffix or len(path.parts) != 1:  # a file, not a shipped table's name
-            raise ConfigError(str(path), "-", "not a table file: give a .toml file or a config/tables name")
-        path = TABLES_DIR / f"{path}.toml"
+        if path.suffix or len(path.parts) != 1:  # a file, not a configured table's name
+            raise ConfigError(str(path), "-", "not a table file: give a .toml file or a table's name")
+        path = named_file("tables", str(path), "table file")
     if not path.is_file():
         raise ConfigError(str(path), "-", "no such table file")
     data = read_toml(path)
