@@ -22,7 +22,6 @@ import sys
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from dealerassist.vision import artwork
@@ -30,6 +29,7 @@ from dealerassist.vision.baseline import ClassicReader
 from dealerassist.vision.deck import DeckModel, load_kept, vision_code_version
 from dealerassist.vision.enrollment import MEMBERS, SCENES_PER_CARD, TABLES, enroll
 from dealerassist.vision.evaluate import Tally, score_frame
+from dealerassist.vision.process import prepare_for_reading, set_aside_what_is_loaded
 from dealerassist.vision.reader import CardReader
 from dealerassist.vision.scenes import load_design, make_scene
 
@@ -58,6 +58,7 @@ def run_design(
     started = time.perf_counter()
     reader = CardReader(_deck(folder, name, training, decks))
     enroll_s = time.perf_counter() - started
+    set_aside_what_is_loaded()
     readers = {"corner-index": reader.read}
     if baseline:
         readers["classic"] = ClassicReader(folder).read
@@ -208,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--scenes must be 1 or more, not {args.scenes}: a draw with no scenes measures nothing")
     if args.members < 1:
         parser.error(f"--members must be 1 or more, not {args.members}: a committee needs a network")
-    cv2.setNumThreads(1)  # the target is per frame on one core
+    prepare_for_reading()  # the target is per frame on one core
     designs = list(args.designs)
     if args.with_tuning_design and artwork.TUNING_DESIGN not in designs:
         designs.append(artwork.TUNING_DESIGN)

@@ -88,11 +88,19 @@ def _demo(args: argparse.Namespace) -> int:
         camera=args.camera,
         seed=args.seed,
     )
+    if args.camera:
+        from dealerassist.vision.process import prepare_for_reading
+
+        prepare_for_reading()
     demo = Demo(options, say=_say)
     with stop_on_signals(threading.Event()) as stop:
         demo.stop_event = stop
         try:
             demo.start()
+            if args.camera:
+                from dealerassist.vision.process import set_aside_what_is_loaded
+
+                set_aside_what_is_loaded()
             _welcome(demo)
             demo.wait()
         except (BrokenProcessPool, KeyboardInterrupt):

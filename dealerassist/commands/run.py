@@ -72,9 +72,18 @@ def _run(args: argparse.Namespace) -> int:
             print(f"{table.config.path}: {table.table_id} ({table.config.rules.game}) ok: {devices}")
         return 0
     configure_logging(args.log_level)
+    cameras = any("camera" in table.config.devices for table in tables)
+    if cameras:
+        from dealerassist.vision.process import prepare_for_reading
+
+        prepare_for_reading()
     station = Station(tables, args.data_dir)
     try:
         station.start()  # inside the try: a device that fails to open must not leave the others running
+        if cameras:
+            from dealerassist.vision.process import set_aside_what_is_loaded
+
+            set_aside_what_is_loaded()
         app = build_dashboard(station)
         try:
             server = DashboardServer(app, args.host, args.port)

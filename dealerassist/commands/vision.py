@@ -192,7 +192,11 @@ def annotate(frame: np.ndarray, sightings: list[CardSighting]) -> np.ndarray:
 
 
 def _read(args: argparse.Namespace) -> int:
+    from dealerassist.vision.process import prepare_for_reading, set_aside_what_is_loaded
+
+    prepare_for_reading()
     reader = CardReader(DeckModel.load(args.deck))
+    set_aside_what_is_loaded()
     placement = _placement(args)
     out_dir = Path(args.out_dir) if args.out_dir else None
     if out_dir:

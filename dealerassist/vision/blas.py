@@ -4,16 +4,16 @@ The index classifier's products run on the OpenBLAS that numpy bundles, and Open
 an OpenBLAS of its own. ``cv2.setNumThreads`` governs neither, and left at their defaults each
 starts a worker per core that spins between products: measured here, a second core ran at 100 %
 for the whole time a frame was read, doubling the reader's CPU for no gain on products this small.
-This holds both libraries to the calling thread, process-wide: the reading process has no large
-products to spread over cores (enrollment trains each network in a process of its own wherever
-there is a core for it). A numpy or OpenCV without a bundled OpenBLAS is left alone.
+This holds both libraries to the calling thread, process-wide, through threadpoolctl: the reading
+process has no large products to spread over cores (enrollment trains each network in a process of
+its own wherever there is a core for it). A numpy or OpenCV without a bundled OpenBLAS is left alone.
 
 OpenCV also splits its image operations (remap, resize, colour conversion, morphology) over a pool
 of its own, one thread per core, which ``cv2.setNumThreads`` does govern. On a frame's images that
 split buys nothing: measured on a 2-core AMD EPYC, five frames read with the pool took a third more
-CPU time than on the calling thread alone (302 against 227 ms) in the same wall time. The
-benchmark always held the pool to one thread; the reader now does so itself, so a camera's
-reader runs on one core as measured. Every operation gives the same pixels either way.
+CPU time than on the calling thread alone (302 against 227 ms) in the same wall time. Every
+process that reads frames holds the pool to one thread at its entry point
+(``process.prepare_for_reading``). Every operation gives the same pixels either way.
 
 It also pins the kernels training runs on. OpenBLAS picks its matrix kernels by processor, and each
 adds up a product in its own order: the same training run with the AVX-512 (SkylakeX) kernels and
@@ -27,7 +27,6 @@ the one count every machine has. So the same card images give the same deck on a
 
 from __future__ import annotations
 
-import ctypes
 import os
 import platform
 from collections.abc import Iterator
@@ -35,41 +34,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
-import numpy as np
+from threadpoolctl import ThreadpoolController, threadpool_info
 
-_SETTERS = [
-    f"{prefix}_set_num_threads{suffix}" for prefix in ("scipy_openblas", "openblas") for suffix in ("64_", "")
-]
-_CORE_NAMES = [
-    f"{prefix}_get_corename{suffix}" for prefix in ("scipy_openblas", "openblas") for suffix in ("64_", "")
-]
-_THREAD_COUNTS = [
-    f"{prefix}_get_num_threads{suffix}" for prefix in ("scipy_openblas", "openblas") for suffix in ("64_", "")
-]
 TRAINING_KERNELS = "Haswell"  # OpenBLAS's AVX2 + FMA kernels
-_held: int | None = None
-
-
-def _numpys_openblas() -> list[Path]:
-    return sorted(Path(np.__file__).resolve().parent.parent.glob("numpy.libs/*openblas*.so*"))
 
 
 def hold_blas_to_one_thread() -> int:
-    """Set every bundled OpenBLAS (numpy's, OpenCV's) to one thread, once; how many there were."""
-    global _held
-    if _held is None:
-        _held = 0
-        libraries = [
-            *_numpys_openblas(),
-            *sorted(Path(cv2.__file__).resolve().parent.parent.glob("opencv*.libs/libopenblas*.so*")),
-        ]
-        for path in libraries:
-            library = ctypes.CDLL(str(path))
-            setter = next((getattr(library, name) for name in _SETTERS if hasattr(library, name)), None)
-            if setter is not None:
-                setter(1)
-                _held += 1
-    return _held
+    """Set every loaded BLAS (numpy's, OpenCV's) to one thread, process-wide; how many there were."""
+    blas = ThreadpoolController().select(user_api="blas")
+    blas.limit(limits=1)
+    return len(blas.lib_controllers)
 
 
 def hold_opencv_to_one_thread() -> None:
@@ -77,27 +51,22 @@ def hold_opencv_to_one_thread() -> None:
     cv2.setNumThreads(1)
 
 
-def _ask_numpys_openblas(names: list[str], result: type) -> object | None:
-    for path in _numpys_openblas():
-        library = ctypes.CDLL(str(path))
-        function = next((getattr(library, n) for n in names if hasattr(library, n)), None)
-        if function is not None:
-            function.restype = result
-            return function()
-    return None
+def _numpys_openblas() -> dict[str, object] | None:
+    found = [i for i in threadpool_info() if i["internal_api"] == "openblas" and "numpy" in i["filepath"]]
+    return found[0] if found else None
 
 
 def kernels(_job: object = None) -> str | None:
     """The kernels numpy's OpenBLAS runs on in this process (``Haswell``, ``SkylakeX``, ...), or
     None without a bundled OpenBLAS. (``_job``: so a pool of processes can be asked.)"""
-    name = _ask_numpys_openblas(_CORE_NAMES, ctypes.c_char_p)
-    return name.decode() if isinstance(name, bytes) else None
+    info = _numpys_openblas()
+    return str(info["architecture"]) if info else None
 
 
 def threads(_job: object = None) -> int | None:
     """How many threads numpy's OpenBLAS runs a product on in this process, or None without it."""
-    count = _ask_numpys_openblas(_THREAD_COUNTS, ctypes.c_int)
-    return count if isinstance(count, int) else None
+    info = _numpys_openblas()
+    return int(info["num_threads"]) if info else None  # type: ignore[call-overload]
 
 
 def training_environment() -> dict[str, str]:

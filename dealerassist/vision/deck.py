@@ -55,9 +55,12 @@ class DeckModel:
             "check": self.check,
             "enrolled_by": self.enrolled_by,
         }
-        np.savez_compressed(
-            Path(path), meta=np.array(json.dumps(meta)), back_features=self.back_features, **self.net.arrays()
-        )
+        # Written through an open file: given a name, numpy would add ".npz" to one without it, and
+        # the file written would not be the file named.
+        with open(path, "wb") as out:
+            np.savez_compressed(
+                out, meta=np.array(json.dumps(meta)), back_features=self.back_features, **self.net.arrays()
+            )
 
     @classmethod
     def load(cls, path: str | Path) -> DeckModel:

@@ -34,7 +34,6 @@ from dealerassist.vision.amend import (
     new_names_again,
     read_second_looks,
 )
-from dealerassist.vision.blas import hold_blas_to_one_thread, hold_opencv_to_one_thread
 from dealerassist.vision.candidates import (
     JUNCTION,
     OUTLINE,
@@ -63,7 +62,6 @@ from dealerassist.vision.indexnet import (
     sampling_image,
     window_features,
 )
-from dealerassist.vision.memory import keep_freed_buffers, set_aside_what_is_loaded
 
 WORKING_SIDE = 1600  # larger frames are read scaled down to this longer side
 MIN_COVERAGE = 0.9  # share of a back's outline that must lie on card paper
@@ -134,15 +132,12 @@ class CardSighting:
 
 
 class CardReader:
-    """Reads frames against one enrolled deck."""
+    """Reads frames against one enrolled deck. It changes nothing process-wide: a process that reads
+    frames makes its thread and allocator settings itself (``vision.process``)."""
 
     def __init__(self, deck: DeckModel, thresholds: Thresholds | None = None) -> None:
         self.deck = deck
         self.thresholds = thresholds or Thresholds()
-        keep_freed_buffers()  # a frame's short-lived arrays would otherwise be paged in afresh each frame
-        set_aside_what_is_loaded()  # the collector's full passes would walk the deck and every module
-        hold_blas_to_one_thread()  # idle BLAS workers would spin on another core
-        hold_opencv_to_one_thread()  # and OpenCV's pool costs more than it saves on a frame
 
     def read(self, frame: np.ndarray) -> list[CardSighting]:
         """Every card found in a BGR frame (outlines in the frame's own pixels)."""

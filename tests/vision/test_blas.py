@@ -3,6 +3,8 @@ on the calling thread alone."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -65,3 +67,28 @@ def _assert_on_the_calling_thread(work: Callable[[], object]) -> None:
     # Left at its default, an OpenBLAS keeps a worker spinning as busy as the caller.
     assert used[caller] >= 20
     assert others <= 0.25 * used[caller]
+
+
+def test_only_the_entry_point_changes_the_process() -> None:
+    """Building a reader leaves the process's thread settings alone; ``prepare_for_reading`` (what
+    the commands that read frames call first) holds BLAS and OpenCV to one thread."""
+    code = """
+import cv2
+from threadpoolctl import threadpool_info
+
+def settings():
+    return cv2.getNumThreads(), sorted(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+
+before = settings()
+from dealerassist.vision.reader import CardReader
+CardReader(deck=None)  # the constructor only keeps its deck
+assert settings() == before, (before, settings())
+from dealerassist.vision.process import prepare_for_reading
+prepare_for_reading()
+threads, blas = settings()
+assert threads == 1 and blas and set(blas) == {1}, (threads, blas)
+print("ok", before)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ok")

@@ -81,6 +81,13 @@ def test_deck_file_round_trip(deck: DeckModel, tmp_path: Path) -> None:
     np.testing.assert_array_equal(loaded.back_features, deck.back_features)
 
 
+def test_a_deck_file_is_written_under_exactly_the_name_given(deck: DeckModel, tmp_path: Path) -> None:
+    path = tmp_path / "house-deck"  # no suffix: numpy alone would have written house-deck.npz
+    deck.save(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["house-deck"]
+    assert DeckModel.load(path).name == deck.name
+
+
 def test_a_deck_file_of_the_older_format_is_refused_and_says_so(deck: DeckModel, tmp_path: Path) -> None:
     path = tmp_path / "old.npz"
     np.savez(path, meta=np.array('{"format": 2, "name": "x"}'))  # one network, before the committee
