@@ -145,7 +145,8 @@ def _sign(args: argparse.Namespace) -> int:
     finally:
         sign.stop()
     print(f"sign on {args.url} now shows:", flush=True)
-    for page in read_pages(shown["text_file"].encode("ascii"), {AMOUNT_LABEL: shown["amount_text"].encode()}):
+    amount = (shown["amount_text"] or "").encode()
+    for page in read_pages(shown["text_file"].encode("ascii"), {AMOUNT_LABEL: amount}):
         print(f"  [{page.mode:5} {page.color:5}] {page.text}", flush=True)
     return 0
 
