@@ -133,3 +133,25 @@ def test_a_failing_status_probe_reports_its_link_down_instead_of_raising(
         assert health["ok"] is False
     finally:
         running.stop()
+
+
+def test_signs_at_two_addresses_on_one_line_show_their_own_tables(tmp_path: Path, sign: SignEmulator) -> None:
+    other = SignEmulator(address="02")
+    sign.join_line(other)  # a second sign on the same pair of wires
+    first_data = table_data("pairs-and-up", None, sign.url)
+    first_data["devices"]["sign"]["address"] = "01"
+    second_data = table_data("face-up-pai-gow", None, sign.url)
+    second_data["devices"]["sign"]["address"] = "02"
+    second_data["progressive"]["base"] = "2000"
+    first = check_table(table_from_mapping(first_data, "pu (test)"))
+    second = check_table(table_from_mapping(second_data, "fupg (test)"))
+    running = Station([first, second], tmp_path / "data", sign_rate_hz=20.0)
+    running.start()
+    try:
+        assert running.signs["pu-1"] is not running.signs["fupg-1"]
+        assert running.signs["pu-1"].line is running.signs["fupg-1"].line  # the port opened once
+        wait_for(lambda: sign.text() == "JACKPOT $1,000.00", what="the first table's sign")
+        wait_for(lambda: other.text() == "JACKPOT $2,000.00", what="the second table's sign")
+        wait_for(lambda: running.health()["ok"], what="both signs up")
+    finally:
+        running.stop()
