@@ -77,13 +77,23 @@ class SignLine:
         return self._link_up
 
     def attach(self, sign: JackpotSign) -> None:
+        """Put ``sign`` on this line; its memory table goes out before its first write."""
         with self.cond:
+            if sign in self.signs:
+                return
             if any(s.header == sign.header for s in self.signs):
                 raise SignError(
                     f"two signs on {self.config.url} with type {sign.header['type_code']!r} and address "
                     f"{sign.header['address']!r}: give each sign on a line its own address"
                 )
+            sign._sent = None
             self.signs.append(sign)
+            self.cond.notify_all()
+
+    def detach(self, sign: JackpotSign) -> None:
+        with self.cond:
+            if sign in self.signs:
+                self.signs.remove(sign)
 
     # --- life cycle: the line runs while any of its signs is started -------------------------------
 
@@ -357,25 +367,33 @@ class JackpotSign:
         if self._started:
             raise RuntimeError("JackpotSign already started")
         self._started = True
+        self.line.attach(self)
         self.line.start()
 
     def stop(self, timeout: float = 2.0) -> None:
+        """Stop driving this sign; the line stops with the last sign on it."""
         if self._started:
             self._started = False
+            self.line.detach(self)
             self.line.release(timeout)
 
     # --- on the line's thread --------------------------------------------------------------------------
 
     def _due_in(self, now: float) -> float:
         """Seconds until this sign has something to do (<= 0: now)."""
+        if self._sent is None:
+            return 0.0  # joined a line already running: not configured yet
         if self._wish != self._sent:
             return self._last_write + self.min_interval - now
         return self._last_check + self.refresh_seconds - now
 
     def _service(self, port: serial.SerialBase, now: float) -> None:
         with self._cond:
-            wish = self._wish
-            pending = wish != self._sent
+            wish, sent = self._wish, self._sent
+            pending = wish != sent
+        if sent is None:
+            self._configure(port)
+            return
         if pending and now >= self._last_write + self.min_interval:
             self._write_state(port, wish)
         elif not pending and now >= self._last_check + self.refresh_seconds:

@@ -112,6 +112,11 @@ class WireTap:
             model.apply(frame)
         return model.faces
 
+    def changes(self, sign: ModelSign | None = None) -> list[str]:
+        """The faces in the order shown, a face repeated by a write that changed nothing seen once."""
+        faces = [face for _, face in self.faces(sign)]
+        return [face for i, face in enumerate(faces) if i == 0 or face != faces[i - 1]]
+
     def amounts(self) -> list[str]:
         """Every dollar amount that appeared on the wire in a write, in order."""
         with self._lock:

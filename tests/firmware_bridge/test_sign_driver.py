@@ -119,12 +119,18 @@ def test_cable_pull_and_recovery(
     assert all(e.device == "sign" for e in collector.of("device-link"))  # type: ignore[attr-defined]
 
 
+def _tapped(emulator: SignEmulator, cable: str, rate_hz: float) -> tuple[JackpotSign, WireTap]:
+    """A started driver on ``emulator`` and a tap on every byte the emulator receives."""
+    tap = WireTap()
+    emulator.on_wire.append(tap)
+    sign = JackpotSign(plug(emulator, cable), max_rate_hz=rate_hz)
+    sign.start()
+    return sign, tap
+
+
 def test_nothing_is_shown_before_an_amount_is_given(sign_emulator: SignEmulator, cable: str) -> None:
     """The documented start() then show_amount(), the amount coming late: no $0.00 in between."""
-    tap = WireTap()
-    sign_emulator.on_wire.append(tap)
-    sign = JackpotSign(plug(sign_emulator, cable), max_rate_hz=4.0)
-    sign.start()
+    sign, tap = _tapped(sign_emulator, cable, 4.0)
     try:
         wait_for(lambda: sign.link_up, what="link up")
         sign.set_fault("PROGRESSIVE LINK DOWN")
@@ -161,10 +167,7 @@ def test_last_known_is_marked_and_does_not_hold_the_meter_up(sign_emulator: Sign
 
 def test_a_win_never_pairs_the_winner_with_another_amount(sign_emulator: SignEmulator, cable: str) -> None:
     """Every face between every two frames, decoded independently: the winner only beside the win."""
-    tap = WireTap()
-    sign_emulator.on_wire.append(tap)
-    sign = JackpotSign(plug(sign_emulator, cable), max_rate_hz=100.0)
-    sign.start()
+    sign, tap = _tapped(sign_emulator, cable, 100.0)
     try:
         for round_ in range(3):
             meter = 10_000_46 + round_

@@ -177,7 +177,5 @@ def test_a_restart_during_a_meter_outage_shows_the_last_recorded_amount_marked(
         finally:
             after.stop()
     assert set(tap.amounts()) == {"$10,000.15"}
-    faces = [face for _, face in tap.faces()]
-    changes = [face for i, face in enumerate(faces) if i == 0 or face != faces[i - 1]]
     # the STRING written before the live face leaves the marked face as it was: no unmarked moment
-    assert changes == ["", "PROGRESSIVE LINK DOWN | LAST KNOWN $10,000.15", "JACKPOT $10,000.15"], faces
+    assert tap.changes() == ["", "PROGRESSIVE LINK DOWN | LAST KNOWN $10,000.15", "JACKPOT $10,000.15"]
