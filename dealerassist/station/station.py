@@ -255,7 +255,13 @@ def _shoe_probe(reader: Any) -> Callable[[], Mapping[str, Any]]:
 
 def _sign_probe(sign: Any) -> Callable[[], Mapping[str, Any]]:
     def probe() -> Mapping[str, Any]:
-        return {"ok": sign.link_up, "url": sign.config.url, "writes": sign.stats.get("writes", 0)}
+        return {
+            "ok": sign.link_up,
+            "url": sign.config.url,
+            "writes": sign.stats.get("writes", 0),
+            "answers_reads": sign.answers,  # None until the first read-back
+            "restored": sign.stats.get("restored", 0),  # times it had lost what was sent
+        }
 
     return probe
 

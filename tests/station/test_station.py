@@ -155,5 +155,11 @@ def test_signs_at_two_addresses_on_one_line_show_their_own_tables(tmp_path: Path
         wait_for(lambda: running.health()["ok"], what="both signs up")
         # the second sign joined a line already running: its memory table went out before its files
         assert "no-string-file" not in other.problems and "no-string-file" not in sign.problems
+        other.reset_memory()  # a power glitch with the cable in: blank, the link still up
+        assert other.text() == "" and running.health()["ok"]
+        wait_for(lambda: other.text() == "JACKPOT $2,000.00", timeout=8, what="restored by the 5 s refresh")
+        probe = running.device_probes()["sign:fupg-1"]()
+        assert probe["restored"] == 1 and probe["answers_reads"] is True
+        assert running.device_probes()["sign:pu-1"]()["restored"] == 0
     finally:
         running.stop()
