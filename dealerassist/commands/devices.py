@@ -44,12 +44,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pending", metavar="TABLE", help="show a hit at TABLE awaiting approval")
     p.add_argument("--fault", help="alternate this text with the amount")
     p.add_argument("--address", default="00", help="sign address (default 00 = every sign)")
+    p.add_argument("--type", default="Z", dest="type_code", help="sign type code (default Z = every type)")
     p.add_argument("--baud", type=int, default=9600, help="line speed (default 9600)")
     p.add_argument("--timeout", type=float, default=5.0, help="give up after this many seconds")
     p.set_defaults(handler=_sign)
 
     p = dsub.add_parser("show", help="check and print a table config's device settings")
-    p.add_argument("table", help="table name under config/tables or a .toml path")
+    p.add_argument("table", help="a table's name (see dealerassist config show) or a .toml path")
     p.set_defaults(handler=_show)
 
 
@@ -120,13 +121,13 @@ def _sign(args: argparse.Namespace) -> int:
         link[:] = [getattr(event, "detail", "")]
 
     config = DeviceConfig.for_url(args.url, args.baud)
-    sign = JackpotSign(config, address=args.address, on_event=note_link)
+    sign = JackpotSign(config, address=args.address, type_code=args.type_code, on_event=note_link)
     if args.win:
         sign.show_win(args.win, cents)
     else:
         sign.show_amount(cents)
         if args.pending:
-            sign.show_pending(args.pending)
+            sign.show_pending(args.pending, cents)
     sign.set_fault(args.fault)
     sign.start()
     try:
@@ -145,7 +146,8 @@ def _sign(args: argparse.Namespace) -> int:
     finally:
         sign.stop()
     print(f"sign on {args.url} now shows:", flush=True)
-    for page in read_pages(shown["text_file"].encode("ascii"), {AMOUNT_LABEL: shown["amount_text"].encode()}):
+    amount = (shown["amount_text"] or "").encode()
+    for page in read_pages(shown["text_file"].encode("ascii"), {AMOUNT_LABEL: amount}):
         print(f"  [{page.mode:5} {page.color:5}] {page.text}", flush=True)
     return 0
 

@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     verbs = prog.add_subparsers(dest="progressive_command", metavar="VERB", required=True)
 
     def common(p: argparse.ArgumentParser, db_help: str = "$DEALERASSIST_DB or var/events.db") -> None:
-        p.add_argument("--table", required=True, help="table config name (config/tables/NAME.toml) or path")
+        p.add_argument("--table", required=True, help="a configured table's name or a .toml path")
         p.add_argument("--db", default=None, help=f"event log file (default: {db_help})")
 
     p = verbs.add_parser("status", help="the meters, pending jackpots and the last hits")

@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--table",
         action="append",
         required=True,
-        help="table config, e.g. config/tables/three-card-poker.toml",
+        help="table file or a configured table's name, e.g. three-card-poker",
     )
     serve.add_argument("--users", default=str(DEFAULT_USERS), help=f"accounts file (default {DEFAULT_USERS})")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

@@ -1,4 +1,4 @@
-"""Pay tables as data (``config/paytables/<game>.toml``).
+"""Pay tables as data (``paytables/<game>.toml`` in the configuration folders).
 
 Each game's file holds named tables, one bet each, and the default table per bet. A line maps a
 hand class (the evaluators' class names) to an award:

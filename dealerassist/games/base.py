@@ -142,7 +142,7 @@ class BetLimit:
 
 @dataclass(frozen=True)
 class TableRules:
-    """What a game needs to know about one table; loaded from ``config/tables/*.toml``."""
+    """What a game needs to know about one table; loaded from a table file (``tablefiles.tables``)."""
 
     table_id: str
     game: str

@@ -35,8 +35,9 @@ from dealerassist.progressive.events import (
     ProgressiveHit,
     ProgressivePaid,
     ProgressiveParamsChanged,
+    ProgressiveReset,
 )
-from dealerassist.progressive.params import ProgressiveParams
+from dealerassist.progressive.params import ProgressiveParams, params_from_dict
 from dealerassist.progressive.store import EventSink, LinkDown, LocalStore, MeterStore, event_key
 from dealerassist.tracker.events import SUPERVISOR_ROLES
 
@@ -86,6 +87,8 @@ class ProgressiveController:
         self._open_round: int | None = None
         self._last_round = 0
         self._known = False  # the meter has been read at least once (a linked one may be unreachable)
+        self._recorded: int | None = None  # the amount this table's log last stated (``state()``)
+        self._recorded_any = False
         self._fault: str | None = None
         self._seen_hits: dict[str, float] = {}
         self._listeners: list[StateListener] = []
@@ -247,6 +250,7 @@ class ProgressiveController:
         if getattr(event, "progressive", None) != self.store.name:
             return
         self._local_keys.add(event_key(event))
+        self._note_recorded(event)
         round_id = getattr(event, "round_id", None)
         seat = getattr(event, "seat", None)
         if round_id is None or seat is None:
@@ -258,6 +262,21 @@ class ProgressiveController:
             book.hits.add(seat)
         elif isinstance(event, ProgressiveCorrection) and event.key.startswith("refund:"):
             book.refunded.add(seat)
+
+    def _note_recorded(self, event: Event) -> None:
+        """Follow the amount the log states: contributions and resets name it; a whole-cent step
+        (an opening's base, a supervisor's correction) keeps it exact; a fractional one (a hit's
+        share, a refund) loses it, because the sub-cent carry of a shared meter is not in this log."""
+        if isinstance(event, ProgressiveContribution | ProgressiveReset):
+            self._recorded = event.amount_after
+        elif isinstance(event, ProgressiveParamsChanged) and event.opening:
+            base = params_from_dict(event.new).rates.base
+            self._recorded = _step(self._recorded, base) if self._recorded_any else base
+        elif isinstance(event, ProgressiveCorrection):
+            self._recorded = _step(self._recorded, Fraction(event.meter))
+        elif isinstance(event, ProgressiveHit):
+            self._recorded = _step(self._recorded, -Fraction(event.from_meter))
+        self._recorded_any = True
 
     # --- what rounds owe -----------------------------------------------------------------------
 
@@ -476,6 +495,7 @@ class ProgressiveController:
                 "fault": None if self._fault is None else FAULT_TEXT,
                 "fault_detail": self._fault,
                 "known": self._known,
+                "last_recorded": self._recorded,
                 "pending": list(m.pending),
                 "hits": [dict(h) for h in m.recent],
                 "next_params": self._params.next.to_dict() if self._params.next else None,
@@ -503,6 +523,13 @@ class ProgressiveController:
                 listener(current)
             except Exception:
                 log.exception("progressive %s: a state listener failed", self.store.name)
+
+
+def _step(amount: int | None, delta: Fraction | int) -> int | None:
+    """``amount`` (a meter rounded down to the cent) after a change of ``delta`` cents, when exact."""
+    if amount is None or Fraction(delta).denominator != 1:
+        return None
+    return amount + int(delta)
 
 
 def _supervisor_only(role: str, what: str) -> None:

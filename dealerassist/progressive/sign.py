@@ -2,7 +2,9 @@
 
 The sign driver coalesces updates to its own rate, so every state change is simply handed over:
 WIN with the table and amount, then PENDING until a supervisor confirms, the amount otherwise,
-and the fault text alternating with the amount while the shared meter is unreachable. The sign
+and the fault text alternating with the amount while the shared meter is unreachable. A meter
+never read this run shows no amount, or the last amount the table's log recorded, marked
+``LAST KNOWN`` (``show_last_known``); never a default. The sign
 refuses to go backwards unless a hit was announced; a lower amount caused by a logged correction
 (a voided round's contributions given back, or a supervisor's correction) is passed on as a
 documented decrease.
@@ -22,9 +24,11 @@ class Sign(Protocol):
 
     def show_amount(self, cents: int, *, allow_decrease: bool = False, reason: str = "") -> None: ...
 
+    def show_last_known(self, cents: int) -> None: ...
+
     def show_win(self, table: str, cents: int) -> None: ...
 
-    def show_pending(self, table: str) -> None: ...
+    def show_pending(self, table: str, cents: int | None = None) -> None: ...
 
     def set_fault(self, text: str | None) -> None: ...
 
@@ -44,10 +48,15 @@ class SignFeed:
             self.sign.show_win(str(win["table"]), int(win["amount"]))
             return
         if state["status"] == "pending" and win:
-            self.sign.show_pending(str(win["table"]))
+            self.sign.show_pending(str(win["table"]), int(win["amount"]))
             return
-        if state["status"] == "fault" and (win or not state.get("known", True)):
-            return  # a jackpot still pending stays beside the fault; an amount never read is not shown
+        if state["status"] == "fault" and win:
+            return  # a jackpot still pending stays beside the fault
+        if not state.get("known", True):
+            recorded = state.get("last_recorded")
+            if recorded is not None:
+                self.sign.show_last_known(int(recorded))
+            return  # an amount never read is not shown
         self._show_amount(state, last)
 
     def _show_amount(self, state: dict[str, Any], last: dict[str, Any] | None) -> None:

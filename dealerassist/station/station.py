@@ -77,6 +77,7 @@ class Station:
         self.controllers: dict[str, Any] = {}
         self.shoes: dict[str, Any] = {}
         self.signs: dict[str, Any] = {}
+        self.sign_lines: dict[str, Any] = {}  # URL -> SignLine: the signs on one line share its port
         self.cameras: dict[str, Any] = dict(cameras or {})
         self._stoppers: list[Callable[[], None]] = []
 
@@ -126,18 +127,27 @@ class Station:
 
     def _start_sign(self, table: StationTable, feed: Callable[[Event], None]) -> None:
         from dealerassist.progressive.sign import SignFeed
-        from firmware_bridge.sign.driver import JackpotSign
+        from firmware_bridge.sign.driver import JackpotSign, SignLine
 
-        url = table.serial["sign"].url
-        shared = next((sign for sign in self.signs.values() if sign.config.url == url), None)
+        config = table.serial["sign"]
+        header = dict(table.sign_header)
+        shared = next(
+            (s for s in self.signs.values() if s.config.url == config.url and s.header == header), None
+        )
         if shared is not None:
             # One sign over a linked bank of tables: the first table drives it (a shared meter shows
-            # the same amount at every table) and reports its link; one port cannot be opened twice.
+            # the same amount at every table) and reports its link.
             self.signs[table.table_id] = shared
             return
-        sign = JackpotSign(
-            table.serial["sign"], max_rate_hz=self.sign_rate_hz, table=table.table_id, on_event=feed
-        )
+        line = self.sign_lines.get(config.url)
+        if line is None:
+            line = self.sign_lines[config.url] = SignLine(config)
+        elif line.config != config:
+            raise StationError(
+                f"table {table.table_id}: [devices.sign] on {config.url} gives other line settings than "
+                "another table's sign on the same line; signs on one line share its settings"
+            )
+        sign = JackpotSign(line, **header, max_rate_hz=self.sign_rate_hz, table=table.table_id, on_event=feed)
         sign.start()
         self._stoppers.insert(0, sign.stop)
         self.signs[table.table_id] = sign
@@ -245,7 +255,13 @@ def _shoe_probe(reader: Any) -> Callable[[], Mapping[str, Any]]:
 
 def _sign_probe(sign: Any) -> Callable[[], Mapping[str, Any]]:
     def probe() -> Mapping[str, Any]:
-        return {"ok": sign.link_up, "url": sign.config.url, "writes": sign.stats.get("writes", 0)}
+        return {
+            "ok": sign.link_up,
+            "url": sign.config.url,
+            "writes": sign.stats.get("writes", 0),
+            "answers_reads": sign.answers,  # None until the first read-back
+            "restored": sign.stats.get("restored", 0),  # times it had lost what was sent
+        }
 
     return probe
 

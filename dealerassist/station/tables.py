@@ -19,6 +19,7 @@ from dealerassist.progressive.params import ProgressiveParams, params_from_table
 from dealerassist.tablefiles.tables import TableConfig, load_table
 
 SERIAL_DEVICES = ("shoe", "sign")
+SIGN_HEADER = {"address": "00", "type_code": "Z"}  # [devices.sign] keys beyond the line settings
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class StationTable:
     camera_url: str | None = None
     camera_deck: Path | None = None
     progressive: ProgressiveParams | None = None
+    sign_header: Mapping[str, str] = field(default_factory=lambda: dict(SIGN_HEADER))
 
     @property
     def table_id(self) -> str:
@@ -64,10 +66,13 @@ def check_table(config: TableConfig) -> StationTable:
 
     source = str(config.path)
     serial: dict[str, Any] = {}
+    sign_header = dict(SIGN_HEADER)
     for name in SERIAL_DEVICES:
         body = config.devices.get(name)
         if body is None:
             continue
+        if name == "sign" and isinstance(body, Mapping):
+            sign_header, body = _sign_header(body, source)
         try:
             serial[name] = DeviceConfig.from_mapping(body, source)
         except ConfigError as exc:
@@ -77,7 +82,19 @@ def check_table(config: TableConfig) -> StationTable:
     if params is None and config.devices.get("sign") is not None:
         raise ConfigError(source, "devices.sign", "a jackpot sign needs a [progressive] section to show")
     camera_url, camera_deck = camera if camera else (None, None)
-    return StationTable(config, serial, camera_url, camera_deck, params)
+    return StationTable(config, serial, camera_url, camera_deck, params, sign_header)
+
+
+def _sign_header(body: Mapping[str, Any], source: str) -> tuple[dict[str, str], dict[str, Any]]:
+    """Split the sign's Alpha address and type code off its line settings, checked."""
+    from firmware_bridge.sign.alpha import address_problem, type_code_problem
+
+    header = {key: body.get(key, default) for key, default in SIGN_HEADER.items()}
+    for key, check in (("address", address_problem), ("type_code", type_code_problem)):
+        problem = check(header[key])
+        if problem:
+            raise ConfigError(source, f"devices.sign.{key}", problem)
+    return header, {k: v for k, v in body.items() if k not in SIGN_HEADER}
 
 
 def _camera(config: TableConfig, source: str) -> tuple[str, Path] | None:

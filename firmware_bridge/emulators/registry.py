@@ -1,7 +1,7 @@
 """In-process emulators behind ``emu://`` URLs, kept by name so reopening a URL finds the same device.
 
 ``emu://shoe?name=t1&deck=pairs-and-up-52&seed=7&auto=2`` (a card every 2 s) and
-``emu://sign?name=pit&address=01``: the
+``emu://sign?name=pit&address=01&type=!``: the
 first open creates and starts the emulator, later opens (a driver reconnecting) plug into it again,
 exactly like a cable into the same shoe.
 """
@@ -19,7 +19,7 @@ _lock = threading.Lock()
 _emulators: dict[tuple[str, str], DeviceEmulator] = {}
 
 SHOE_OPTIONS = {"name", "deck", "seed", "script", "baud", "auto"}
-SIGN_OPTIONS = {"name", "address", "baud"}
+SIGN_OPTIONS = {"name", "address", "type", "baud"}
 
 
 def parse_url(url: str) -> tuple[str, str, dict[str, str]]:
@@ -73,7 +73,9 @@ def _create(kind: str, options: dict[str, str]) -> DeviceEmulator:
             baudrate=baud,
             auto_deal=_seconds(options, "auto"),
         )
-    return SignEmulator(address=options.get("address", "01"), baudrate=baud)
+    return SignEmulator(
+        address=options.get("address", "01"), type_code=options.get("type", "!"), baudrate=baud
+    )
 
 
 def _seconds(options: dict[str, str], key: str) -> float:

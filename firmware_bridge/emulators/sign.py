@@ -44,12 +44,29 @@ class SignMemory:
 
 
 class SignEmulator(DeviceEmulator):
-    """Emulated sign answering to ``type_code``/``address`` and to the broadcast forms."""
+    """Emulated sign answering to ``type_code``/``address`` and to the broadcast forms.
 
-    def __init__(self, *, address: str = "01", type_code: str = "!", baudrate: int | None = None) -> None:
+    It answers read commands (memory table, TEXT, STRING) as an Alpha sign does, unless built with
+    ``answers=False`` (a sign on a one-way line). ``join_line`` puts further signs on its line: they
+    hear every byte it hears and answer over its cable, so tests can drive several addresses apart.
+    """
+
+    def __init__(
+        self,
+        *,
+        address: str = "01",
+        type_code: str = "!",
+        baudrate: int | None = None,
+        answers: bool = True,
+    ) -> None:
         super().__init__(baudrate=baudrate, name="sign")
         self.address = address
         self.type_code = type_code
+        self.answers = answers
+        self.reads = 0
+        self.neighbours: list[SignEmulator] = []
+        self.on_wire: list[Callable[[float, bytes], None]] = []
+        self._cable: SignEmulator | None = None
         self.memory = SignMemory()
         self.problems: Counter[str] = Counter()
         self.packets = 0
@@ -72,6 +89,18 @@ class SignEmulator(DeviceEmulator):
     def string_file(self, label: str = "1") -> str | None:
         raw = self.call(lambda: self.memory.strings.get(label))
         return None if raw is None else raw.decode("ascii", "replace")
+
+    def reset_memory(self) -> None:
+        """A power glitch with the cable in: the memory table back to the factory one, files gone."""
+        self.call(self._reset_memory)
+
+    def _reset_memory(self) -> None:
+        self.memory = SignMemory()
+
+    def join_line(self, other: SignEmulator) -> None:
+        """Put ``other`` on this sign's line (multi-drop): it hears what this one hears."""
+        other._cable = self
+        self.call(lambda: self.neighbours.append(other))
 
     def snapshot(self) -> dict[str, Any]:
         return self.call(
@@ -108,6 +137,10 @@ class SignEmulator(DeviceEmulator):
         self._decoder = alpha.AlphaDecoder()
 
     def on_bytes(self, data: bytes, arrived: float) -> None:
+        for hook in self.on_wire:
+            hook(arrived, data)
+        for other in self.neighbours:
+            other.on_bytes(data, arrived)
         changed = False
         for item in self._decoder.feed(data):
             if isinstance(item, alpha.AlphaProblem):
@@ -135,6 +168,9 @@ class SignEmulator(DeviceEmulator):
         data = packet.data
         if packet.command == alpha.WRITE_SPECIAL and data[:1] == b"$":
             return self._configure(data[1:])
+        if packet.command in alpha.ANSWERS:
+            self._answer(packet)
+            return False
         if packet.command in (alpha.WRITE_TEXT, alpha.WRITE_STRING) and data:
             label, content = chr(data[0]), data[1:]
             entry = self.memory.table.get(label)
@@ -153,6 +189,23 @@ class SignEmulator(DeviceEmulator):
             return True
         self.problems[f"unsupported-{packet.command}"] += 1
         return False
+
+    def _answer(self, packet: alpha.AlphaPacket) -> None:
+        """Answer a read with the file as the matching write command, from this sign's address."""
+        self.reads += 1
+        label = chr(packet.data[0]) if packet.data else ""
+        if packet.command == alpha.READ_SPECIAL and label == alpha.SPECIAL_MEMORY:
+            content = alpha.memory_table(list(self.memory.table.values()))
+        elif packet.command == alpha.READ_STRING:
+            content = self.memory.strings.get(label, b"")
+        elif packet.command == alpha.READ_TEXT:
+            content = self.memory.texts.get(label, b"")
+        else:
+            self.problems[f"unsupported-{packet.command}"] += 1
+            return
+        if self.answers:
+            reply = alpha.answer(alpha.ANSWERS[packet.command], packet.data[:1] + content, self.address)
+            (self._cable or self).send(reply)
 
     def _configure(self, table: bytes) -> bool:
         if len(table) % 11:
@@ -185,10 +238,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m firmware_bridge.emulators.sign", description=__doc__)
     add_cable_arguments(parser)
     parser.add_argument("--address", default="01", help="this sign's two-character address (default 01)")
+    parser.add_argument("--type", default="!", help="this sign's type code (default !)")
+    parser.add_argument(
+        "--no-answer", action="store_true", help="never answer read commands (a one-way line)"
+    )
     parser.add_argument("--png", help="rewrite this PNG with the sign face after every change")
     parser.add_argument("--baud", type=int, default=None, help="model a real line at this baud")
     args = parser.parse_args(argv)
-    emu = SignEmulator(address=args.address, baudrate=args.baud)
+    emu = SignEmulator(
+        address=args.address, type_code=args.type, baudrate=args.baud, answers=not args.no_answer
+    )
     emu.png_path = Path(args.png) if args.png else None
     where_text = plug_in(emu, args)
     emu.start()

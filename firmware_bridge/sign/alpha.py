@@ -23,12 +23,19 @@ SELECT_COLOR: Final = 0x1C
 SYNC_NULS: Final = 5
 
 TYPE_ALL_SIGNS: Final = "Z"
+TYPE_RESPONSE: Final = "0"  # the type code of a sign's answer to a read command
 ADDRESS_BROADCAST: Final = "00"
 
 WRITE_TEXT: Final = "A"
+READ_TEXT: Final = "B"
 WRITE_SPECIAL: Final = "E"
+READ_SPECIAL: Final = "F"
 WRITE_STRING: Final = "G"
+READ_STRING: Final = "H"
 SPECIAL_MEMORY: Final = "$"
+# A read command is answered with the matching write command carrying the file.
+ANSWERS: Final = {READ_TEXT: WRITE_TEXT, READ_SPECIAL: WRITE_SPECIAL, READ_STRING: WRITE_STRING}
+HEX_DIGITS: Final = frozenset("0123456789ABCDEF")
 
 POSITIONS: Final = {"middle": " ", "top": '"', "bottom": "&", "fill": "0"}
 MODES: Final = {
@@ -72,6 +79,31 @@ def checksum(section: bytes) -> bytes:
     return b"%04X" % (sum(section) & 0xFFFF)
 
 
+def address_problem(address: object) -> str | None:
+    """Why ``address`` is no sign address (two upper-case hex digits, ``00`` = every sign), else None."""
+    if not isinstance(address, str) or len(address) != 2 or not set(address) <= HEX_DIGITS:
+        return f"a sign address is two hex digits 00..FF (00 = every sign on the line), got {address!r}"
+    return None
+
+
+def type_code_problem(type_code: object) -> str | None:
+    """Why ``type_code`` is no sign type code (one printable character, ``0`` is kept for answers)."""
+    if (
+        not isinstance(type_code, str)
+        or len(type_code) != 1
+        or not 0x21 <= ord(type_code) <= 0x7E
+        or type_code == TYPE_RESPONSE
+    ):
+        return (
+            f"a sign type code is one printable character other than '0' (Z = every type), got {type_code!r}"
+        )
+    return None
+
+
+def header_problem(type_code: object, address: object) -> str | None:
+    return type_code_problem(type_code) or address_problem(address)
+
+
 def packet(
     command: str, data: bytes, *, type_code: str = TYPE_ALL_SIGNS, address: str = ADDRESS_BROADCAST
 ) -> bytes:
@@ -107,6 +139,19 @@ def write_string(label: str, content: bytes, **header: str) -> bytes:
     return packet(WRITE_STRING, _label(label) + content, **header)
 
 
+def read_file(command: str, label: str, **header: str) -> bytes:
+    """Ask a sign for a file: ``READ_TEXT``/``READ_STRING`` + label, or ``READ_SPECIAL`` + ``$``
+    (the memory table). The sign answers with the matching write command (``ANSWERS``)."""
+    if command not in ANSWERS:
+        raise ValueError(f"not a read command: {command!r}")
+    return packet(command, _label(label), **header)
+
+
+def answer(command: str, data: bytes, address: str) -> bytes:
+    """A sign's answer to a read: type code ``0`` and the answering sign's own address."""
+    return packet(command, data, type_code=TYPE_RESPONSE, address=address)
+
+
 @dataclass(frozen=True)
 class MemoryEntry:
     """One file in the sign's memory table; TEXT files run always (start FF, stop 00)."""
@@ -124,11 +169,14 @@ class MemoryEntry:
         return _label(self.label) + f"{FILE_TYPES[self.kind]}{lock}{self.size:04X}{times}".encode("ascii")
 
 
+def memory_table(entries: list[MemoryEntry]) -> bytes:
+    """The data of a memory configuration after the ``$``: one 11-byte entry per file."""
+    return b"".join(e.encode() for e in entries)
+
+
 def memory_config(entries: list[MemoryEntry], **header: str) -> bytes:
     """Write SPECIAL FUNCTION '$': replace the sign's whole memory table (clears all files)."""
-    return packet(
-        WRITE_SPECIAL, SPECIAL_MEMORY.encode("ascii") + b"".join(e.encode() for e in entries), **header
-    )
+    return packet(WRITE_SPECIAL, SPECIAL_MEMORY.encode("ascii") + memory_table(entries), **header)
 
 
 def _label(label: str) -> bytes:

@@ -29,7 +29,7 @@ def test_memory_configuration_bytes() -> None:
 def test_normal_text_file_calls_the_amount_string() -> None:
     # ESC ' ' 'b' (middle line, hold), 0x1C '2' (green), "JACKPOT ", 0x10 '1' (call STRING 1)
     # STX 2 + 'A' 65 + label 'A' 65 + 27 + 32 + 98 + 28 + 50 + "JACKPOT " 556 + 16 + 49 + ETX 3 = 991 = 0x03DF
-    content = SignState().text_file()
+    content = SignState(cents=1).text_file()
     assert content == b"\x1b b\x1c2JACKPOT \x101"
     assert alpha.write_text("A", content) == SYNC + b"\x02AA\x1b b\x1c2JACKPOT \x101\x0303DF\x04"
 
@@ -47,8 +47,14 @@ def test_addressed_packet_and_header_checks() -> None:
 def test_fault_and_win_layouts() -> None:
     fault = SignState(cents=100, fault="CONTROLLER LINK LOST").text_file()
     assert fault.startswith(b"\x1b c\x1c3CONTROLLER LINK LOST\x1b b")
-    win = SignState(mode="win", table="PP-2").text_file()
-    assert win == b"\x1b c\x1c1WINNER TABLE PP-2\x1b b\x1c1\x101"
+    # a win carries its own amount: one TEXT write switches the whole face, no STRING beside it
+    win = SignState(mode="win", table="PP-2", cents=1_000_00).text_file()
+    assert win == b"\x1b c\x1c1WINNER TABLE PP-2\x1b b\x1c1$1,000.00"
+    last = SignState(mode="last-known", cents=12_345_67, fault="LINK DOWN").text_file()
+    assert last == b"\x1b c\x1c3LINK DOWN\x1b b\x1c3LAST KNOWN $12,345.67"
+    # no amount read: no amount page at all, never "$0.00"
+    assert SignState(fault="LINK DOWN").text_file() == b"\x1b c\x1c3LINK DOWN"
+    assert SignState().text_file() == b"" and SignState().amount_text() == b""
     assert printable("caf\u00e9\x03!") == b"caf??!"
 
 
@@ -66,7 +72,9 @@ def test_decoder_reports_damage() -> None:
 def test_emulator_keeps_files_and_runs_pages() -> None:
     sign = SignEmulator(address="07")
     wire = alpha.memory_config(list(MEMORY))
-    wire += alpha.write_string("1", b"$9.99") + alpha.write_text("A", SignState(fault="LINK").text_file())
+    wire += alpha.write_string("1", b"$9.99") + alpha.write_text(
+        "A", SignState(cents=1, fault="LINK").text_file()
+    )
     wire += alpha.write_string("1", b"$1", address="03")
     wire += alpha.write_string("9", b"nowhere")
     sign.on_bytes(wire, 0.0)
@@ -102,7 +110,7 @@ def test_emulator_survives_any_bytes(data: bytes) -> None:
     table=st.text(max_size=30),
     fault=st.one_of(st.none(), st.text(max_size=80)),
     cents=st.integers(0, 99_999_999_999),
-    mode=st.sampled_from(["amount", "win", "pending"]),
+    mode=st.sampled_from(["amount", "last-known", "win", "pending"]),
 )
 def test_any_state_encodes_and_reads_back(table: str, fault: str | None, cents: int, mode: str) -> None:
     """Whatever a table is called or a fault says, the sign gets a clean frame it can show."""

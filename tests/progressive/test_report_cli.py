@@ -18,7 +18,7 @@ from dealerassist.storage.eventlog import EventLog
 from dealerassist.tablefiles.tables import load_table
 from tests.progressive.support import TableFeed, attach, make_params
 
-TABLE = "fupg-1"  # the shipped config/tables/face-up-pai-gow.toml
+TABLE = "fupg-1"  # the bundled tables/face-up-pai-gow.toml
 
 
 def played_log(path: Path) -> EventLog:

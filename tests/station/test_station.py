@@ -133,3 +133,33 @@ def test_a_failing_status_probe_reports_its_link_down_instead_of_raising(
         assert health["ok"] is False
     finally:
         running.stop()
+
+
+def test_signs_at_two_addresses_on_one_line_show_their_own_tables(tmp_path: Path, sign: SignEmulator) -> None:
+    other = SignEmulator(address="02")
+    sign.join_line(other)  # a second sign on the same pair of wires
+    first_data = table_data("pairs-and-up", None, sign.url)
+    first_data["devices"]["sign"]["address"] = "01"
+    second_data = table_data("face-up-pai-gow", None, sign.url)
+    second_data["devices"]["sign"]["address"] = "02"
+    second_data["progressive"]["base"] = "2000"
+    first = check_table(table_from_mapping(first_data, "pu (test)"))
+    second = check_table(table_from_mapping(second_data, "fupg (test)"))
+    running = Station([first, second], tmp_path / "data", sign_rate_hz=20.0)
+    running.start()
+    try:
+        assert running.signs["pu-1"] is not running.signs["fupg-1"]
+        assert running.signs["pu-1"].line is running.signs["fupg-1"].line  # the port opened once
+        wait_for(lambda: sign.text() == "JACKPOT $1,000.00", what="the first table's sign")
+        wait_for(lambda: other.text() == "JACKPOT $2,000.00", what="the second table's sign")
+        wait_for(lambda: running.health()["ok"], what="both signs up")
+        # the second sign joined a line already running: its memory table went out before its files
+        assert "no-string-file" not in other.problems and "no-string-file" not in sign.problems
+        other.reset_memory()  # a power glitch with the cable in: blank, the link still up
+        assert other.text() == "" and running.health()["ok"]
+        wait_for(lambda: other.text() == "JACKPOT $2,000.00", timeout=8, what="restored by the 5 s refresh")
+        probe = running.device_probes()["sign:fupg-1"]()
+        assert probe["restored"] == 1 and probe["answers_reads"] is True
+        assert running.device_probes()["sign:pu-1"]()["restored"] == 0
+    finally:
+        running.stop()

@@ -86,3 +86,20 @@ def test_missing_paths_and_empty_directories_are_named(tmp_path: Path) -> None:
     empty.mkdir()
     assert "no table files" in _error([empty]).problem
     assert _error([]).key == "--table"
+
+
+def test_a_signs_address_and_type_code_are_checked_and_kept(tmp_path: Path) -> None:
+    data = table_data("pairs-and-up", None, "socket://127.0.0.1:7002")
+    data["devices"]["sign"].update(address="0A", type_code="a", baudrate=19200)
+    [table] = load_tables([write_table(tmp_path / "t.toml", data)])
+    assert table.sign_header == {"address": "0A", "type_code": "a"}
+    assert table.serial["sign"].baudrate == 19200
+    data["devices"]["sign"]["address"] = "1"
+    error = _error([write_table(tmp_path / "t.toml", data)])
+    assert error.key == "devices.sign.address" and "two hex digits" in error.problem
+    data["devices"]["sign"].update(address="01", type_code="0")
+    error = _error([write_table(tmp_path / "t.toml", data)])
+    assert error.key == "devices.sign.type_code" and "'0'" in error.problem
+    data = table_data("three-card-poker", "socket://127.0.0.1:7001")
+    data["devices"]["shoe"]["address"] = "01"  # only a sign has an Alpha address
+    assert _error([write_table(tmp_path / "t.toml", data)]).key == "devices.shoe.address"

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from dashboard_fixtures import TCP, Dashboard, attach_progressive, make_dashboard, pai_gow_with_progressive
 
+from dealerassist.progressive.controller import ProgressiveController
+from dealerassist.progressive.params import params_from_table
 from dealerassist.tablefiles.tables import load_table
 
 PG = "fupg-1"
@@ -85,3 +89,23 @@ def test_meter_corrections_and_confirmations_are_checked(jackpot: tuple[Dashboar
     )
     page = board.client("sam").get("/supervisor").get_data(as_text=True)
     assert "Progressive fortune-link: $10,005.00" in page
+
+
+def test_sign_page_never_shows_a_meter_never_read(tmp_path: Path) -> None:
+    """A linked meter unreachable since start-up and nothing in the log: the page shows no amount."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = pai_gow_with_progressive()
+    board = make_dashboard(tmp_path, [config])
+    link = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    params = replace(params_from_table(config), link=link)  # nothing listens there
+    controller = ProgressiveController(PG, params, board.log)
+    board.runtime.progressive = {PG: controller}
+    try:
+        page = board.client().get(f"/sign?table={PG}").get_data(as_text=True)
+        assert controller.state()["known"] is False
+        assert "$0.00" not in page and 'data-cents=""' in page and "LINK DOWN" in page
+    finally:
+        controller.stop()
+        board.log.close()

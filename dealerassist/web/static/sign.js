@@ -16,10 +16,13 @@
     document.getElementById("sign-name").textContent = state.name || "";
     const amount = document.getElementById("sign-amount");
     const winning = state.status === "win" && state.win;
-    // Like the serial sign: a win shows the amount won, otherwise the meter.
-    const cents = winning ? state.win.amount : state.amount;
-    amount.textContent = money(cents);
-    amount.dataset.cents = String(cents);
+    // Like the serial sign: a win shows the amount won, otherwise the meter; a meter never read
+    // shows no amount, or the last one the log recorded, marked.
+    const unread = state.known === false;
+    const cents = winning ? state.win.amount : unread ? state.last_recorded : state.amount;
+    const shown = cents === null || cents === undefined ? "" : money(cents);
+    amount.textContent = unread && !winning && shown ? `LAST KNOWN ${shown}` : shown;
+    amount.dataset.cents = shown ? String(cents) : "";
     let line = "";
     if (winning) {
       line = `WIN TABLE ${state.win.table} SEAT ${state.win.seat}`;
