@@ -91,8 +91,81 @@
     morphChildren(live, drawn);
   }
 
+  // A list marked data-arrivals (what waits for the supervisor) never moves a row under a finger:
+  // a new row joins at the end, and a row that is gone leaves its space empty while rows after it
+  // are still there, until nobody has pressed anything for a few seconds. The list's box has a
+  // fixed height, so nothing below it moves either.
+  const SETTLE_MS = 5000;
+  let lastPress = -SETTLE_MS;
+
+  function dropTrailingGone(list) {
+    while (list.lastElementChild && list.lastElementChild.classList.contains("gone")) {
+      list.lastElementChild.remove();
+    }
+  }
+
+  function morphArrivals(live, drawn) {
+    const rows = new Map([...live.children].map((node) => [keyOf(node), node]));
+    const drawnRows = [...drawn.children];
+    const wanted = new Set(drawnRows.map(keyOf));
+    const settled = performance.now() - lastPress >= SETTLE_MS;
+    for (const [key, node] of rows) {
+      if (wanted.has(key)) continue;
+      if (settled) {
+        node.remove();
+      } else {
+        node.classList.add("gone");
+        node.inert = true;
+      }
+    }
+    dropTrailingGone(live);
+    for (const row of drawnRows) {
+      const old = rows.get(keyOf(row));
+      if (old && old.isConnected) {
+        morphNode(old, row);
+        old.inert = false;
+      } else {
+        live.appendChild(row);
+      }
+    }
+  }
+
+  function sweepGone() {
+    if (pressed || performance.now() - lastPress < SETTLE_MS) return;
+    document.querySelectorAll("[data-arrivals] > .gone").forEach((node) => node.remove());
+  }
+
+  // The matched nodes that can stay where they are: the longest run already in the drawn order.
+  function staying(olds, matches) {
+    const at = new Map(olds.map((node, i) => [node, i]));
+    const tails = [];
+    const tailAt = [];
+    const before = [];
+    matches.forEach((node, i) => {
+      const value = at.get(node);
+      let lo = 0;
+      let hi = tails.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (tails[mid] < value) lo = mid + 1;
+        else hi = mid;
+      }
+      tails[lo] = value;
+      tailAt[lo] = i;
+      before[i] = lo > 0 ? tailAt[lo - 1] : -1;
+    });
+    const keep = new Set();
+    for (let i = tails.length ? tailAt[tails.length - 1] : -1; i >= 0; i = before[i]) keep.add(matches[i]);
+    return keep;
+  }
+
   function morphChildren(live, drawn) {
-    const olds = [...live.childNodes];
+    if (live.hasAttribute && live.hasAttribute("data-arrivals")) {
+      morphArrivals(live, drawn);
+      return;
+    }
+    // Elements are reused (by key, else in order by tag); text is cheap and simply redrawn.
+    const olds = [...live.childNodes].filter((node) => node.nodeType === Node.ELEMENT_NODE);
     const byKey = new Map();
     const unkeyed = [];
     for (const node of olds) {
@@ -102,6 +175,7 @@
     }
     const used = new Set();
     const wanted = [...drawn.childNodes].map((node) => {
+      if (node.nodeType !== Node.ELEMENT_NODE) return [null, node];
       const key = keyOf(node);
       let match = key !== null ? byKey.get(key) : undefined;
       if (match === undefined && key === null) {
@@ -113,12 +187,20 @@
       }
       return [null, node];
     });
-    for (const node of olds) if (!used.has(node)) node.remove();
-    wanted.forEach(([match, node], index) => {
+    for (const node of [...live.childNodes]) if (!used.has(node)) node.remove();
+    // Nodes kept in place are never moved (moving one would blur a field inside it); the others
+    // are put in around them, from the end.
+    const keep = staying(olds, wanted.filter(([match]) => match).map(([match]) => match));
+    let next = null;
+    for (let i = wanted.length - 1; i >= 0; i--) {
+      const [match, node] = wanted[i];
       const target = match || node;
-      if (live.childNodes[index] !== target) live.insertBefore(target, live.childNodes[index] || null);
+      if (!keep.has(target) && (target.parentNode !== live || target.nextSibling !== next)) {
+        live.insertBefore(target, next);
+      }
       if (match) morphNode(match, node);
-    });
+      next = target;
+    }
   }
 
   function patchPanel(panel, html) {
@@ -142,10 +224,12 @@
 
   function release() {
     pressed = false;
+    lastPress = performance.now();
     setTimeout(drawHeld, 50);
+    setTimeout(sweepGone, SETTLE_MS + 50);
   }
 
-  document.addEventListener("pointerdown", () => { pressed = true; }, true);
+  document.addEventListener("pointerdown", () => { pressed = true; lastPress = performance.now(); }, true);
   document.addEventListener("pointerup", release, true);
   document.addEventListener("pointercancel", release, true);
   window.addEventListener("blur", release);
