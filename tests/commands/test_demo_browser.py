@@ -22,7 +22,7 @@ from dealerassist.events import DeviceLink
 from dealerassist.simulation.dealer import Chances
 from dealerassist.simulation.demo import Demo, DemoOptions, demo_games
 from tests.station.helpers import wait_for
-from tests.web.browser import chromium, page_moved_on
+from tests.web.browser import chart_texts_cut_short, chromium, page_moved_on
 
 pytestmark = pytest.mark.browser
 
@@ -100,6 +100,9 @@ def test_a_browser_sees_rounds_dealt_settled_and_audited(running_demo: Demo) -> 
             lambda: _chain_verdict(driver), timeout=PAGE_WAIT, what="the chain verdict while dealing goes on"
         )
         assert verdict.startswith("Intact:"), verdict
+        driver.get(base + "surveillance/analytics")  # labels such as "demo-dealer 2026-12-07 graveyard"
+        assert driver.find_elements(By.CSS_SELECTOR, "#chart-dealers svg text.chart-label")
+        assert chart_texts_cut_short(driver) == []
 
 
 # --- the supervisor's screen while five tables deal at --pace fast --------------------------------

@@ -137,3 +137,18 @@ def shot(driver: WebDriver, name: str, focus: str | None = None) -> None:
     if focus:
         driver.execute_script("document.querySelector(arguments[0]).scrollIntoView();", focus)
     driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+
+
+def chart_texts_cut_short(driver: WebDriver) -> list[str]:
+    """The texts of the page's server-drawn charts that reach past their chart's edge."""
+    return driver.execute_script(
+        """const cut = [];
+        for (const svg of document.querySelectorAll('svg.chart')) {
+          const view = svg.viewBox.baseVal;
+          for (const text of svg.querySelectorAll('text')) {
+            const box = text.getBBox();
+            if (box.x < view.x || box.x + box.width > view.x + view.width) cut.push(text.textContent);
+          }
+        }
+        return cut;"""
+    )

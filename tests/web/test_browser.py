@@ -11,7 +11,18 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from browser import chromium, click, no_error, shot, showing, sign_in, sign_out, type_in, wait
+from browser import (
+    chart_texts_cut_short,
+    chromium,
+    click,
+    no_error,
+    shot,
+    showing,
+    sign_in,
+    sign_out,
+    type_in,
+    wait,
+)
 from dashboard_fixtures import (
     Dashboard,
     attach_progressive,
@@ -178,7 +189,11 @@ def test_dealer_confirms_a_doubtful_read_and_types_an_unreadable_one(
     wait(browser, lambda: tracker.snapshot()["positions"].get("seat-3"), "the confirmed card is dealt")
     assert tracker.snapshot()["positions"]["seat-3"][0]["card"] == "QD"
     board.pit.handle("tcp-1", CardRead(table="tcp-1", source="shoe", card=None, confidence=0.0))
-    wait(browser, lambda: "could not read" in browser.find_element(By.CSS_SELECTOR, ".prompt").text, "typed read")
+    wait(
+        browser,
+        lambda: "could not read" in browser.find_element(By.CSS_SELECTOR, ".prompt").text,
+        "typed read",
+    )
     field = browser.find_element(By.CSS_SELECTOR, ".prompt input[name=card]")
     field.send_keys("7c")
     field.submit()
@@ -210,7 +225,9 @@ def test_supervisor_clears_an_alarm_the_dealer_cannot(
     sign_in(browser, base, "sam")
     assert browser.current_url.endswith("/supervisor")
     form = browser.find_element(By.CSS_SELECTOR, "#attention .alarm[data-table=tcp-1] form.act")
-    click(browser, "#attention .alarm[data-table=tcp-1] button[data-kind=ack-alarm]")  # no reason: the browser refuses
+    click(
+        browser, "#attention .alarm[data-table=tcp-1] button[data-kind=ack-alarm]"
+    )  # no reason: the browser refuses
     assert board.pit.tracker("tcp-1").snapshot()["alarms"]
     form.find_element(By.CSS_SELECTOR, "input[name=reason]").send_keys("cable plugged back in")
     shot(browser, "supervisor")
@@ -280,6 +297,8 @@ def test_surveillance_filters_history_opens_a_timeline_and_verifies_the_chain(
     browser.set_window_size(1920, 1080)  # surveillance sits at a desktop
     browser.get(f"{base}/surveillance/analytics")
     assert browser.find_elements(By.CSS_SELECTOR, "#chart-hold svg .bar")
+    clipped = chart_texts_cut_short(browser)
+    assert clipped == [], f"chart texts cut at the edge: {clipped}"
     shot(browser, "surveillance-analytics")
     browser.set_window_size(1280, 800)
     sign_out(browser)
@@ -288,8 +307,17 @@ def test_surveillance_filters_history_opens_a_timeline_and_verifies_the_chain(
 def test_sign_page_mirrors_the_progressive_live(site: tuple[Dashboard, str], browser: WebDriver) -> None:
     board, base = site
     controller = board.runtime.progressive_for("fupg-1")
+    browser.get(f"{base}/sign?table=tcp-1")
+    assert browser.find_element(By.CSS_SELECTOR, ".sign.fault").text.split("\n") == [
+        "NO PROGRESSIVE",
+        "table tcp-1 has no progressive",
+    ]
+    browser.get(f"{base}/sign")  # every progressive of the site: its one
+    assert [s.get_attribute("data-table") for s in browser.find_elements(By.CSS_SELECTOR, ".sign")] == [
+        "fupg-1"
+    ]
     browser.get(f"{base}/sign?table=fupg-1")
-    amount = browser.find_element(By.ID, "sign-amount")
+    amount = browser.find_element(By.CSS_SELECTOR, ".sign[data-table='fupg-1'] .sign-amount")
     assert amount.text == format_amount(controller.state()["amount"])
     before = controller.state()["amount"]
     dealer = board.client("dana")
@@ -302,7 +330,10 @@ def test_sign_page_mirrors_the_progressive_live(site: tuple[Dashboard, str], bro
     assert after > before
     wait(
         browser,
-        lambda: browser.find_element(By.ID, "sign-amount").text == format_amount(after),
+        lambda: (
+            browser.find_element(By.CSS_SELECTOR, ".sign[data-table='fupg-1'] .sign-amount").text
+            == format_amount(after)
+        ),
         "sign updated",
     )
     shot(browser, "sign")
@@ -337,10 +368,12 @@ def test_a_jackpot_reaches_dealer_sign_and_supervisor(
     sign_out(browser)
 
     browser.get(f"{base}/sign?table=fupg-1")
-    line = browser.find_element(By.ID, "sign-line").text
+    line = browser.find_element(By.CSS_SELECTOR, ".sign[data-table='fupg-1'] .sign-line").text
     assert line in ("WIN TABLE fupg-1 SEAT 1", "JACKPOT PENDING")
     if line.startswith("WIN"):
-        assert browser.find_element(By.ID, "sign-amount").text == format_amount(meter)
+        assert browser.find_element(
+            By.CSS_SELECTOR, ".sign[data-table='fupg-1'] .sign-amount"
+        ).text == format_amount(meter)
     shot(browser, "sign-win")
 
     sign_in(browser, base, "sam")
@@ -351,11 +384,17 @@ def test_a_jackpot_reaches_dealer_sign_and_supervisor(
     wait(browser, lambda: not controller.state()["pending"], "jackpot confirmed")
     paid = [r.event for r in board.log.records() if r.event.kind == "progressive-paid"]
     assert paid[-1].user == "sam" and paid[-1].paid == meter
-    wait(browser, lambda: not browser.find_elements(By.CSS_SELECTOR, "#attention .jackpot[data-table=fupg-1]"), "panel updated")
+    wait(
+        browser,
+        lambda: not browser.find_elements(By.CSS_SELECTOR, "#attention .jackpot[data-table=fupg-1]"),
+        "panel updated",
+    )
     sign_out(browser)
     browser.get(f"{base}/sign?table=fupg-1")
-    assert browser.find_element(By.ID, "sign-amount").text == format_amount(controller.state()["amount"])
-    assert browser.find_element(By.ID, "sign-line").text == ""
+    assert browser.find_element(
+        By.CSS_SELECTOR, ".sign[data-table='fupg-1'] .sign-amount"
+    ).text == format_amount(controller.state()["amount"])
+    assert browser.find_element(By.CSS_SELECTOR, ".sign[data-table='fupg-1'] .sign-line").text == ""
 
 
 def test_status_page_shows_links_and_the_last_error(site: tuple[Dashboard, str], browser: WebDriver) -> None:

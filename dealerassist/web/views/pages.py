@@ -70,12 +70,25 @@ def supervisor_panel() -> Any:
 
 @bp.get("/sign")
 def sign() -> Any:
-    """Full-screen jackpot amount, public like the physical sign it mirrors."""
+    """Full-screen jackpot amount, public like the physical sign it mirrors: ``?table=`` shows
+    that table's progressive, no table every progressive (each once, however many tables share
+    it), one above the other."""
     rt = runtime()
     table = request.args.get("table") or ""
-    controller = rt.progressive_for(table)
-    state = controller.state() if controller is not None else None
-    return render_template("sign.html", state=state, table=table, last_seq=rt.log.last_seq())
+    found = rt.progressives()
+    if table:
+        if not _known(table):
+            return render_error(404, "table", f"no table {table!r}")
+        chosen = {table: found[table]} if table in found else {}
+        missing = f"table {table} has no progressive"
+    else:
+        chosen = {}
+        for table_id, controller in sorted(found.items()):
+            if all(controller is not c for c in chosen.values()):
+                chosen[table_id] = controller
+        missing = "no progressive is configured"
+    signs = [(table_id, controller.state()) for table_id, controller in chosen.items()]
+    return render_template("sign.html", signs=signs, missing=missing, last_seq=rt.log.last_seq())
 
 
 @bp.get("/status")
