@@ -2,7 +2,8 @@
 
 Each live screen is a full page around a panel; the page's script re-fetches the panel (the same
 template) whenever the event stream brings a record, so the first paint and every update are drawn
-by one template and there is no polling.
+by one template and there is no polling. Panels come through ``panels.render_panel``: drawn once
+per state however many screens show it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from flask import Blueprint, redirect, render_template, request, url_for
 
 from dealerassist.web import status as device_status
+from dealerassist.web.panels import render_panel
 from dealerassist.web.runtime import runtime
 from dealerassist.web.tables import dealer_view, supervisor_view
 from dealerassist.web.views import render_error, requires
@@ -53,7 +55,7 @@ def dealer(table: str) -> Any:
 def dealer_panel(table: str) -> Any:
     if not _known(table):
         return render_error(404, "table", f"no table {table!r}")
-    return render_template("partials/dealer_panel.html", view=dealer_view(table))
+    return render_panel("partials/dealer_panel.html", view=dealer_view(table))
 
 
 @bp.get("/supervisor")
@@ -65,7 +67,7 @@ def supervisor() -> Any:
 @bp.get("/supervisor/panel")
 @requires("supervise")
 def supervisor_panel() -> Any:
-    return render_template("partials/supervisor_panel.html", views=supervisor_view())
+    return render_panel("partials/supervisor_panel.html", views=supervisor_view())
 
 
 @bp.get("/sign")
