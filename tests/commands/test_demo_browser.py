@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,9 @@ pytestmark = pytest.mark.browser
 PAGE_WAIT = 40.0
 
 
-@pytest.fixture
-def running_demo(tmp_path: Path) -> Iterator[Demo]:
+@contextmanager
+def fast_demo(tmp_path: Path, seed: int, chances: Chances, *, auto_supervisor: bool = True) -> Iterator[Demo]:
+    """The demo's five tables dealing at --pace fast, without a camera, on a free port."""
     demo = Demo(
         DemoOptions(
             games=demo_games(),
@@ -40,14 +42,23 @@ def running_demo(tmp_path: Path) -> Iterator[Demo]:
             port=0,
             pace="fast",
             camera=False,
-            seed=21,
-            chances=Chances(exposure=0.0, misread=0.2, jackpot=0.2),
+            seed=seed,
+            auto_supervisor=auto_supervisor,
+            chances=chances,
         ),
         say=lambda _text: None,
     )
     demo.start()
-    yield demo
-    demo.stop()
+    try:
+        yield demo
+    finally:
+        demo.stop()
+
+
+@pytest.fixture
+def running_demo(tmp_path: Path) -> Iterator[Demo]:
+    with fast_demo(tmp_path, 21, Chances(exposure=0.0, misread=0.2, jackpot=0.2)) as demo:
+        yield demo
 
 
 def _log_in(driver: WebDriver, base: str, name: str, password: str) -> None:
@@ -115,22 +126,10 @@ def unattended_demo(tmp_path: Path) -> Iterator[Demo]:
     """Five tables at --pace fast with nobody acting for the supervisor: every acknowledgement
     and every jackpot payment must come from the browser. A rigged jackpot every round of a
     progressive table keeps Confirm paid coming."""
-    demo = Demo(
-        DemoOptions(
-            games=demo_games(),
-            data_dir=tmp_path / "demo",
-            port=0,
-            pace="fast",
-            camera=False,
-            seed=5,
-            auto_supervisor=False,
-            chances=Chances(exposure=0.0, misread=0.0, jackpot=1.0),
-        ),
-        say=lambda _text: None,
-    )
-    demo.start()
-    yield demo
-    demo.stop()
+    with fast_demo(
+        tmp_path, 5, Chances(exposure=0.0, misread=0.0, jackpot=1.0), auto_supervisor=False
+    ) as demo:
+        yield demo
 
 
 def _refreshes(driver: WebDriver) -> int:

@@ -46,6 +46,18 @@ def page_moved_on(error: WebDriverException) -> bool:
 
 
 @contextmanager
+def served(app: Any) -> Iterator[str]:
+    """The dashboard ``app`` on a free loopback port; yields its base URL."""
+    from dealerassist.commands.web import serve_in_thread
+
+    server = serve_in_thread(app, "127.0.0.1", 0)
+    try:
+        yield f"http://127.0.0.1:{server.port}"
+    finally:
+        server.shutdown()
+
+
+@contextmanager
 def chromium(width: int = 1280, height: int = 800) -> Iterator[webdriver.Chrome]:
     """A fresh browser profile at a 10-inch touchscreen's 1280x800 unless told otherwise."""
     with tempfile.TemporaryDirectory(prefix="dashboard-chromium-") as profile:
@@ -152,3 +164,20 @@ def chart_texts_cut_short(driver: WebDriver) -> list[str]:
         }
         return cut;"""
     )
+
+
+def pay_on_screen(driver: WebDriver, settlement: dict[str, Any]) -> dict[int, int]:
+    """Check that each seat's PAY box shows what ``settlement`` pays it (stake back plus
+    winnings, to the cent) and return the cents owed per seat."""
+    from dealerassist.core.money import format_amount
+
+    owed: dict[int, int] = {}
+    for r in settlement["results"]:
+        owed[r["seat"]] = owed.get(r["seat"], 0) + r["win"] + r["returned"]
+    wait(driver, lambda: driver.find_elements(By.ID, "total-to-pay"), "the settlement is on screen")
+    for seat, cents in owed.items():
+        shown = driver.find_element(By.CSS_SELECTOR, f"#seat-{seat} .to-pay")
+        assert int(shown.get_attribute("data-to-pay")) == cents
+        if cents:
+            assert format_amount(cents) in shown.text
+    return owed

@@ -16,6 +16,8 @@ from browser import (
     chromium,
     click,
     no_error,
+    pay_on_screen,
+    served,
     shot,
     showing,
     sign_in,
@@ -33,7 +35,6 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.select import Select
 
-from dealerassist.commands.web import serve_in_thread
 from dealerassist.core.cards import Card
 from dealerassist.core.money import format_amount, parse_amount
 from dealerassist.core.tables import TABLES_DIR, load_table
@@ -59,9 +60,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Dashboard, 
     others = [load_table(p) for p in sorted(TABLES_DIR.glob("*.toml")) if p.stem != "face-up-pai-gow"]
     board = make_dashboard(tmp, [fupg, *others])
     attach_progressive(board, fupg)
-    server = serve_in_thread(board.app, "127.0.0.1", 0)
-    yield board, f"http://127.0.0.1:{server.port}"
-    server.shutdown()
+    with served(board.app) as base:
+        yield board, base
 
 
 @pytest.fixture(scope="module")
@@ -145,15 +145,8 @@ def test_dealer_plays_a_whole_round_and_sees_exactly_what_to_pay(
     settled = tracker.snapshot()
     assert settled["status"] == "settled", settled
 
-    owed: dict[int, int] = {}
-    for r in settled["settlement"]["results"]:
-        owed[r["seat"]] = owed.get(r["seat"], 0) + r["win"] + r["returned"]
-    wait(browser, lambda: browser.find_elements(By.ID, "total-to-pay"), "the settlement is on screen")
-    for seat, cents in owed.items():
-        shown = browser.find_element(By.CSS_SELECTOR, f"#seat-{seat} .to-pay")
-        assert int(shown.get_attribute("data-to-pay")) == cents
-        if cents:
-            assert format_amount(cents) in shown.text
+    owed = pay_on_screen(browser, settled["settlement"])
+    for seat in owed:
         rows = browser.find_elements(By.CSS_SELECTOR, f"#seat-{seat} table.results tbody tr")
         assert len(rows) == len([r for r in settled["settlement"]["results"] if r["seat"] == seat])
     assert browser.find_element(By.ID, "total-to-pay").text == format_amount(sum(owed.values()))

@@ -8,13 +8,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import chromium, click, shot, sign_in, wait
+from browser import chromium, click, pay_on_screen, served, shot, sign_in, wait
 from dashboard_fixtures import Dashboard, make_dashboard
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from dealerassist.commands.web import serve_in_thread
-from dealerassist.core.money import format_amount
 from dealerassist.core.tables import TABLES_DIR, load_table
 
 pytestmark = pytest.mark.browser
@@ -59,9 +57,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Dashboard, 
     board = make_dashboard(
         tmp_path_factory.mktemp("layout"), [load_table(TABLES_DIR / "perfect-pairs-blackjack.toml")]
     )
-    server = serve_in_thread(board.app, "127.0.0.1", 0)
-    yield board, f"http://127.0.0.1:{server.port}"
-    server.shutdown()
+    with served(board.app) as base:
+        yield board, base
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +104,6 @@ def test_seven_seats_fit_a_1280x800_touchscreen_at_every_step(
         "",
     )
     assert_fits(touchscreen, "insurance offered to seven seats")
-    shot(touchscreen, "dealer-seven-seats-insurance")
     for seat in PAIRS:
         click(touchscreen, f"[data-position='seat-{seat}'] button.decision.decline")
         wait(
@@ -137,14 +133,7 @@ def test_seven_seats_fit_a_1280x800_touchscreen_at_every_step(
             assert dealer.act(TABLE, "dealer-reveal").status_code == 200
     settled = tracker.snapshot()
     assert settled["status"] == "settled", settled
-    owed: dict[int, int] = {}
-    for r in settled["settlement"]["results"]:
-        owed[r["seat"]] = owed.get(r["seat"], 0) + r["win"] + r["returned"]
-    wait(touchscreen, lambda: touchscreen.find_elements(By.ID, "total-to-pay"), "the settlement is on screen")
-    for seat, cents in owed.items():
-        box = touchscreen.find_element(By.CSS_SELECTOR, f"#seat-{seat} .to-pay")
-        assert int(box.get_attribute("data-to-pay")) == cents
-        assert format_amount(cents) in box.text
+    owed = pay_on_screen(touchscreen, settled["settlement"])
     assert max(owed.values()) >= 100_000  # four-figure amounts: the widest a pay cell must show
     assert_fits(touchscreen, "settled: seven PAY boxes")
     shot(touchscreen, "dealer-seven-seats-settled")
