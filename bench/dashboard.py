@@ -1,4 +1,4 @@
-"""Dashboard benchmark: live-update latency to 20 SSE clients, and dealer-view requests per second.
+"""Dashboard benchmark: what 20 live screens see, live-update latency, dealer-view requests per second.
 
 Everything runs on loopback in one process, the way the demo runs a table: a real event log and
 tracker, the dashboard on a threaded WSGI server, and N browsers' event streams read by threads.
@@ -10,8 +10,15 @@ tracker, the dashboard on a threaded WSGI server, and N browsers' event streams 
   measures ``/healthz`` (a bare request through the same server) as the peer the ratio is taken
   against, so the figure says how much the dealer view costs over the server's floor.
 
-Run: ``python bench/dashboard.py [--clients 20 --events 200 --requests 400]`` (bounded counts,
-loopback only; a few seconds on two cores).
+* What screens see (``live_screens``): five live tables (one per game, a record per table every
+  250 ms) and 20 dealer screens doing what ``dashboard.js`` does, in a separate process as
+  browsers would be; the time from a record's commit to its panel drawn (the HTML parsed), then
+  the same beside 20 supervisor screens (and their panel fetch times), then during a surveillance
+  export of a 100,000-record archive, with the ratio to the run without the export. Targets:
+  dealer p99 100 ms, supervisor fetch p99 150 ms.
+
+Run: ``dealerassist bench dashboard [--screens 20 --supervisors 20 --export-records 100000]``
+(bounded counts, loopback only; about two minutes on two cores).
 """
 
 from __future__ import annotations

@@ -23,15 +23,9 @@
     return body;
   }
 
-  // A field is known by its form's target, the form's hidden fields and its name.
+  // A field is known by its form (see keyOf) and its name.
   function fieldKey(el) {
-    const form = el.form;
-    if (!form) return `|${el.name}`;
-    const hidden = [...form.querySelectorAll("input[type=hidden]")]
-      .filter((h) => h.name !== "csrf_token")
-      .map((h) => `${h.name}=${h.value}`)
-      .join("&");
-    return `${form.getAttribute("action")}|${hidden}|${el.name}`;
+    return `${el.form ? keyOf(el.form) : ""}|${el.name}`;
   }
 
   function inputsOf(root) {
