@@ -164,6 +164,10 @@ def test_supervisor_types_slowly_and_every_tap_lands_while_five_tables_deal(unat
         _log_in(driver, base, SUPERVISOR, demo.passwords[SUPERVISOR])
         assert driver.current_url.endswith("/supervisor")
 
+        # Five tables side by side under the summary, not one long column.
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        assert height < 2000, f"the supervisor page is {height} px long"  # one column: ~3,000
+
         # Open "Parameters and meter" and type a correction one key at a time.
         details = f"#sup-{progressive} details[data-key=progressive-forms]"
         driver.find_element(By.CSS_SELECTOR, f"{details} summary").click()
