@@ -28,9 +28,13 @@ def _text(body: Mapping[str, Any], name: str) -> str:
 
 
 def _signed_cents(text: str, name: str) -> Fraction:
+    """``+12.34``, ``-5`` or ``12.34`` as signed cents; one sign at most (``--5`` is no amount)."""
     sign = -1 if text.startswith("-") else 1
+    unsigned = text[1:] if text[:1] in "+-" else text
+    if unsigned[:1] in ("+", "-"):
+        raise ActionError(422, name, f"one sign at most, then the amount: got {text!r}")
     try:
-        return Fraction(sign * parse_amount(text.lstrip("+-")))
+        return Fraction(sign * parse_amount(unsigned))
     except MoneyError as exc:
         raise ActionError(422, name, str(exc)) from None
 

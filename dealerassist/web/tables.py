@@ -322,6 +322,6 @@ def _game_bets(slug: str) -> tuple[str, ...]:
 
 
 def supervisor_view() -> list[TableView]:
-    """Every table, those needing the supervisor (open alarms, a jackpot to confirm) first."""
-    views = [dealer_view(t) for t in runtime().table_ids()]
-    return sorted(views, key=lambda v: not (v.alarms or (v.progressive or {}).get("pending")))
+    """Every table, always in the same order: what needs the supervisor is summarised above them,
+    so a table card never moves under a finger or a field being typed in."""
+    return [dealer_view(t) for t in runtime().table_ids()]

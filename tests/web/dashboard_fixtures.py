@@ -122,7 +122,7 @@ def attach_progressive(board: Dashboard, table_config: Any) -> ProgressiveContro
     """A progressive controller following the table's tracker, shown by the dashboard."""
     controller = ProgressiveController(table_config.table_id, params_from_table(table_config), board.log)
     controller.attach(board.pit.tracker(table_config.table_id))
-    board.runtime.progressive = {table_config.table_id: controller}
+    board.runtime.progressive = {**(board.runtime.progressive or {}), table_config.table_id: controller}
     controller.subscribe(board.runtime.fanout.catch_up)
     return controller
 

@@ -6,34 +6,35 @@ changes the work tree; ``DEALERASSIST_SCREENSHOTS=docs/screenshots`` refreshes t
 
 from __future__ import annotations
 
-import os
 import random
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
-from browser import chromium, page_moved_on
+from browser import (
+    chart_texts_cut_short,
+    chromium,
+    click,
+    no_error,
+    pay_on_screen,
+    served,
+    shot,
+    showing,
+    sign_in,
+    sign_out,
+    type_in,
+    wait,
+)
 from dashboard_fixtures import (
-    PASSWORDS,
     Dashboard,
     attach_progressive,
     make_dashboard,
     pai_gow_with_progressive,
 )
-from selenium.common.exceptions import (
-    ElementNotInteractableException,
-    NoSuchElementException,
-    WebDriverException,
-)
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.select import Select
-from selenium.webdriver.support.ui import WebDriverWait
 
-from dealerassist.commands.web import serve_in_thread
 from dealerassist.core.cards import Card
 from dealerassist.core.configfiles import bundled_dir
 from dealerassist.core.money import format_amount, parse_amount
@@ -42,7 +43,6 @@ from dealerassist.tablefiles.tables import load_table
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOTS = Path(os.environ.get("DEALERASSIST_SCREENSHOTS") or tempfile.mkdtemp(prefix="da-shots-"))
 # (table, wagers as (seat, bet, dollars), decision preference, shuffle seed)
 GAMES = [
     ("tcp-1", [(1, "ante", "10"), (2, "ante", "25"), (2, "pair-plus", "5")], 11),
@@ -65,90 +65,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Dashboard, 
     ]
     board = make_dashboard(tmp, [fupg, *others])
     attach_progressive(board, fupg)
-    server = serve_in_thread(board.app, "127.0.0.1", 0)
-    yield board, f"http://127.0.0.1:{server.port}"
-    server.shutdown()
+    with served(board.app) as base:
+        yield board, base
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:
     with chromium() as driver:
         yield driver
-
-
-def wait(driver: WebDriver, condition: Callable[[], Any], what: str, timeout: float = 30) -> Any:
-    """``condition``'s first true value within ``timeout`` s; a read cut off by a page load or a
-    redraw, or an element not there yet, is a try that has not come true."""
-
-    def settled() -> Any:
-        try:
-            return condition()
-        except WebDriverException as error:
-            if page_moved_on(error):
-                return None
-            raise
-
-    return WebDriverWait(
-        driver,
-        timeout,
-        ignored_exceptions=(
-            NoSuchElementException,
-            ElementNotInteractableException,
-        ),
-    ).until(lambda _d: settled(), message=what)
-
-
-def sign_in(driver: WebDriver, base: str, name: str) -> None:
-    driver.get(base + "/login")
-    driver.find_element(By.ID, "name").send_keys(name)
-    driver.find_element(By.ID, "password").send_keys(PASSWORDS[name][1])
-    driver.find_element(By.ID, "sign-in").click()
-    wait(driver, lambda: "/login" not in driver.current_url, f"{name} signed in")
-
-
-def sign_out(driver: WebDriver) -> None:
-    driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
-    wait(driver, lambda: "/login" in driver.current_url, "signed out")
-
-
-def click(driver: WebDriver, selector: str) -> None:
-    wait(driver, lambda: driver.find_element(By.CSS_SELECTOR, selector).is_enabled(), selector)
-    wait(driver, lambda: driver.find_element(By.CSS_SELECTOR, selector).click() or True, f"click {selector}")
-
-
-def showing(driver: WebDriver, selector: str, *words: str) -> str:
-    """Wait until the element at ``selector`` shows every one of ``words`` and return its text.
-
-    Each try looks the element up afresh and reads its text once: a live panel may be re-rendered
-    between two reads, and a replaced element reads as empty."""
-
-    def text_with_words() -> str | None:
-        text = driver.find_element(By.CSS_SELECTOR, selector).text
-        return text if all(w in text for w in words) else None
-
-    return wait(driver, text_with_words, f"{selector} showing {words}")
-
-
-def type_in(driver: WebDriver, selector: str, text: str) -> None:
-    """Type into a field of a live panel (a re-render between find and type is retried)."""
-    wait(driver, lambda: driver.find_element(By.CSS_SELECTOR, selector).send_keys(text) or True, selector)
-
-
-def no_error(driver: WebDriver) -> None:
-    box = driver.find_element(By.ID, "action-error")
-    assert not box.is_displayed(), box.text
-
-
-def shot(driver: WebDriver, name: str, focus: str | None = None) -> None:
-    """Save a README screenshot, scrolled to the top or to the ``focus`` element, after checking the
-    screen needs no sideways scrolling (a dealer cannot pan a touchscreen mid-round)."""
-    overflow = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
-    assert overflow <= 0, f"{name}: {overflow}px wider than the screen"
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    driver.execute_script("window.scrollTo(0, 0); document.activeElement.blur();")
-    if focus:
-        driver.execute_script("document.querySelector(arguments[0]).scrollIntoView();", focus)
-    driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
 
 
 def deal_from_shoe(board: Dashboard, table: str, shoe: list[str]) -> bool:
@@ -226,15 +150,8 @@ def test_dealer_plays_a_whole_round_and_sees_exactly_what_to_pay(
     settled = tracker.snapshot()
     assert settled["status"] == "settled", settled
 
-    owed: dict[int, int] = {}
-    for r in settled["settlement"]["results"]:
-        owed[r["seat"]] = owed.get(r["seat"], 0) + r["win"] + r["returned"]
-    wait(browser, lambda: browser.find_elements(By.ID, "total-to-pay"), "the settlement is on screen")
-    for seat, cents in owed.items():
-        shown = browser.find_element(By.CSS_SELECTOR, f"#seat-{seat} .to-pay")
-        assert int(shown.get_attribute("data-to-pay")) == cents
-        if cents:
-            assert format_amount(cents) in shown.text
+    owed = pay_on_screen(browser, settled["settlement"])
+    for seat in owed:
         rows = browser.find_elements(By.CSS_SELECTOR, f"#seat-{seat} table.results tbody tr")
         assert len(rows) == len([r for r in settled["settlement"]["results"] if r["seat"] == seat])
     assert browser.find_element(By.ID, "total-to-pay").text == format_amount(sum(owed.values()))
@@ -270,7 +187,11 @@ def test_dealer_confirms_a_doubtful_read_and_types_an_unreadable_one(
     wait(browser, lambda: tracker.snapshot()["positions"].get("seat-3"), "the confirmed card is dealt")
     assert tracker.snapshot()["positions"]["seat-3"][0]["card"] == "QD"
     board.pit.handle("tcp-1", CardRead(table="tcp-1", source="shoe", card=None, confidence=0.0))
-    wait(browser, lambda: "unreadable" in browser.find_element(By.CSS_SELECTOR, ".prompt").text, "typed read")
+    wait(
+        browser,
+        lambda: "could not read" in browser.find_element(By.CSS_SELECTOR, ".prompt").text,
+        "typed read",
+    )
     field = browser.find_element(By.CSS_SELECTOR, ".prompt input[name=card]")
     field.send_keys("7c")
     field.submit()
@@ -301,12 +222,14 @@ def test_supervisor_clears_an_alarm_the_dealer_cannot(
 
     sign_in(browser, base, "sam")
     assert browser.current_url.endswith("/supervisor")
-    form = browser.find_element(By.CSS_SELECTOR, "#sup-tcp-1 .alarm form.act")
-    click(browser, "#sup-tcp-1 .alarm button[data-kind=ack-alarm]")  # no reason: the browser refuses
+    form = browser.find_element(By.CSS_SELECTOR, "#attention .alarm[data-table=tcp-1] form.act")
+    click(
+        browser, "#attention .alarm[data-table=tcp-1] button[data-kind=ack-alarm]"
+    )  # no reason: the browser refuses
     assert board.pit.tracker("tcp-1").snapshot()["alarms"]
     form.find_element(By.CSS_SELECTOR, "input[name=reason]").send_keys("cable plugged back in")
     shot(browser, "supervisor")
-    click(browser, "#sup-tcp-1 .alarm button[data-kind=ack-alarm]")
+    click(browser, "#attention .alarm[data-table=tcp-1] button[data-kind=ack-alarm]")
     wait(browser, lambda: not board.pit.tracker("tcp-1").snapshot()["alarms"], "alarm cleared")
     wait(browser, lambda: "No open alarms" in browser.find_element(By.ID, "sup-tcp-1").text, "panel updated")
     cleared = [r.event for r in board.log.records() if r.event.kind == "alarm-cleared"]
@@ -319,6 +242,7 @@ def test_supervisor_clears_an_alarm_the_dealer_cannot(
     dealer.act("tcp-1", "wager", seat=4, bet="ante", amount="50")
     fix = "#sup-tcp-1 form[action$='/correct-wager']"
     wait(browser, lambda: "ante $50.00" in browser.find_element(By.ID, "sup-tcp-1").text, "round on the view")
+    click(browser, "#sup-tcp-1 details.sup-forms summary")
     type_in(browser, f"{fix} input[name=seat]", "4")
     board.pit.handle("tcp-1", DeviceLink(table="tcp-1", device="camera", up=True))  # a live update mid-typing
     type_in(browser, f"{fix} input[name=amount]", "5")
@@ -371,6 +295,8 @@ def test_surveillance_filters_history_opens_a_timeline_and_verifies_the_chain(
     browser.set_window_size(1920, 1080)  # surveillance sits at a desktop
     browser.get(f"{base}/surveillance/analytics")
     assert browser.find_elements(By.CSS_SELECTOR, "#chart-hold svg .bar")
+    clipped = chart_texts_cut_short(browser)
+    assert clipped == [], f"chart texts cut at the edge: {clipped}"
     shot(browser, "surveillance-analytics")
     browser.set_window_size(1280, 800)
     sign_out(browser)
@@ -379,8 +305,17 @@ def test_surveillance_filters_history_opens_a_timeline_and_verifies_the_chain(
 def test_sign_page_mirrors_the_progressive_live(site: tuple[Dashboard, str], browser: WebDriver) -> None:
     board, base = site
     controller = board.runtime.progressive_for("fupg-1")
+    browser.get(f"{base}/sign?table=tcp-1")
+    assert browser.find_element(By.CSS_SELECTOR, ".sign.fault").text.split("\n") == [
+        "NO PROGRESSIVE",
+        "table tcp-1 has no progressive",
+    ]
+    browser.get(f"{base}/sign")  # every progressive of the site: its one
+    assert [s.get_attribute("data-table") for s in browser.find_elements(By.CSS_SELECTOR, ".sign")] == [
+        "fupg-1"
+    ]
     browser.get(f"{base}/sign?table=fupg-1")
-    amount = browser.find_element(By.ID, "sign-amount")
+    amount = browser.find_element(By.CSS_SELECTOR, ".sign[data-table='fupg-1'] .sign-amount")
     assert amount.text == format_amount(controller.state()["amount"])
     before = controller.state()["amount"]
     dealer = board.client("dana")
@@ -393,7 +328,10 @@ def test_sign_page_mirrors_the_progressive_live(site: tuple[Dashboard, str], bro
     assert after > before
     wait(
         browser,
-        lambda: browser.find_element(By.ID, "sign-amount").text == format_amount(after),
+        lambda: (
+            browser.find_element(By.CSS_SELECTOR, ".sign[data-table='fupg-1'] .sign-amount").text
+            == format_amount(after)
+        ),
         "sign updated",
     )
     shot(browser, "sign")
@@ -428,25 +366,33 @@ def test_a_jackpot_reaches_dealer_sign_and_supervisor(
     sign_out(browser)
 
     browser.get(f"{base}/sign?table=fupg-1")
-    line = browser.find_element(By.ID, "sign-line").text
+    line = browser.find_element(By.CSS_SELECTOR, ".sign[data-table='fupg-1'] .sign-line").text
     assert line in ("WIN TABLE fupg-1 SEAT 1", "JACKPOT PENDING")
     if line.startswith("WIN"):
-        assert browser.find_element(By.ID, "sign-amount").text == format_amount(meter)
+        assert browser.find_element(
+            By.CSS_SELECTOR, ".sign[data-table='fupg-1'] .sign-amount"
+        ).text == format_amount(meter)
     shot(browser, "sign-win")
 
     sign_in(browser, base, "sam")
-    jackpot = browser.find_element(By.CSS_SELECTOR, "#sup-fupg-1 .jackpot")
+    jackpot = browser.find_element(By.CSS_SELECTOR, "#attention .jackpot[data-table=fupg-1]")
     assert format_amount(meter) in jackpot.text
     jackpot.find_element(By.CSS_SELECTOR, "button").click()
     wait(browser, lambda: browser.switch_to.alert, "confirmation dialog").accept()
     wait(browser, lambda: not controller.state()["pending"], "jackpot confirmed")
     paid = [r.event for r in board.log.records() if r.event.kind == "progressive-paid"]
     assert paid[-1].user == "sam" and paid[-1].paid == meter
-    wait(browser, lambda: not browser.find_elements(By.CSS_SELECTOR, "#sup-fupg-1 .jackpot"), "panel updated")
+    wait(
+        browser,
+        lambda: not browser.find_elements(By.CSS_SELECTOR, "#attention .jackpot[data-table=fupg-1]"),
+        "panel updated",
+    )
     sign_out(browser)
     browser.get(f"{base}/sign?table=fupg-1")
-    assert browser.find_element(By.ID, "sign-amount").text == format_amount(controller.state()["amount"])
-    assert browser.find_element(By.ID, "sign-line").text == ""
+    assert browser.find_element(
+        By.CSS_SELECTOR, ".sign[data-table='fupg-1'] .sign-amount"
+    ).text == format_amount(controller.state()["amount"])
+    assert browser.find_element(By.CSS_SELECTOR, ".sign[data-table='fupg-1'] .sign-line").text == ""
 
 
 def test_status_page_shows_links_and_the_last_error(site: tuple[Dashboard, str], browser: WebDriver) -> None:

@@ -12,7 +12,7 @@ from dashboard_fixtures import TCP, Dashboard, attach_progressive, make_dashboar
 
 from dealerassist.progressive.controller import ProgressiveController
 from dealerassist.progressive.params import params_from_table
-from dealerassist.tablefiles.tables import load_table
+from dealerassist.tablefiles.tables import load_table, table_from_mapping
 
 PG = "fupg-1"
 
@@ -78,6 +78,11 @@ def test_meter_corrections_and_confirmations_are_checked(jackpot: tuple[Dashboar
     assert ok.status_code == 200 and controller.state()["amount"] == 1_000_500
     assert _op(board, "sam", "correct", meter="5.00").get_json()["field"] == "reason"
     assert _op(board, "sam", "correct", meter="five", reason="x").get_json()["field"] == "meter"
+    before = controller.state()["amount"]
+    for doubled in ("--5", "+-5", "-+5", "++5"):
+        refused = _op(board, "sam", "correct", meter=doubled, reason="x")
+        assert refused.status_code == 422 and refused.get_json()["field"] == "meter", doubled
+    assert controller.state()["amount"] == before
     below = _op(board, "sam", "correct", meter="-1,000,000", reason="x")
     assert below.status_code == 409 and below.get_json()["rule"] == "progressive-correction"
     nothing = _op(board, "sam", "confirm-paid", hit_id="no-such-hit")
@@ -109,3 +114,32 @@ def test_sign_page_never_shows_a_meter_never_read(tmp_path: Path) -> None:
     finally:
         controller.stop()
         board.log.close()
+
+
+def test_sign_shows_every_progressive_or_the_named_one(tmp_path: Path) -> None:
+    fortune = pai_gow_with_progressive()
+    raw = dict(fortune.raw)
+    raw["table"] = {**raw["table"], "id": "fupg-2", "name": "Face Up Pai Gow 2"}
+    raw["progressive"] = {**raw["progressive"], "name": "dragon-link", "base": "5000"}
+    dragon = table_from_mapping(raw, "second pai gow table")
+    board = make_dashboard(tmp_path, [fortune, dragon, load_table("three-card-poker")])
+    attach_progressive(board, fortune)
+    attach_progressive(board, dragon)
+    visitor = board.client()
+
+    both = visitor.get("/sign").get_data(as_text=True)
+    assert "fortune-link" in both and "$10,000.00" in both
+    assert "dragon-link" in both and "$5,000.00" in both
+    assert "/sign/stream?table=fupg-1" in both and "/sign/stream?table=fupg-2" in both
+
+    one = visitor.get("/sign?table=fupg-2").get_data(as_text=True)
+    assert "dragon-link" in one and "fortune-link" not in one
+
+    # A table without a progressive says so, and the page opens no stream that would 404.
+    none = visitor.get(f"/sign?table={TCP}")
+    assert none.status_code == 200
+    text = none.get_data(as_text=True)
+    assert f"table {TCP} has no progressive" in text and "NO PROGRESSIVE" in text
+    assert "/sign/stream" not in text
+    assert visitor.get("/sign?table=nope").status_code == 404
+    board.log.close()

@@ -2,7 +2,8 @@
 
 Each live screen is a full page around a panel; the page's script re-fetches the panel (the same
 template) whenever the event stream brings a record, so the first paint and every update are drawn
-by one template and there is no polling.
+by one template and there is no polling. Panels come through ``panels.render_panel``: drawn once
+per state however many screens show it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from flask import Blueprint, redirect, render_template, request, url_for
 
 from dealerassist.web import status as device_status
+from dealerassist.web.panels import render_panel
 from dealerassist.web.runtime import runtime
 from dealerassist.web.tables import dealer_view, supervisor_view
 from dealerassist.web.views import render_error, requires
@@ -53,7 +55,7 @@ def dealer(table: str) -> Any:
 def dealer_panel(table: str) -> Any:
     if not _known(table):
         return render_error(404, "table", f"no table {table!r}")
-    return render_template("partials/dealer_panel.html", view=dealer_view(table))
+    return render_panel("partials/dealer_panel.html", view=dealer_view(table))
 
 
 @bp.get("/supervisor")
@@ -65,17 +67,30 @@ def supervisor() -> Any:
 @bp.get("/supervisor/panel")
 @requires("supervise")
 def supervisor_panel() -> Any:
-    return render_template("partials/supervisor_panel.html", views=supervisor_view())
+    return render_panel("partials/supervisor_panel.html", views=supervisor_view())
 
 
 @bp.get("/sign")
 def sign() -> Any:
-    """Full-screen jackpot amount, public like the physical sign it mirrors."""
+    """Full-screen jackpot amount, public like the physical sign it mirrors: ``?table=`` shows
+    that table's progressive, no table every progressive (each once, however many tables share
+    it), one above the other."""
     rt = runtime()
     table = request.args.get("table") or ""
-    controller = rt.progressive_for(table)
-    state = controller.state() if controller is not None else None
-    return render_template("sign.html", state=state, table=table, last_seq=rt.log.last_seq())
+    found = rt.progressives()
+    if table:
+        if not _known(table):
+            return render_error(404, "table", f"no table {table!r}")
+        chosen = {table: found[table]} if table in found else {}
+        missing = f"table {table} has no progressive"
+    else:
+        chosen = {}
+        for table_id, controller in sorted(found.items()):
+            if all(controller is not c for c in chosen.values()):
+                chosen[table_id] = controller
+        missing = "no progressive is configured"
+    signs = [(table_id, controller.state()) for table_id, controller in chosen.items()]
+    return render_template("sign.html", signs=signs, missing=missing, last_seq=rt.log.last_seq())
 
 
 @bp.get("/status")
