@@ -9,7 +9,9 @@ from pathlib import Path
 from dealerassist.core.money import format_amount
 from dealerassist.events import EventError
 from dealerassist.storage.eventlog import EventLog, default_db, verify_exported
+from dealerassist.storage.keys import Keyring, keys_dir
 from dealerassist.storage.projection import round_summaries
+from dealerassist.storage.seal import verify_macs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,6 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("verify", help="check every record's hash and link; exit 1 naming the first bad one")
     p.add_argument("--db", default=None, help="event log file (default: $DEALERASSIST_DB or var/events.db)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument(
+        "--keys", default=None, help="table key files (default: $DEALERASSIST_KEYS or /etc/dealerassist/keys)"
+    )
     p.set_defaults(handler=_verify)
     p = verbs.add_parser(
         "verify-export", help="check an exported JSONL file's records and links on their own"
@@ -32,16 +37,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    """The hash chain, then the MACs under the keys held here (or a plain word that they were not)."""
     path = args.db or default_db()
+    directory = keys_dir(args.keys)
     with EventLog(path, readonly=True) as log:
         report = log.verify()
+    macs = verify_macs(path, Keyring(directory), report.checked)
     if args.json:
-        print(json.dumps({"db": path, **report.__dict__}))
-    elif report.ok:
-        print(f"ok: {report.checked} records, chain intact ({path})")
+        print(json.dumps({"db": path, **report.__dict__, "mac": macs.__dict__}))
     else:
-        print(f"TAMPERED: first bad record {report.first_bad}: {report.problem} ({path})")
-    return 0 if report.ok else 1
+        if report.ok:
+            print(f"ok: {report.checked} records, chain intact ({path})")
+        else:
+            print(f"TAMPERED: first bad record {report.first_bad}: {report.problem} ({path})")
+        print(macs.line(directory))
+    return 0 if report.ok and macs.ok else 1
 
 
 def _verify_export(args: argparse.Namespace) -> int:
