@@ -8,7 +8,7 @@ from pathlib import Path
 
 from dealerassist.core.money import format_amount
 from dealerassist.events import EventError
-from dealerassist.storage.eventlog import EventLog, default_db, verify_exported
+from dealerassist.storage.eventlog import ChainReport, EventLog, default_db, verify_exported
 from dealerassist.storage.keys import Keyring, keys_dir
 from dealerassist.storage.projection import round_summaries
 from dealerassist.storage.seal import verify_macs
@@ -22,6 +22,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument(
         "--keys", default=None, help="table key files (default: $DEALERASSIST_KEYS or /etc/dealerassist/keys)"
+    )
+    p.add_argument(
+        "--against", metavar="URL", help="also compare the file record for record with its floor copy"
+    )
+    p.add_argument("--floor", metavar="URL", help="verify the floor copy alone (with --table or --stream)")
+    p.add_argument("--table", default=None, help="with --floor: the table whose station log to verify")
+    p.add_argument(
+        "--stream", default=None, help="the station log's name on the floor (default: found by table)"
     )
     p.set_defaults(handler=_verify)
     p = verbs.add_parser(
@@ -37,21 +45,67 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    """The hash chain, then the MACs under the keys held here (or a plain word that they were not)."""
+    """The hash chain, then the MACs under the keys held here (or a plain word that they were not),
+    then, with ``--against``, the floor copy record for record."""
+    if args.floor:
+        return _verify_floor(args)
     path = args.db or default_db()
     directory = keys_dir(args.keys)
     with EventLog(path, readonly=True) as log:
         report = log.verify()
+        tables = log.tables()
     macs = verify_macs(path, Keyring(directory), report.checked)
+    floor = None
+    if args.against:
+        from dealerassist.floor.audit import compare_with_floor, pick_stream
+        from dealerassist.floor.store import FloorStore
+
+        with FloorStore(args.against) as store:
+            stream = pick_stream(store, tables, args.stream)
+            floor = compare_with_floor(path, store, stream)
     if args.json:
-        print(json.dumps({"db": path, **report.__dict__, "mac": macs.__dict__}))
+        extra = {"floor": floor.__dict__} if floor else {}
+        print(json.dumps({"db": path, **report.__dict__, "mac": macs.__dict__, **extra}))
     else:
         if report.ok:
             print(f"ok: {report.checked} records, chain intact ({path})")
         else:
             print(f"TAMPERED: first bad record {report.first_bad}: {report.problem} ({path})")
         print(macs.line(directory))
-    return 0 if report.ok and macs.ok else 1
+        if floor is not None:
+            _floor_line(floor, f"stream {stream}")
+    return 0 if report.ok and macs.ok and (floor is None or floor.ok) else 1
+
+
+def _floor_line(report: ChainReport, where: str) -> None:
+    if report.ok:
+        print(f"floor: the same {report.checked} records as the floor copy ({where})")
+    else:
+        print(f"DIFFERS FROM FLOOR: first differing record {report.first_bad}: {report.problem} ({where})")
+
+
+def _verify_floor(args: argparse.Namespace) -> int:
+    """The floor copy of one station log alone: chain, MACs with the keys held, ingest alarms."""
+    if args.table is None and args.stream is None:
+        raise EventError("--floor: name the table (--table ID) or the station log (--stream NAME)")
+    from dealerassist.floor.audit import pick_stream, verify_floor
+    from dealerassist.floor.store import FloorStore
+
+    directory = keys_dir(args.keys)
+    with FloorStore(args.floor) as store:
+        stream = pick_stream(store, [args.table] if args.table else [], args.stream)
+        report, unkeyed, alarms = verify_floor(store, stream, Keyring(directory))
+    if report.ok:
+        print(f"ok: {report.checked} records on the floor, chain intact (stream {stream})")
+    else:
+        print(f"TAMPERED: first bad floor record {report.first_bad}: {report.problem} (stream {stream})")
+    if unkeyed:
+        print(f"MAC NOT CHECKED for {', '.join(unkeyed)}: no key in {directory}")
+    for stream_name, seq, table, problem, detail, raised_at in alarms:
+        print(
+            f"ALARM {raised_at:%Y-%m-%d %H:%M:%S} {stream_name} record {seq} ({table}): {problem}: {detail}"
+        )
+    return 0 if report.ok and not alarms else 1
 
 
 def _verify_export(args: argparse.Namespace) -> int:

@@ -12,8 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import psycopg
-
 from dealerassist.errors import ConfigError
 
 KEYS = ("url", "stream")
@@ -31,6 +29,8 @@ class FloorConfig:
 
 
 def describe_url(url: str) -> str:
+    import psycopg  # only a station with a floor pays for the driver
+
     try:
         parts = psycopg.conninfo.conninfo_to_dict(url)
     except psycopg.ProgrammingError:
@@ -45,6 +45,8 @@ def describe_url(url: str) -> str:
 
 def check_url(url: str, source: str, key: str) -> str:
     """Refuse an unparsable URL or one that carries a password."""
+    import psycopg
+
     try:
         parts = psycopg.conninfo.conninfo_to_dict(url)
     except psycopg.ProgrammingError as exc:
@@ -59,12 +61,19 @@ def check_url(url: str, source: str, key: str) -> str:
     return url
 
 
+def station_floor(tables: Sequence[Any]) -> FloorConfig | None:
+    """The floor of a station's tables (``StationTable``s), from their ``[floor]`` sections."""
+    return floor_config([(str(t.config.path), t.table_id, t.config.raw.get("floor") or {}) for t in tables])
+
+
 def floor_config(tables: Sequence[tuple[str, str, Mapping[str, Any]]]) -> FloorConfig | None:
     """From each table's (file, id, [floor] section): the station's floor, or None if none is set."""
     found: dict[tuple[str, str], str] = {}
     for source, table_id, section in tables:
         if not section:
             continue
+        if not isinstance(section, Mapping):
+            raise ConfigError(source, "floor", "must be a section ([floor] with url = ...)")
         unknown = sorted(set(section) - set(KEYS))
         if unknown:
             raise ConfigError(source, f"floor.{unknown[0]}", f"unknown key (known: {', '.join(KEYS)})")

@@ -113,6 +113,17 @@ class Shipper:
             elif not more:
                 self._wake.wait(self.poll_s)
                 self._wake.clear()
+        self._drain()
+
+    def _drain(self, within_s: float = 2.0) -> None:
+        """On stop, ship what the last moments committed if the floor is there; else it waits
+        in the log for the next start."""
+        deadline = time.monotonic() + within_s
+        try:
+            while self.up and not self.refused and time.monotonic() < deadline and self.ship_once():
+                pass
+        except _LINK_ERRORS as exc:
+            self._link_lost(exc)
 
     def ship_once(self) -> bool:
         """Ship one batch; True if there may be more to ship at once. Link errors propagate."""

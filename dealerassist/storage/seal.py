@@ -156,7 +156,7 @@ def verify_macs(path: str | Path, keyring: Keyring, head_seq: int) -> MacReport:
                 if mac is not None:
                     unkeyed.add(table)
                 continue
-            problem = _record_problem(keys, seq, digest, kid, mac)
+            problem = record_problem(keys, seq, digest, kid, mac)
             if problem:
                 return _failed(seq, problem)
             if kid is not None:
@@ -179,7 +179,8 @@ def _failed(seq: int, problem: str) -> MacReport:
     return MacReport("failed", first_bad=seq, problem=problem)
 
 
-def _record_problem(keys: KeyFile, seq: int, digest: str, kid: str | None, mac: str | None) -> str:
+def record_problem(keys: KeyFile, seq: int, digest: str, kid: str | None, mac: str | None) -> str:
+    """Why record ``seq`` fails the MAC check of its table's keys, or "" (up to the anchor: no MAC due)."""
     if seq <= keys.anchor_seq:
         return ""
     if mac is None or kid is None:
