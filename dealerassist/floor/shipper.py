@@ -38,7 +38,8 @@ _LINK_ERRORS = (psycopg.OperationalError, psycopg.InterfaceError)
 REFUSED_RETRY_S = 30.0
 
 
-def _instant(recorded_at: str) -> datetime:
+def parse_recorded_at(recorded_at: str) -> datetime:
+    """A record's time (``...Z`` text, as hashed) as an aware datetime."""
     return datetime.fromisoformat(recorded_at.replace("Z", "+00:00"))
 
 
@@ -134,13 +135,13 @@ class Shipper:
         with conn.transaction(), conn.cursor() as cur:
             cur.executemany(
                 INSERT,
-                [(self.floor.stream, r[0], r[1], _instant(r[1]), *r[2:]) for r in rows],
+                [(self.floor.stream, r[0], r[1], parse_recorded_at(r[1]), *r[2:]) for r in rows],
             )
             head = self._floor_head(conn)
         now = datetime.now(UTC)
         for row in rows:
             if row[0] <= head and row[0] > self.shipped:
-                self.latencies.append((now - _instant(row[1])).total_seconds())
+                self.latencies.append((now - parse_recorded_at(row[1])).total_seconds())
         self._advance(head)
         if head < rows[-1][0]:
             self._refused(head + 1)
@@ -233,7 +234,7 @@ class Shipper:
         lag = max(0, head - self.shipped)
         lag_s = 0.0
         if lag and oldest:
-            lag_s = round((datetime.now(UTC) - _instant(oldest)).total_seconds(), 1)
+            lag_s = round((datetime.now(UTC) - parse_recorded_at(oldest)).total_seconds(), 1)
         return {
             "ok": self.up and not self.refused,
             "url": self.floor.display,

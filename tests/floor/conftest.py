@@ -32,7 +32,7 @@ def role_url(pg: ThrowawayPostgres, role: str) -> str:
     return pg.url.replace("postgres@", f"{role}@")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def floor() -> Iterator[Floor]:
     with ThrowawayPostgres(durable=False) as pg:
         assert main(["floor", "init", "--floor", pg.url]) == 0
@@ -49,7 +49,7 @@ class Played:
     stream: str
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def played(floor: Floor, tmp_path_factory: pytest.TempPathFactory) -> Played:
     """A keyed station (the real ``dealerassist demo`` process: shoe emulator, tracker, log) that
     shipped its whole log to the floor."""
