@@ -6,8 +6,10 @@ import argparse
 import json
 from pathlib import Path
 
+from dealerassist.commands.export import parse_instant
 from dealerassist.core.money import format_amount
 from dealerassist.events import EventError
+from dealerassist.floor.search import add_floor_options, check_local, floor_records, floor_rows
 from dealerassist.storage.eventlog import ChainReport, EventLog, default_db, verify_exported
 from dealerassist.storage.keys import Keyring, keys_dir
 from dealerassist.storage.projection import round_summaries
@@ -41,6 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--db", default=None, help="event log file (default: $DEALERASSIST_DB or var/events.db)")
     p.add_argument("--table", default=None, help="only this table")
     p.add_argument("--json", action="store_true", help="one JSON object per round")
+    p.add_argument("--from", dest="since", default=None, help="with --floor: first instant, ISO-8601")
+    p.add_argument("--to", dest="until", default=None, help="with --floor: end instant (exclusive)")
+    add_floor_options(p)
     p.set_defaults(handler=_rounds)
 
 
@@ -124,10 +129,17 @@ def _verify_export(args: argparse.Namespace) -> int:
 
 
 def _rounds(args: argparse.Namespace) -> int:
-    path = args.db or default_db()
-    with EventLog(path, readonly=True) as log:
-        log.check_table(args.table)
-        summaries = round_summaries(log.records(table=args.table))
+    check_local(args)
+    if args.floor:
+        since = parse_instant(args.since, "--from") if args.since else None
+        until = parse_instant(args.until, "--to") if args.until else None
+        summaries = round_summaries(floor_records(floor_rows(args, since, until)))
+    else:
+        if args.since or args.until:
+            raise EventError("--from/--to: searches the floor store; add --floor URL (or use 'export')")
+        with EventLog(args.db or default_db(), readonly=True) as log:
+            log.check_table(args.table)
+            summaries = round_summaries(log.records(table=args.table))
     for summary in summaries:
         if args.json:
             print(json.dumps(summary.to_dict(), sort_keys=True))

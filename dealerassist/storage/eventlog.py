@@ -472,3 +472,6 @@ def _body_problem(body: str, table_id: str, kind: str, round_id: int | None) -> 
     if data.get("table") != table_id or data.get("kind") != kind or data.get("round_id") != round_id:
         return "table/kind/round columns disagree with the hashed body"
     return ""
+
+
+decode_row = _decode  # a row of the log (or of the floor store, which keeps its form) to a record
