@@ -135,7 +135,7 @@ def ingest(pg: ThrowawayPostgres, args: argparse.Namespace, root: Path) -> None:
         try:
             results.append(out.get(timeout=1.0))
         except queue.Empty:
-            if not all(w.is_alive() for w in workers) and out.empty():
+            if any(w.exitcode not in (None, 0) for w in workers):
                 raise SystemExit("a station worker died; see its error above") from None
     for worker in workers:
         worker.join()
