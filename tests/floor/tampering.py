@@ -99,11 +99,16 @@ def change_card(path: Path) -> int:
     return row[0]
 
 
-def delete_middle(path: Path) -> int:
+def _at_middle(path: Path, statement: str) -> int:
+    """Run ``statement`` (its one parameter: a sequence number) on the middle record."""
     db = _db(path)
     seq = _middle(db)
-    db.execute("DELETE FROM events WHERE seq = ?", (seq,))
+    db.execute(statement, (seq,))
     return seq
+
+
+def delete_middle(path: Path) -> int:
+    return _at_middle(path, "DELETE FROM events WHERE seq = ?")
 
 
 def delete_last(path: Path) -> int:
@@ -124,10 +129,7 @@ def swap_two(path: Path) -> int:
 
 
 def change_time(path: Path) -> int:
-    db = _db(path)
-    seq = _middle(db)
-    db.execute("UPDATE events SET recorded_at = '2020-01-01T00:00:00.000000Z' WHERE seq = ?", (seq,))
-    return seq
+    return _at_middle(path, "UPDATE events SET recorded_at = '2020-01-01T00:00:00.000000Z' WHERE seq = ?")
 
 
 def change_column(path: Path) -> int:
@@ -138,10 +140,7 @@ def change_column(path: Path) -> int:
 
 
 def change_link(path: Path) -> int:
-    db = _db(path)
-    seq = _middle(db)
-    db.execute("UPDATE events SET prev_hash = ? WHERE seq = ?", ("f" * 64, seq))
-    return seq
+    return _at_middle(path, f"UPDATE events SET prev_hash = '{'f' * 64}' WHERE seq = ?")
 
 
 def change_hash(path: Path) -> int:

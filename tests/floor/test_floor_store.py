@@ -87,6 +87,13 @@ def _rows(db: Path) -> list[list]:
         conn.close()
 
 
+def _alarms(floor: Floor, stream: str) -> list[tuple]:
+    with psycopg.connect(floor.admin) as conn:
+        return conn.execute(
+            "SELECT seq, problem FROM floor_alarms WHERE stream = %s ORDER BY id", (stream,)
+        ).fetchall()
+
+
 def _ship(conn: psycopg.Connection, stream: str, row: list) -> None:
     conn.execute(INSERT, (stream, row[0], row[1], parse_recorded_at(row[1]), *row[2:]))
 
@@ -108,10 +115,8 @@ def test_ingest_refuses_gaps_forks_and_bad_macs_and_records_an_alarm(
         _ship(conn, stream, forged)
         head = conn.execute("SELECT head_seq FROM floor_streams WHERE stream = %s", (stream,)).fetchone()[0]
     assert head == 5
+    problems = _alarms(floor, stream)
     with psycopg.connect(floor.admin) as conn:
-        problems = conn.execute(
-            "SELECT seq, problem FROM floor_alarms WHERE stream = %s ORDER BY id", (stream,)
-        ).fetchall()
         stored = conn.execute("SELECT count(*) FROM floor_records WHERE stream = %s", (stream,)).fetchone()[0]
     assert problems == [(8, "gap"), (6, "fork"), (6, "mac")]
     assert stored == 5
@@ -147,11 +152,7 @@ def test_a_forged_record_in_a_station_log_is_refused_by_the_floor(floor: Floor, 
         )
     finally:
         shipper.stop()
-    with psycopg.connect(floor.admin) as conn:
-        alarm = conn.execute(
-            "SELECT seq, problem FROM floor_alarms WHERE stream = 'forge-station'"
-        ).fetchall()
-    assert alarm == [(forged_seq, "mac")]
+    assert _alarms(floor, "forge-station") == [(forged_seq, "mac")]
 
 
 def test_a_batch_shipped_again_is_stored_once(floor: Floor, tmp_path: Path) -> None:
@@ -168,9 +169,7 @@ def test_a_batch_shipped_again_is_stored_once(floor: Floor, tmp_path: Path) -> N
         seqs = conn.execute(
             "SELECT seq FROM floor_records WHERE stream = 'twice-station' ORDER BY seq"
         ).fetchall()
-        alarms = conn.execute("SELECT count(*) FROM floor_alarms WHERE stream = 'twice-station'").fetchone()[
-            0
-        ]
+    alarms = len(_alarms(floor, "twice-station"))
     assert [seq for (seq,) in seqs] == list(range(1, 8)) and alarms == 0
 
 

@@ -53,7 +53,18 @@ def test_a_seats_rounds_and_a_cards_rounds_come_from_the_floor(
 def test_filters_by_kind_user_and_window(
     floor: Floor, played: Played, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out = _run(capsys, "export", "--floor", floor.auditor, "--kind", "round-settled", "--format", "csv")
+    code, out = _run(
+        capsys,
+        "export",
+        "--floor",
+        floor.auditor,
+        "--table",
+        "tcp-1",
+        "--kind",
+        "round-settled",
+        "--format",
+        "csv",
+    )
     assert code == 0 and len(out.splitlines()) == 1 + 5
     future = (datetime.now(UTC) + timedelta(days=1)).isoformat()
     code, out = _run(capsys, "export", "--floor", floor.auditor, "--from", future)

@@ -19,6 +19,14 @@ def _play(db: Path, keys: Path | None, count: int, table: str = "t1") -> None:
             log.append(Wager(table=table, round_id=1, seat=1 + i % 3, bet="ante", amount=500 + i, user="ana"))
 
 
+def _keyed(tmp_path: Path, count: int) -> tuple[Path, Path]:
+    """A key for t1 from the first record on, and ``count`` records under it."""
+    keys, db = tmp_path / "keys", tmp_path / "events.sqlite3"
+    assert main(["keys", "create", "--table", "t1", "--keys", str(keys)]) == 0
+    _play(db, keys, count)
+    return keys, db
+
+
 def _verify(capsys: pytest.CaptureFixture[str], db: Path, keys: Path) -> tuple[int, str]:
     capsys.readouterr()
     code = main(["audit", "verify", "--db", str(db), "--keys", str(keys)])
@@ -53,9 +61,7 @@ def test_show_id_prints_ids_never_secrets(tmp_path: Path, capsys: pytest.Capture
 def test_rotation_is_a_record_and_both_keys_verify(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    keys, db = tmp_path / "keys", tmp_path / "events.sqlite3"
-    main(["keys", "create", "--table", "t1", "--keys", str(keys)])
-    _play(db, keys, 5)
+    keys, db = _keyed(tmp_path, 5)
     first = load_key_file(key_path(keys, "t1")).current.id
     assert main(["keys", "rotate", "--table", "t1", "--keys", str(keys), "--db", str(db)]) == 0
     second = load_key_file(key_path(keys, "t1")).current.id
@@ -88,9 +94,7 @@ def test_a_log_older_than_its_key_keeps_verifying_and_is_pinned_by_the_anchor(
 def test_stripping_the_macs_does_not_turn_a_keyed_log_into_an_old_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    keys, db = tmp_path / "keys", tmp_path / "events.sqlite3"
-    main(["keys", "create", "--table", "t1", "--keys", str(keys)])
-    _play(db, keys, 4)
+    keys, db = _keyed(tmp_path, 4)
     with sqlite3.connect(db) as conn:
         conn.execute("DROP TABLE event_macs")
         conn.execute("DROP TABLE log_seals")
