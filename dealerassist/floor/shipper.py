@@ -55,6 +55,7 @@ class Shipper:
         batch: int = 500,
         poll_s: float = 0.5,
         timeout_s: float = 3.0,
+        retry_s: float = REFUSED_RETRY_S,
     ) -> None:
         self.db_path = Path(db_path)
         self.floor = floor
@@ -62,6 +63,7 @@ class Shipper:
         self.batch = batch
         self.poll_s = poll_s
         self.timeout_s = timeout_s
+        self.retry_s = retry_s
         self.shipped = self._saved_cursor()
         self.up = False
         self.refused = ""
@@ -108,8 +110,10 @@ class Shipper:
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, 2.0)
                 continue
+            except (psycopg.Error, sqlite3.Error) as exc:  # no floor schema, no grant, unreadable log
+                self._paused(f"shipping failed: {_first_line(exc)}")
             if self.refused:
-                self._stop.wait(REFUSED_RETRY_S)
+                self._stop.wait(self.retry_s)
                 self.refused = ""
             elif not more:
                 self._wake.wait(self.poll_s)
@@ -205,14 +209,20 @@ class Shipper:
     def _refused(self, seq: int) -> None:
         """The floor raised an alarm on record ``seq`` (gap, fork, hash or MAC): it is not the
         station's to override; it retries now and then, in case the floor was given a key late."""
-        self.refused = (
+        self._paused(
             f"the floor refused record {seq} (a floor alarm was raised: 'dealerassist floor alarms')"
         )
-        self._error(self.refused)
-        log.error("%s; shipping of %s paused", self.refused, self.floor.stream)
+
+    def _paused(self, why: str) -> None:
+        self.refused = why
+        self._error(why)
+        log.error("%s; shipping of %s paused, retried in %.0f s", why, self.floor.stream, self.retry_s)
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
     def _link_lost(self, exc: BaseException) -> None:
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        text = _first_line(exc)
         if self.up:
             log.warning("floor link DOWN (%s): %s; records queue in the local log", self.floor.display, text)
         self.up = False
@@ -261,6 +271,11 @@ class Shipper:
         except sqlite3.Error:
             return self.shipped, ""
         return int(head), row[0] if row else ""
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def wait_until_shipped(shipper: Shipper, timeout: float = 30.0) -> bool:

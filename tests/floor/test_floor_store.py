@@ -193,3 +193,22 @@ def test_a_station_copy_with_the_floor_alongside_names_records_not_shipped(
     )
     assert code == 1 and "MAC ok" in out
     assert f"first differing record {last.seq}: records from {last.seq} on are not on the floor copy" in out
+
+
+def test_a_floor_without_its_schema_pauses_shipping_with_a_clear_error_and_loses_nothing(
+    floor: Floor, tmp_path: Path
+) -> None:
+    with psycopg.connect(floor.admin, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE not_yet_a_floor")
+    url = floor.admin.rsplit("/", 1)[0] + "/not_yet_a_floor"
+    db, _keys = _keyed_log(tmp_path, floor, "early-1", 3)
+    shipper = Shipper(db, FloorConfig(url, "early-station"), poll_s=0.05, retry_s=0.2).start()
+    try:
+        wait_for(lambda: "shipping failed" in shipper.status()["last_error"], 20, "the paused shipper")
+        assert "floor_streams" in shipper.status()["last_error"] and shipper.status()["lag_records"] == 3
+        assert main(["floor", "init", "--floor", url]) == 0
+        assert wait_until_shipped(shipper, 20)
+    finally:
+        shipper.stop()
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT count(*) FROM floor_records").fetchone()[0] == 3
