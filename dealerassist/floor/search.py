@@ -16,7 +16,7 @@ def add_floor_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--floor", metavar="URL", help="read the floor store (every table) instead of a log file")
     p.add_argument("--seat", type=int, help="with --floor: rounds in which this seat played")
     p.add_argument("--card", help="with --floor: rounds in which this card was dealt (e.g. AS)")
-    p.add_argument("--user", help="with --floor: records of this dealer or supervisor")
+    p.add_argument("--user", help="with --floor: rounds in which this dealer or supervisor acted")
     p.add_argument(
         "--kind",
         action="append",

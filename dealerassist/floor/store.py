@@ -1,8 +1,8 @@
 """Reading the floor store: one stream's records in order (audits), and searches across tables.
 
 Searches go through indexes: time windows by ``floor_records (at)`` or ``(table_id, at)``, kinds
-by ``(kind, at)``, users by ``(actor, at)``, and a seat's or a card's rounds through the narrow
-``floor_seats``/``floor_cards`` tables the ingest trigger fills, then the rounds' records by
+by ``(kind, at)``, a user's rounds by ``(actor, at)``, a seat's or a card's rounds through the
+narrow ``floor_seats``/``floor_cards`` tables the ingest trigger fills, then the rounds' records by
 ``(table_id, round_id)``. Rows come back in the log's eight-column form, so ``export`` and the
 round projection take them as they take the local log's.
 """
@@ -130,17 +130,21 @@ class FloorStore:
 
 
 def search_sql(q: FloorQuery) -> tuple[str, list[Any]]:
-    """The one SELECT a query becomes: a seat or card picks rounds through its narrow index table,
-    then the rounds' records are fetched; otherwise the records are filtered directly."""
+    """The one SELECT a query becomes: a seat, a card or a user (a dealer or supervisor who acted)
+    picks rounds through an index, then the rounds' records are fetched; otherwise the records are
+    filtered directly. ``kinds`` then keeps only those records (a dealer's voids: ``--user --kind
+    voids``)."""
     where: list[str] = []
     args: list[Any] = []
-    if q.seat is not None or q.card is not None:
+    if q.seat is not None or q.card is not None or q.user is not None:
         inner, inner_args = _window("x", q)
         picks = []
         if q.seat is not None:
             picks.append(("floor_seats", "seat = %s", q.seat))
         if q.card is not None:
             picks.append(("floor_cards", "card = %s", q.card))
+        if q.user is not None:
+            picks.append(("floor_records", "actor = %s", q.user))
         for table, test, value in picks:
             where.append(
                 f"(r.table_id, r.round_id) IN (SELECT x.table_id, x.round_id FROM {table} x "
@@ -154,9 +158,6 @@ def search_sql(q: FloorQuery) -> tuple[str, list[Any]]:
     if q.kinds:
         where.append("r.kind = ANY(%s)")
         args.append(kinds_of(q.kinds))
-    if q.user is not None:
-        where.append("r.actor = %s")
-        args.append(q.user)
     limit = f" LIMIT {int(q.limit)}" if q.limit else ""
     sql = (
         f"SELECT r.{_ROW.replace(', ', ', r.')} FROM floor_records r "

@@ -71,6 +71,22 @@ def test_filters_by_kind_user_and_window(
     assert code == 0 and out == ""
     code, out = _run(capsys, "export", "--floor", floor.auditor, "--user", "nobody-here")
     assert code == 0 and out == ""
+    code, out = _run(capsys, "audit", "rounds", "--floor", floor.auditor, "--user", "demo-dealer", "--json")
+    assert code == 0 and len(out.splitlines()) == 5  # the demo's dealer dealt every round
+    code, out = _run(
+        capsys,
+        "export",
+        "--floor",
+        floor.auditor,
+        "--user",
+        "demo-dealer",
+        "--kind",
+        "voids",
+        "--kind",
+        "round-settled",
+    )
+    kinds = {json.loads(line)["event"]["kind"] for line in out.splitlines()}
+    assert code == 0 and kinds == {"round-settled"}
 
 
 def test_floor_filters_without_the_floor_are_refused(
