@@ -28,12 +28,25 @@ class FloorConfig:
         return describe_url(self.url)
 
 
-def describe_url(url: str) -> str:
-    import psycopg  # only a station with a floor pays for the driver
-
+def _conninfo(url: str) -> dict[str, Any]:
+    """The URL's parts (``ValueError`` if it has none); psycopg loads here, so only a station
+    with a floor needs the driver."""
     try:
-        parts = psycopg.conninfo.conninfo_to_dict(url)
+        import psycopg
+    except ImportError:
+        raise ConfigError(
+            "<install>", "floor", "the floor store needs psycopg: pip install 'dealerassist[postgres]'"
+        ) from None
+    try:
+        return psycopg.conninfo.conninfo_to_dict(url)
     except psycopg.ProgrammingError:
+        raise ValueError("unparsable") from None
+
+
+def describe_url(url: str) -> str:
+    try:
+        parts = _conninfo(url)
+    except ValueError:
         return "<unparsable floor url>"
     if "service" in parts:
         return f"service={parts['service']}"
@@ -44,13 +57,14 @@ def describe_url(url: str) -> str:
 
 
 def check_url(url: str, source: str, key: str) -> str:
-    """Refuse an unparsable URL or one that carries a password."""
-    import psycopg
-
+    """Refuse an unparsable URL or one that carries a password (the URL itself is never repeated:
+    it may hold one)."""
     try:
-        parts = psycopg.conninfo.conninfo_to_dict(url)
-    except psycopg.ProgrammingError as exc:
-        raise ConfigError(source, key, f"not a PostgreSQL connection string ({exc})") from None
+        parts = _conninfo(url)
+    except ValueError:
+        raise ConfigError(
+            source, key, "not a PostgreSQL connection string (postgresql://user@host/db or key=value pairs)"
+        ) from None
     if "password" in parts:
         raise ConfigError(
             source,
