@@ -43,9 +43,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--host", default="127.0.0.1", help="dashboard address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8080, help="dashboard port (default 8080)")
-    p.add_argument(
-        "--keys", default=None, help="table key files (default: $DEALERASSIST_KEYS or /etc/dealerassist/keys)"
-    )
     p.add_argument("--check", action="store_true", help="only check the table files and exit")
     p.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     p.set_defaults(handler=_run)
@@ -75,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
             print(f"{table.config.path}: {table.table_id} ({table.config.rules.game}) ok: {devices}")
         return 0
     configure_logging(args.log_level)
-    station = Station(tables, args.data_dir, keys=args.keys)
+    station = Station(tables, args.data_dir)
     try:
         station.start()  # inside the try: a device that fails to open must not leave the others running
         app = build_dashboard(station)
