@@ -58,6 +58,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="read layouts with the synthetic camera and the real vision pipeline (default on)",
     )
     p.add_argument("--seed", type=int, help="seed for shuffles and players (default: random)")
+    p.add_argument(
+        "--floor", default=None, help="ship the log to this floor store (PostgreSQL URL, no password)"
+    )
     p.set_defaults(handler=_demo)
 
 
@@ -87,6 +90,7 @@ def _demo(args: argparse.Namespace) -> int:
         auto_supervisor=args.auto_supervisor,
         camera=args.camera,
         seed=args.seed,
+        floor=args.floor,
     )
     if args.camera:
         from dealerassist.vision.process import prepare_for_reading

@@ -10,11 +10,12 @@ import argparse
 import csv
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import IO
 
 from dealerassist.events import EVENT_FORMAT_VERSION, EventError
+from dealerassist.floor.search import add_floor_options, check_local, floor_rows
 from dealerassist.storage.eventlog import EventLog, default_db
 
 CSV_COLUMNS = ("seq", "recorded_at", "table", "round_id", "kind", "user", "event", "prev_hash", "hash")
@@ -28,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--table", default=None, help="only this table")
     p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
     p.add_argument("--output", "-o", default="-", help="file to write (default: standard output)")
+    add_floor_options(p)
     p.set_defaults(handler=_export)
 
 
@@ -87,17 +89,23 @@ def _export(args: argparse.Namespace) -> int:
     if since and until and since >= until:
         raise EventError(f"--from {args.since} is not before --to {args.until}: the window holds nothing")
     writer = write_jsonl if args.format == "jsonl" else write_csv
-    with EventLog(args.db or default_db(), readonly=True) as log:
-        log.check_table(args.table)
-        rows = log.rows(table=args.table, since=since, until=until)
-        if args.output == "-":
-            count = writer(rows, sys.stdout)
-        else:
-            try:
-                out = open(args.output, "w", encoding="utf-8", newline="")
-            except OSError as exc:
-                raise EventError(f"--output {args.output}: cannot write: {exc.strerror or exc}") from None
-            with out:
-                count = writer(rows, out)
+    check_local(args)
+    if args.floor:
+        count = _write(writer, iter(floor_rows(args, since, until)), args.output)
+    else:
+        with EventLog(args.db or default_db(), readonly=True) as log:
+            log.check_table(args.table)
+            count = _write(writer, log.rows(table=args.table, since=since, until=until), args.output)
     print(f"exported {count} records", file=sys.stderr)
     return 0
+
+
+def _write(writer: Callable[[Iterator[tuple], IO[str]], int], rows: Iterator[tuple], output: str) -> int:
+    if output == "-":
+        return writer(rows, sys.stdout)
+    try:
+        out = open(output, "w", encoding="utf-8", newline="")
+    except OSError as exc:
+        raise EventError(f"--output {output}: cannot write: {exc.strerror or exc}") from None
+    with out:
+        return writer(rows, out)

@@ -44,9 +44,10 @@ class ThrowawayPostgres:
     ``durable=False`` turns off fsync for quick tests; the benchmark keeps the default (durable).
     """
 
-    def __init__(self, *, durable: bool = True) -> None:
+    def __init__(self, *, durable: bool = True, max_connections: int = 200) -> None:
         self.bin = _bin_dir()
         self.durable = durable
+        self.max_connections = max_connections
         self.root = Path(tempfile.mkdtemp(prefix="da-pg-"))
         self.data = self.root / "data"
         self.port = _free_port()
@@ -76,7 +77,8 @@ class ThrowawayPostgres:
             self._run(
                 "initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"
             )
-        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1"
+        options += f" -c max_connections={self.max_connections}"
         if not self.durable:
             options += " -c fsync=off -c full_page_writes=off"
         self._run(

@@ -59,6 +59,7 @@ class DemoOptions:
     auto_supervisor: bool = True
     camera: bool = True
     seed: int | None = None
+    floor: str | None = None  # ship the demo's log to this floor store (one stream, "demo")
     chances: Chances = field(default_factory=Chances)
 
 
@@ -147,6 +148,8 @@ class Demo:
         self.emulators.append(shoe)
         self.shoes[table_id] = shoe
         raw["devices"] = {"shoe": {"url": shoe.url, "baudrate": 115200}}
+        if self.options.floor:
+            raw["floor"] = {"url": self.options.floor, "stream": "demo"}
         limit = raw.get("limits", {}).get("progressive")
         if limit is not None and "progressive" not in raw:
             raw["progressive"] = {

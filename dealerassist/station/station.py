@@ -64,7 +64,9 @@ class Station:
         sign_rate_hz: float = 4.0,
         shoe_silence_s: float = 3.0,
         cameras: Mapping[str, Any] | None = None,
+        keys: str | Path | None = None,
     ) -> None:
+        """``keys``: the table key files (default ``$DEALERASSIST_KEYS`` or /etc/dealerassist/keys)."""
         self.tables = list(tables)
         self.data_dir = Path(data_dir)
         self.sign_rate_hz = sign_rate_hz
@@ -79,6 +81,8 @@ class Station:
         self.signs: dict[str, Any] = {}
         self.sign_lines: dict[str, Any] = {}  # URL -> SignLine: the signs on one line share its port
         self.cameras: dict[str, Any] = dict(cameras or {})
+        self.keys = keys
+        self.shipper: Any = None
         self._stoppers: list[Callable[[], None]] = []
 
     # --- life cycle ---------------------------------------------------------------------------
@@ -89,9 +93,10 @@ class Station:
         from dealerassist.tracker.pit import Pit
 
         make_data_dir(self.data_dir)
-        self.log = EventLog(self.db_path)
+        self.log = EventLog(self.db_path, keys=self.keys)
         self.pit = Pit(self.log, [t.config for t in self.tables])
         self.pit.subscribe(_journal)
+        self._start_shipper()
         for table in self.tables:
             if table.progressive is not None:
                 controller = ProgressiveController(table.table_id, table.progressive, self.log)
@@ -107,6 +112,19 @@ class Station:
             ", ".join(t.table_id for t in self.tables),
             self.db_path,
         )
+
+    def _start_shipper(self) -> None:
+        """Ship the log to the floor store, if the tables name one; the table never waits for it."""
+        from dealerassist.floor.config import station_floor
+
+        floor = station_floor(self.tables)
+        if floor is None:
+            return
+        from dealerassist.floor.shipper import Shipper
+
+        self.shipper = Shipper(self.db_path, floor).start()
+        self.pit.subscribe(self.shipper.wake)
+        self._stoppers.append(self.shipper.stop)
 
     def _start_devices(self, table: StationTable) -> None:
         feed = self.feed(table.table_id)
@@ -201,6 +219,9 @@ class Station:
             probes[f"sign:{table_id}"] = _sign_probe(sign)
         for table_id, camera in self.cameras.items():
             probes[f"camera:{table_id}"] = camera.status
+        if self.shipper is not None:
+            for table in self.tables:
+                probes[f"floor:{table.table_id}"] = self.shipper.status
         return probes
 
     def health(self) -> dict[str, Any]:
@@ -227,7 +248,10 @@ class Station:
                 state = controller.state()
                 tables[table_id]["progressive"] = {"status": state["status"], "amount": state["amount"]}
         log_state = self._log_health()
-        return {"ok": ok and log_state["ok"], "tables": tables, "log": log_state}
+        report = {"ok": ok and log_state["ok"], "tables": tables, "log": log_state}
+        if self.shipper is not None:
+            report["floor"] = self.shipper.status()
+        return report
 
     def _log_health(self) -> dict[str, Any]:
         try:

@@ -15,6 +15,7 @@ from typing import Any
 
 from dealerassist.core.configfiles import named_file
 from dealerassist.errors import ConfigError
+from dealerassist.floor.config import station_floor
 from dealerassist.progressive.params import ProgressiveParams, params_from_table
 from dealerassist.tablefiles.tables import TableConfig, load_table
 
@@ -138,4 +139,5 @@ def load_tables(paths: Iterable[str | Path]) -> list[StationTable]:
             )
         seen[table.table_id] = path
         tables.append(table)
+    station_floor(tables)  # one station, one log: every table must ship it to the same floor
     return tables

@@ -25,6 +25,8 @@ import dealerassist
 from dealerassist.errors import DealerAssistError
 from dealerassist.events import EVENT_FORMAT_VERSION, Event, EventError, event_from_dict
 from dealerassist.storage.chain import GENESIS_HASH, canonical_json, record_hash
+from dealerassist.storage.keys import Keyring, keys_dir
+from dealerassist.storage.seal import Sealer
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 DEFAULT_DB = "var/events.db"
@@ -114,11 +116,14 @@ def load_vocabulary() -> None:
 class EventLog:
     """The durable, hash-chained event log of one or more tables (one SQLite file)."""
 
-    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False, keys: str | Path | None = None) -> None:
+        """``keys``: the directory of table key files (default ``$DEALERASSIST_KEYS`` or
+        /etc/dealerassist/keys); a writer MACs the records of every table it holds a key of."""
         self.path = str(path)
         self.readonly = readonly
         self._lock = threading.RLock()
         memory = self.path == ":memory:"
+        self._sealer = None if readonly or memory else Sealer(Keyring(keys_dir(keys and str(keys))))
         if not memory:
             _check_file(Path(self.path), readonly)
         try:
@@ -235,6 +240,8 @@ class EventLog:
                     records.append(LogRecord(seq, recorded_at, event, prev, digest))
                     prev = digest
                 db.executemany(_INSERT, rows)
+                if self._sealer is not None:
+                    self._sealer.seal(db, rows)
                 db.execute(_SET_META, ("head_seq", str(seq)))
                 db.execute(_SET_META, ("head_hash", prev))
                 db.execute("COMMIT")
@@ -465,3 +472,6 @@ def _body_problem(body: str, table_id: str, kind: str, round_id: int | None) -> 
     if data.get("table") != table_id or data.get("kind") != kind or data.get("round_id") != round_id:
         return "table/kind/round columns disagree with the hashed body"
     return ""
+
+
+decode_row = _decode  # a row of the log (or of the floor store, which keeps its form) to a record

@@ -17,7 +17,7 @@ from dealerassist.web.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
-EXPECTED_DEVICES = ("camera", "shoe", "sign")
+EXPECTED_DEVICES = ("camera", "shoe", "sign", "floor")
 
 
 @dataclass
