@@ -27,6 +27,8 @@ COMMANDS = (
     "demo",
     "devices",
     "export",
+    "floor",
+    "keys",
     "progressive",
     "replay",
     "run",
