@@ -1,7 +1,10 @@
 """Card recognition from an overhead camera: read the printed corner index, abstain when unsure.
 
-Pipeline: ``detect`` finds card corners on any felt, ``corner`` rectifies and splits the index
-into rank and suit glyphs, ``deck`` holds the glyph templates learned from one image per card,
-``reader`` turns corners into card reads with a confidence, ``temporal`` turns stable reads
-into ``CardRead``/``CardRemoved`` events, ``registration`` maps the image onto the layout zones.
+One table's vision is ``pipeline.VisionPipeline``: ``reader`` reads each frame against a deck
+enrolled by ``enrollment`` (``deck``), ``registration`` places each card in a layout zone, and
+``temporal`` turns reads that hold for a few frames into ``CardRead``/``CardRemoved`` events.
+The reader's stages, in order: ``detect`` (paper and outline corners), ``candidates`` (every
+corner source), ``indexnet`` (index windows, features, the classifiers), ``amend`` (second
+looks), merging in ``reader``, ``fans`` (a fan's middle cards) and ``closer`` (a closer look).
+docs/vision.md describes each and why.
 """

@@ -1,18 +1,57 @@
 """Second looks at a frame: windows placed after its first reading, to amend that reading.
 
-The first look reads one window per candidate corner and card size (a junction or traced corner
-at its first size only). Four kinds of corner are worth more windows: a corner read unsure
-(looked at again around where it was, and, where its down edge was set square rather than
-measured, leaned as a measured corner beside it), an unnamed corner beside a named one whose
-print lies off its window (read where the print lies, at the named card's size), a corner whose
-other sizes the first look left out, where its window showed an index at all, and an unnamed
-corner whose every size guess is far from the size of the cards named nearest it (read at
-theirs). Each step only chooses its windows from the first reading; the windows of all are
-sampled and described in one pass, so a frame pays the fixed cost of sampling and of the features
-once, and each step then decides from its own windows' reads. A new name those windows read
-unsure is looked at again around its window, in a pass of its own (the only windows placed from a
-second look). Last, two unsure reads of one name at one card's two prints name it together (no
-window of their own)."""
+The first look reads one window per candidate corner and card size guess. Where it is unsure or
+names nothing, the cause is mostly geometry, not print: a fitted corner a pixel or a degree off,
+a corner hidden in a fan and found a few hundredths of a card away, or a size guess taken from an
+outline that runs on past the card. So the second looks move, lean and resize windows, never the
+classifier's levels. They run as one cascade, in this order (``CardReader._look_twice``):
+
+1. ``around_unsure_reads`` -> ``confirm_unsure_reads``: 15 windows around each unsure corner,
+   read for the name it already has: confirms a name, never brings one.
+2. ``around_unsure_reads_leaned`` -> ``confirm_leaned_reads``: the same windows with a square-set
+   down edge leaned as a measured corner beside it leans (a tilted camera shears cards).
+3. ``at_other_sizes`` -> ``take_other_size_reads``: the size guesses the first look left out,
+   where its window showed an index; a surer read there replaces the first.
+4. ``at_the_print`` -> ``take_new_names``: an unnamed corner beside a named one turned alike,
+   moved to where its ink matches the frame's named prints, read at the neighbour's size.
+5. ``at_named_size`` -> ``take_new_names``: an unnamed corner whose every size guess is far
+   from the size of the cards named nearest it, read at theirs.
+6. ``around_unsure_new_names`` -> ``confirm_new_names``: an unsure new name from 4 or 5 looked
+   at again as in 1, with one window more needed (the name is a new one).
+7. ``name_at_both_prints``: two unsure reads of one name at one card's two prints name it (no
+   windows of their own).
+
+Passes 1-5 choose their windows from the first look alone, so their windows are sampled and
+described together (``read_second_looks``) and a frame pays the fixed cost of sampling once;
+then each decides in turn, a later one only for rows still unnamed (3 replaces a read only when
+surer). Pass 6 places windows from 4 and 5's reads, in a read of its own.
+
+Every threshold of the cascade, the levels from ``reader.Thresholds`` (per reader) and the
+geometry from this module (card heights unless given otherwise):
+
+| pass | threshold | value | meaning |
+|---|---|---|---|
+| all | ``Thresholds.accept`` | 0.9 | a read this sure names a card |
+| 1, 2, 6 | ``Thresholds.unsure`` | 0.3 | a read from this up to ``accept`` is unsure, looked at again |
+| 1, 2, 6 | ``AROUND_STEP``, ``AROUND_SIZES`` | 0.015; 0.96, 1, 1.04 | windows around: 5 places x 3 sizes |
+| 1, 2 | ``Thresholds.confirm_windows`` | 4 of 15 | windows at ``accept`` that confirm a name |
+| 2 | ``SQUARE_COSINE`` | 1e-6 | edges this near square were set, not measured |
+| 2 | ``SHEAR_DEGREES`` | 3 | the least lean worth giving |
+| 2 | ``SAME_NAME_NEAR`` | 0.1 | a corner this near a sure read of its name is not leaned |
+| 2, 4, 7 | ``SAME_WAY`` | 0.9 | cosine of both edges: corners turned alike (or half round) |
+| 2, 4 | ``PRINT_REACH`` | 1.5 | the farthest neighbour that lends its lean or its print |
+| 3 | ``Thresholds.other_sizes`` | 0.001 | index probability at the first size that earns the others |
+| 3 | ``JUNCTION_NEAR_NAMED`` | 0.1 | a junction's unread size this near the named cards' is read |
+| 4 | ``PRINT_MOVE`` | 0.02 | the least move to the print worth a window |
+| 3, 4, 5 | ``PRINT_RESIZE`` | 0.06 | a size guess this far from the named size is off |
+| 4, 5 | ``Thresholds.new_name`` | 0.9 | a window there brings a new name this sure |
+| 3, 5 | ``NEAREST_NAMED`` | 3 | named corners whose median size is the named size |
+| 5 | ``Thresholds.unsure`` | 0.3 | a corner's own read of another name from this blocks it |
+| 6 | ``Thresholds.confirm_new_name_windows`` | 5 of 15 | windows at ``accept`` that confirm a new name |
+| 7 | ``Thresholds.both_prints`` | 0.5 | unsure reads from this take part |
+| 7 | ``BOTH_PRINTS_REACH`` | 0.1 | the second corner this near the first's far corner |
+| 7 | ``BOTH_PRINTS_SIZE`` | 0.15 | and its card size this near the first's |
+"""
 
 from __future__ import annotations
 
@@ -36,11 +75,11 @@ from dealerassist.vision.indexnet import (
 SAME_WAY = 0.9
 # A second look at an unsure corner: its window where it was and moved by this share of the card
 # height (at least a pixel) either way along either edge, each at these sizes: 15 windows.
-LOOK_AGAIN_STEP = 0.015
-LOOK_AGAIN_SIZES = (0.96, 1.0, 1.04)
-_LOOK_AGAIN_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
-LOOK_AGAIN_WINDOWS = len(_LOOK_AGAIN_MOVES) * len(LOOK_AGAIN_SIZES)
-_LOOK_AGAIN_MIDDLE = LOOK_AGAIN_SIZES.index(1.0)  # the window unmoved (the first move) at its own size
+AROUND_STEP = 0.015
+AROUND_SIZES = (0.96, 1.0, 1.04)
+_AROUND_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
+AROUND_WINDOWS = len(_AROUND_MOVES) * len(AROUND_SIZES)
+_AROUND_MIDDLE = AROUND_SIZES.index(1.0)  # the window unmoved (the first move) at its own size
 # An unnamed corner within PRINT_REACH card heights of a named corner turned the same way is moved
 # to where the ink around its window best matches the named index windows' ink, when that move is
 # PRINT_MOVE card heights or more.
@@ -150,20 +189,20 @@ def _share(steps: list[SecondLook], probability: np.ndarray, names: list[str]) -
         start = end
 
 
-def look_again(look: FirstLook, unsure: float, accept: float) -> SecondLook:
+def around_unsure_reads(look: FirstLook, unsure: float, accept: float) -> SecondLook:
     """Windows around every corner whose best read reaches ``unsure`` but not ``accept``.
 
     A corner's point and edges come from a fitted outline and can be a pixel or a degree out,
     which on a small card moves the print across the classifier's window further than any
     training window was moved. Windows shifted and resized around the first are read for the one
-    card the first look named (``confirmed`` decides), so a second look can confirm a name but
-    never bring a new one.
+    card the first look named (``confirm_unsure_reads`` decides), so this pass can confirm a name
+    but never bring a new one.
     """
     rows = _unsure_rows(look, unsure, accept)
     if not len(rows):
         return _no_windows()
     corner = look.owner[rows]
-    return _around(
+    return _windows_around(
         rows,
         look.points[corner],
         look.x_axes[corner],
@@ -173,7 +212,7 @@ def look_again(look: FirstLook, unsure: float, accept: float) -> SecondLook:
     )
 
 
-def look_again_sheared(look: FirstLook, unsure: float, accept: float) -> SecondLook:
+def around_unsure_reads_leaned(look: FirstLook, unsure: float, accept: float) -> SecondLook:
     """Windows around every unsure corner whose down edge was set square to its across edge,
     with that edge leaned as the nearest corner turned alike (or half round) whose two edges were
     both measured leans its own.
@@ -182,8 +221,8 @@ def look_again_sheared(look: FirstLook, unsure: float, accept: float) -> SecondL
     camera shears a card: its corner shows 75 to 110 degrees, not 90, and a window placed square
     slides the print along the card's side. Cards turned alike beside each other are sheared
     alike, and a card's far corner as its near one, so a measured corner nearby says how this
-    card leans. The windows are read for the name the first look gave (``confirmed`` decides), as
-    ``look_again``'s.
+    card leans. The windows are read for the name the first look gave (``confirm_leaned_reads``
+    decides), as ``around_unsure_reads``'s.
     """
     x_axes, y_axes = look.x_axes, look.y_axes
     lean = np.einsum("ij,ij->i", x_axes, y_axes)  # the cosine between a corner's two edges
@@ -224,7 +263,7 @@ def look_again_sheared(look: FirstLook, unsure: float, accept: float) -> SecondL
     if not off.any():
         return _no_windows()
     rows, corner = rows[off], corner[off]
-    return _around(
+    return _windows_around(
         rows,
         look.points[corner],
         x_axes[corner],
@@ -239,7 +278,7 @@ def _unsure_rows(look: FirstLook, unsure: float, accept: float) -> np.ndarray:
     return np.array([row for row in look.best if unsure <= look.probability[row] < accept], int)
 
 
-def _around(
+def _windows_around(
     rows: np.ndarray,
     points: np.ndarray,
     x_axes: np.ndarray,
@@ -247,22 +286,22 @@ def _around(
     sizes: np.ndarray,
     cards: list[str],
 ) -> SecondLook:
-    """The ``LOOK_AGAIN_WINDOWS`` windows around each given window, read for its card; each
+    """The ``AROUND_WINDOWS`` windows around each given window, read for its card; each
     window's windows together."""
     at, x_axes, y_axes = (v[:, None, None, :] for v in (points, x_axes, y_axes))
     size = sizes[:, None, None]
-    step = np.maximum(1.0, LOOK_AGAIN_STEP * size)[..., None]
+    step = np.maximum(1.0, AROUND_STEP * size)[..., None]
     # Shape (window, move, size, 2).
-    shape = (len(rows), len(_LOOK_AGAIN_MOVES), len(LOOK_AGAIN_SIZES), 2)
-    across, down = _LOOK_AGAIN_MOVES[None, :, None, :1], _LOOK_AGAIN_MOVES[None, :, None, 1:]
+    shape = (len(rows), len(_AROUND_MOVES), len(AROUND_SIZES), 2)
+    across, down = _AROUND_MOVES[None, :, None, :1], _AROUND_MOVES[None, :, None, 1:]
     moved = at + (across * x_axes + down * y_axes) * step
     return SecondLook(
-        np.repeat(rows, LOOK_AGAIN_WINDOWS),
+        np.repeat(rows, AROUND_WINDOWS),
         np.broadcast_to(moved, shape).reshape(-1, 2),
         np.broadcast_to(x_axes, shape).reshape(-1, 2),
         np.broadcast_to(y_axes, shape).reshape(-1, 2),
-        np.broadcast_to(size * np.array(LOOK_AGAIN_SIZES), shape[:3]).reshape(-1),
-        cards=[card for card in cards for _ in range(LOOK_AGAIN_WINDOWS)],
+        np.broadcast_to(size * np.array(AROUND_SIZES), shape[:3]).reshape(-1),
+        cards=[card for card in cards for _ in range(AROUND_WINDOWS)],
     )
 
 
@@ -272,14 +311,12 @@ def at_other_sizes(look: FirstLook, seen: float, accept: float) -> SecondLook:
     junction's unread size that lies near the size of the cards named nearest it (within
     JUNCTION_NEAR_NAMED) where no size read there does (within PRINT_RESIZE).
 
-    A junction's second size names a card about once in 230 windows. On the tuning scenes, 19 of
-    the 24 it named had an index probability of 0.001 or more in the first size's window, against
-    7.5 % of the others: most of those reads, for a thirteenth of the windows. The reader leaves
-    the second size of junctions and traced corners to this step (``reader._first_look_sizes``).
-    A junction in a stepped row often measures its first size to the neighbour's edge, half a card
-    or less: a window that small shows no index whatever lies there (seed 12's 63rd scene of the
-    development deck: 3.7e-12 at 0.43 of the card, the ace of spades surely at the second size),
-    so the named cards' size, not that window, says which other size is worth a read.
+    A junction's or traced corner's second size seldom names a card, and mostly where its first
+    size's window showed some index, so the first look leaves those sizes to this step
+    (``reader._first_look_sizes``): most of their names for a small share of the windows. A
+    junction in a stepped row often measures its first size to the neighbour's edge, half a card
+    or less, where a window shows no index whatever lies there; so the named cards' size, not
+    that window, says which other size is worth a read.
     """
     read = np.bincount(look.owner, minlength=len(look.candidates)).tolist()
     left = [candidate.heights[read[corner] :] for corner, candidate in enumerate(look.candidates)]
@@ -337,7 +374,7 @@ def _named_sizes_near(look: FirstLook, corners: np.ndarray, accept: float) -> li
     return ((near[:, middle - 1] + near[:, middle]) / 2.0).tolist()
 
 
-def named_at_other_size(look: FirstLook, other: SecondLook, accept: float) -> list[int]:
+def take_other_size_reads(look: FirstLook, other: SecondLook, accept: float) -> list[int]:
     """Give a row the card its window at another size names surely, when surer than its own read
     (as the first look keeps a candidate's surest size); the rows that now name a card."""
     raised = []
@@ -350,8 +387,8 @@ def named_at_other_size(look: FirstLook, other: SecondLook, accept: float) -> li
     return raised
 
 
-def confirmed(
-    look: FirstLook, again: SecondLook, accept: float, needed: int, done: frozenset[int] = frozenset()
+def confirm_unsure_reads(
+    look: FirstLook, around: SecondLook, accept: float, needed: int, done: frozenset[int] = frozenset()
 ) -> list[int]:
     """Raise the unsure reads that ``needed`` of their windows around read surely, but for the
     rows ``done`` already; the rows raised.
@@ -359,26 +396,25 @@ def confirmed(
     The read stands at the ``needed``-th surest window, when that one is sure: several windows,
     not one lucky one.
     """
-    if not len(again.rows):
+    if not len(around.rows):
         return []
-    rows = again.rows[::LOOK_AGAIN_WINDOWS].tolist()
+    rows = around.rows[::AROUND_WINDOWS].tolist()
     raised = []
-    for row, value in zip(rows, _surest(again, needed).tolist(), strict=True):
+    for row, value in zip(rows, _surest(around, needed).tolist(), strict=True):
         if value >= accept and row not in done:
             look.probability[row] = value
             raised.append(row)
     return raised
 
 
-def confirmed_sheared(
-    look: FirstLook, sheared: SecondLook, accept: float, needed: int, done: list[int]
+def confirm_leaned_reads(
+    look: FirstLook, around: SecondLook, accept: float, needed: int, done: list[int]
 ) -> list[int]:
-    """``confirmed`` for ``look_again_sheared``'s windows, of the rows not ``done``; a corner
-    raised takes the lean its windows were read at, so its card is outlined as it lies."""
-    raised = confirmed(look, sheared, accept, needed, frozenset(done))
-    leaned = dict(
-        zip(sheared.rows[::LOOK_AGAIN_WINDOWS].tolist(), sheared.y_axes[::LOOK_AGAIN_WINDOWS], strict=True)
-    )
+    """``confirm_unsure_reads`` for ``around_unsure_reads_leaned``'s windows, of the rows not
+    ``done``; a corner raised takes the lean its windows were read at, so its card is outlined as
+    it lies."""
+    raised = confirm_unsure_reads(look, around, accept, needed, frozenset(done))
+    leaned = dict(zip(around.rows[::AROUND_WINDOWS].tolist(), around.y_axes[::AROUND_WINDOWS], strict=True))
     for row in raised:
         corner = int(look.owner[row])
         candidate = look.candidates[corner]
@@ -387,13 +423,13 @@ def confirmed_sheared(
     return raised
 
 
-def _surest(again: SecondLook, needed: int) -> np.ndarray:
-    """The ``needed``-th surest read of each window's ``LOOK_AGAIN_WINDOWS`` windows around."""
-    sure = again.probability.reshape(-1, LOOK_AGAIN_WINDOWS)
+def _surest(around: SecondLook, needed: int) -> np.ndarray:
+    """The ``needed``-th surest read of each window's ``AROUND_WINDOWS`` windows around."""
+    sure = around.probability.reshape(-1, AROUND_WINDOWS)
     return -np.partition(-sure, needed - 1, axis=1)[:, needed - 1]
 
 
-def new_names_again(
+def around_unsure_new_names(
     look: FirstLook, steps: list[SecondLook], unsure: float, level: float, accept: float
 ) -> SecondLook:
     """Windows around the surest unsure new name of each row still unnamed after the steps that
@@ -401,7 +437,7 @@ def new_names_again(
 
     Those windows are placed from a neighbour's print or size and can lie a little off the print,
     as a fitted corner can; a read there from ``unsure`` up to ``level`` (the level that names a
-    card there at once) is looked at again as an unsure first read is (``confirmed_anew``).
+    card there at once) is looked at again as an unsure first read is (``confirm_new_names``).
     """
     chosen: dict[int, tuple[float, SecondLook, int]] = {}
     for step in steps:
@@ -418,26 +454,28 @@ def new_names_again(
 
     names = [step.names[i] for _, step, i in picks]
     rows = np.array(list(chosen), int)
-    return _around(rows, gathered("points"), gathered("x_axes"), gathered("y_axes"), gathered("sizes"), names)
+    return _windows_around(
+        rows, gathered("points"), gathered("x_axes"), gathered("y_axes"), gathered("sizes"), names
+    )
 
 
-def confirmed_anew(look: FirstLook, again: SecondLook, accept: float, needed: int) -> list[int]:
+def confirm_new_names(look: FirstLook, around: SecondLook, accept: float, needed: int) -> list[int]:
     """Name each still unnamed row whose windows around its unsure new name read it surely at
     ``needed`` of them (it stands at the ``needed``-th surest), at the middle window's place and
     size; the rows named."""
-    if not len(again.rows):
+    if not len(around.rows):
         return []
-    middle = slice(_LOOK_AGAIN_MIDDLE, None, LOOK_AGAIN_WINDOWS)
+    middle = slice(_AROUND_MIDDLE, None, AROUND_WINDOWS)
     read = SecondLook(
-        again.rows[middle],
-        again.points[middle],
-        again.x_axes[middle],
-        again.y_axes[middle],
-        again.sizes[middle],
-        names=(again.cards or [])[middle],
-        probability=_surest(again, needed),
+        around.rows[middle],
+        around.points[middle],
+        around.x_axes[middle],
+        around.y_axes[middle],
+        around.sizes[middle],
+        names=(around.cards or [])[middle],
+        probability=_surest(around, needed),
     )
-    return named_anew(look, read, accept, accept)
+    return take_new_names(look, read, accept, accept)
 
 
 def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondLook:
@@ -458,7 +496,7 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     ink is heaviest, which next to a picture card's figure or a neighbour's print is not the
     print; the zero-mean match (``cv2.TM_CCOEFF_NORMED``'s) follows the print's shape, but finds
     fewer of the prints the plain one finds. Where the two move a corner to different places,
-    both windows are read, the plain one's first (``named_anew`` takes a row's first name).
+    both windows are read, the plain one's first (``take_new_names`` takes a row's first name).
     """
     first = np.array(look.best)
     named = look.probability[first] >= accept
@@ -522,7 +560,7 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: 
     print step moved is read here too, where it was found: the print step matches the frame's mean
     print, which a court card's picture frame beside its index can pull away from the index. The
     window is read for any card, and a name it brings stands at the print step's level
-    (``named_anew``), unless the corner's own read names another card (``contrary``).
+    (``take_new_names``), unless the corner's own read names another card (``contrary``).
     """
     first = np.array(look.best)
     named = look.probability[first] >= accept
@@ -558,7 +596,7 @@ def _sizes_read(heights: list[float], first_look: int, widened: bool) -> list[fl
     return heights if widened else heights[:first_look]
 
 
-def named_anew(
+def take_new_names(
     look: FirstLook, moved: SecondLook, level: float, accept: float, contrary: float = np.inf
 ) -> list[int]:
     """Give each still unnamed row the card its moved window names at ``level`` or more, with
@@ -682,7 +720,7 @@ def _best_placings(
     return best, score
 
 
-def named_at_both_prints(look: FirstLook, aspect: float, unsure: float, accept: float) -> list[int]:
+def name_at_both_prints(look: FirstLook, aspect: float, unsure: float, accept: float) -> list[int]:
     """Raise to ``accept`` every pair of unsure reads (``unsure`` up to ``accept``) of one name that
     lie at one card's two index prints; the rows raised.
 

@@ -50,7 +50,7 @@ HIDDEN = (256, 128)  # units of the index classifier's hidden layers
 MEMBERS = 2
 # Each member's training draw: small scenes rendered around every card, and whole synthetic
 # tables whose candidate corners it learns. Half this draw read fewer cards of all three untuned
-# designs and of one development design, as many of the other (docs/vision.md, "Measured").
+# designs and of one development design, and as many of the other.
 SCENES_PER_CARD = 600
 TABLES = 1200
 # A training process's memory: its draw's feature rows (about 1.4 MB a scene per card and 0.35 MB

@@ -135,8 +135,9 @@ def _stretch_windows(
     the line between them (within TAKEN_BESIDE heights, between its taken shares of the way); then
     for each hidden card of each spread, in order, the windows at its shares of every such line.
 
-    Each product and sum is the one numpy's array passes made, in their order (a two-term dot
-    product is its two products added), so the windows lie where they did to the bit.
+    Each product and sum is the one numpy's whole-array passes make, in their order (a two-term
+    dot product is its two products added), so the windows lie where those passes put them, to
+    the bit (the tests compare the two).
     """
     n = len(card)
     spreads = len(limits)

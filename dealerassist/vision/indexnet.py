@@ -381,8 +381,8 @@ class IndexNet:
     Rank and suit are learned separately (every queen teaches the queen, whatever its suit), which
     needs far fewer samples per class than 52 card classes; the third head says whether the window
     holds an index, a card back's corner, or neither. A card's probability is rank x suit x index.
-    ``weights`` and ``biases`` run from the features to the heads: decks enrolled with one hidden
-    layer read as they always did.
+    ``weights`` and ``biases`` run from the features to the heads, so a deck file may hold any
+    number of hidden layers.
     """
 
     mean: np.ndarray

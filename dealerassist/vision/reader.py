@@ -17,22 +17,22 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.amend import (
-    LOOK_AGAIN_WINDOWS,
+    AROUND_WINDOWS,
     SAME_WAY,
     FirstLook,
+    around_unsure_new_names,
+    around_unsure_reads,
+    around_unsure_reads_leaned,
     at_named_size,
     at_other_sizes,
     at_the_print,
-    confirmed,
-    confirmed_anew,
-    confirmed_sheared,
-    look_again,
-    look_again_sheared,
-    named_anew,
-    named_at_both_prints,
-    named_at_other_size,
-    new_names_again,
+    confirm_leaned_reads,
+    confirm_new_names,
+    confirm_unsure_reads,
+    name_at_both_prints,
     read_second_looks,
+    take_new_names,
+    take_other_size_reads,
 )
 from dealerassist.vision.candidates import (
     JUNCTION,
@@ -88,19 +88,19 @@ class Thresholds:
     back_distance: float = 12.0  # mean per-value Lab distance to the nearest enrolled back corner
     settled: float = 0.99  # a read this sure outweighs rival names of one card or one print ...
     rival: float = 0.97  # ... when none of them reaches this
-    look_again: float = 0.3  # a corner's best read from this sure up to accept is looked at again ...
-    look_again_sure: int = 4  # ... and stands when this many of its 15 windows reach accept
-    anew_again_sure: int = 5  # an unsure new name (print step, named size) looked at again the same way
-    at_print: float = 0.9  # a corner moved to where its window's print lies names a card this sure
+    unsure: float = 0.3  # a corner's best read from this sure up to accept is looked at again ...
+    confirm_windows: int = 4  # ... and stands when this many of its 15 windows reach accept
+    confirm_new_name_windows: int = 5  # the same for an unsure new name (at the print, at the named size)
+    new_name: float = 0.9  # a window at the print or at the named size brings a new name this sure
     other_sizes: float = 0.001  # index probability at a first size that earns the others a read
     both_prints: float = 0.5  # unsure reads from this sure name a card when its two prints agree
     fan_middle: float = 0.8  # two windows between a fan's neighbours name its middle card this sure
     glimpse: float = 0.2  # index probability from which a corner that left no card seen is looked at closer
 
     def __post_init__(self) -> None:
-        for name in ("look_again_sure", "anew_again_sure"):
-            if not 1 <= getattr(self, name) <= LOOK_AGAIN_WINDOWS:
-                raise ValueError(f"{name} must be 1..{LOOK_AGAIN_WINDOWS}, not {getattr(self, name)}")
+        for name in ("confirm_windows", "confirm_new_name_windows"):
+            if not 1 <= getattr(self, name) <= AROUND_WINDOWS:
+                raise ValueError(f"{name} must be 1..{AROUND_WINDOWS}, not {getattr(self, name)}")
 
 
 @dataclass
@@ -310,34 +310,34 @@ class CardReader:
         return found + [s for s in glimpsed if s.card is not None]
 
     def _look_twice(self, look: FirstLook) -> list[int]:
-        """The second looks (see ``amend``), read in one pass; the rows that now name a card.
+        """The second looks, in the order of ``amend``'s cascade; the rows that now name a card.
 
-        Each step chooses its windows from the first look alone. A read confirmed around an unsure
-        corner stands first (placed as found, then with a square corner leaned as a measured one
-        beside it), then a surer read at a size the first look left out; a new name at
-        the print, then at the size of the cards named nearby, only where the row is still
-        unnamed by then (and, at the named size, where its own unsure read names no other card),
-        and where it is still unnamed after those, an unsure new name confirmed
-        by the windows around it (a pass of their own); last, the unsure reads left that agree at
-        a card's two prints.
+        Every pass but the look around unsure new names chooses its windows from the first look
+        alone, so those windows are sampled and read together; then each pass decides in turn.
         """
         t, window, net = self.thresholds, self.deck.window, self.deck.net
-        again = look_again(look, t.look_again, t.accept)
-        sheared = look_again_sheared(look, t.look_again, t.accept)
-        moved = at_the_print(look, t.accept, window)
-        resized = at_other_sizes(look, t.other_sizes, t.accept)
-        sized = at_named_size(look, t.accept, moved, resized)
-        read_second_looks(look, [again, sheared, moved, resized, sized], net, window, t.accept)
-        confirmed_rows = confirmed(look, again, t.accept, t.look_again_sure)
-        confirmed_rows += confirmed_sheared(look, sheared, t.accept, t.look_again_sure, confirmed_rows)
-        other_rows = named_at_other_size(look, resized, t.accept)
-        anew = named_anew(look, moved, t.at_print, t.accept)
-        anew += named_anew(look, sized, t.at_print, t.accept, contrary=t.look_again)
-        unsure_anew = new_names_again(look, [moved, sized], t.look_again, t.at_print, t.accept)
-        read_second_looks(look, [unsure_anew], net, window, t.accept)
-        anew += confirmed_anew(look, unsure_anew, t.accept, t.anew_again_sure)
-        both = named_at_both_prints(look, self.deck.aspect, t.both_prints, t.accept)
-        return [*confirmed_rows, *other_rows, *anew, *both]
+        around_unsure = around_unsure_reads(look, t.unsure, t.accept)
+        around_leaned = around_unsure_reads_leaned(look, t.unsure, t.accept)
+        at_print = at_the_print(look, t.accept, window)
+        other_sizes = at_other_sizes(look, t.other_sizes, t.accept)
+        named_size = at_named_size(look, t.accept, at_print, other_sizes)
+        read_second_looks(
+            look, [around_unsure, around_leaned, at_print, other_sizes, named_size], net, window, t.accept
+        )
+        confirmed_rows = confirm_unsure_reads(look, around_unsure, t.accept, t.confirm_windows)
+        confirmed_rows += confirm_leaned_reads(
+            look, around_leaned, t.accept, t.confirm_windows, confirmed_rows
+        )
+        other_size_rows = take_other_size_reads(look, other_sizes, t.accept)
+        new_name_rows = take_new_names(look, at_print, t.new_name, t.accept)
+        new_name_rows += take_new_names(look, named_size, t.new_name, t.accept, contrary=t.unsure)
+        around_new_names = around_unsure_new_names(
+            look, [at_print, named_size], t.unsure, t.new_name, t.accept
+        )
+        read_second_looks(look, [around_new_names], net, window, t.accept)
+        new_name_rows += confirm_new_names(look, around_new_names, t.accept, t.confirm_new_name_windows)
+        both_print_rows = name_at_both_prints(look, self.deck.aspect, t.both_prints, t.accept)
+        return [*confirmed_rows, *other_size_rows, *new_name_rows, *both_print_rows]
 
     def _backs(
         self, frame: np.ndarray, filled: np.ndarray, corners: list[tuple[Corner, list[float]]]

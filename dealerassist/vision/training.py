@@ -293,7 +293,7 @@ def scene_samples(
         frame, truth = make_scene(design, rng)
         # Not the corners across a notch: the few found on the tables of a design without a dark
         # border are nearly all elsewhere than an index, and taught as nothing there they cost the
-        # networks reads (docs/vision.md, the round of "corners across a notch").
+        # networks reads.
         candidates = find_candidates(frame, aspect, rank_box, window, notches=False).candidates
         if not candidates:
             continue

@@ -1,14 +1,13 @@
 """The features of index windows, worked out in compiled loops, several windows side by side.
 
-The same numbers came from whole-array OpenCV and numpy passes over all of a frame's windows
-stacked; each of those passes reads and writes planes far larger than the processor's caches,
-and a frame makes some sixty of them. Here a batch of windows (``LANES``) is worked at a time,
-and every step is done for the same pixel of each of them in turn: the innermost loops run
-across windows, where the processor does several at once. Each window's sums are still taken
-in the order the library calls took them - OpenCV's area pooling adds a block's pixels row by
-row in runs of four, numpy's sums pair their terms - so every feature is the value the stacked
-passes gave, to the last bit, and decks enrolled before read as they did. ``window_features``
-in ``indexnet`` hands the windows over pixel-major and turns the kernel's columns into rows.
+Whole-array OpenCV and numpy passes over a frame's stacked windows read and write planes far
+larger than the processor's caches, some sixty a frame. Here a batch of windows (``LANES``) is
+worked at a time, each step done for the same pixel of each of them in turn: the innermost loops
+run across windows, where the processor does several at once. Each window's sums are taken in
+the order those library calls take them (OpenCV's area pooling adds a block's pixels row by row
+in runs of four, numpy's sums pair their terms), so every feature equals theirs to the last bit
+and a deck reads the same whichever computes its features. ``window_features`` in ``indexnet``
+hands the windows over pixel-major and turns the kernel's columns into rows.
 """
 
 from __future__ import annotations

@@ -110,7 +110,7 @@ def test_a_second_look_around_an_unsure_corner_reads_small_blurred_cards(
     # at a card left unread, to see the second look alone.
     _without_closer_look(monkeypatch)
     alone = Thresholds(both_prints=1.01)
-    first_look_only = CardReader(deck, replace(alone, look_again=1.01))
+    first_look_only = CardReader(deck, replace(alone, unsure=1.01))
     both_looks = CardReader(deck, alone)
     rng = np.random.default_rng(20261130)
     codes = [card.code for card in FULL_DECK]
@@ -220,8 +220,8 @@ def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
     _without_fans(monkeypatch)
     # No name at the print, and none from the windows around an unsure one there either.
     with monkeypatch.context() as switched_off:
-        switched_off.setattr(reader_module, "new_names_again", lambda *_: amend._no_windows())
-        unmoved = set(_by_card(CardReader(deck, Thresholds(at_print=1.01)).read(frame)))
+        switched_off.setattr(reader_module, "around_unsure_new_names", lambda *_: amend._no_windows())
+        unmoved = set(_by_card(CardReader(deck, Thresholds(new_name=1.01)).read(frame)))
     found = _by_card(CardReader(deck).read(frame))
     _named_by_the_step_alone(unmoved, found, truth, moved, alone=False)  # another fan card may join
 
@@ -280,7 +280,9 @@ def test_a_corner_whose_sizes_are_all_off_the_named_cards_is_read_at_theirs(
     # The step on its own: the windows around an unsure new name would name some of these too,
     # and the print step's zero-mean windows seed 830's 2H.
     _without_shaped_print(monkeypatch)
-    _named_by_switching_on(deck, design, monkeypatch, seed, sized, "at_named_size", ("new_names_again",))
+    _named_by_switching_on(
+        deck, design, monkeypatch, seed, sized, "at_named_size", ("around_unsure_new_names",)
+    )
 
 
 # Generated scenes where a card is found only by its print's ink, at a size far off the named
@@ -308,9 +310,9 @@ def test_an_ink_corner_whose_size_is_off_the_named_cards_is_read_at_theirs(
 
 
 def _without_leaned_look(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No second look leaned as a measured neighbour (``amend.look_again_sheared``): it names
+    """No second look leaned as a measured neighbour (``amend.around_unsure_reads_leaned``): it names
     some cards a step names, once that step is off."""
-    monkeypatch.setattr(reader_module, "look_again_sheared", lambda *_: amend._no_windows())
+    monkeypatch.setattr(reader_module, "around_unsure_reads_leaned", lambda *_: amend._no_windows())
 
 
 # Scenes where a card in a stepped row is named by one second look alone:
@@ -359,7 +361,7 @@ def test_an_unsure_new_name_named_by_the_windows_around_it(
     deck, design, monkeypatch: pytest.MonkeyPatch, seed: int, named: str
 ) -> None:
     _without_glimpses(monkeypatch)  # a glimpse's closer look may name it once the look around is off
-    _named_by_switching_on(deck, design, monkeypatch, seed, named, "new_names_again")
+    _named_by_switching_on(deck, design, monkeypatch, seed, named, "around_unsure_new_names")
 
 
 def _without_closer_look(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -604,7 +606,7 @@ def test_a_read_at_another_size_names_the_row_only_when_sure_and_surer(read: flo
     look = _look_at_a_junction_and_an_outline(0.5)
     other = amend.at_other_sizes(look, seen=0.001, accept=0.9)
     other.names, other.probability = ["QS"], np.array([read])
-    raised = amend.named_at_other_size(look, other, accept=0.9)
+    raised = amend.take_other_size_reads(look, other, accept=0.9)
     assert raised == ([0] if named else [])
     assert (look.names[0], look.heights[0]) == (("QS", 120.0) if named else ("7D", 80.0))
     assert look.names[1] == "KS"
@@ -658,7 +660,7 @@ def test_unsure_reads_of_one_name_at_a_cards_two_prints_name_it(
     second_name: str, second_at: tuple[float, float], second_turn: float, size: float, named: bool
 ) -> None:
     look, aspect = _look_at_two_prints(second_name, second_at, second_turn, size)
-    raised = amend.named_at_both_prints(look, aspect, unsure=0.6, accept=0.9)
+    raised = amend.name_at_both_prints(look, aspect, unsure=0.6, accept=0.9)
     assert raised == ([0, 1] if named else [])
     assert (look.probability >= 0.9).tolist() == [named, named]
 
@@ -666,13 +668,13 @@ def test_unsure_reads_of_one_name_at_a_cards_two_prints_name_it(
 def test_a_corner_projected_to_the_far_print_does_not_confirm_the_read_it_came_from() -> None:
     # Its place is the first corner's size guess carried along the edges: agreeing is no evidence.
     look, aspect = _look_at_two_prints("7D", (200.0, 240.0), 180.0, 140.0, PROJECTED)
-    assert amend.named_at_both_prints(look, aspect, unsure=0.6, accept=0.9) == []
+    assert amend.name_at_both_prints(look, aspect, unsure=0.6, accept=0.9) == []
     assert look.probability.tolist() == pytest.approx([0.7, 0.65])
 
 
 def test_reads_below_the_unsure_level_name_nothing_at_both_prints() -> None:
     look, aspect = _look_at_two_prints("7D", (200.0, 240.0), 180.0, 140.0)
-    assert amend.named_at_both_prints(look, aspect, unsure=0.68, accept=0.9) == []
+    assert amend.name_at_both_prints(look, aspect, unsure=0.68, accept=0.9) == []
     assert look.probability.tolist() == pytest.approx([0.7, 0.65])
 
 
@@ -802,10 +804,10 @@ def _look_at_an_unsure_square_corner(
 def test_an_unsure_square_corner_is_looked_at_again_leaned_as_a_measured_corner_beside_it(
     x_axis: tuple[float, float], y_axis: np.ndarray
 ) -> None:
-    chosen = amend.look_again_sheared(
+    chosen = amend.around_unsure_reads_leaned(
         _look_at_an_unsure_square_corner(x_axis, y_axis), unsure=0.3, accept=0.9
     )
-    assert chosen.rows.tolist() == [0] * amend.LOOK_AGAIN_WINDOWS and chosen.cards == ["7D"] * 15
+    assert chosen.rows.tolist() == [0] * amend.AROUND_WINDOWS and chosen.cards == ["7D"] * 15
     assert np.allclose(chosen.x_axes, [1.0, 0.0]) and np.allclose(chosen.y_axes, _leaned(100.0))
     assert sorted(set(chosen.sizes.tolist())) == [96.0, 100.0, 104.0]
 
@@ -826,7 +828,7 @@ def test_an_unsure_square_corner_is_looked_at_again_leaned_as_a_measured_corner_
 def test_an_unsure_corner_is_not_leaned_without_a_measured_corner_beside_it_to_lean_as(
     look: amend.FirstLook,
 ) -> None:
-    assert len(amend.look_again_sheared(look, unsure=0.3, accept=0.9).rows) == 0
+    assert len(amend.around_unsure_reads_leaned(look, unsure=0.3, accept=0.9).rows) == 0
 
 
 def test_a_look_with_no_corners_is_leaned_nowhere() -> None:
@@ -845,16 +847,16 @@ def test_a_look_with_no_corners_is_leaned_nowhere() -> None:
         best=[],
         index_kind=np.zeros(0),
     )
-    assert len(amend.look_again_sheared(look, unsure=0.3, accept=0.9).rows) == 0
+    assert len(amend.around_unsure_reads_leaned(look, unsure=0.3, accept=0.9).rows) == 0
 
 
 def test_a_corner_named_by_its_leaned_windows_takes_their_lean_unless_named_before() -> None:
     look = _look_at_an_unsure_square_corner()
-    chosen = amend.look_again_sheared(look, unsure=0.3, accept=0.9)
+    chosen = amend.around_unsure_reads_leaned(look, unsure=0.3, accept=0.9)
     chosen.probability = np.array([0.95] * 4 + [0.5] * 11)  # four of the fifteen sure
-    assert amend.confirmed_sheared(look, chosen, accept=0.9, needed=4, done=[0]) == []
+    assert amend.confirm_leaned_reads(look, chosen, accept=0.9, needed=4, done=[0]) == []
     assert look.probability[0] == pytest.approx(0.7) and look.y_axes[0].tolist() == [0.0, 1.0]
-    assert amend.confirmed_sheared(look, chosen, accept=0.9, needed=4, done=[]) == [0]
+    assert amend.confirm_leaned_reads(look, chosen, accept=0.9, needed=4, done=[]) == [0]
     assert look.probability[0] == pytest.approx(0.95)
     assert np.allclose(look.y_axes[0], _leaned(100.0))
     assert np.allclose(look.candidates[0].corner.y_axis, _leaned(100.0))
@@ -882,14 +884,14 @@ def test_a_new_name_at_the_named_size_does_not_overrule_the_corners_own_unsure_r
     look = _look_beside_named_cards()
     look.names[2], look.probability[2] = own_read, 0.8  # unsure, worth a second look
     sized = _new_names([2], ["7H"], [0.95], across=0.0)
-    raised = amend.named_anew(look, sized, level=0.9, accept=0.9, contrary=0.3)
+    raised = amend.take_new_names(look, sized, level=0.9, accept=0.9, contrary=0.3)
     assert raised == ([2] if named else [])
     assert (look.names[2], look.probability[2]) == (("7H", 0.95) if named else ("8C", 0.8))
 
 
 def test_a_contrary_read_below_the_unsure_level_does_not_hold_a_new_name_back() -> None:
     look = _look_beside_named_cards()  # row 2 reads 7H at 0.2
-    raised = amend.named_anew(look, _new_names([2], ["9S"], [0.95], across=0.0), 0.9, 0.9, contrary=0.3)
+    raised = amend.take_new_names(look, _new_names([2], ["9S"], [0.95], across=0.0), 0.9, 0.9, contrary=0.3)
     assert raised == [2] and look.names[2] == "9S"
 
 
@@ -912,13 +914,13 @@ def test_an_unsure_new_name_is_looked_at_again_around_its_window_for_that_name()
     look = _look_beside_named_cards()
     moved = _new_names([2, 3, 4, 0], ["7H", "7C", "2S", "KS"], [0.7, 0.3, 0.97, 0.8], across=6.0)
     sized = _new_names([2, 5], ["7D", "QD"], [0.6, 0.55], across=-4.0)
-    again = amend.new_names_again(look, [moved, sized], unsure=0.5, level=0.95, accept=0.9)
+    again = amend.around_unsure_new_names(look, [moved, sized], unsure=0.5, level=0.95, accept=0.9)
     # Row 2's surer window of the two, row 5's only one; row 3 reads too low, row 4 is sure
     # already (named by its step), row 0 is named by the first look.
-    windows = amend.LOOK_AGAIN_WINDOWS
+    windows = amend.AROUND_WINDOWS
     assert again.rows.tolist() == [2] * windows + [5] * windows
     assert again.cards == ["7H"] * windows + ["QD"] * windows
-    middle = again.points[amend._LOOK_AGAIN_MIDDLE :: windows]
+    middle = again.points[amend._AROUND_MIDDLE :: windows]
     assert middle.tolist() == [[506.0, 100.0], [1096.0, 100.0]]
     assert sorted(set(again.sizes.tolist())) == pytest.approx([105.0 * 0.96, 105.0, 105.0 * 1.04])
 
@@ -929,9 +931,9 @@ def test_a_new_name_looked_at_again_stands_only_where_enough_windows_read_it(
 ) -> None:
     look = _look_beside_named_cards()
     moved = _new_names([2], ["8H"], [0.7], across=6.0)
-    again = amend.new_names_again(look, [moved], unsure=0.5, level=0.95, accept=0.9)
+    again = amend.around_unsure_new_names(look, [moved], unsure=0.5, level=0.95, accept=0.9)
     again.probability = np.array([0.99, 0.98, 0.97, 0.96, 0.91][:sure_windows] + [0.6] * (15 - sure_windows))
-    raised = amend.confirmed_anew(look, again, accept=0.9, needed=5)
+    raised = amend.confirm_new_names(look, again, accept=0.9, needed=5)
     assert raised == ([2] if named else [])
     if named:  # at the 5th surest window's level, where its middle window lies, at its size
         assert (look.names[2], look.probability[2], look.heights[2]) == ("8H", 0.91, 105.0)
@@ -941,7 +943,7 @@ def test_a_new_name_looked_at_again_stands_only_where_enough_windows_read_it(
 
 
 @pytest.mark.parametrize("sure", [0, 16])
-@pytest.mark.parametrize("name", ["look_again_sure", "anew_again_sure"])
+@pytest.mark.parametrize("name", ["confirm_windows", "confirm_new_name_windows"])
 def test_a_second_look_needs_between_one_and_all_of_its_windows(name: str, sure: int) -> None:
     with pytest.raises(ValueError, match=rf"{name} must be 1\.\.15, not {sure}"):
         Thresholds(**{name: sure})
