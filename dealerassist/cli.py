@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        use_config_dir(args.config)
+        use_config_dir(getattr(args, "config", None))
         return int(handler(args) or 0)
     except DealerAssistError as exc:
         print(f"dealerassist: error: {exc}", file=sys.stderr)

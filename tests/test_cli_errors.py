@@ -210,7 +210,7 @@ CASES = [
             (
                 "unknown-deck",
                 _table('deck = "standard-52"', 'deck = "std"'),
-                ("t.toml", "table.deck", "known decks"),
+                ("t.toml", "table.deck", "no such deck file (known: pairs-and-up-52, shoe-6, standard-52"),
             ),
             (
                 "bad-option",
