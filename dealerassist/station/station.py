@@ -242,9 +242,11 @@ def _link(name: str, probe: Callable[[], Mapping[str, Any]]) -> dict[str, Any]:
     except Exception as exc:  # a health check reports a broken probe, it never raises
         log.exception("health probe %s failed", name)
         return {"up": False, "url": "", "problem": f"status probe failed: {exc}"}
-    link = {"up": bool(status.get("ok")), "url": status.get("url", "")}
-    if "line" in status:
-        link["line"] = dict(status["line"])
+    from firmware_bridge.shoe.health import FIGURES
+
+    link: dict[str, Any] = {"up": bool(status.get("ok")), "url": status.get("url", "")}
+    if all(name in status for name in FIGURES):
+        link["line"] = {name: status[name] for name in FIGURES}
     return link
 
 
@@ -254,7 +256,7 @@ def _shoe_probe(reader: Any) -> Callable[[], Mapping[str, Any]]:
             "ok": reader.link_up,
             "url": reader.config.url,
             "cards": reader.stats.get("cards", 0),
-            "line": reader.line_figures(),
+            **reader.line_figures(),  # flat: the status page shows each as a figure of the row
         }
 
     return probe

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Final
 
 TROUBLES: Final = ("discarded", "naks", "refusals", "resyncs", "reconnects")
+FIGURES: Final = (*TROUBLES, "per_minute")
 WINDOW_S: Final = 60.0
 
 

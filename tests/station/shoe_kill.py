@@ -32,6 +32,7 @@ from typing import Any
 from dealerassist.core.cards import Card
 from dealerassist.core.decks import load_deck
 from dealerassist.core.tables import load_table
+from dealerassist.errors import DealerAssistError
 from dealerassist.events import CardRead, Event
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.tracker import events as ev
@@ -145,7 +146,14 @@ class Croupier:
             station_side = Pit(log, [self.config])
             while not self.wants_card():
                 for event in self.next_inputs():
-                    station_side.handle(self.table, event)
+                    try:
+                        station_side.handle(self.table, event)
+                    except DealerAssistError as exc:
+                        snap = station_side.tracker(self.table).snapshot()
+                        raise AssertionError(
+                            f"the station's table parted from the reference: it refused {event.kind} "
+                            f"({exc}); it is in round {snap['round_id']} {snap['phase']}"
+                        ) from None
                     self.reference.handle(self.table, event)
         finally:
             log.close()
@@ -165,6 +173,7 @@ def run_with_kills(workdir: Path, game: str, kills: int, seed: int) -> KillRepor
     EventLog(db).close()  # creating a log is not one transaction: a kill then would be a storage test
     croupier = Croupier(table_file, seed)
     report = KillReport()
+    station: StationProcess | None = None
     try:
         while True:
             if shoe.pending() == 0:
@@ -175,26 +184,32 @@ def run_with_kills(workdir: Path, game: str, kills: int, seed: int) -> KillRepor
             wait_for(lambda: shoe.pending() == 0, timeout=30, what="the shoe's cards taken after the restart")
             _check_restored(station.healthz() or health, croupier, report)
             if report.kills >= kills:
-                station.kill()  # what it logged so far is what is checked
                 break
-            deals = rng.randint(0, 4)
-            while deals and croupier.wants_card():
-                card = croupier.next_card()
-                number = shoe.deal(card)
-                assert number is not None
-                croupier.dealt(card, shoe.boot_id, number)
-                report.cards += 1
-                deals -= 1
-                if deals:
-                    time.sleep(rng.uniform(0.0, 0.05))
+            _deal_some(shoe, croupier, rng, report)
             time.sleep(rng.choice([0.0, rng.uniform(0.0, 0.02), rng.uniform(0.0, 0.3)]))
             station.kill()
             report.kills += 1
     finally:
+        if station is not None and station.proc.poll() is None:
+            station.kill()  # what it logged so far is what is checked
         shoe.stop()
     _check_log(db, croupier, shoe, report)
     report.seconds = time.monotonic() - began
     return report
+
+
+def _deal_some(shoe: ShoeEmulator, croupier: Croupier, rng: random.Random, report: KillReport) -> None:
+    """Up to four cards the round wants, a few milliseconds apart (the kill follows the last)."""
+    deals = rng.randint(0, 4)
+    while deals and croupier.wants_card():
+        card = croupier.next_card()
+        number = shoe.deal(card)
+        assert number is not None
+        croupier.dealt(card, shoe.boot_id, number)
+        report.cards += 1
+        deals -= 1
+        if deals:
+            time.sleep(rng.uniform(0.0, 0.05))
 
 
 def _check_restored(health: dict[str, Any], croupier: Croupier, report: KillReport) -> None:

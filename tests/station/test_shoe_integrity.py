@@ -110,3 +110,29 @@ def test_a_frame_from_newer_firmware_is_refused_once_and_cards_behind_it_flow(
     protocol = [m for code, m in alarms(station) if code == "device-alarm"]
     assert len(protocol) == 1 and "shoe protocol: refused unknown" in protocol[0]
     assert station.shoes[TABLE].line_figures()["refusals"] == 1
+
+
+def test_line_trouble_shows_in_health_and_alarms_past_the_threshold(tmp_path: Path) -> None:
+    shoe = ShoeEmulator(deck="pairs-and-up-52", seed=5, heartbeat=0.2, retransmit=0.1)
+    shoe.serve_tcp("127.0.0.1", 0)
+    shoe.start()
+    data = table_data("pairs-and-up", shoe.url)
+    data["devices"]["shoe"]["line_alarm_per_minute"] = 5
+    table = check_table(table_from_mapping(data, "pairs-and-up (test)"))
+    station = Station([table], tmp_path / "data", shoe_silence_s=1.5)
+    station.start()
+    try:
+        wait_for(lambda: station.shoes[TABLE].link_up, what="shoe link up")
+        for _ in range(4):
+            shoe.inject("bad-crc")
+            shoe.deal()  # each damaged card is NAKed and resent whole
+        wait_for(lambda: shoe.pending() == 0, what="every card through")
+        line = station.health()["tables"][TABLE]["devices"]["shoe"]["line"]
+        assert line["discarded"] == 4 and line["naks"] == 4 and line["per_minute"] == 8
+        figures = station.device_probes()[f"shoe:{TABLE}"]()
+        assert figures["naks"] == 4  # the status page shows each figure in the shoe's row
+        messages = [m for code, m in alarms(station) if code == "device-alarm"]
+        assert len(messages) == 1 and "shoe line-health: " in messages[0]
+    finally:
+        station.stop()
+        shoe.stop()
