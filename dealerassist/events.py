@@ -238,7 +238,7 @@ class DeviceAlarm(Event):
 
     kind: ClassVar[str] = "device-alarm"
     device: DeviceName
-    code: Literal["reset", "protocol", "line-health"]
+    code: Literal["reset", "gap", "protocol", "line-health"]
     detail: str = ""
 
 

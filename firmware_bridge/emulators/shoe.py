@@ -53,8 +53,16 @@ from firmware_bridge.shoe.messages import (
 LINE_FAULTS: Final = ("garbage", "bad-crc", "drop", "duplicate", "truncate", "disconnect", "silence")
 SHOE_FAULTS: Final = ("jam", "empty", "cover-open", "unreadable")
 # Firmware faults: a frame type or status code from newer firmware, the last card number sent
-# again with another card, a power cycle (its HELLO lost with "reboot-quiet").
-FIRMWARE_FAULTS: Final = ("unknown-type", "unknown-status", "repeat-card", "reboot", "reboot-quiet")
+# again with another card, a card counted but never sent, a power cycle (its HELLO lost with
+# "reboot-quiet").
+FIRMWARE_FAULTS: Final = (
+    "unknown-type",
+    "unknown-status",
+    "repeat-card",
+    "lose-card",
+    "reboot",
+    "reboot-quiet",
+)
 FAULTS: Final = LINE_FAULTS + SHOE_FAULTS + FIRMWARE_FAULTS
 MODEL: Final = "DA-EMU-SHOE"
 T_FUTURE: Final = 0x13  # a message type this protocol version does not define
@@ -248,6 +256,9 @@ class ShoeEmulator(DeviceEmulator):
             self._queue(T_STATUS, bytes((FUTURE_STATUS,)) + _now_ms().to_bytes(8, "big") + b"future")
         elif fault == "repeat-card":
             self._repeat_with_another_card()
+        elif fault == "lose-card":
+            self.cards_drawn += 1  # counted, never queued: the host must notice the gap
+            self._save()
         elif fault in ("reboot", "reboot-quiet"):
             self._reboot(hello=fault == "reboot")
         else:

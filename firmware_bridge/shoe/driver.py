@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 
 RECENT_CARDS_KEPT = 64
 HELLO_RETRY_S = 0.5
+STALL_S = 3.0  # heartbeats counting more cards than arrived for this long: a gap, re-handshake
 _UNKNOWN = object()
 
 
@@ -86,6 +87,7 @@ class ShoeReader:
         self._pending_check: tuple[int | None, int] | None = None
         self._checked: tuple[int | None, int] | None = None
         self._hello_asked_at = -float("inf")
+        self._behind_since: float | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -294,11 +296,26 @@ class ShoeReader:
             )
             return
         self._drawn_reported = beat.cards_drawn
+        self._check_gap(port, protocol, beat.cards_drawn)
 
-    def _resync(self, port: serial.SerialBase, protocol: ShoeProtocol, why: str) -> None:
-        """The shoe was reset without a HELLO reaching us: ask for one, and raise the alarm once."""
+    def _check_gap(self, port: serial.SerialBase, protocol: ShoeProtocol, drawn: int) -> None:
+        """Cards the shoe counts but never sends: a stop-and-wait shoe repeats its card in flight
+        every 250 ms, so a count that stays ahead for ``STALL_S`` is a gap, not a card on its way."""
+        now = time.monotonic()
+        if drawn <= self._last_card:
+            self._behind_since = None
+        elif self._behind_since is None:
+            self._behind_since = now
+        elif now - self._behind_since > STALL_S:
+            self._behind_since = now
+            why = f"the shoe counts {drawn} card(s) drawn but the last received is #{self._last_card}"
+            self._resync(port, protocol, why, "gap")
+
+    def _resync(self, port: serial.SerialBase, protocol: ShoeProtocol, why: str, code: str = "reset") -> None:
+        """The shoe was reset without a HELLO reaching us, or fell behind: ask for a HELLO (which
+        also makes it resend its frame in flight), and raise the alarm once."""
         if self._ask_hello(port, protocol):
-            self._device_alarm("reset", f"{why}: re-handshaking", why)
+            self._device_alarm(code, f"{why}: re-handshaking", why)
 
     def _ask_hello(self, port: serial.SerialBase, protocol: ShoeProtocol) -> bool:
         now = time.monotonic()
@@ -324,6 +341,7 @@ class ShoeReader:
                 return False
         if not self._deliver(card, boot):
             return False
+        self._behind_since = None
         if number > self._last_card:
             self._last_card = number
             self._recent[number] = card.card

@@ -136,3 +136,18 @@ def test_line_trouble_shows_in_health_and_alarms_past_the_threshold(tmp_path: Pa
     finally:
         station.stop()
         shoe.stop()
+
+
+def test_a_card_counted_but_never_sent_is_a_gap_alarm(station: Station, shoe: ShoeEmulator) -> None:
+    deal(shoe, station, CARDS[:2])
+    shoe.inject("lose-card")  # card #3 is counted in the heartbeats but never sent
+    gap = wait_for(
+        lambda: [m for code, m in alarms(station) if code == "device-alarm" and "gap" in m],
+        timeout=15,
+        what="the heartbeat gap alarm",
+    )
+    assert "3 card(s) drawn but the last received is #2" in gap[0]
+    deal(shoe, station, CARDS[2:])  # numbered 4.. : the table deals them and names the missing #3
+    assert dealt(station) == CARDS
+    missing = [m for code, m in alarms(station) if code == "shoe-sequence"]
+    assert len(missing) == 1 and "#3 were drawn but never received" in missing[0]
