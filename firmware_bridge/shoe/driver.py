@@ -282,13 +282,13 @@ class ShoeReader:
         self._last_message = None
 
     def _check_heartbeat(self, port: serial.SerialBase, protocol: ShoeProtocol, beat: Heartbeat) -> None:
-        known = self.device.boot_id if self.device is not None else self._boot
+        known = self._boot  # the power-up of the last HELLO or version-2 card
         if beat.boot_id is not None and known is not None and beat.boot_id != known:
             self._resync(
                 port, protocol, f"the shoe's heartbeat names boot {beat.boot_id:08X}, not {known:08X}"
             )
             return
-        if known == self._boot and beat.cards_drawn < self._last_card:
+        if beat.cards_drawn < self._last_card:
             self._resync(
                 port,
                 protocol,
