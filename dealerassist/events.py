@@ -171,7 +171,8 @@ class CardRead(Event):
     are assigned by the tracker in dealing order. ``confidence`` is 0..1 (1.0 for shoe and manual).
     ``track`` is the camera's name for one physical card while it stays in view: it is how the
     tracker tells a card read again from another card of the same code (multi-deck shoes, Pairs &
-    Up's aces), e.g. a hidden twin turned face up.
+    Up's aces), e.g. a hidden twin turned face up. ``shoe_boot`` and ``shoe_sequence`` name a shoe
+    card exactly once (the shoe's power-up and its card counter): a table deals each pair once.
     """
 
     kind: ClassVar[str] = "card-read"
@@ -182,6 +183,7 @@ class CardRead(Event):
     position: str | None = None
     snapshot: str | None = None
     shoe_sequence: int | None = None
+    shoe_boot: int | None = None
     device_time: str | None = None
     track: str | None = None
 
@@ -227,6 +229,17 @@ class DeviceLink(Event):
     up: bool
     detail: str = ""
     url: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeviceAlarm(Event):
+    """Trouble on a link that stays up: an unannounced device reset, a message the host refused,
+    a line whose error rate crossed its threshold. Raises an alarm a supervisor acknowledges."""
+
+    kind: ClassVar[str] = "device-alarm"
+    device: DeviceName
+    code: Literal["reset", "gap", "protocol", "line-health"]
+    detail: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

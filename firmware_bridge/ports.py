@@ -69,13 +69,14 @@ class DeviceConfig:
     stopbits: float = 1
     dtr: bool | None = None
     rts: bool | None = None
+    line_alarm_per_minute: int = 60  # line troubles per minute that raise a line-health alarm
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], source: str) -> DeviceConfig:
         """Validate a parsed TOML table; ``source`` names the file (and section) in every error."""
         if not isinstance(data, Mapping):
             raise ConfigError(source, "-", "a device must be a table with at least url = '...'")
-        known = {"url", "baudrate", "bytesize", "parity", "stopbits", "dtr", "rts"}
+        known = {"url", "baudrate", "bytesize", "parity", "stopbits", "dtr", "rts", "line_alarm_per_minute"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise ConfigError(
@@ -109,6 +110,11 @@ class DeviceConfig:
             if value is not None and not isinstance(value, bool):
                 raise ConfigError(source, key, f"must be true or false (or left out), got {value!r}")
             lines[key] = value
+        threshold = data.get("line_alarm_per_minute", 60)
+        if not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 1:
+            raise ConfigError(
+                source, "line_alarm_per_minute", f"must be a whole number of 1 or more, got {threshold!r}"
+            )
         return cls(
             url=url.strip(),
             baudrate=baudrate,
@@ -117,6 +123,7 @@ class DeviceConfig:
             stopbits=stopbits,
             dtr=lines["dtr"],
             rts=lines["rts"],
+            line_alarm_per_minute=threshold,
         )
 
     @classmethod

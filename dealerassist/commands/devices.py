@@ -73,6 +73,8 @@ def describe(event: Event) -> str:
         if data["up"]:
             return f"LINK UP   {data['device']}: {data['detail']}"
         return f"LINK DOWN {data['device']}: {data['detail']}  ** ALARM **"
+    if event.kind == "device-alarm":
+        return f"ALARM     {data['device']} {data['code']}: {data['detail']}  ** ALARM **"
     return f"{event.kind.upper():9} {json.dumps(data)}"
 
 
@@ -101,7 +103,8 @@ def _watch_shoe(args: argparse.Namespace) -> int:
         pass
     finally:
         reader.stop()
-    counts = ", ".join(f"{k} {v}" for k, v in sorted(reader.stats.items()) if v)
+    stats = {**reader.stats, **{f"line {k}": v for k, v in reader.line_figures().items()}}
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(stats.items()) if v)
     print(f"stopped: {counts or 'nothing received'}", flush=True)
     return 0
 

@@ -138,7 +138,15 @@ class Station:
     def _start_shoe(self, table: StationTable, feed: Callable[[Event], None]) -> None:
         from firmware_bridge.shoe.driver import ShoeReader
 
-        reader = ShoeReader(table.serial["shoe"], table.table_id, feed, silence_timeout=self.shoe_silence_s)
+        config = table.serial["shoe"]
+        reader = ShoeReader(
+            config,
+            table.table_id,
+            feed,
+            silence_timeout=self.shoe_silence_s,
+            resume=self.pit.tracker(table.table_id).shoe_position(),
+            line_alarm_per_minute=config.line_alarm_per_minute,
+        )
         reader.start()
         self._stoppers.insert(0, reader.stop)
         self.shoes[table.table_id] = reader
@@ -225,7 +233,8 @@ class Station:
         return probes
 
     def health(self) -> dict[str, Any]:
-        """Per table: every device link (up or not, its URL), the round, open alarms; and the log."""
+        """Per table: every device link (up or not, its URL, the shoe's line trouble counts), the round,
+        open alarms; and the log."""
         tables: dict[str, Any] = {}
         links: dict[str, dict[str, Any]] = {}
         for name, probe in self.device_probes().items():
@@ -267,12 +276,22 @@ def _link(name: str, probe: Callable[[], Mapping[str, Any]]) -> dict[str, Any]:
     except Exception as exc:  # a health check reports a broken probe, it never raises
         log.exception("health probe %s failed", name)
         return {"up": False, "url": "", "problem": f"status probe failed: {exc}"}
-    return {"up": bool(status.get("ok")), "url": status.get("url", "")}
+    from firmware_bridge.shoe.health import FIGURES
+
+    link: dict[str, Any] = {"up": bool(status.get("ok")), "url": status.get("url", "")}
+    if all(name in status for name in FIGURES):
+        link["line"] = {name: status[name] for name in FIGURES}
+    return link
 
 
 def _shoe_probe(reader: Any) -> Callable[[], Mapping[str, Any]]:
     def probe() -> Mapping[str, Any]:
-        return {"ok": reader.link_up, "url": reader.config.url, "cards": reader.stats.get("cards", 0)}
+        return {
+            "ok": reader.link_up,
+            "url": reader.config.url,
+            "cards": reader.stats.get("cards", 0),
+            **reader.line_figures(),  # flat: the status page shows each as a figure of the row
+        }
 
     return probe
 

@@ -19,6 +19,7 @@ from dealerassist.events import (
     CardRemoved,
     CardSource,
     DealerButton,
+    DeviceAlarm,
     DeviceLink,
     Event,
     EventError,
@@ -39,6 +40,7 @@ from dealerassist.tracker.roundbook import (
     SetDice,
     settlement_dicts,
 )
+from dealerassist.tracker.shoeposition import ShoePosition
 
 DEFAULT_RECOGNITION_THRESHOLD = 0.9
 
@@ -76,6 +78,7 @@ class TableEngine:
         self.book: RoundBook | None = None
         self.settlement: Settlement | None = None
         self.reads_seen = 0
+        self.shoe = ShoePosition()
         self.leading: list[Event] = []
         self._reset_round_state()
         self._handlers: dict[str, Callable[[Any], list[Event]]] = {
@@ -98,6 +101,7 @@ class TableEngine:
             "meta": self._nothing,
             "shoe-status": self._shoe_status,
             "device-link": self._device_link,
+            "device-alarm": self._device_alarm,
         }
 
     def _reset_round_state(self) -> None:
@@ -151,6 +155,9 @@ class TableEngine:
             conditions=dict(self.alarms.conditions),
             alarms_raised=self.alarms.raised,
             reads_seen=self.reads_seen,
+            shoe_boot=self.shoe.boot,
+            shoe_sequence=self.shoe.sequence,
+            shoe_recent=self.shoe.to_record(),
         )
 
     def restore(self, state: ev.TableState) -> None:
@@ -163,6 +170,7 @@ class TableEngine:
         self.alarms.conditions = dict(state.conditions)
         self.alarms.raised = state.alarms_raised
         self.reads_seen = state.reads_seen
+        self.shoe = ShoePosition.from_record(state.shoe_boot, state.shoe_sequence, state.shoe_recent)
 
     # --- round lifecycle -------------------------------------------------------------------
 
@@ -365,6 +373,41 @@ class TableEngine:
         return read.card is None or read.confidence < self.threshold
 
     def _card_read(self, read: CardRead) -> list[Event]:
+        if not ShoePosition.applies(read):
+            return self._table_read(read)
+        verdict, skipped = self.shoe.judge(read)
+        if verdict == "repeat":
+            raise RuleViolation(
+                "shoe-repeat", f"shoe card #{read.shoe_sequence} was received before: not dealt again"
+            )
+        if verdict == "conflict":
+            return [self._shoe_conflict(read)]
+        out = self._table_read(read)  # may refuse: then the tracker notes the read (note_refused_read)
+        if skipped:
+            first = self.shoe.sequence + 1
+            missing = f"#{first}" if skipped == 1 else f"#{first}..#{first + skipped - 1}"
+            message = f"shoe card(s) {missing} were drawn but never received: check the discard rack"
+            out.insert(
+                0, self.alarms.raise_alarm("shoe-sequence", "critical", message, self.round_id or None)
+            )
+        self.shoe.advance(read)
+        return out
+
+    def note_refused_read(self, read: CardRead) -> None:
+        """A shoe read the game refused (no round open, say) still moves the shoe's position."""
+        if ShoePosition.applies(read):
+            self.shoe.advance(read)
+
+    def _shoe_conflict(self, read: CardRead) -> ev.Alarm:
+        return self.alarms.raise_alarm(  # neither card is named: one of them may be a hidden dealer card
+            "shoe-sequence",
+            "critical",
+            f"shoe card #{read.shoe_sequence} arrived again as a different card than first received "
+            "under that number: not dealt; check the shoe and the cards on the layout",
+            self.round_id or None,
+        )
+
+    def _table_read(self, read: CardRead) -> list[Event]:
         if read.position is not None:
             self._position(read.kind, read.position)
             if self.status not in ("open", "settled") or (read.card is None and not read.face_up):
@@ -596,6 +639,13 @@ class TableEngine:
             return []
         message = f"{event.device} link down" + (f": {event.detail}" if event.detail else "")
         return [self.alarms.raise_alarm("device-link", "critical", message, self.round_id or None, condition)]
+
+    def _device_alarm(self, event: DeviceAlarm) -> list[Event]:
+        condition = f"device-alarm:{event.device}:{event.code}"
+        if self.alarms.has_condition(condition):
+            return []
+        message = f"{event.device} {event.code}" + (f": {event.detail}" if event.detail else "")
+        return [self.alarms.raise_alarm("device-alarm", "warning", message, self.round_id or None, condition)]
 
     # --- views -----------------------------------------------------------------------------
 

@@ -23,6 +23,8 @@ AlarmCode = Literal[
     "low-confidence",
     "device-link",
     "shoe-status",
+    "shoe-sequence",
+    "device-alarm",
     "progressive",
 ]
 Severity = Literal["info", "warning", "critical"]
@@ -290,6 +292,9 @@ class TableState(Event):
     conditions: dict[str, str] = dc_field(default_factory=dict)
     alarms_raised: int = 0
     reads_seen: int = 0
+    shoe_boot: int | None = None
+    shoe_sequence: int = 0
+    shoe_recent: dict[str, str] = dc_field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -322,6 +327,7 @@ INPUT_KINDS = frozenset(
         "dealer-button",
         "shoe-status",
         "device-link",
+        "device-alarm",
         "meta",
     }
 )

@@ -16,12 +16,19 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from dealerassist.errors import ConfigError, DealerAssistError
-from dealerassist.events import Event, EventError, event_from_dict
+from dealerassist.events import CardRead, Event, EventError, event_from_dict
 from dealerassist.games import game_class
 from dealerassist.games.base import Game, TableRules
 from dealerassist.storage.eventlog import EventLog, LogRecord
 from dealerassist.tracker.engine import TableEngine, refusal
-from dealerassist.tracker.events import INPUT_KINDS, RoundOpen, TableConfigured, TableState, Wager
+from dealerassist.tracker.events import (
+    INPUT_KINDS,
+    Refused,
+    RoundOpen,
+    TableConfigured,
+    TableState,
+    Wager,
+)
 
 log = logging.getLogger(__name__)
 Subscriber = Callable[[LogRecord], None]
@@ -84,6 +91,11 @@ class Tracker:
             after = checkpoint.seq
         for record in self.log.records(after=after, table=self.table):
             event = record.event
+            if isinstance(event, Refused):
+                refused = _refused_read(event)
+                if refused is not None:
+                    engine.note_refused_read(refused)
+                continue
             if event.kind not in INPUT_KINDS:
                 continue
             try:
@@ -130,6 +142,8 @@ class Tracker:
                 self.engine = self._rebuild()
                 data = sent if sent is not None else event.to_dict()
                 self._commit([refusal(self.table, event.kind, data, exc, self.engine.round_id or None)])
+                if isinstance(event, CardRead):
+                    self.engine.note_refused_read(event)
                 raise
             except Exception:
                 self.engine = self._rebuild()
@@ -191,3 +205,19 @@ class Tracker:
     @property
     def round_id(self) -> int:
         return self.engine.round_id
+
+    def shoe_position(self) -> tuple[int | None, int]:
+        """The shoe power-up and card number the table last took (what a restarted driver resumes from)."""
+        with self._lock:
+            return self.engine.shoe.boot, self.engine.shoe.sequence
+
+
+def _refused_read(event: Refused) -> CardRead | None:
+    """The card read a ``refused`` record kept, if it was one (undecodable inputs were refused too)."""
+    if event.input_kind != "card-read":
+        return None
+    try:
+        read = event_from_dict(dict(event.input))
+    except EventError:
+        return None
+    return read if isinstance(read, CardRead) else None

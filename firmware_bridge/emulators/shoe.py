@@ -8,7 +8,8 @@ an unplug, and injects faults on command. Run standalone::
     python -m firmware_bridge.emulators.shoe --tcp 7001 --auto 2 --state /tmp/shoe0.json
 
 With ``--state`` the shoe keeps its memory (cards left, counters, frames not yet acknowledged) in a
-file, so stopping and restarting the emulator is a cable pull, not a new shoe.
+file, so stopping and restarting the emulator is a cable pull, not a new shoe. ``--version 1``
+makes it an old-firmware shoe (no boot id in cards and heartbeats, no REFUSE).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from firmware_bridge.emulators.base import DeviceEmulator, add_cable_arguments, 
 from firmware_bridge.shoe.crc import crc16_ccitt_false
 from firmware_bridge.shoe.framing import EOF_BYTE, SOF, Frame, FrameDecoder, encode_frame, stuff
 from firmware_bridge.shoe.messages import (
+    PROTOCOL_VERSION,
+    REFUSE_REASONS,
     STATUS_BY_NAME,
     T_ACK,
     T_BUTTON,
@@ -37,9 +40,11 @@ from firmware_bridge.shoe.messages import (
     T_HEARTBEAT,
     T_HELLO,
     T_NAK,
+    T_REFUSE,
     T_STATUS,
     button_payload,
     card_payload,
+    card_payload_v2,
     heartbeat_payload,
     hello_payload,
     status_payload,
@@ -47,8 +52,21 @@ from firmware_bridge.shoe.messages import (
 
 LINE_FAULTS: Final = ("garbage", "bad-crc", "drop", "duplicate", "truncate", "disconnect", "silence")
 SHOE_FAULTS: Final = ("jam", "empty", "cover-open", "unreadable")
-FAULTS: Final = LINE_FAULTS + SHOE_FAULTS
+# Firmware faults: a frame type or status code from newer firmware, the last card number sent
+# again with another card, a card counted but never sent, a power cycle (its HELLO lost with
+# "reboot-quiet").
+FIRMWARE_FAULTS: Final = (
+    "unknown-type",
+    "unknown-status",
+    "repeat-card",
+    "lose-card",
+    "reboot",
+    "reboot-quiet",
+)
+FAULTS: Final = LINE_FAULTS + SHOE_FAULTS + FIRMWARE_FAULTS
 MODEL: Final = "DA-EMU-SHOE"
+T_FUTURE: Final = 0x13  # a message type this protocol version does not define
+FUTURE_STATUS: Final = 9
 
 
 @dataclass
@@ -72,8 +90,13 @@ class ShoeEmulator(DeviceEmulator):
         retransmit: float = 0.25,
         state: str | Path | None = None,
         auto_deal: float = 0.0,
+        version: int = PROTOCOL_VERSION,
     ) -> None:
         super().__init__(baudrate=baudrate, name="shoe")
+        self.version = version  # what this firmware speaks; it falls back to the host's if lower
+        self.speaking = version
+        self.host_version: int | None = None  # what the host's ACK of our HELLO agreed
+        self.refused: list[tuple[int, str]] = []  # (frame type, reason) of every REFUSE received
         self.deck = load_deck(deck)
         self.rng = random.Random(seed)
         self.boot_id = random.SystemRandom().getrandbits(32)  # a new power-up even with the same seed
@@ -84,7 +107,8 @@ class ShoeEmulator(DeviceEmulator):
         self.shuffle()
         self.cards_drawn = 0
         self.acked: list[int] = []
-        self.drawn: dict[int, Card | None] = {}
+        self.drawn: dict[int, Card | None] = {}  # this power-up's cards by number
+        self.history: list[tuple[int, int, Card | None]] = []  # (boot id, number, card) of every card
         self.naks_received = 0
         self.retransmissions = 0
         self._outbox: deque[Frame] = deque()
@@ -137,6 +161,29 @@ class ShoeEmulator(DeviceEmulator):
 
     # --- I/O thread ----------------------------------------------------------------------------------
 
+    def reboot(self, *, hello: bool = True) -> None:
+        """A power cycle of a shoe without memory: new boot id, counters from zero, unsent frames
+        gone. ``hello=False`` loses its HELLO on the line (the host must notice by itself)."""
+        self.call(lambda: self._reboot(hello))
+
+    def _reboot(self, hello: bool) -> None:
+        self.boot_id = random.SystemRandom().getrandbits(32)
+        self.cards_drawn = 0
+        self.drawn = {}
+        self._next_seq = 1
+        self._outbox.clear()
+        self._in_flight = None
+        self.speaking = self.version
+        self._decoder = FrameDecoder()
+        self._save()
+        if hello:
+            self._say_hello()
+
+    def _card_payload(self, sequence: int, card: Card | None) -> bytes:
+        if self.speaking >= 2:
+            return card_payload_v2(sequence, card, _now_ms(), self.boot_id)
+        return card_payload(sequence, card, _now_ms())
+
     def _deal(self, card: str | Card | None, unreadable: bool) -> int | None:
         if card is not None:
             drawn: Card | None = card if isinstance(card, Card) else Card.parse(card)
@@ -150,7 +197,8 @@ class ShoeEmulator(DeviceEmulator):
         self.cards_drawn += 1
         sequence = self.cards_drawn
         self.drawn[sequence] = None if unreadable else drawn
-        self._queue(T_CARD, card_payload(sequence, self.drawn[sequence], _now_ms()))
+        self.history.append((self.boot_id, sequence, self.drawn[sequence]))
+        self._queue(T_CARD, self._card_payload(sequence, self.drawn[sequence]))
         return sequence
 
     def _queue(self, kind: int, payload: bytes) -> None:
@@ -202,8 +250,27 @@ class ShoeEmulator(DeviceEmulator):
             self._unplug(seconds)
         elif fault == "silence":
             self._silent_until = time.monotonic() + seconds
+        elif fault == "unknown-type":
+            self._queue(T_FUTURE, b"\x01\x02\x03")
+        elif fault == "unknown-status":
+            self._queue(T_STATUS, bytes((FUTURE_STATUS,)) + _now_ms().to_bytes(8, "big") + b"future")
+        elif fault == "repeat-card":
+            self._repeat_with_another_card()
+        elif fault == "lose-card":
+            self.cards_drawn += 1  # counted, never queued: the host must notice the gap
+            self._save()
+        elif fault in ("reboot", "reboot-quiet"):
+            self._reboot(hello=fault == "reboot")
         else:
             self._faults.append(fault)
+
+    def _repeat_with_another_card(self) -> None:
+        """Send the last card number again with a card it did not have (a firmware fault)."""
+        if not self.cards_drawn:
+            raise ValueError("repeat-card needs a card drawn first")
+        first = self.drawn.get(self.cards_drawn)
+        other = next(c for c in self.deck.cards() if c != first)
+        self._queue(T_CARD, self._card_payload(self.cards_drawn, other))
 
     def on_connect(self) -> None:
         self._decoder = FrameDecoder()
@@ -215,16 +282,24 @@ class ShoeEmulator(DeviceEmulator):
         for item in self._decoder.feed(data):
             if not isinstance(item, Frame):
                 continue
-            if item.type == T_ACK and self._in_flight and item.seq == self._in_flight.frame.seq:
+            if item.type == T_ACK and item.seq == 0 and item.payload:
+                self.host_version = item.payload[0]  # the host's answer to our HELLO
+            elif item.type == T_ACK and self._in_flight and item.seq == self._in_flight.frame.seq:
                 if self._in_flight.frame.type == T_CARD:
                     self.acked.append(int.from_bytes(self._in_flight.frame.payload[:4], "big"))
                 self._in_flight = None
                 self._save()
+            elif item.type == T_REFUSE and self.speaking >= 2 and len(item.payload) >= 2:
+                self.refused.append((item.payload[1], REFUSE_REASONS.get(item.payload[0], "?")))
+                if self._in_flight is not None and item.seq == self._in_flight.frame.seq:
+                    self._in_flight = None  # understood and refused: never sent again
+                    self._save()
             elif item.type == T_NAK:
                 self.naks_received += 1
                 if self._in_flight is not None:
                     self._in_flight.sent_at = 0.0
             elif item.type == T_HELLO:
+                self.speaking = min(self.version, item.payload[0] if item.payload else 1)
                 self._say_hello()
                 if self._in_flight is not None:
                     self._in_flight.sent_at = 0.0  # a host that just opened the port flushed it
@@ -237,11 +312,12 @@ class ShoeEmulator(DeviceEmulator):
                 self.shuffle()  # the unattended dealer refills an empty shoe after it reported empty
         if self.connected and now - self._last_heartbeat >= self.heartbeat and now >= self._silent_until:
             self._last_heartbeat = now
-            self.send(encode_frame(Frame(0, T_HEARTBEAT, heartbeat_payload(self.cards_drawn))))
+            boot = self.boot_id if self.speaking >= 2 else None
+            self.send(encode_frame(Frame(0, T_HEARTBEAT, heartbeat_payload(self.cards_drawn, boot))))
         self._pump(now)
 
     def _say_hello(self) -> None:
-        self.send(encode_frame(Frame(0, T_HELLO, hello_payload(self.boot_id, MODEL))))
+        self.send(encode_frame(Frame(0, T_HELLO, hello_payload(self.boot_id, MODEL, self.speaking))))
 
     def _pump(self, now: float) -> None:
         """Send the head of the queue, or repeat it when its ACK is overdue (stop-and-wait)."""
@@ -336,6 +412,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baud", type=int, default=None, help="pace output like a real line at this baud")
     parser.add_argument("--state", help="keep the shoe's memory in this file so a restart loses no card")
     parser.add_argument("--auto", type=float, default=0.0, metavar="SECONDS", help="deal a card every N s")
+    parser.add_argument(
+        "--version", type=int, default=PROTOCOL_VERSION, help="protocol version the firmware speaks"
+    )
     args = parser.parse_args(argv)
     emu = ShoeEmulator(
         deck=args.deck,
@@ -344,6 +423,7 @@ def main(argv: list[str] | None = None) -> int:
         baudrate=args.baud,
         state=args.state,
         auto_deal=args.auto,
+        version=args.version,
     )
     where_text = plug_in(emu, args)
     emu.start()

@@ -109,7 +109,9 @@ def test_run_against_emulators_reports_health_through_a_cable_pull(
     try:
         url = process.url()
         _, body = wait_for(lambda: (r := _healthz(url))[0] == 200 and r, what="healthy")
-        assert body["tables"]["pu-1"]["devices"]["shoe"] == {"up": True, "url": shoe.url}
+        assert body["tables"]["pu-1"]["devices"]["shoe"]["up"] is True
+        assert body["tables"]["pu-1"]["devices"]["shoe"]["url"] == shoe.url
+        assert body["tables"]["pu-1"]["devices"]["shoe"]["line"]["naks"] == 0
         assert body["tables"]["pu-1"]["devices"]["sign"] == {"up": True, "url": sign.url}
         assert body["log"]["ok"] is True
 

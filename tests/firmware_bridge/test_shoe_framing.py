@@ -11,15 +11,22 @@ from firmware_bridge.shoe.framing import MAX_PAYLOAD, Frame, FrameDecoder, Frame
 from firmware_bridge.shoe.messages import (
     T_ACK,
     T_CARD,
+    T_HEARTBEAT,
     T_HELLO,
     T_NAK,
+    T_REFUSE,
     T_STATUS,
     CardDrawn,
     DaShoeProtocol,
+    Heartbeat,
+    Hello,
     Malformed,
     StatusReport,
     card_payload,
+    card_payload_v2,
     decode_message,
+    heartbeat_payload,
+    refuse_payload,
     status_payload,
 )
 
@@ -152,3 +159,34 @@ def test_bit_flips_never_pass_as_a_different_frame(frame: Frame, flips: list[tup
 def test_protocol_feed_never_raises(data: bytes) -> None:
     out = DaShoeProtocol().feed(data)
     assert all(hasattr(o, "reason") or hasattr(o, "link_seq") for o in out)
+
+
+def test_version_2_greeting_answer_and_refusal_bytes() -> None:
+    protocol = DaShoeProtocol()
+    assert protocol.greeting() == bytes.fromhex("7e 00 01 02 df ef 7f")
+    assert protocol.acknowledge(Hello(2, 0xB007, "X")) == bytes.fromhex("7e 00 06 02 46 78 7f")
+    refused = Malformed("unknown message type 0x13", 5, "unknown-type", 0x13)
+    assert protocol.reject(refused) == bytes.fromhex("7e 05 16 01 13 d8 25 7f")
+
+
+def test_a_version_1_shoe_gets_an_ack_for_a_refused_frame_and_an_unknown_version_a_refusal() -> None:
+    protocol = DaShoeProtocol()
+    protocol.acknowledge(Hello(1, 0xB007, "OLD"))
+    assert protocol.reject(Malformed("x", 5, "unknown-type", 0x13)) == encode_frame(Frame(5, T_ACK))
+    answer = protocol.acknowledge(Hello(9, 0xB007, "NEW"))
+    assert answer == encode_frame(Frame(0, T_REFUSE, refuse_payload("unsupported-version", T_HELLO)))
+
+
+def test_version_2_frames_carry_the_boot_id_and_other_sizes_are_refused() -> None:
+    card = decode_message(Frame(4, T_CARD, card_payload_v2(7, Card.parse("AS"), T0, 0xCAFE)))
+    assert card == CardDrawn(7, Card.parse("AS"), T0, link_seq=4, boot_id=0xCAFE)
+    beat = decode_message(Frame(0, T_HEARTBEAT, heartbeat_payload(7, 0xCAFE)))
+    assert beat == Heartbeat(7, boot_id=0xCAFE)
+    assert decode_message(Frame(0, T_HEARTBEAT, heartbeat_payload(7))) == Heartbeat(7)
+    odd = decode_message(Frame(4, T_CARD, card_payload(7, Card.parse("AS"), T0) + b"\x00"))
+    assert isinstance(odd, Malformed) and odd.refusal == "bad-payload" and odd.frame_type == T_CARD
+    status = decode_message(Frame(4, T_STATUS, bytes((9,)) + T0.to_bytes(8, "big")))
+    assert isinstance(status, Malformed) and status.refusal == "unknown-status"
+    assert decode_message(Frame(4, 0x13, b"")) == Malformed(
+        "unknown message type 0x13", 4, "unknown-type", 0x13
+    )

@@ -53,7 +53,9 @@ def test_links_come_up_and_health_names_every_device(station: Station, shoe: Sho
     wait_for(lambda: station.health()["ok"], what="shoe and sign links up")
     health = station.health()
     table = health["tables"]["pu-1"]
+    line = table["devices"]["shoe"].pop("line")
     assert table["devices"]["shoe"] == {"up": True, "url": shoe.url}
+    assert set(line) == {"discarded", "naks", "refusals", "resyncs", "reconnects", "per_minute"}
     assert table["devices"]["sign"]["up"] is True
     assert table["progressive"]["amount"] == 100_000
     assert health["log"]["ok"] and health["log"]["last_seq"] >= 1
