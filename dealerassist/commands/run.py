@@ -89,16 +89,18 @@ def _run(args: argparse.Namespace) -> int:
             server = DashboardServer(app, args.host, args.port)
         except OSError as exc:
             raise RunError(f"cannot listen on {args.host}:{args.port}: {exc} (try --port)") from None
-        server.start()
-        station.on_stop(server.stop)
-        log.info("dashboard on %s, health at %shealthz", server.url, server.url)
-        if not station.users_path.exists() or _no_accounts(station):
-            log.warning(
-                "no dashboard accounts yet: create the first admin with "
-                "'dealerassist users add NAME --role admin --users %s'",
-                station.users_path,
-            )
+        # The handlers go in before the line that tells a supervisor (or a test) the station is up:
+        # a SIGTERM any time after it stops the station cleanly, never the default way.
         with stop_on_signals(threading.Event()) as stop:
+            server.start()
+            station.on_stop(server.stop)
+            log.info("dashboard on %s, health at %shealthz", server.url, server.url)
+            if not station.users_path.exists() or _no_accounts(station):
+                log.warning(
+                    "no dashboard accounts yet: create the first admin with "
+                    "'dealerassist users add NAME --role admin --users %s'",
+                    station.users_path,
+                )
             while not stop.wait(1.0):
                 pass
         log.info("stopping")

@@ -31,10 +31,10 @@ from typing import Any
 
 from dealerassist.core.cards import Card
 from dealerassist.core.decks import load_deck
-from dealerassist.core.tables import load_table
 from dealerassist.errors import DealerAssistError
 from dealerassist.events import CardRead, Event
 from dealerassist.storage.eventlog import EventLog
+from dealerassist.tablefiles.tables import load_table
 from dealerassist.tracker import events as ev
 from dealerassist.tracker.pit import Pit
 from firmware_bridge.emulators.shoe import ShoeEmulator

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from dealerassist.core.tables import table_from_mapping
 from dealerassist.station.station import Station
 from dealerassist.station.tables import check_table
+from dealerassist.tablefiles.tables import table_from_mapping
 from dealerassist.tracker import events as ev
 from firmware_bridge.emulators.shoe import ShoeEmulator
 from tests.station.helpers import table_data, wait_for
