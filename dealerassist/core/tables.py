@@ -42,7 +42,9 @@ from dealerassist.games.option_values import fraction_of_one, yes_no
 
 TABLES_DIR = CONFIG_DIR / "tables"
 _TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
-KNOWN_SECTIONS = frozenset({"table", "limits", "paytables", "options", "devices", "progressive", "vision"})
+KNOWN_SECTIONS = frozenset(
+    {"table", "limits", "paytables", "options", "devices", "progressive", "vision", "dashboard"}
+)
 # The tracker reads these with float() and bool(): a quoted "false" would be true there.
 TRACKER_OPTION_CHECKS: Mapping[str, Callable[[str, object], object]] = {
     "recognition_threshold": fraction_of_one,

@@ -86,3 +86,13 @@ def test_missing_paths_and_empty_directories_are_named(tmp_path: Path) -> None:
     empty.mkdir()
     assert "no table files" in _error([empty]).problem
     assert _error([]).key == "--table"
+
+
+def test_trusted_proxies_are_read_and_a_bad_one_is_named(tmp_path: Path) -> None:
+    data = table_data("three-card-poker", "socket://127.0.0.1:7001")
+    data["dashboard"] = {"trusted_proxies": ["127.0.0.1", "10.1.0.0/24"]}
+    [table] = load_tables([write_table(tmp_path / "t.toml", data)])
+    assert table.trusted_proxies == ("127.0.0.1", "10.1.0.0/24")
+    data["dashboard"] = {"trusted_proxies": ["nginx.local"]}
+    error = _error([write_table(tmp_path / "t.toml", data)])
+    assert error.key == "dashboard.trusted_proxies" and "'nginx.local' is not an IP address" in error.problem
