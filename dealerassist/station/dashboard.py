@@ -96,6 +96,9 @@ class DashboardServer:
             outbuf_overflow=OUTPUT_HIGH_WATERMARK,
             channel_timeout=60,
             ident="dealerassist",
+            # The app's own TrustedProxies middleware decides whose X-Forwarded-* to believe
+            # (configured by --trusted-proxy); waitress must pass the headers through untouched.
+            clear_untrusted_proxy_headers=False,
         )
         self.host = host
         self.port = int(self.server.effective_port)

@@ -195,15 +195,18 @@ class Fanout:
         *,
         table: str | None = None,
         owner: str = "",
+        owner_limit: int | None = None,
     ) -> Subscription:
         """A subscription to records after ``after`` that pass ``accept`` (``table``: only that
-        table's records are read from the log), or ``TooManyStreams``."""
+        table's records are read from the log), or ``TooManyStreams``. ``owner`` may hold
+        ``owner_limit`` streams (default ``per_owner``)."""
         sub = Subscription(self, after, accept or (lambda _r: True), table, owner)
+        limit = self.per_owner if owner_limit is None else owner_limit
         with self._lock:
             if len(self._clients) >= self.total:
                 raise TooManyStreams(f"the dashboard already serves {self.total} live streams")
-            if owner and sum(1 for c in self._clients if c.owner == owner) >= self.per_owner:
-                raise TooManyStreams(f"this session already has {self.per_owner} live streams open")
+            if owner and sum(1 for c in self._clients if c.owner == owner) >= limit:
+                raise TooManyStreams(f"{limit} live streams are already open for this session")
             self._clients.add(sub)
         return sub
 

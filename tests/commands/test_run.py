@@ -198,6 +198,7 @@ def test_a_port_out_of_range_is_named_without_a_traceback(tmp_path: Path) -> Non
 
 
 def test_run_behind_a_trusted_proxy_throttles_each_browser_and_marks_cookies_secure(tmp_path: Path) -> None:
+    import dealerassist.web.events  # noqa: F401  (the dashboard's user-action records)
     from dealerassist.storage.eventlog import EventLog
     from dealerassist.web.users import UserStore
 
@@ -215,25 +216,24 @@ def test_run_behind_a_trusted_proxy_throttles_each_browser_and_marks_cookies_sec
         status, body = _healthz(url)
         assert status == 200 and str(data_dir) not in json.dumps(body) and "path" not in body["log"]
 
+        class Keep(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args: object, **kwargs: object) -> None:
+                return None
+
+        plain = urllib.request.build_opener(Keep)
+
         def login(name: str, password: str, client: str) -> tuple[int, str]:
-            opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+            """As nginx forwards it: the browser's address and https. The cookie is carried by
+            hand, since a Secure cookie is (rightly) never sent back over plain HTTP by a jar."""
             proxy = {"X-Forwarded-For": client, "X-Forwarded-Proto": "https"}
-            page = (
-                opener.open(urllib.request.Request(url + "login", headers=proxy), timeout=10).read().decode()
-            )
-            token = page.split('name="csrf-token" content="', 1)[1].split('"', 1)[0]
+            with plain.open(urllib.request.Request(url + "login", headers=proxy), timeout=10) as page:
+                cookie = page.headers["Set-Cookie"].split(";", 1)[0]
+                token = page.read().decode().split('name="csrf-token" content="', 1)[1].split('"', 1)[0]
             form = urllib.parse.urlencode({"name": name, "password": password, "csrf_token": token}).encode()
-            request = urllib.request.Request(url + "login", data=form, headers=proxy)
-
-            class Keep(urllib.request.HTTPRedirectHandler):
-                def redirect_request(self, *args: object, **kwargs: object) -> None:
-                    return None
-
+            request = urllib.request.Request(url + "login", data=form, headers={**proxy, "Cookie": cookie})
             try:
-                with urllib.request.build_opener(Keep, urllib.request.HTTPCookieProcessor()).open(
-                    request
-                ) as r:
-                    return r.status, r.headers.get("Set-Cookie", "")
+                with plain.open(request, timeout=10) as response:
+                    return response.status, response.headers.get("Set-Cookie", "")
             except urllib.error.HTTPError as exc:
                 return exc.code, exc.headers.get("Set-Cookie", "")
 

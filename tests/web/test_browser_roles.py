@@ -79,14 +79,22 @@ def _fetch(driver: WebDriver, path: str) -> tuple[int, str]:
     return int(status), str(body)
 
 
+def _dealer_screen(driver: WebDriver, base: str, table: str) -> None:
+    sign_in(driver, base, "dana")
+    driver.get(f"{base}/tables/{table}")
+    wait(driver, lambda: driver.find_element(By.CSS_SELECTOR, "#live.on"), "the stream is connected")
+
+
+def _dealt(received: list[dict]) -> int:
+    return sum(1 for m in received if m["kind"] == "stream" and '"card-dealt"' in m["data"])
+
+
 def test_the_dealers_browser_never_receives_a_hidden_card(
     site: tuple[Dashboard, str], dealer_browser: WebDriver
 ) -> None:
     board, base = site
     driver = dealer_browser
-    sign_in(driver, base, "dana")
-    driver.get(f"{base}/tables/{TCP}")
-    wait(driver, lambda: driver.find_element(By.CSS_SELECTOR, "#live.on"), "the stream is connected")
+    _dealer_screen(driver, base, TCP)
     pit = board.client("dana")
     assert pit.act(TCP, "round-open").status_code == 200
     assert pit.act(TCP, "wager", seat=1, bet="ante", amount=1000).status_code == 200
@@ -100,6 +108,9 @@ def test_the_dealers_browser_never_receives_a_hidden_card(
     wait(driver, lambda: len(driver.find_elements(By.CSS_SELECTOR, "#dealer img.card.back")) == 3, "dealt")
     wait(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#seat-1 .decisions form"), "decisions")
 
+    # The stream a reconnecting screen gets: everything of the table from the log's start.
+    driver.execute_script(f"new EventSource('/stream?table={TCP}&after=0')")
+    wait(driver, lambda: _dealt(_received(driver)) >= 12, "six cards live and six replayed")
     snapshot_status, snapshot = _fetch(driver, f"/api/tables/{TCP}/snapshot")
     records_status, _ = _fetch(driver, "/api/records?after=0")
     replay_status, _ = _fetch(driver, "/tables")
@@ -121,10 +132,9 @@ def test_the_dealers_browser_never_receives_a_hidden_card(
 def test_a_revoked_session_is_refused_at_its_next_request(
     site: tuple[Dashboard, str], dealer_browser: WebDriver
 ) -> None:
-    board, base = site
     driver = dealer_browser
-    sign_in(driver, base, "dana")
-    driver.get(f"{base}/tables/{FCP}")
+    _dealer_screen(driver, site[1], FCP)
+    board, base = site
     assert _fetch(driver, f"/api/tables/{FCP}/snapshot")[0] == 200
     admin = board.client("ada")
     admin.get("/admin/users")

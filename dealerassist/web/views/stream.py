@@ -17,7 +17,7 @@ from flask import Blueprint, Response, current_app, request
 from dealerassist.web.fanout import Dropped, Ended, Subscription, TooManyStreams
 from dealerassist.web.records import is_progressive
 from dealerassist.web.runtime import runtime
-from dealerassist.web.views import audience, client_address, render_error, requires, session_owner
+from dealerassist.web.views import audience, render_error, requires, session_owner
 
 bp = Blueprint("stream", __name__)
 
@@ -77,9 +77,16 @@ def _respond(sub: Subscription, render: Callable[[Any], str | None], alive: Call
     return response
 
 
-def _connect(after: int, accept: Any, table: str | None, owner: str) -> Subscription | Any:
+# The public sign page's streams share one allowance, so anonymous clients cannot take the
+# threads the dealers' and supervisors' screens need.
+SIGN_STREAMS = 32
+
+
+def _connect(
+    after: int, accept: Any, table: str | None, owner: str, limit: int | None = None
+) -> Subscription | Any:
     try:
-        return runtime().fanout.connect(after, accept, table=table, owner=owner)
+        return runtime().fanout.connect(after, accept, table=table, owner=owner, owner_limit=limit)
     except TooManyStreams as exc:
         return render_error(429, "stream", f"{exc}: close another screen first")
 
@@ -126,7 +133,7 @@ def sign() -> Any:
     def render(record: Any) -> str:
         return f"id: {record.seq}\nevent: sign\ndata: {json.dumps(controller.state(), default=str)}\n\n"
 
-    sub = _connect(start, is_progressive, None, f"sign:{client_address()}")
+    sub = _connect(start, is_progressive, None, "sign-screens", SIGN_STREAMS)
     if not isinstance(sub, Subscription):
         return sub
     return _respond(sub, render, lambda: True)
