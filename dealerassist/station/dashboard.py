@@ -114,8 +114,15 @@ class DashboardServer:
         server = self.server
         while not self._stopping.is_set():
             server.asyncore.loop(timeout=1.0, map=server._map, use_poll=True, count=1)
-        server.task_dispatcher.shutdown(timeout=2)
-        wasyncore.close_all(server._map)
+        server.task_dispatcher.shutdown(timeout=5)
+        for channel in list(server._map.values()):
+            if channel is server:  # the listening socket (the server's own close takes the pipe too)
+                wasyncore.dispatcher.close(server)
+            elif channel is not server.trigger:
+                channel.close()
+        # The wake-up pipe goes last, and only once no request thread is left to pull it.
+        if not server.task_dispatcher.threads:
+            server.trigger.close()
 
     def start(self) -> None:
         self._thread.start()
@@ -125,7 +132,11 @@ class DashboardServer:
         if self._fanout is not None:
             self._fanout.end_all()
         self._stopping.set()
-        self.server.pull_trigger()
+        if self._thread.is_alive():
+            try:
+                self.server.pull_trigger()  # wake the loop now rather than at its next one-second turn
+            except OSError:  # the loop closed its sockets already: nothing left to wake
+                pass
         self._thread.join(timeout=10)
 
     shutdown = stop

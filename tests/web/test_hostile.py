@@ -136,6 +136,7 @@ def test_every_route_query_and_header_as_every_role(board: Dashboard, sessions: 
         _check(response, (who, method, url, form))
 
     check()
+    assert board.runtime.fanout.client_count == 0  # every stream opened was freed when closed
 
 
 @pytest.mark.parametrize("value", ["²", "0" * 30, "a\x00b", "9" * 5000])

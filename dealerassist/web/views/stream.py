@@ -9,7 +9,7 @@ message if they fell so far behind that the server cut them off (they then recon
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
@@ -69,9 +69,25 @@ def _events(
         sub.close()
 
 
+class _Body:
+    """The stream's body; closing it frees the subscription even if the server never started
+    reading it (a generator that never ran ignores ``close``, and its slot would be held)."""
+
+    def __init__(self, sub: Subscription, events: Generator[str, None, None]) -> None:
+        self._sub = sub
+        self._events = events
+
+    def __iter__(self) -> Iterator[str]:
+        return self._events
+
+    def close(self) -> None:
+        self._events.close()
+        self._sub.close()
+
+
 def _respond(sub: Subscription, render: Callable[[Any], str | None], alive: Callable[[], bool]) -> Response:
     heartbeat = float(current_app.config.get("SSE_HEARTBEAT", 15.0))
-    response = Response(_events(sub, render, heartbeat, alive), mimetype="text/event-stream")
+    response = Response(_Body(sub, _events(sub, render, heartbeat, alive)), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     return response
