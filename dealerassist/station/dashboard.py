@@ -100,6 +100,7 @@ class DashboardServer:
             # (configured by --trusted-proxy); waitress must pass the headers through untouched.
             clear_untrusted_proxy_headers=False,
         )
+        self.app = app
         self.host = host
         self.port = int(self.server.effective_port)
         self._fanout = runtime.fanout if runtime is not None else None
