@@ -67,7 +67,9 @@ class Site:
         users.add("bench", "dealer", "bench-password-1")
         self.log = EventLog(workdir / "log.sqlite3")
         self.pit = Pit(self.log, [load_table("three-card-poker")])
-        app = create_app(pit=self.pit, log=self.log, users=users, config={"SSE_HEARTBEAT": 1.0})
+        # One signed-in session plays every screen: lift the per-session cap on live streams.
+        config = {"SSE_HEARTBEAT": 1.0, "SSE_STREAMS_PER_SESSION": 64}
+        app = create_app(pit=self.pit, log=self.log, users=users, config=config)
         self.server = serve_in_thread(app, "127.0.0.1", 0)
         self.port = self.server.port
         self.cookie = self._login("bench")

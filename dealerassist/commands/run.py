@@ -43,6 +43,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--host", default="127.0.0.1", help="dashboard address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8080, help="dashboard port (default 8080)")
+    p.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="address or network of a reverse proxy in front of the dashboard (repeatable, e.g. "
+        "127.0.0.1 behind nginx); table files may name more under [dashboard] trusted_proxies",
+    )
     p.add_argument("--check", action="store_true", help="only check the table files and exit")
     p.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     p.set_defaults(handler=_run)
@@ -56,7 +64,7 @@ def configure_logging(level: str) -> None:
         format="%(levelname)s %(name)s: %(message)s",
         force=True,
     )
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    logging.getLogger("waitress").setLevel(logging.WARNING)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -64,7 +72,12 @@ def _run(args: argparse.Namespace) -> int:
     from dealerassist.station.signals import stop_on_signals
     from dealerassist.station.station import Station
     from dealerassist.station.tables import load_tables
+    from dealerassist.web.proxies import parse_proxies
 
+    try:
+        parse_proxies(args.trusted_proxy, "--trusted-proxy")
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
     tables = load_tables([*args.table, *args.tables])
     if args.check:
         for table in tables:
@@ -78,20 +91,20 @@ def _run(args: argparse.Namespace) -> int:
 
         prepare_for_reading()
     station = Station(tables, args.data_dir)
-    try:
-        station.start()  # inside the try: a device that fails to open must not leave the others running
-        if cameras:
-            from dealerassist.vision.process import set_aside_what_is_loaded
-
-            set_aside_what_is_loaded()
-        app = build_dashboard(station)
+    # Signals are caught from before anything starts: a stop that arrives while the station is
+    # still starting (a slow machine) ends it cleanly too, instead of killing it mid-start.
+    with stop_on_signals(threading.Event()) as stop:
         try:
-            server = DashboardServer(app, args.host, args.port)
-        except OSError as exc:
-            raise RunError(f"cannot listen on {args.host}:{args.port}: {exc} (try --port)") from None
-        # The handlers go in before the line that tells a supervisor (or a test) the station is up:
-        # a SIGTERM any time after it stops the station cleanly, never the default way.
-        with stop_on_signals(threading.Event()) as stop:
+            station.start()  # inside the try: a device that fails to open must not leave others running
+            if cameras:
+                from dealerassist.vision.process import set_aside_what_is_loaded
+
+                set_aside_what_is_loaded()
+            app = build_dashboard(station, trusted_proxies=args.trusted_proxy)
+            try:
+                server = DashboardServer(app, args.host, args.port)
+            except OSError as exc:
+                raise RunError(f"cannot listen on {args.host}:{args.port}: {exc} (try --port)") from None
             server.start()
             station.on_stop(server.stop)
             log.info("dashboard on %s, health at %shealthz", server.url, server.url)
@@ -103,9 +116,9 @@ def _run(args: argparse.Namespace) -> int:
                 )
             while not stop.wait(1.0):
                 pass
-        log.info("stopping")
-    finally:
-        station.stop()
+            log.info("stopping")
+        finally:
+            station.stop()
     log.info("stopped; check the log with: dealerassist audit verify --db %s", station.db_path)
     return 0
 

@@ -39,10 +39,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, default=8080, help="port (default 8080)")
     serve.add_argument("--snapshots", help="directory of camera snapshots to show in round timelines")
     serve.add_argument(
-        "--proxies",
-        type=int,
-        default=0,
-        help="reverse proxies in front (e.g. 1 behind nginx): client addresses come from X-Forwarded-For",
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="address or network of a reverse proxy in front (repeatable, e.g. 127.0.0.1 behind nginx): "
+        "its X-Forwarded-For and X-Forwarded-Proto are believed",
     )
     serve.set_defaults(handler=_serve)
     web.set_defaults(handler=lambda _args: web.print_help() or 2)
@@ -106,7 +108,12 @@ def _users_list(args: argparse.Namespace) -> int:
 
 
 def build_table_app(
-    db: str, tables: Sequence[str], users_path: str, *, snapshots: str | None = None, proxies: int = 0
+    db: str,
+    tables: Sequence[str],
+    users_path: str,
+    *,
+    snapshots: str | None = None,
+    proxies: Sequence[str] = (),
 ) -> tuple[Any, list[Any]]:
     """The dashboard over a fresh pit for ``tables`` (with their progressives); returns the app and
     the objects to stop at exit."""
@@ -146,7 +153,7 @@ def build_table_app(
             log=log,
             progressive=controllers or None,
             users=users,
-            config={"SNAPSHOT_DIR": snapshots, "TRUSTED_PROXIES": proxies},
+            config={"SNAPSHOT_DIR": snapshots, "TRUSTED_PROXIES": list(proxies)},
         )
     except BaseException:
         _close(opened)  # nothing serves: stop the meters and close the log before the error shows
@@ -161,7 +168,7 @@ def _close(opened: Sequence[Any]) -> None:
 
 
 def serve_in_thread(app: Any, host: str, port: int) -> Any:
-    """The werkzeug server of a started ``DashboardServer`` (tests and benchmarks drive it directly).
+    """A started ``DashboardServer`` (tests and benchmarks drive it directly).
 
     Call ``server.shutdown()`` to stop it; ``server.port`` is the bound port (useful with ``port=0``).
     """
@@ -169,14 +176,19 @@ def serve_in_thread(app: Any, host: str, port: int) -> Any:
 
     server = DashboardServer(app, host, port)
     server.start()
-    return server.server
+    return server
 
 
 def _serve(args: argparse.Namespace) -> int:
     from dealerassist.station.dashboard import DashboardServer
     from dealerassist.station.signals import stop_on_signals
+    from dealerassist.web.proxies import parse_proxies
     from dealerassist.web.users import UserStore
 
+    try:
+        parse_proxies(args.trusted_proxy, "--trusted-proxy")
+    except ValueError as exc:
+        raise WebError(str(exc)) from None
     users = UserStore(args.users)
     try:
         if users.count() == 0:
@@ -187,7 +199,7 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         users.close()
     app, to_close = build_table_app(
-        args.db, args.table, args.users, snapshots=args.snapshots, proxies=args.proxies
+        args.db, args.table, args.users, snapshots=args.snapshots, proxies=args.trusted_proxy
     )
     try:
         try:

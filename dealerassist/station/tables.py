@@ -33,6 +33,7 @@ class StationTable:
     camera_deck: Path | None = None
     progressive: ProgressiveParams | None = None
     sign_header: Mapping[str, str] = field(default_factory=lambda: dict(SIGN_HEADER))
+    trusted_proxies: tuple[str, ...] = ()
 
     @property
     def table_id(self) -> str:
@@ -83,7 +84,9 @@ def check_table(config: TableConfig) -> StationTable:
     if params is None and config.devices.get("sign") is not None:
         raise ConfigError(source, "devices.sign", "a jackpot sign needs a [progressive] section to show")
     camera_url, camera_deck = camera if camera else (None, None)
-    return StationTable(config, serial, camera_url, camera_deck, params, sign_header)
+    return StationTable(
+        config, serial, camera_url, camera_deck, params, sign_header, _trusted_proxies(config, source)
+    )
 
 
 def _sign_header(body: Mapping[str, Any], source: str) -> tuple[dict[str, str], dict[str, Any]]:
@@ -96,6 +99,27 @@ def _sign_header(body: Mapping[str, Any], source: str) -> tuple[dict[str, str], 
         if problem:
             raise ConfigError(source, f"devices.sign.{key}", problem)
     return header, {k: v for k, v in body.items() if k not in SIGN_HEADER}
+
+
+def _trusted_proxies(config: TableConfig, source: str) -> tuple[str, ...]:
+    """``[dashboard] trusted_proxies = ["127.0.0.1"]``: the reverse proxies in front of the dashboard."""
+    from dealerassist.core.tomlfile import reject_unknown_keys
+    from dealerassist.web.proxies import parse_proxies
+
+    body = config.raw.get("dashboard") or {}
+    if not isinstance(body, Mapping):
+        raise ConfigError(source, "dashboard", "must be a section")
+    reject_unknown_keys(body, source, "dashboard", ("trusted_proxies",))
+    values = body.get("trusted_proxies", [])
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise ConfigError(
+            source, "dashboard.trusted_proxies", 'must be a list of addresses, like ["127.0.0.1"]'
+        )
+    try:
+        parse_proxies(values, "dashboard.trusted_proxies")
+    except ValueError as exc:
+        raise ConfigError(source, "dashboard.trusted_proxies", str(exc).split(": ", 1)[1]) from None
+    return tuple(values)
 
 
 def _camera(config: TableConfig, source: str) -> tuple[str, Path] | None:

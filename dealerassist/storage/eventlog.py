@@ -283,6 +283,18 @@ class EventLog:
         for row in self.rows(after, table):
             yield _decode(row)
 
+    def page(self, after: int = 0, table: str | None = None, limit: int = _PAGE) -> list[LogRecord]:
+        """At most ``limit`` records after ``after`` (optionally of one table): one bounded read, for
+        readers that hold their place between reads (a live stream catching up)."""
+        where, args = (
+            ("seq > ? AND table_id = ?", (after, table)) if table is not None else ("seq > ?", (after,))
+        )
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_COLUMNS} FROM events WHERE {where} ORDER BY seq LIMIT ?", (*args, int(limit))
+            ).fetchall()
+        return [_decode(row) for row in rows]
+
     def rows(
         self, after: int = 0, table: str | None = None, since: str | None = None, until: str | None = None
     ) -> Iterator[tuple]:

@@ -44,7 +44,7 @@ from dealerassist.tablefiles.paytables import load_paytables
 
 _TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 KNOWN_SECTIONS = frozenset(
-    {"table", "limits", "paytables", "options", "devices", "progressive", "vision", "floor"}
+    {"table", "limits", "paytables", "options", "devices", "progressive", "vision", "floor", "dashboard"}
 )
 # The tracker reads these with float() and bool(): a quoted "false" would be true there.
 TRACKER_OPTION_CHECKS: Mapping[str, Callable[[str, object], object]] = {

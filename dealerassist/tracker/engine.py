@@ -477,6 +477,21 @@ class TableEngine:
             return (dealt.position, dealt.index) not in hidden
         return not any(place == DEALER for place, _ in hidden)
 
+    def _read_hidden(self, read_id: str, position: str | None, step: Any) -> bool:
+        """Whether a read waiting for confirmation may be a dealer card still face down.
+
+        A shoe read first in the queue fills the next deal step, so that step decides; one further
+        back could be any card still to come, so it counts as hidden while any dealer card is.
+        """
+        if (
+            position is None
+            and step is not None
+            and self.shoe_queue
+            and self.shoe_queue[0].read_id == read_id
+        ):
+            return step.position == DEALER and not step.face_up
+        return not self._shown(read_id, position)
+
     def _drain_shoe(self) -> list[Event]:
         out: list[Event] = []
         while self.shoe_queue and self.shoe_queue[0].card is not None:
@@ -703,6 +718,8 @@ class TableEngine:
                     "source": p.read.source,
                     "candidates": [p.read.card.code] if p.read.card else [],
                     "confidence": p.read.confidence,
+                    # A read that may be a dealer card still face down: the dashboard hides its card.
+                    "hidden": self._read_hidden(p.read_id, p.read.position, step),
                 }
                 for p in self.pending.values()
             ],

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -25,6 +26,11 @@ from dealerassist.core.money import MoneyError, parse_amount
 from dealerassist.events import Event, EventError, event_from_dict, event_types
 
 SERVER_FIELDS: Final = frozenset({"table", "user", "role"})
+# Longest number texts read: beyond them a value is a typo or an attack (and a 5,000-digit
+# integer is past what Python converts).
+MAX_WHOLE_TEXT: Final = 18
+MAX_AMOUNT_TEXT: Final = 24
+_WHOLE = re.compile(r"^-?[0-9]+$")
 MONEY_FIELDS: Final = frozenset({"amount", "stake", "cents"})
 REASON_FIELDS: Final = frozenset({"reason"})
 # Values the dashboard fixes whatever the client sends: a card typed in is a manual read.
@@ -117,6 +123,10 @@ def _coerce(name: str, value: Any, hint: Any) -> Any:
         return _coerce(name, value, inner[0]) if len(inner) == 1 else value
     if hint is int and name in MONEY_FIELDS:
         if isinstance(value, str):
+            if len(value) > MAX_AMOUNT_TEXT:
+                raise ActionError(
+                    422, name, f"must be a dollar amount like '25' or '$12.50', got {value[:40]!r}"
+                )
             try:
                 return parse_amount(value)
             except MoneyError as exc:
@@ -124,14 +134,16 @@ def _coerce(name: str, value: Any, hint: Any) -> Any:
         return value
     if hint is int and isinstance(value, str):
         text = value.strip()
-        if not text.lstrip("-").isdigit():
-            raise ActionError(422, name, f"must be a whole number, got {value!r}")
+        if len(text) > MAX_WHOLE_TEXT or not _WHOLE.match(text):
+            raise ActionError(422, name, f"must be a whole number, got {value[:40]!r}")
         return int(text)
     if hint is float and isinstance(value, str):
         try:
-            return float(value)
+            if len(value) <= MAX_AMOUNT_TEXT:
+                return float(value)
         except ValueError:
-            raise ActionError(422, name, f"must be a number, got {value!r}") from None
+            pass
+        raise ActionError(422, name, f"must be a number, got {value[:40]!r}")
     if hint is bool and isinstance(value, str):
         if value.lower() not in ("true", "false", "on", "off", "1", "0", "yes", "no"):
             raise ActionError(422, name, f"must be true or false, got {value!r}")

@@ -12,14 +12,15 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, jsonify, request, session
+from flask import Flask, request, session
+from flask.sessions import SecureCookieSessionInterface
 from werkzeug.exceptions import HTTPException
-from werkzeug.middleware.proxy_fix import ProxyFix
 
 from dealerassist.core.money import format_amount
 from dealerassist.web.analytics import percent_text
-from dealerassist.web.fanout import DEFAULT_QUEUE_SIZE, Fanout
+from dealerassist.web.fanout import DEFAULT_PER_OWNER, DEFAULT_QUEUE_SIZE, DEFAULT_TOTAL, Fanout
 from dealerassist.web.history import DEFAULT_SHIFTS
+from dealerassist.web.proxies import TrustedProxies, parse_proxies
 from dealerassist.web.records import when
 from dealerassist.web.runtime import Runtime
 from dealerassist.web.security import CSRF_FIELD, CSRF_HEADER, LoginThrottle, csrf_ok, csrf_token
@@ -47,8 +48,9 @@ def create_app(
     error) for the status page.
     ``config`` may set ``USERS_PATH`` (accounts file, default ``var/users.sqlite3``),
     ``SECRET_KEY``, ``SNAPSHOT_DIR`` (camera snapshots), ``SHIFTS``, ``SSE_HEARTBEAT`` (seconds),
-    ``SSE_QUEUE_SIZE`` (records a browser may lag before it is dropped), ``TRUSTED_PROXIES``
-    (reverse proxies in front, whose X-Forwarded-For is believed) and any Flask setting.
+    ``SSE_QUEUE_SIZE`` (records a browser may lag before it is dropped), ``SSE_STREAMS_PER_SESSION``
+    and ``SSE_STREAMS`` (caps on open streams), ``TRUSTED_PROXIES`` (addresses or networks of the
+    reverse proxies in front, whose X-Forwarded-For and -Proto are believed) and any Flask setting.
     """
     settings = dict(config or {})
     app = Flask(__name__)
@@ -64,7 +66,12 @@ def create_app(
         JSON_SORT_KEYS=False,
     )
     app.config.update(settings)
-    fanout = Fanout(log, queue_size=int(settings.get("SSE_QUEUE_SIZE", DEFAULT_QUEUE_SIZE)))
+    fanout = Fanout(
+        log,
+        queue_size=int(settings.get("SSE_QUEUE_SIZE", DEFAULT_QUEUE_SIZE)),
+        per_owner=int(settings.get("SSE_STREAMS_PER_SESSION", DEFAULT_PER_OWNER)),
+        total=int(settings.get("SSE_STREAMS", DEFAULT_TOTAL)),
+    )
     runtime = Runtime(
         pit=pit,
         log=log,
@@ -81,15 +88,24 @@ def create_app(
     pit.subscribe(fanout.publish)
     for controller in runtime.progressives().values():
         controller.subscribe(fanout.catch_up)
-    proxies = int(settings.get("TRUSTED_PROXIES", 0))
+    proxies = parse_proxies(settings.get("TRUSTED_PROXIES") or (), "TRUSTED_PROXIES")
     if proxies:
-        # Behind nginx every request comes from 127.0.0.1: take the client address from
-        # X-Forwarded-For, or one client's failed logins would throttle everybody.
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)  # type: ignore[method-assign]
+        # Behind nginx every request comes from the proxy: take the client address (for the login
+        # throttle and the log) and the scheme (for Secure cookies) from what the proxy reports.
+        app.wsgi_app = TrustedProxies(app.wsgi_app, proxies)  # type: ignore[method-assign]
+    app.session_interface = _SessionCookie()
     app.jinja_env.filters["when"] = when
     _install_hooks(app)
     _register_blueprints(app)
     return app
+
+
+class _SessionCookie(SecureCookieSessionInterface):
+    """The session cookie is ``Secure`` whenever the browser came over TLS (directly, or through a
+    trusted proxy that said so), as well as when ``SESSION_COOKIE_SECURE`` forces it."""
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
 
 
 def _tables_of(pit: Any) -> dict[str, Any]:
@@ -141,8 +157,7 @@ def _install_hooks(app: Flask) -> None:
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Any:
         app.logger.exception("unhandled error on %s %s", request.method, request.path)
-        if request.path.startswith("/api/"):
-            return jsonify(error="internal", field="-", message=f"server error: {exc}"), 500
+        # Never the exception's text: it may name files, SQL or another user's input.
         return render_error(500, "-", "server error: the problem has been logged")
 
 

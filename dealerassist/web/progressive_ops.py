@@ -14,7 +14,7 @@ from typing import Any
 from dealerassist.core.money import MoneyError, parse_amount
 from dealerassist.errors import ConfigError
 from dealerassist.progressive.params import params_from_dict
-from dealerassist.web.actions import ActionError
+from dealerassist.web.actions import MAX_AMOUNT_TEXT, ActionError
 
 OPERATIONS = ("confirm-paid", "params", "correct")
 PARAM_FIELDS = ("wager", "base", "reset", "increment", "reserve", "limit")
@@ -28,15 +28,15 @@ def _text(body: Mapping[str, Any], name: str) -> str:
 
 
 def _signed_cents(text: str, name: str) -> Fraction:
-    """``+12.34``, ``-5`` or ``12.34`` as signed cents; one sign at most (``--5`` is no amount)."""
-    sign = -1 if text.startswith("-") else 1
-    unsigned = text[1:] if text[:1] in "+-" else text
-    if unsigned[:1] in ("+", "-"):
-        raise ActionError(422, name, f"one sign at most, then the amount: got {text!r}")
+    """``+12.34`` / ``-5`` / ``5``: one sign at most (``--5`` or ``+-5`` is a typo, not an amount)."""
+    sign, rest = (text[0], text[1:]) if text[:1] in ("+", "-") else ("+", text)
     try:
-        return Fraction(sign * parse_amount(unsigned))
-    except MoneyError as exc:
-        raise ActionError(422, name, str(exc)) from None
+        cents = parse_amount(rest) if len(rest) <= MAX_AMOUNT_TEXT else None
+    except MoneyError:
+        cents = None
+    if cents is None:
+        raise ActionError(422, name, f"must be a signed dollar amount like +12.34 or -5, got {text[:40]!r}")
+    return Fraction(-cents if sign == "-" else cents)
 
 
 def run(controller: Any, op: str, body: Mapping[str, Any], *, user: str, role: str) -> dict[str, Any]:

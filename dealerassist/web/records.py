@@ -12,15 +12,6 @@ _SHOWN_APART = frozenset({"kind", "table", "user", "role", "round_id", "reason"}
 _LONGEST = 200
 
 
-def record_json(record: Any) -> dict[str, Any]:
-    return {
-        "seq": record.seq,
-        "recorded_at": record.recorded_at,
-        "hash": record.hash,
-        "event": record.event.to_dict(),
-    }
-
-
 def is_progressive(record: Any) -> bool:
     return str(record.event.kind).startswith(PROGRESSIVE_PREFIX)
 

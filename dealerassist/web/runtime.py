@@ -80,6 +80,11 @@ class Runtime:
         cfg = self.tables.get(table_id)
         return str(cfg.rules.game) if cfg is not None else ""
 
+    def end_streams(self, session_keys: list[str]) -> None:
+        """Close the live streams of sessions that were just ended."""
+        if session_keys:
+            self.fanout.end_owners(set(session_keys))
+
     def record_user_action(
         self, user: User | None, action: str, *, table: str = PIT_WIDE, client: str = "", **detail: Any
     ) -> Any:

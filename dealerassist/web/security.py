@@ -64,13 +64,24 @@ class _Failures:
     last: float = 0.0
 
 
+def login_keys(name: str, client: str) -> tuple[str, str, str]:
+    """What a login attempt counts against: the name from this client, the client, and the name.
+
+    Kept apart so one client cannot lock out others: its wrong passwords for a name lock only
+    that name from that client; the client alone is locked after many more failures (guessing
+    across names), and the name alone only after failures from many clients.
+    """
+    return f"account:{name}@{client}", f"client:{client}", f"name:{name}"
+
+
 @dataclass
 class LoginThrottle:
-    """Locks a name (and separately a client address) after repeated failed logins.
+    """Locks a key (see ``login_keys``) after repeated failed logins.
 
-    The ``free_attempts``-th failure locks for ``base_delay`` seconds; each further failure
-    doubles the lock, up to ``max_delay``. Failures are forgotten ``forget_after`` seconds after
-    the last one, and a success clears that name's record.
+    A key's ``limits[prefix]``-th failure (``free_attempts`` for other prefixes, such as the name
+    from one client) locks it for ``base_delay`` seconds; each further failure doubles the lock, up
+    to ``max_delay``. Failures are forgotten ``forget_after`` seconds after the last one, and a
+    success clears the name's keys (never the client's: a valid account must not reset guessing).
     """
 
     free_attempts: int = 5
@@ -78,6 +89,7 @@ class LoginThrottle:
     max_delay: float = 900.0
     forget_after: float = 3600.0
     clock: Callable[[], float] = time.monotonic
+    limits: dict[str, int] = field(default_factory=lambda: {"client": 20, "name": 100})
     _records: dict[str, _Failures] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -90,7 +102,7 @@ class LoginThrottle:
 
     @property
     def remembered(self) -> int:
-        """Names and client addresses with failures on record."""
+        """Keys with failures on record."""
         with self._lock:
             return len(self._records)
 
@@ -107,10 +119,12 @@ class LoginThrottle:
                     rec = self._records[key] = _Failures()
                 rec.count += 1
                 rec.last = now
-                over = rec.count - self.free_attempts + 1
+                free = self.limits.get(key.split(":", 1)[0], self.free_attempts)
+                over = rec.count - free + 1
                 if over > 0:
                     rec.locked_until = now + min(self.max_delay, self.base_delay * 2 ** (over - 1))
 
-    def succeeded(self, key: str) -> None:
+    def succeeded(self, *keys: str) -> None:
         with self._lock:
-            self._records.pop(key, None)
+            for key in keys:
+                self._records.pop(key, None)

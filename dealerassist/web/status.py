@@ -78,12 +78,13 @@ def _live(rt: Runtime, device: str, table: str) -> dict[str, Any]:
 
 
 def _database(rt: Runtime) -> dict[str, Any]:
-    out: dict[str, Any] = {"path": str(getattr(rt.log, "path", "")), "ok": True, "last_error": ""}
+    out: dict[str, Any] = {"ok": True, "last_error": ""}
     try:
         out["last_seq"] = rt.log.last_seq()
     except (DealerAssistError, sqlite3.Error) as exc:
         out["ok"] = False
-        out["last_error"] = str(exc)
+        # The file's place on disk is the operator's business (the journal names it), not a screen's.
+        out["last_error"] = str(exc).replace(str(getattr(rt.log, "path", "")) or "\x00", "the event log")
     verified = rt.last_verification
     if verified is not None:
         out["chain"] = verified

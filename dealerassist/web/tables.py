@@ -17,6 +17,7 @@ from dealerassist.core.money import format_amount
 from dealerassist.games.base import DEALER, parse_position
 from dealerassist.hands import blackjack_total
 from dealerassist.web.runtime import runtime
+from dealerassist.web.views import audience
 
 # Decisions that carry a wager amount the dealer may need to enter (else the game's default).
 AMOUNT_ACTIONS = frozenset({"double", "split", "insurance", "raise"})
@@ -55,7 +56,8 @@ def live_hand_name(game: str, cards: list[CardView], *, split: bool = False) -> 
 
 
 def snapshot_of(table: str) -> dict[str, Any]:
-    return dict(runtime().pit.tracker(table).snapshot())
+    """The table's snapshot as the signed-in role may see it (never the raw one)."""
+    return audience(table).snapshot(runtime().pit.tracker(table).snapshot())
 
 
 @dataclass

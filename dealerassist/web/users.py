@@ -13,6 +13,7 @@ import re
 import secrets
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -38,7 +39,19 @@ CREATE TABLE IF NOT EXISTS users (
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
 );
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    key TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    expires REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_by_name ON sessions (name);
 """
+DEFAULT_SESSION_SECONDS: Final = 12 * 3600
+
+
+def session_key(token: str) -> str:
+    """What the accounts file keeps of a session token: its SHA-256, so the file holds no cookie."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class UserError(DealerAssistError, ValueError):
@@ -145,20 +158,75 @@ class UserStore:
             )
         return User(name, role)
 
-    def set_password(self, name: str, password: str) -> None:
+    def set_password(self, name: str, password: str) -> list[str]:
+        """Set a new password and end every session of the account; returns the ended session keys."""
         validate_password(password, name)
         with self._lock:
             cur = self._db.execute(
                 "UPDATE users SET password = ? WHERE name = ?", (hash_password(password, n=self._n), name)
             )
+            ended = self._end_sessions(name) if cur.rowcount else []
         if cur.rowcount == 0:
             raise UserError("name", f"no account named {name!r}")
+        return ended
 
-    def set_active(self, name: str, active: bool) -> None:
+    def set_active(self, name: str, active: bool) -> list[str]:
+        """Enable or disable the account; disabling ends its sessions (their keys are returned), so
+        enabling it again brings no old cookie back."""
         with self._lock:
             cur = self._db.execute("UPDATE users SET active = ? WHERE name = ?", (int(active), name))
+            ended = self._end_sessions(name) if cur.rowcount and not active else []
         if cur.rowcount == 0:
             raise UserError("name", f"no account named {name!r}")
+        return ended
+
+    # --- sessions: the cookie only names one; whether it is still valid is decided here ----------
+
+    def open_session(self, name: str, lifetime: float = DEFAULT_SESSION_SECONDS) -> str:
+        """A new session token for ``name``, valid ``lifetime`` seconds or until ended."""
+        token = secrets.token_urlsafe(32)
+        now = time.time()
+        with self._lock:
+            self._db.execute("DELETE FROM sessions WHERE expires < ?", (now,))
+            self._db.execute(
+                "INSERT INTO sessions (key, name, expires) VALUES (?, ?, ?)",
+                (session_key(token), name, now + lifetime),
+            )
+        return token
+
+    def session_user(self, token: str) -> User | None:
+        """The active account of a live session, or None (unknown, ended, expired or disabled)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT u.name, u.role FROM sessions s JOIN users u ON u.name = s.name "
+                "WHERE s.key = ? AND s.expires >= ? AND u.active = 1",
+                (session_key(token), time.time()),
+            ).fetchone()
+        return User(row[0], row[1], True) if row else None
+
+    def session_alive(self, key: str) -> bool:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT 1 FROM sessions WHERE key = ? AND expires >= ?", (key, time.time())
+            ).fetchone()
+        return row is not None
+
+    def end_session(self, token: str) -> str:
+        """End one session (signing out); returns its key."""
+        key = session_key(token)
+        with self._lock:
+            self._db.execute("DELETE FROM sessions WHERE key = ?", (key,))
+        return key
+
+    def end_sessions(self, name: str) -> list[str]:
+        """End every session of ``name``; returns their keys."""
+        with self._lock:
+            return self._end_sessions(name)
+
+    def _end_sessions(self, name: str) -> list[str]:
+        keys = [r[0] for r in self._db.execute("SELECT key FROM sessions WHERE name = ?", (name,))]
+        self._db.execute("DELETE FROM sessions WHERE name = ?", (name,))
+        return keys
 
     def get(self, name: str) -> User | None:
         with self._lock:

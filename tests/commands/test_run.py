@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -196,3 +197,58 @@ def test_a_port_out_of_range_is_named_without_a_traceback(tmp_path: Path) -> Non
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "cannot listen on 127.0.0.1:70000: port 70000 is not 0-65535 (try --port)" in done.stderr
+
+
+def test_run_behind_a_trusted_proxy_throttles_each_browser_and_marks_cookies_secure(tmp_path: Path) -> None:
+    import dealerassist.web.events  # noqa: F401  (the dashboard's user-action records)
+    from dealerassist.storage.eventlog import EventLog
+    from dealerassist.web.users import UserStore
+
+    data = table_data("three-card-poker", None)
+    data["dashboard"] = {"trusted_proxies": ["127.0.0.1"]}
+    table = write_table(tmp_path / "tcp.toml", data)
+    data_dir = tmp_path / "data"
+    users = UserStore(data_dir / "users.sqlite3", scrypt_n=2**10)
+    users.add("dana", "dealer", "dealer-pass-1")
+    users.add("sam", "supervisor", "super-pass-1")
+    users.close()
+    process = Process([str(table), "--data-dir", str(data_dir), "--port", "0"])
+    try:
+        url = process.url()
+        status, body = _healthz(url)
+        assert status == 200 and str(data_dir) not in json.dumps(body) and "path" not in body["log"]
+
+        class Keep(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args: object, **kwargs: object) -> None:
+                return None
+
+        plain = urllib.request.build_opener(Keep)
+
+        def login(name: str, password: str, client: str) -> tuple[int, str]:
+            """As nginx forwards it: the browser's address and https. The cookie is carried by
+            hand, since a Secure cookie is (rightly) never sent back over plain HTTP by a jar."""
+            proxy = {"X-Forwarded-For": client, "X-Forwarded-Proto": "https"}
+            with plain.open(urllib.request.Request(url + "login", headers=proxy), timeout=10) as page:
+                cookie = page.headers["Set-Cookie"].split(";", 1)[0]
+                token = page.read().decode().split('name="csrf-token" content="', 1)[1].split('"', 1)[0]
+            form = urllib.parse.urlencode({"name": name, "password": password, "csrf_token": token}).encode()
+            request = urllib.request.Request(url + "login", data=form, headers={**proxy, "Cookie": cookie})
+            try:
+                with plain.open(request, timeout=10) as response:
+                    return response.status, response.headers.get("Set-Cookie", "")
+            except urllib.error.HTTPError as exc:
+                return exc.code, exc.headers.get("Set-Cookie", "")
+
+        for _ in range(5):
+            assert login("dana", "wrong-password", "203.0.113.5")[0] == 401
+        assert login("dana", "dealer-pass-1", "203.0.113.5")[0] == 429  # that name from that browser
+        status, cookie = login("sam", "super-pass-1", "203.0.113.5")  # a colleague at the same address
+        assert status == 302 and "Secure" in cookie and "HttpOnly" in cookie
+        assert login("dana", "dealer-pass-1", "198.51.100.7")[0] == 302  # dana elsewhere is not held
+    finally:
+        code, stderr = process.stop()
+    assert code == 0 and "Traceback" not in stderr
+    log = EventLog(data_dir / "events.sqlite3", readonly=True)
+    failed = [r.event for r in log.records() if getattr(r.event, "action", "") == "login-failed"]
+    log.close()
+    assert {e.client for e in failed} == {"203.0.113.5"}

@@ -103,3 +103,13 @@ def test_a_signs_address_and_type_code_are_checked_and_kept(tmp_path: Path) -> N
     data = table_data("three-card-poker", "socket://127.0.0.1:7001")
     data["devices"]["shoe"]["address"] = "01"  # only a sign has an Alpha address
     assert _error([write_table(tmp_path / "t.toml", data)]).key == "devices.shoe.address"
+
+
+def test_trusted_proxies_are_read_and_a_bad_one_is_named(tmp_path: Path) -> None:
+    data = table_data("three-card-poker", "socket://127.0.0.1:7001")
+    data["dashboard"] = {"trusted_proxies": ["127.0.0.1", "10.1.0.0/24"]}
+    [table] = load_tables([write_table(tmp_path / "t.toml", data)])
+    assert table.trusted_proxies == ("127.0.0.1", "10.1.0.0/24")
+    data["dashboard"] = {"trusted_proxies": ["nginx.local"]}
+    error = _error([write_table(tmp_path / "t.toml", data)])
+    assert error.key == "dashboard.trusted_proxies" and "'nginx.local' is not an IP address" in error.problem

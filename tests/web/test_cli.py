@@ -129,3 +129,10 @@ def test_serve_refuses_two_tables_with_one_id_before_opening_the_log(tmp_path: P
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert f"{TCP_TABLE}: table.id: 'tcp-1' is already the id of {TCP_TABLE}" in done.stderr
     assert not (tmp_path / "log.sqlite3").exists()
+
+
+def test_a_trusted_proxy_that_is_no_address_is_named(tmp_path: Path) -> None:
+    with_admin(tmp_path)
+    done = cli(*serve(tmp_path, TCP_TABLE), "--trusted-proxy", "nginx.local")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "--trusted-proxy: 'nginx.local' is not an IP address or network" in done.stderr

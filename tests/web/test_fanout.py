@@ -49,6 +49,8 @@ def test_a_client_that_stops_reading_is_dropped_not_waited_for(log: EventLog) ->
     fanout = Fanout(log, queue_size=4)
     slow = fanout.connect(after=log.last_seq())
     fast = fanout.connect(after=log.last_seq())
+    # Each stream reads the log once (nothing yet) and is then attached to the live feed.
+    assert slow.next(timeout=0.01) is None and fast.next(timeout=0.01) is None
     records = [log.append(Meta(table="t1", data={"n": i})) for i in range(10)]
     done = threading.Event()
 

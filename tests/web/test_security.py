@@ -12,19 +12,19 @@ def test_throttle_locks_after_free_attempts_doubling_and_forgets() -> None:
     throttle = LoginThrottle(
         free_attempts=2, base_delay=10, max_delay=25, forget_after=100, clock=lambda: now[0]
     )
-    throttle.failed("name:a")
-    assert throttle.wait_seconds("name:a") == 0
-    throttle.failed("name:a")
-    assert throttle.wait_seconds("name:a") == 10
-    throttle.failed("name:a")
-    assert throttle.wait_seconds("name:a") == 20
-    throttle.failed("name:a")
-    assert throttle.wait_seconds("name:a", "client:x") == 25  # capped
+    throttle.failed("account:a@x")
+    assert throttle.wait_seconds("account:a@x") == 0
+    throttle.failed("account:a@x")
+    assert throttle.wait_seconds("account:a@x") == 10
+    throttle.failed("account:a@x")
+    assert throttle.wait_seconds("account:a@x") == 20
+    throttle.failed("account:a@x")
+    assert throttle.wait_seconds("account:a@x", "client:x") == 25  # capped
     now[0] = 200.0
-    throttle.failed("name:a")  # long after the last failure: counting starts again
-    assert throttle.wait_seconds("name:a") == 0
-    throttle.succeeded("name:a")
-    assert throttle.wait_seconds("name:a") == 0
+    throttle.failed("account:a@x")  # long after the last failure: counting starts again
+    assert throttle.wait_seconds("account:a@x") == 0
+    throttle.succeeded("account:a@x")
+    assert throttle.wait_seconds("account:a@x") == 0
 
 
 def test_throttle_forgets_old_failures_of_other_names_too() -> None:
@@ -33,12 +33,12 @@ def test_throttle_forgets_old_failures_of_other_names_too() -> None:
         free_attempts=1, base_delay=10, max_delay=10, forget_after=100, clock=lambda: now[0]
     )
     for n in range(50):
-        throttle.failed(f"name:guess-{n}", f"client:10.0.0.{n}")
+        throttle.failed(f"account:guess-{n}", f"account:10.0.0.{n}")
     assert throttle.remembered == 100
     now[0] = 150.0
-    throttle.failed("name:ada")
+    throttle.failed("account:ada")
     assert throttle.remembered == 1
-    assert throttle.wait_seconds("name:guess-3", "client:10.0.0.3") == 0
+    assert throttle.wait_seconds("account:guess-3", "account:10.0.0.3") == 0
 
 
 def test_dealer_never_holds_integrity_or_meter_permissions() -> None:
@@ -94,9 +94,13 @@ def test_behind_a_proxy_each_client_is_throttled_on_its_own_address(tmp_path) ->
 
     from dealerassist.tablefiles.tables import load_table
 
-    board = make_dashboard(tmp_path, [load_table("three-card-poker")], config={"TRUSTED_PROXIES": 1})
+    board = make_dashboard(
+        tmp_path,
+        [load_table("three-card-poker")],
+        config={"TRUSTED_PROXIES": ["127.0.0.1"]},
+    )
     attacker, colleague = board.client(), board.client()
-    for _ in range(5):
+    for _ in range(20):  # guessing across names: the client's own limit
         attacker.get("/login")
         attacker.http.post(
             "/login",

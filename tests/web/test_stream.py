@@ -98,12 +98,13 @@ def test_an_id_from_beyond_the_log_starts_at_its_end(dash: Dashboard, live: str)
 def test_a_browser_too_far_behind_gets_an_overflow_message_then_replays(dash: Dashboard) -> None:
     from dealerassist.events import Meta
     from dealerassist.web.fanout import Fanout
-    from dealerassist.web.views.stream import _events, _record_message
+    from dealerassist.web.views.stream import _events
 
     fanout = Fanout(dash.log, queue_size=2)
     start = dash.log.last_seq()
     sub = fanout.connect(after=start)
-    body = _events(sub, _record_message, heartbeat=0.05)
+    assert sub.next(timeout=0.01) is None  # caught up with the log: live records are queued now
+    body = _events(sub, lambda r: f"id: {r.seq}\n\n", heartbeat=0.05, alive=lambda: True)
     assert next(body).startswith("retry:")
     records = [dash.log.append(Meta(table=TCP, data={"n": i})) for i in range(4)]
     for record in records:

@@ -8,9 +8,10 @@ from typing import Any, TypeVar
 
 from flask import g, jsonify, redirect, render_template, request, session, url_for
 
+from dealerassist.web.disclosure import Audience
 from dealerassist.web.runtime import runtime
 from dealerassist.web.security import allowed
-from dealerassist.web.users import User
+from dealerassist.web.users import User, session_key
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -45,16 +46,23 @@ _ERROR_NAMES = {
 }
 
 
+SESSION_TOKEN = "sid"
+
+
 def current_user() -> User | None:
-    """The signed-in, still-active account (re-read each request so a disabled account is out)."""
+    """The account of the request's session, checked against the server's session list on every
+    request: a signed-out, revoked, expired or disabled session is refused at once."""
     if "user" in g:
         return g.user
-    name = session.get("user")
-    user = runtime().users.get(name) if isinstance(name, str) else None
-    if user is not None and not user.active:
-        user = None
-    g.user = user
-    return user
+    token = session.get(SESSION_TOKEN)
+    g.user = runtime().users.session_user(token) if isinstance(token, str) else None
+    return g.user
+
+
+def session_owner() -> str:
+    """The key of the request's session (what its streams are counted and ended by), or ''."""
+    token = session.get(SESSION_TOKEN)
+    return session_key(token) if isinstance(token, str) else ""
 
 
 def requires(permission: str) -> Callable[[F], F]:
@@ -79,3 +87,20 @@ def requires(permission: str) -> Callable[[F], F]:
 
 def client_address() -> str:
     return request.remote_addr or "-"
+
+
+def audience(table: str | None = None) -> Audience:
+    """What the signed-in user may see of ``table`` (or of every table): see ``disclosure``."""
+    user = current_user()
+    return Audience(user.role if user is not None else None, table)
+
+
+def whole_number(raw: str, field: str, *, low: int = 0, high: int = 2**63 - 1) -> int | Any:
+    """``raw`` as a whole number in ``low..high``, or the 400 reply naming ``field``.
+
+    Only ASCII digits count (``"²".isdigit()`` is true, but ``int("²")`` fails), and the bound keeps
+    SQLite's integers and Python's digit limit out of reach.
+    """
+    if raw.isascii() and raw.isdigit() and len(raw) <= 19 and low <= int(raw) <= high:
+        return int(raw)
+    return render_error(400, field, f"must be a whole number {low}..{high}, got {raw[:40]!r}")

@@ -15,18 +15,27 @@ from flask import Blueprint, jsonify, request
 from dealerassist.errors import DealerAssistError, RuleViolation
 from dealerassist.web import openapi, progressive_ops
 from dealerassist.web.actions import ACTIONS, ActionError, available, build_event
-from dealerassist.web.records import record_json
 from dealerassist.web.runtime import runtime
 from dealerassist.web.security import allowed
 from dealerassist.web.tables import snapshot_of
-from dealerassist.web.views import client_address, current_user, render_error, requires
+from dealerassist.web.views import (
+    audience,
+    client_address,
+    current_user,
+    render_error,
+    requires,
+    whole_number,
+)
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
 def _json_body() -> dict[str, Any] | ActionError:
     if request.mimetype == "application/json":
-        body = request.get_json(silent=True)
+        try:
+            body = request.get_json(silent=True)
+        except RecursionError:  # nested thousands deep: not an action body
+            return ActionError(400, "body", "must be a JSON object (nested too deep)")
         if not isinstance(body, dict):
             return ActionError(400, "body", "must be a JSON object")
         return body
@@ -157,15 +166,19 @@ def progressive(op: str) -> Any:
 @requires("audit")
 def records() -> Any:
     rt = runtime()
-    raw_after, raw_limit = request.args.get("after", "0"), request.args.get("limit", "500")
-    if not raw_after.isdigit():
-        return render_error(400, "after", f"must be a whole number, got {raw_after!r}")
-    if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= 5000:
-        return render_error(400, "limit", f"must be 1..5000, got {raw_limit!r}")
+    after = whole_number(request.args.get("after", "0"), "after")
+    if not isinstance(after, int):
+        return after
+    limit = whole_number(request.args.get("limit", "500"), "limit", low=1, high=5000)
+    if not isinstance(limit, int):
+        return limit
     table = request.args.get("table") or None
+    viewer = audience(table)
     out = []
-    for rec in rt.log.records(after=int(raw_after), table=table):
-        out.append(record_json(rec))
-        if len(out) >= int(raw_limit):
+    for rec in rt.log.records(after=after, table=table):
+        seen = viewer.record(rec)
+        if seen is not None:
+            out.append(seen)
+        if len(out) >= limit:
             break
     return jsonify(records=out, last_seq=rt.log.last_seq())

@@ -17,7 +17,7 @@ from dealerassist.web import analytics as table_analytics
 from dealerassist.web.history import RoundFilter, RoundSummary
 from dealerassist.web.records import describe
 from dealerassist.web.runtime import runtime
-from dealerassist.web.views import client_address, current_user, render_error, requires
+from dealerassist.web.views import audience, client_address, current_user, render_error, requires
 
 bp = Blueprint("audit", __name__, url_prefix="/surveillance")
 
@@ -47,8 +47,8 @@ def _filter_from_args() -> RoundFilter:
     if table is not None and table not in rt.tables:
         raise FilterError("table", f"no table {table!r}")
     seat_text = (request.args.get("seat") or "").strip()
-    if seat_text and not seat_text.isdigit():
-        raise FilterError("seat", f"must be a seat number, got {seat_text!r}")
+    if seat_text and not (seat_text.isascii() and seat_text.isdigit() and len(seat_text) <= 3):
+        raise FilterError("seat", f"must be a seat number, got {seat_text[:40]!r}")
     outcome = request.args.get("outcome") or None
     if outcome is not None and outcome not in OUTCOMES:
         raise FilterError("outcome", f"must be one of {', '.join(OUTCOMES)}, got {outcome!r}")
@@ -105,10 +105,14 @@ def round_detail(table: str, round_id: int) -> Any:
     if summary is None:
         return render_error(404, "round_id", f"no round {round_id} at table {table!r}")
     timeline = []
+    viewer = audience(table)
     for rec in rt.log.records(after=summary.first_seq - 1, table=table):
         if rec.seq > summary.last_seq:
             break
-        event = rec.event.to_dict()
+        seen = viewer.record(rec)
+        if seen is None:
+            continue
+        event = seen["event"]
         snapshot = event.get("snapshot")
         timeline.append(
             {
@@ -133,10 +137,13 @@ def round_detail(table: str, round_id: int) -> Any:
 def _snapshot_path(name: Any) -> Path | None:
     """A camera snapshot inside the configured snapshot directory, never outside it."""
     base = runtime().snapshot_dir
-    if base is None or not isinstance(name, str) or not name:
+    if base is None or not isinstance(name, str) or not name or "\x00" in name:
         return None
-    path = (base / name).resolve()
-    if base.resolve() not in path.parents or not path.is_file():
+    try:
+        path = (base / name).resolve()
+        if base.resolve() not in path.parents or not path.is_file():
+            return None
+    except OSError:  # a name too long for the file system is no snapshot either
         return None
     return path
 
@@ -260,6 +267,7 @@ def export_jsonl() -> Any:
         current_user(), "export", client=client_address(), format="jsonl", query=request.query_string.decode()
     )
     spans: dict[str, list[tuple[int, int]]] = {}
+    viewer = audience()
     for r in sorted(found, key=lambda r: r.first_seq):
         spans.setdefault(r.table, []).append((r.first_seq, r.last_seq))
 
@@ -281,7 +289,9 @@ def export_jsonl() -> Any:
                 i += 1
             at[rec.event.table] = i
             if i < len(table_spans) and table_spans[i][0] <= rec.seq:
-                yield json.dumps(rec.to_dict(), default=str) + "\n"
+                seen = viewer.export(rec)
+                if seen is not None:
+                    yield json.dumps(seen, default=str) + "\n"
 
     return _download(lines(), "records.jsonl", "application/x-ndjson")
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
 
 from dealerassist.web.runtime import runtime
-from dealerassist.web.security import HOME
+from dealerassist.web.security import HOME, login_keys
 from dealerassist.web.users import ROLES, UserError
-from dealerassist.web.views import client_address, current_user, render_error, requires
+from dealerassist.web.views import SESSION_TOKEN, client_address, current_user, render_error, requires
 
 bp = Blueprint("auth", __name__)
 
@@ -41,7 +41,7 @@ def login() -> Any:
     name = (request.form.get("name") or "").strip().lower()
     password = request.form.get("password") or ""
     client = client_address()
-    keys = (f"name:{name}", f"client:{client}")
+    keys = login_keys(name, client)
     wait = rt.throttle.wait_seconds(*keys)
     if wait > 0:
         rt.record_user_action(None, "login-throttled", client=client, name=name)
@@ -54,19 +54,32 @@ def login() -> Any:
         rt.throttle.failed(*keys)
         rt.record_user_action(None, "login-failed", client=client, name=name)
         return render_template("login.html", error="wrong name or password", next=""), 401
-    rt.throttle.succeeded(keys[0])
-    session.clear()
-    session.permanent = True
-    session["user"] = user.name
+    rt.throttle.succeeded(keys[0], keys[2])
+    _start_session(user.name)
     rt.record_user_action(user, "login", client=client)
     return redirect(_safe_next(request.form.get("next")) or url_for(HOME[user.role]))
 
 
+def _start_session(name: str) -> None:
+    """A fresh cookie naming a new server-side session (never one the browser brought)."""
+    session.clear()
+    session.permanent = True
+    lifetime = current_app.permanent_session_lifetime.total_seconds()
+    session[SESSION_TOKEN] = runtime().users.open_session(name, lifetime)
+
+
 @bp.post("/logout")
 def logout() -> Any:
+    """End this session (``everywhere=1``: every session of the account) on the server."""
+    rt = runtime()
     user = current_user()
+    token = session.get(SESSION_TOKEN)
     if user is not None:
-        runtime().record_user_action(user, "logout", client=client_address())
+        rt.record_user_action(user, "logout", client=client_address())
+        if request.form.get("everywhere") in ("1", "on", "true"):
+            rt.end_streams(rt.users.end_sessions(user.name))
+    if isinstance(token, str):
+        rt.end_streams([rt.users.end_session(token)])
     session.clear()
     return redirect(url_for("auth.login"))
 
@@ -85,9 +98,11 @@ def change_password() -> Any:
     if new != again:
         return render_template("password.html", error="again: the two new passwords differ"), 400
     try:
-        rt.users.set_password(user.name, new)
+        ended = rt.users.set_password(user.name, new)
     except UserError as exc:
         return render_template("password.html", error=str(exc)), 400
+    rt.end_streams(ended)  # every other browser of this account is signed out; this one goes on
+    _start_session(user.name)
     rt.record_user_action(user, "password-changed", client=client_address())
     flash("Password changed.")
     return redirect(url_for("auth.home"))
@@ -110,13 +125,13 @@ def users() -> Any:
                 )
                 flash(f"Account {added.name} ({added.role}) created.")
             elif op == "reset":
-                rt.users.set_password(name, request.form.get("password") or "")
+                rt.end_streams(rt.users.set_password(name, request.form.get("password") or ""))
                 rt.record_user_action(admin, "password-reset", client=client_address(), account=name)
                 flash(f"Password of {name} reset: hand it over in person.")
             elif op in ("disable", "enable"):
                 if admin is not None and name == admin.name:
                     raise UserError("name", "you cannot disable your own account")
-                rt.users.set_active(name, op == "enable")
+                rt.end_streams(rt.users.set_active(name, op == "enable"))
                 rt.record_user_action(admin, f"user-{op}d", client=client_address(), account=name)
                 flash(f"Account {name} {op}d.")
             else:

@@ -9,15 +9,15 @@ message if they fell so far behind that the server cut them off (they then recon
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
-from dealerassist.web.fanout import Dropped, Subscription
-from dealerassist.web.records import is_progressive, record_json
+from dealerassist.web.fanout import Dropped, Ended, Subscription, TooManyStreams
+from dealerassist.web.records import is_progressive
 from dealerassist.web.runtime import runtime
-from dealerassist.web.views import render_error, requires
+from dealerassist.web.views import audience, render_error, requires, session_owner
 
 bp = Blueprint("stream", __name__)
 
@@ -35,13 +35,15 @@ def _start_seq() -> int | str:
     ):
         if raw is None or raw == "":
             continue
-        if not raw.isdigit():
-            return f"{field}: must be a log seq (a whole number >= 0), got {raw!r}"
-        return min(int(raw), last)
+        if not (raw.isascii() and raw.isdigit()):
+            return f"{field}: must be a log seq (a whole number >= 0), got {raw[:40]!r}"
+        return last if len(raw) > 19 else min(int(raw), last)  # 20+ digits: past any log's end
     return last
 
 
-def _events(sub: Subscription, render: Callable[[Any], str], heartbeat: float) -> Iterator[str]:
+def _events(
+    sub: Subscription, render: Callable[[Any], str | None], heartbeat: float, alive: Callable[[], bool]
+) -> Iterator[str]:
     """The body of a stream (runs after the view returned: no request or app context here)."""
     try:
         yield "retry: 1500\n\n"
@@ -51,36 +53,86 @@ def _events(sub: Subscription, render: Callable[[Any], str], heartbeat: float) -
             except Dropped as exc:
                 yield f"event: overflow\ndata: {json.dumps({'message': str(exc)})}\n\n"
                 return
-            yield ": keep-alive\n\n" if record is None else render(record)
+            except Ended:
+                yield 'event: ended\ndata: {"message": "signed out"}\n\n'
+                return
+            if record is None:
+                if not alive():
+                    yield 'event: ended\ndata: {"message": "signed out"}\n\n'
+                    return
+                yield ": keep-alive\n\n"
+                continue
+            message = render(record)
+            if message is not None:
+                yield message
     finally:
         sub.close()
 
 
-def _respond(sub: Subscription, render: Callable[[Any], str]) -> Response:
+class _Body:
+    """The stream's body; closing it frees the subscription even if the server never started
+    reading it (a generator that never ran ignores ``close``, and its slot would be held)."""
+
+    def __init__(self, sub: Subscription, events: Generator[str, None, None]) -> None:
+        self._sub = sub
+        self._events = events
+
+    def __iter__(self) -> Iterator[str]:
+        return self._events
+
+    def close(self) -> None:
+        self._events.close()
+        self._sub.close()
+
+
+def _respond(sub: Subscription, render: Callable[[Any], str | None], alive: Callable[[], bool]) -> Response:
     heartbeat = float(current_app.config.get("SSE_HEARTBEAT", 15.0))
-    response = Response(_events(sub, render, heartbeat), mimetype="text/event-stream")
+    response = Response(_Body(sub, _events(sub, render, heartbeat, alive)), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     return response
 
 
-def _record_message(record: Any) -> str:
-    return f"id: {record.seq}\nevent: record\ndata: {json.dumps(record_json(record), default=str)}\n\n"
+# The public sign page's streams share one allowance, so anonymous clients cannot take the
+# threads the dealers' and supervisors' screens need.
+SIGN_STREAMS = 32
+
+
+def _connect(
+    after: int, accept: Any, table: str | None, owner: str, limit: int | None = None
+) -> Subscription | Any:
+    try:
+        return runtime().fanout.connect(after, accept, table=table, owner=owner, owner_limit=limit)
+    except TooManyStreams as exc:
+        return render_error(429, "stream", f"{exc}: close another screen first")
 
 
 @bp.get("/stream")
 @requires("status")
 def records() -> Any:
-    """Every record (or one table's, with ``?table=``) after the client's last seen seq."""
+    """The records the signed-in role may see (of one table with ``?table=``) after the client's
+    last seen seq; a dealer's stream without a table carries device records only."""
     rt = runtime()
     start = _start_seq()
     if isinstance(start, str):
         return render_error(400, start.split(":")[0], start)
     table = request.args.get("table") or None
     if table is not None and table not in rt.tables:
-        return render_error(404, "table", f"no table {table!r} (tables: {', '.join(rt.table_ids())})")
-    accept = None if table is None else (lambda r: r.event.table == table)
-    return _respond(rt.fanout.connect(start, accept), _record_message)
+        return render_error(404, "table", f"no table {table[:40]!r} (tables: {', '.join(rt.table_ids())})")
+    viewer = audience(table)
+    owner = session_owner()
+    sub = _connect(start, lambda r: viewer.admits(str(r.event.table), str(r.event.kind)), table, owner)
+    if not isinstance(sub, Subscription):
+        return sub
+
+    def render(record: Any) -> str | None:
+        seen = viewer.record(record)
+        if seen is None:
+            return None
+        return f"id: {record.seq}\nevent: record\ndata: {json.dumps(seen, default=str)}\n\n"
+
+    users = rt.users
+    return _respond(sub, render, lambda: users.session_alive(owner))
 
 
 @bp.get("/sign/stream")
@@ -97,4 +149,7 @@ def sign() -> Any:
     def render(record: Any) -> str:
         return f"id: {record.seq}\nevent: sign\ndata: {json.dumps(controller.state(), default=str)}\n\n"
 
-    return _respond(rt.fanout.connect(start, is_progressive), render)
+    sub = _connect(start, is_progressive, None, "sign-screens", SIGN_STREAMS)
+    if not isinstance(sub, Subscription):
+        return sub
+    return _respond(sub, render, lambda: True)
