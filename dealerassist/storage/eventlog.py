@@ -9,19 +9,15 @@ match its head or whose file is damaged: it never resets or repairs anything by 
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
-import pkgutil
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
 from pathlib import Path
 
-import dealerassist
 from dealerassist.errors import DealerAssistError
 from dealerassist.events import EVENT_FORMAT_VERSION, Event, EventError, event_from_dict
 from dealerassist.storage.chain import GENESIS_HASH, canonical_json, record_hash
@@ -101,16 +97,6 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-@cache
-def load_vocabulary() -> None:
-    """Import every ``dealerassist.<package>.events`` module so every stored kind can be decoded."""
-    for info in pkgutil.iter_modules(dealerassist.__path__):
-        if info.ispkg and any(
-            (Path(root) / info.name / "events.py").is_file() for root in dealerassist.__path__
-        ):
-            importlib.import_module(f"dealerassist.{info.name}.events")
-
-
 class EventLog:
     """The durable, hash-chained event log of one or more tables (one SQLite file)."""
 
@@ -132,7 +118,6 @@ class EventLog:
             raise LogError(
                 f"{self.path}: not a readable event log ({exc}); the file was left untouched"
             ) from None
-        load_vocabulary()
 
     def _open(self, memory: bool) -> None:
         db = self._db
