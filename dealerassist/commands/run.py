@@ -73,28 +73,29 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     configure_logging(args.log_level)
     station = Station(tables, args.data_dir)
-    try:
-        station.start()  # inside the try: a device that fails to open must not leave the others running
-        app = build_dashboard(station)
+    # Signals are caught from the start: a stop asked for while the station starts ends it cleanly.
+    with stop_on_signals(threading.Event()) as stop:
         try:
-            server = DashboardServer(app, args.host, args.port)
-        except OSError as exc:
-            raise RunError(f"cannot listen on {args.host}:{args.port}: {exc} (try --port)") from None
-        server.start()
-        station.on_stop(server.stop)
-        log.info("dashboard on %s, health at %shealthz", server.url, server.url)
-        if not station.users_path.exists() or _no_accounts(station):
-            log.warning(
-                "no dashboard accounts yet: create the first admin with "
-                "'dealerassist users add NAME --role admin --users %s'",
-                station.users_path,
-            )
-        with stop_on_signals(threading.Event()) as stop:
+            station.start()  # inside the try: a device that fails to open must not leave the others running
+            app = build_dashboard(station)
+            try:
+                server = DashboardServer(app, args.host, args.port)
+            except OSError as exc:
+                raise RunError(f"cannot listen on {args.host}:{args.port}: {exc} (try --port)") from None
+            server.start()
+            station.on_stop(server.stop)
+            log.info("dashboard on %s, health at %shealthz", server.url, server.url)
+            if not station.users_path.exists() or _no_accounts(station):
+                log.warning(
+                    "no dashboard accounts yet: create the first admin with "
+                    "'dealerassist users add NAME --role admin --users %s'",
+                    station.users_path,
+                )
             while not stop.wait(1.0):
                 pass
-        log.info("stopping")
-    finally:
-        station.stop()
+            log.info("stopping")
+        finally:
+            station.stop()
     log.info("stopped; check the log with: dealerassist audit verify --db %s", station.db_path)
     return 0
 
