@@ -19,10 +19,13 @@ def build_dashboard(station: Station, *, secure_cookies: bool = False) -> Any:
     """The Flask app for a started station (accounts in the station's data directory)."""
     from flask import jsonify
 
+    from dealerassist.storage.eventlog import EventLog
     from dealerassist.web.app import create_app
     from dealerassist.web.users import UserStore
 
     users = UserStore(station.users_path)
+    reader = EventLog(station.db_path, readonly=True)  # surveillance reads never write
+    station.on_stop(reader.close)
     app = create_app(
         pit=station.pit,
         log=station.log,
@@ -31,6 +34,7 @@ def build_dashboard(station: Station, *, secure_cookies: bool = False) -> Any:
         tables={t.table_id: t.config for t in station.tables},
         devices=station.device_probes(),
         config={"SNAPSHOT_DIR": str(station.snapshot_dir), "SESSION_COOKIE_SECURE": secure_cookies},
+        reader=reader,
     )
     station.on_stop(users.close)
 

@@ -109,8 +109,7 @@ class EventLog:
             _check_file(Path(self.path), readonly)
         try:
             if readonly:
-                uri = Path(self.path).resolve().as_uri() + "?mode=ro"
-                self._db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+                self._db = _connect_readonly(Path(self.path))
             else:
                 self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._open(memory)
@@ -391,6 +390,30 @@ def verify_exported(lines: Iterable[str]) -> ChainReport:
             return ChainReport(False, checked, seq, f"record {seq} does not match its hash (line {number})")
         prev, checked = (seq, digest), checked + 1
     return ChainReport(True, checked)
+
+
+def _connect_readonly(path: Path) -> sqlite3.Connection:
+    """A connection that never writes, also on read-only media.
+
+    ``mode=ro`` first: it sees what a running writer commits. A log in WAL mode cannot be opened so
+    where its folder is read-only (SQLite must create the ``-shm`` file), so there the file is
+    opened ``immutable``, which reads the database file alone: right when no ``-wal`` file holds
+    records that are not in it yet, and refused when one does.
+    """
+    uri = path.resolve().as_uri()
+    db = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return db
+    except sqlite3.OperationalError:
+        db.close()
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise LogError(
+            f"{path}: cannot be read here: its folder is read-only and {wal.name} holds records not yet "
+            "in the database; copy both files to a writable folder, or read a 'dealerassist backup' copy"
+        )
+    return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, check_same_thread=False)
 
 
 def _check_file(path: Path, readonly: bool) -> None:

@@ -37,6 +37,7 @@ def create_app(
     users: UserStore | None = None,
     tables: Mapping[str, Any] | None = None,
     devices: Mapping[str, Callable[[], Mapping[str, Any]]] | None = None,
+    reader: Any | None = None,
 ) -> Flask:
     """Build the dashboard.
 
@@ -44,7 +45,8 @@ def create_app(
     ``ProgressiveController`` or a mapping of table id to one (``state()`` feeds the sign page).
     ``tables`` maps table id to its ``TableConfig`` (default: what the pit knows). ``devices``
     maps a device name to a callable returning its live status (frame rate, registration, last
-    error) for the status page.
+    error) for the status page. ``reader`` is a read-only connection to the same log for the
+    surveillance pages (default: ``log``).
     ``config`` may set ``USERS_PATH`` (accounts file, default ``var/users.sqlite3``),
     ``SECRET_KEY``, ``SNAPSHOT_DIR`` (camera snapshots), ``SHIFTS``, ``SSE_HEARTBEAT`` (seconds),
     ``SSE_QUEUE_SIZE`` (records a browser may lag before it is dropped), ``TRUSTED_PROXIES``
@@ -76,6 +78,7 @@ def create_app(
         devices=dict(devices or {}),
         snapshot_dir=Path(settings["SNAPSHOT_DIR"]) if settings.get("SNAPSHOT_DIR") else None,
         shifts=tuple(settings.get("SHIFTS") or DEFAULT_SHIFTS),
+        reader=reader,
     )
     app.extensions["dealerassist"] = runtime
     pit.subscribe(fanout.publish)

@@ -164,7 +164,7 @@ def records() -> Any:
         return render_error(400, "limit", f"must be 1..5000, got {raw_limit!r}")
     table = request.args.get("table") or None
     out = []
-    for rec in rt.log.records(after=int(raw_after), table=table):
+    for rec in rt.reader.records(after=int(raw_after), table=table):
         out.append(record_json(rec))
         if len(out) >= int(raw_limit):
             break

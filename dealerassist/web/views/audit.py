@@ -104,7 +104,7 @@ def round_detail(table: str, round_id: int) -> Any:
     if summary is None:
         return render_error(404, "round_id", f"no round {round_id} at table {table!r}")
     timeline = []
-    for rec in rt.log.records(after=summary.first_seq - 1, table=table):
+    for rec in rt.reader.records(after=summary.first_seq - 1, table=table):
         if rec.seq > summary.last_seq:
             break
         event = rec.event.to_dict()
@@ -243,7 +243,7 @@ def export_jsonl() -> Any:
 
     def lines() -> Iterator[str]:
         for table, first, last in spans:
-            for rec in rt.log.records(after=first - 1, table=table):
+            for rec in rt.reader.records(after=first - 1, table=table):
                 if rec.seq > last:
                     break
                 yield json.dumps(rec.to_dict(), default=str) + "\n"
