@@ -25,7 +25,7 @@ from dealerassist.errors import DealerAssistError
 EVENT_FORMAT_VERSION = 1
 
 CardSource = Literal["shoe", "camera", "manual"]
-DeviceName = Literal["shoe", "sign", "camera", "meter-link"]
+DeviceName = Literal["shoe", "sign", "camera", "meter-link", "event-log"]
 
 
 class EventError(DealerAssistError, ValueError):

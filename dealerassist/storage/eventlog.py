@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from dealerassist.errors import DealerAssistError
+from dealerassist.errors import DealerAssistError, StorageUnavailable
 from dealerassist.events import EVENT_FORMAT_VERSION, Event, EventError, event_from_dict
 from dealerassist.storage.chain import GENESIS_HASH, canonical_json, record_hash
+from dealerassist.storage.media import storage_problem
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 DEFAULT_DB = "var/events.db"
@@ -103,6 +104,10 @@ class EventLog:
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = str(path)
         self.readonly = readonly
+        # (since when, what) while appends fail for a reason of the disk, not of the log; ``outage``
+        # keeps the first of them until ``end_outage`` (someone has reported it), even once writable.
+        self.write_problem: tuple[str, str] | None = None
+        self.outage: tuple[str, str] | None = None
         self._lock = threading.RLock()
         memory = self.path == ":memory:"
         if not memory:
@@ -114,6 +119,12 @@ class EventLog:
                 self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._open(memory)
         except sqlite3.DatabaseError as exc:
+            problem = None if readonly or memory else storage_problem(exc, Path(self.path))
+            if problem:
+                raise StorageUnavailable(
+                    f"{self.path}: cannot write the event log: {problem}; free space or choose a writable "
+                    "--data-dir (the file was left untouched)"
+                ) from None
             raise LogError(
                 f"{self.path}: not a readable event log ({exc}); the file was left untouched"
             ) from None
@@ -222,12 +233,30 @@ class EventLog:
                 db.execute(_SET_META, ("head_seq", str(seq)))
                 db.execute(_SET_META, ("head_hash", prev))
                 db.execute("COMMIT")
-            except BaseException:
+            except BaseException as exc:
                 if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
+                    try:
+                        db.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass  # SQLite rolled back itself (a full disk can end the transaction)
+                problem = storage_problem(exc, Path(self.path))
+                if problem is None:
+                    raise
+                self.write_problem = self.write_problem or (utc_now(), problem)
+                self.outage = self.outage or self.write_problem
+                raise StorageUnavailable(
+                    f"{self.path}: not recorded: {problem}; nothing was written, send it again when the "
+                    "log can be written"
+                ) from None
             self._head = (seq, prev)
+            self.write_problem = None
             return records
+
+    def end_outage(self, outage: tuple[str, str]) -> None:
+        """``outage`` has been reported: forget it, unless the disk failed again meanwhile."""
+        with self._lock:
+            if self.outage == outage and self.write_problem is None:
+                self.outage = None
 
     def _read_head(self) -> tuple[int, str]:
         """The head inside the write transaction, so two processes never fork the chain."""

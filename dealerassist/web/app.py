@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from dealerassist.core.money import format_amount
+from dealerassist.errors import StorageUnavailable
 from dealerassist.web.analytics import percent_text
 from dealerassist.web.fanout import DEFAULT_QUEUE_SIZE, Fanout
 from dealerassist.web.history import DEFAULT_SHIFTS
@@ -140,6 +141,11 @@ def _install_hooks(app: Flask) -> None:
         if exc.code == 413:
             return render_error(413, "body", "request body too large")
         return render_error(exc.code or 500, "request", exc.description or exc.name)
+
+    @app.errorhandler(StorageUnavailable)
+    def _unwritable(exc: StorageUnavailable) -> Any:
+        # The station says it once in the journal and on /healthz: no traceback per request.
+        return render_error(503, "log", str(exc))
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Any:

@@ -2,48 +2,25 @@
 ``dealerassist backup`` copy from a read-only folder, and the readers never write to a log.
 
 As root (which ignores file permissions) the folder is bind-mounted read-only onto itself; as any
-other user its permissions are taken away. Either way the kernel refuses every write in it.
+other user its permissions are taken away (``tests/mounts.py``). Either way the kernel refuses
+every write in it.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.tracker.events import RoundOpen, Wager
+from tests.mounts import read_only
 
 CLI = [sys.executable, "-m", "dealerassist"]
 DEMO = ["demo", "--game", "three-card-poker", "--pace", "fast", "--rounds", "3", "--no-camera", "--port", "0"]
-
-
-@contextmanager
-def read_only(folder: Path) -> Iterator[None]:
-    if os.geteuid() == 0:
-        mount = subprocess.run(["mount", "--bind", str(folder), str(folder)], capture_output=True, text=True)
-        if mount.returncode != 0:
-            pytest.skip(f"cannot bind-mount as root here: {mount.stderr.strip()}")
-        try:
-            subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], check=True, capture_output=True)
-            yield
-        finally:
-            subprocess.run(["umount", str(folder)], check=True, capture_output=True)
-    else:
-        modes = {p: p.stat().st_mode for p in [folder, *folder.iterdir()]}
-        for path in modes:
-            path.chmod(modes[path] & ~0o222)
-        try:
-            yield
-        finally:
-            for path, mode in modes.items():
-                path.chmod(mode)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
