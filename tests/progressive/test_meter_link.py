@@ -15,7 +15,7 @@ from dealerassist.commands.progressive import table_params
 from dealerassist.core.tables import load_table
 from dealerassist.errors import RuleViolation
 from dealerassist.progressive.controller import ProgressiveController
-from dealerassist.progressive.pgserver import PostgresUnavailable, ThrowawayPostgres
+from dealerassist.progressive.pgserver import ThrowawayPostgres
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.tracker.events import RoundOpen, Wager
 from dealerassist.tracker.tracker import Tracker
@@ -26,14 +26,8 @@ pytestmark = pytest.mark.postgres
 
 @pytest.fixture
 def pg() -> Iterator[ThrowawayPostgres]:
-    try:
-        server = ThrowawayPostgres(durable=False).start()
-    except PostgresUnavailable as exc:
-        pytest.skip(str(exc))
-    try:
+    with ThrowawayPostgres(durable=False) as server:
         yield server
-    finally:
-        server.stop()
 
 
 class LinkedTable:

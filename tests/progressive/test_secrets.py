@@ -17,7 +17,7 @@ import pytest
 from dealerassist.core.tables import load_table
 from dealerassist.progressive.linked import LinkedStore
 from dealerassist.progressive.params import params_from_table
-from dealerassist.progressive.pgserver import PostgresUnavailable, ThrowawayPostgres
+from dealerassist.progressive.pgserver import ThrowawayPostgres
 from tests.commands.test_run import Process
 from tests.station.helpers import table_data, wait_for, write_table
 
@@ -29,11 +29,7 @@ SECRET = "s3cret-meter-pw"
 @pytest.fixture(scope="module")
 def pg() -> Iterator[ThrowawayPostgres]:
     """A server that asks for the password on TCP (the socket in its folder stays open for setup)."""
-    try:
-        server = ThrowawayPostgres(durable=False).start()
-    except PostgresUnavailable as exc:
-        pytest.skip(str(exc))
-    try:
+    with ThrowawayPostgres(durable=False) as server:
         with psycopg.connect(server.url, autocommit=True) as conn:
             conn.execute(f"ALTER USER postgres PASSWORD '{SECRET}'")
         (server.data / "pg_hba.conf").write_text(
@@ -41,8 +37,6 @@ def pg() -> Iterator[ThrowawayPostgres]:
         )
         server._run("pg_ctl", "-D", str(server.data), "reload")
         yield server
-    finally:
-        server.stop()
 
 
 def _pu_table(path: Path, link: str) -> Path:

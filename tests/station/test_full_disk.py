@@ -10,15 +10,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from firmware_bridge.emulators.shoe import ShoeEmulator
-from tests.commands.test_run import Process
+from tests.commands.test_run import Process, _healthz
 from tests.mounts import fill, read_only, small_disk
 from tests.station.helpers import table_data, wait_for, write_table
 from tests.web.dashboard_http import HttpUser
@@ -34,14 +32,6 @@ def shoe(tmp_path: Path) -> Iterator[ShoeEmulator]:
     emulator.start()
     yield emulator
     emulator.stop()
-
-
-def _healthz(url: str) -> tuple[int, dict]:
-    try:
-        with urllib.request.urlopen(url + "healthz", timeout=5) as response:
-            return response.status, json.load(response)
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.load(exc)
 
 
 def _records(db: Path) -> list[dict]:
