@@ -40,3 +40,11 @@ class ConfigError(DealerAssistError):
         self.file = file
         self.key = key
         self.problem = problem
+
+
+class StorageUnavailable(DealerAssistError):
+    """A file cannot be written now: the disk is full, the media is read-only, or it fails.
+
+    Nothing was recorded, so nothing is lost as long as the sender keeps what it sent: a device
+    repeats an input it was not told was taken, and a person is told to send it again.
+    """

@@ -5,8 +5,8 @@ supervisor actions, device links) and the tracker's outputs (alarms, voids, sett
 plain frozen dataclasses so the core stays free of I/O; ``to_dict``/``event_from_dict`` give the
 canonical JSON form used by the log, the wire and replay files (documented in ``docs/events.md``).
 
-Modules add their own event types by subclassing ``Event`` with a unique ``kind``; the registry
-below makes every subclass decodable without edits here.
+Modules add their own event types by subclassing ``Event`` with a unique ``kind`` and listing the
+class in ``dealerassist.vocabulary``, the one explicit registry every decoder uses.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import dataclasses
 import functools
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -24,14 +25,11 @@ from dealerassist.errors import DealerAssistError
 EVENT_FORMAT_VERSION = 1
 
 CardSource = Literal["shoe", "camera", "manual"]
-DeviceName = Literal["shoe", "sign", "camera", "meter-link"]
+DeviceName = Literal["shoe", "sign", "camera", "meter-link", "event-log"]
 
 
 class EventError(DealerAssistError, ValueError):
     """An event that cannot be decoded or is not valid; the message names the field."""
-
-
-_REGISTRY: dict[str, type[Event]] = {}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,14 +38,6 @@ class Event:
 
     kind: ClassVar[str] = ""
     table: str
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        kind = cls.__dict__.get("kind")
-        if kind:
-            if kind in _REGISTRY and _REGISTRY[kind] is not cls:
-                raise TypeError(f"event kind {kind!r} defined twice")
-            _REGISTRY[kind] = cls
 
     def to_dict(self) -> dict[str, Any]:
         """Canonical plain-data form: cards as codes, tuples as lists, plus ``kind``."""
@@ -67,8 +57,15 @@ def _encode(value: Any) -> Any:
     return value
 
 
-def event_types() -> dict[str, type[Event]]:
-    return dict(_REGISTRY)
+def event_types() -> Mapping[str, type[Event]]:
+    """Every event type by kind: the explicit list of ``dealerassist.vocabulary``.
+
+    Imported on first use, not at the top: the vocabulary imports the modules that define events,
+    and every one of them imports this module.
+    """
+    from dealerassist.vocabulary import EVENT_TYPES
+
+    return EVENT_TYPES
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:
@@ -76,9 +73,10 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     if not isinstance(data, dict):
         raise EventError(f"an event must be a JSON object, got {type(data).__name__}")
     kind = data.get("kind")
-    cls = _REGISTRY.get(kind) if isinstance(kind, str) else None
+    known = event_types()
+    cls = known.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise EventError(f"kind: unknown event type {kind!r} (known: {', '.join(sorted(_REGISTRY))})")
+        raise EventError(f"kind: unknown event type {kind!r} (known: {', '.join(sorted(known))})")
     hints = _type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = set(data) - set(fields) - {"kind"}

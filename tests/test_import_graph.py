@@ -15,6 +15,12 @@ import dealerassist
 
 PACKAGE = Path(dealerassist.__file__).resolve().parent
 CORE_MAY_IMPORT = {"errors"}  # the core (cards, decks, money, pay tables) knows no game, device or server
+# Upward lookups allowed by name, each with its reason; any other edge that closes a cycle fails.
+UPWARD_LOOKUPS = {
+    # Decoding a record looks its kind up in the one explicit list of event types, which lists the
+    # events every package defines (imported inside the function, on first decode).
+    ("events", "vocabulary"),
+}
 
 
 def _unit(path: Path) -> str:
@@ -54,9 +60,11 @@ def cycle_in(graph: dict[str, dict[str, set[str]]]) -> list[str] | None:
 
 def test_no_import_cycle_among_top_level_packages() -> None:
     graph = import_graph()
+    for source, target in UPWARD_LOOKUPS:
+        graph[source].pop(target, None)
     cycle = cycle_in(graph)
     if cycle:
-        steps = [f"{a} -> {b} ({', '.join(sorted(graph[a][b]))})" for a, b in itertools.pairwise(cycle)]
+        steps = [f"{b} -> {a} ({', '.join(sorted(graph[b][a]))})" for a, b in itertools.pairwise(cycle)]
         raise AssertionError("import cycle: " + "; ".join(steps))
 
 

@@ -1,7 +1,8 @@
 """``dealerassist backup``: copy live SQLite event logs with SQLite's online backup API.
 
 The copy is consistent even while tables keep appending: in WAL mode the backup reads one snapshot
-in a single step without blocking writers. Each copy is checked with ``PRAGMA integrity_check``
+in a single step without blocking writers. Each copy is one self-contained file in rollback-journal
+mode (readable from read-only media, on any machine) and is checked with ``PRAGMA integrity_check``
 before it is kept.
 """
 
@@ -47,6 +48,9 @@ def backup_database(source: Path, out_dir: Path, stamp: str | None = None) -> Pa
         dst = sqlite3.connect(partial)
         try:
             src.backup(dst)
+            # The copy keeps the source's WAL mode, which a reader cannot open on read-only media:
+            # a rollback journal makes it one self-contained file that opens read-only anywhere.
+            dst.execute("PRAGMA journal_mode=DELETE")
             verdict = dst.execute("PRAGMA integrity_check").fetchone()[0]
         finally:
             dst.close()

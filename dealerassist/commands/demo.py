@@ -32,8 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="127.0.0.1", help="dashboard address (default 127.0.0.1)")
     p.add_argument(
         "--data-dir",
-        default=str(DEFAULT_DATA_DIR),
-        help=f"log, accounts, snapshots (default {DEFAULT_DATA_DIR})",
+        help="log, accounts, snapshots: a new or empty folder, never one an earlier run left data in "
+        f"(default {DEFAULT_DATA_DIR}, or the first free {DEFAULT_DATA_DIR}-2, -3 ...)",
     )
     p.add_argument(
         "--pace",
@@ -70,7 +70,7 @@ def _say(text: str) -> None:
 
 def _demo(args: argparse.Namespace) -> int:
     from dealerassist.commands.run import configure_logging
-    from dealerassist.simulation.demo import Demo, DemoOptions, demo_games
+    from dealerassist.simulation.demo import Demo, DemoOptions, demo_games, unused_beside
     from dealerassist.station.signals import stop_on_signals
 
     configure_logging("WARNING")  # alarms and link changes on the console, next to the dealers' news
@@ -82,7 +82,7 @@ def _demo(args: argparse.Namespace) -> int:
     games = demo_games() if args.game == "all" else [args.game]
     options = DemoOptions(
         games=games,
-        data_dir=Path(args.data_dir),
+        data_dir=Path(args.data_dir) if args.data_dir else unused_beside(DEFAULT_DATA_DIR),
         host=args.host,
         port=args.port,
         pace=args.pace,

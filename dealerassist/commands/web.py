@@ -136,6 +136,8 @@ def build_table_app(
     log = EventLog(db)
     opened: list[Any] = [log]
     try:
+        reader = EventLog(db, readonly=True)  # surveillance reads never write
+        opened.insert(0, reader)
         pit = Pit(log, configs)
         controllers: dict[str, Any] = {}
         for config in configs:
@@ -154,6 +156,7 @@ def build_table_app(
             progressive=controllers or None,
             users=users,
             config={"SNAPSHOT_DIR": snapshots, "TRUSTED_PROXIES": list(proxies)},
+            reader=reader,
         )
     except BaseException:
         _close(opened)  # nothing serves: stop the meters and close the log before the error shows

@@ -25,8 +25,8 @@ from fractions import Fraction
 from typing import Any
 
 from dealerassist.core.money import format_amount
-from dealerassist.errors import RuleViolation
-from dealerassist.events import Event
+from dealerassist.errors import DealerAssistError, RuleViolation
+from dealerassist.events import DeviceLink, Event
 from dealerassist.progressive import meter, plans
 from dealerassist.progressive.events import (
     PROGRESSIVE_KINDS,
@@ -93,6 +93,10 @@ class ProgressiveController:
         self._seen_hits: dict[str, float] = {}
         self._listeners: list[StateListener] = []
         self._last_sent: dict[str, Any] | None = None
+        # The shared meter's link as the table's log last recorded it (a ``device-link`` of device
+        # ``meter-link``): the poller writes a record whenever the link it sees differs.
+        self._link_sink: Callable[[Event], Any] | None = None
+        self._link_logged_up = True
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
         self.store = store if store is not None else self._default_store(params)
@@ -139,6 +143,31 @@ class ProgressiveController:
             self.store.wait_for_change(self.poll_s)
             if not self._stop.is_set():
                 self.refresh()
+                self._report_link()
+
+    def _report_link(self) -> None:
+        """Send the table's tracker a ``meter-link`` ``device-link`` when the shared meter's link
+        is not what the log last said: down raises the ``progressive`` alarm, up clears it.
+
+        Sent outside the controller's lock: the tracker hands the record back to ``on_record``.
+        A record that cannot be written now is tried again at the next poll."""
+        if not self.store.shared or self._link_sink is None:
+            return
+        with self._lock:
+            fault = self._fault
+            if (fault is None) == self._link_logged_up:
+                return
+        event = DeviceLink(
+            table=self.table,
+            device="meter-link",
+            up=fault is None,
+            detail=fault or "the shared meter answers again",
+            url=str(getattr(self.store, "url", "")),
+        )
+        try:
+            self._link_sink(event)
+        except DealerAssistError as exc:
+            log.warning("%s: the shared meter's link change is not logged yet: %s", self.table, exc)
 
     def refresh(self) -> None:
         """Re-read the meter; after a lost link, push what waited for it."""
@@ -193,6 +222,7 @@ class ProgressiveController:
         table_tracker = tracker.tracker(self.table) if hasattr(tracker, "tracker") else tracker
         if hasattr(table_tracker, "add_wager_check"):
             table_tracker.add_wager_check(self.check_wager)
+        self._link_sink = getattr(table_tracker, "handle", None)
 
     def on_record(self, record: Any) -> None:
         event = record.event
@@ -209,6 +239,9 @@ class ProgressiveController:
         kind = event.kind
         if kind in PROGRESSIVE_KINDS:
             self._ingest_own(event)
+            return None
+        if isinstance(event, DeviceLink) and event.device == "meter-link":
+            self._link_logged_up = event.up
             return None
         round_id = getattr(event, "round_id", None)
         if kind == "round-open":

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import random
 import secrets
-import shutil
 import threading
 import tomllib
 from collections.abc import Callable, Sequence
@@ -25,7 +24,7 @@ from dealerassist.errors import DealerAssistError
 from dealerassist.simulation.dealer import PACES, Chances, SimulatedDealer, Tally
 from dealerassist.simulation.supervisor import DemoSupervisor
 from dealerassist.station.dashboard import DashboardServer, build_dashboard
-from dealerassist.station.station import DB_NAME, USERS_NAME, Station, make_data_dir
+from dealerassist.station.station import DB_NAME, SNAPSHOTS_NAME, USERS_NAME, Station, make_data_dir
 from dealerassist.station.tables import StationTable, check_table
 from dealerassist.tablefiles.tables import table_from_mapping
 
@@ -88,8 +87,13 @@ class Demo:
 
     def start(self) -> None:
         data = self.options.data_dir
+        left = earlier_run(data)
+        if left:
+            raise DemoError(
+                f"--data-dir {data}: holds {', '.join(left)} from before; the demo never replaces data "
+                "it did not make: name a new or empty folder"
+            )
         make_data_dir(data)
-        _fresh(data)
         tables = [self._table(slug) for slug in self.options.games]
         cameras = self._cameras(tables)
         self.station = Station(tables, data, sign_rate_hz=8.0, cameras=cameras)
@@ -252,9 +256,16 @@ def _cache_dir() -> Path:
     return artwork.CACHE_DIR.parent / "decks"
 
 
-def _fresh(data: Path) -> None:
-    """A fresh log and fresh accounts each start; snapshots of earlier runs go too."""
-    for name in (DB_NAME, USERS_NAME):
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            (data / f"{name}{suffix}").unlink(missing_ok=True)
-    shutil.rmtree(data / "snapshots", ignore_errors=True)
+def earlier_run(data: Path) -> list[str]:
+    """What an earlier run (a demo's or a station's) left in ``data``: its log, accounts, snapshots."""
+    names = [f"{name}{suffix}" for name in (DB_NAME, USERS_NAME) for suffix in ("", "-wal", "-journal")]
+    return [name for name in [*names, SNAPSHOTS_NAME] if (data / name).exists()]
+
+
+def unused_beside(data: Path) -> Path:
+    """``data`` when no earlier run left anything there, else the first free ``data-2``, ``data-3`` ..."""
+    candidate, number = data, 1
+    while earlier_run(candidate):
+        number += 1
+        candidate = data.with_name(f"{data.name}-{number}")
+    return candidate

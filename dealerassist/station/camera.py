@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dealerassist.errors import DealerAssistError
+from dealerassist.errors import DealerAssistError, StorageUnavailable
 from dealerassist.events import CardRead, CardRemoved, DeviceLink, Event
 from dealerassist.games.base import parse_position
 
@@ -82,6 +82,8 @@ class CameraFeed:
                 self.up = event.up
             try:
                 forward(event)
+            except StorageUnavailable:
+                pass  # not recorded now (the station says why once); the next frame reads it again
             except DealerAssistError as exc:  # refused and logged by the tracker; the camera goes on
                 log.info("camera %s: %s refused: %s", table, event.kind, exc)
 

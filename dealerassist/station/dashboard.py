@@ -24,11 +24,14 @@ def build_dashboard(
     name (``[dashboard] trusted_proxies``)."""
     from flask import jsonify
 
+    from dealerassist.storage.eventlog import EventLog
     from dealerassist.web.app import create_app
     from dealerassist.web.users import UserStore
 
     users = UserStore(station.users_path)
     proxies = {*trusted_proxies, *(a for t in station.tables for a in t.trusted_proxies)}
+    reader = EventLog(station.db_path, readonly=True)  # surveillance reads never write
+    station.on_stop(reader.close)
     app = create_app(
         pit=station.pit,
         log=station.log,
@@ -41,6 +44,7 @@ def build_dashboard(
             "SESSION_COOKIE_SECURE": secure_cookies,
             "TRUSTED_PROXIES": sorted(proxies),
         },
+        reader=reader,
     )
     station.on_stop(users.close)
 

@@ -97,6 +97,11 @@ class Station:
         self.pit = Pit(self.log, [t.config for t in self.tables])
         self.pit.subscribe(_journal)
         self._start_shipper()
+        from dealerassist.station.logwatch import LogWatch
+
+        self.log_watch = LogWatch(self.log, self.pit, [t.table_id for t in self.tables])
+        self.log_watch.start()
+        self._stoppers.append(self.log_watch.stop)
         for table in self.tables:
             if table.progressive is not None:
                 controller = ProgressiveController(table.table_id, table.progressive, self.log)
@@ -265,7 +270,11 @@ class Station:
     def _log_health(self) -> dict[str, Any]:
         """Whether the log answers; never its path (``/healthz`` needs no login), which the journal has."""
         try:
-            return {"ok": True, "last_seq": self.log.last_seq()}
+            state = {"ok": True, "last_seq": self.log.last_seq()}
+            if self.log.write_problem is not None:
+                since, what = self.log.write_problem
+                state.update(ok=False, problem=f"cannot be written since {since}: {what}")
+            return state
         except Exception as exc:  # a health check reports a broken log, it never raises
             log.error("event log health check failed: %s", exc)
             problem = str(exc).replace(str(self.db_path), "the event log")

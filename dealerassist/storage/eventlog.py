@@ -9,23 +9,20 @@ match its head or whose file is damaged: it never resets or repairs anything by 
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
-import pkgutil
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
 from pathlib import Path
 
-import dealerassist
-from dealerassist.errors import DealerAssistError
+from dealerassist.errors import DealerAssistError, StorageUnavailable
 from dealerassist.events import EVENT_FORMAT_VERSION, Event, EventError, event_from_dict
 from dealerassist.storage.chain import GENESIS_HASH, canonical_json, record_hash
 from dealerassist.storage.keys import Keyring, keys_dir
+from dealerassist.storage.media import storage_problem
 from dealerassist.storage.seal import Sealer
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -103,16 +100,6 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-@cache
-def load_vocabulary() -> None:
-    """Import every ``dealerassist.<package>.events`` module so every stored kind can be decoded."""
-    for info in pkgutil.iter_modules(dealerassist.__path__):
-        if info.ispkg and any(
-            (Path(root) / info.name / "events.py").is_file() for root in dealerassist.__path__
-        ):
-            importlib.import_module(f"dealerassist.{info.name}.events")
-
-
 class EventLog:
     """The durable, hash-chained event log of one or more tables (one SQLite file)."""
 
@@ -121,6 +108,10 @@ class EventLog:
         /etc/dealerassist/keys); a writer MACs the records of every table it holds a key of."""
         self.path = str(path)
         self.readonly = readonly
+        # (since when, what) while appends fail for a reason of the disk, not of the log; ``outage``
+        # keeps the first of them until ``end_outage`` (someone has reported it), even once writable.
+        self.write_problem: tuple[str, str] | None = None
+        self.outage: tuple[str, str] | None = None
         self._lock = threading.RLock()
         memory = self.path == ":memory:"
         self._sealer = None if readonly or memory else Sealer(Keyring(keys_dir(keys and str(keys))))
@@ -128,16 +119,20 @@ class EventLog:
             _check_file(Path(self.path), readonly)
         try:
             if readonly:
-                uri = Path(self.path).resolve().as_uri() + "?mode=ro"
-                self._db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+                self._db = _connect_readonly(Path(self.path))
             else:
                 self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._open(memory)
         except sqlite3.DatabaseError as exc:
+            problem = None if readonly or memory else storage_problem(exc, Path(self.path))
+            if problem:
+                raise StorageUnavailable(
+                    f"{self.path}: cannot write the event log: {problem}; free space or choose a writable "
+                    "--data-dir (the file was left untouched)"
+                ) from None
             raise LogError(
                 f"{self.path}: not a readable event log ({exc}); the file was left untouched"
             ) from None
-        load_vocabulary()
 
     def _open(self, memory: bool) -> None:
         db = self._db
@@ -245,12 +240,30 @@ class EventLog:
                 db.execute(_SET_META, ("head_seq", str(seq)))
                 db.execute(_SET_META, ("head_hash", prev))
                 db.execute("COMMIT")
-            except BaseException:
+            except BaseException as exc:
                 if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
+                    try:
+                        db.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass  # SQLite rolled back itself (a full disk can end the transaction)
+                problem = storage_problem(exc, Path(self.path))
+                if problem is None:
+                    raise
+                self.write_problem = self.write_problem or (utc_now(), problem)
+                self.outage = self.outage or self.write_problem
+                raise StorageUnavailable(
+                    f"{self.path}: not recorded: {problem}; nothing was written, send it again when the "
+                    "log can be written"
+                ) from None
             self._head = (seq, prev)
+            self.write_problem = None
             return records
+
+    def end_outage(self, outage: tuple[str, str]) -> None:
+        """``outage`` has been reported: forget it, unless the disk failed again meanwhile."""
+        with self._lock:
+            if self.outage == outage and self.write_problem is None:
+                self.outage = None
 
     def _read_head(self) -> tuple[int, str]:
         """The head inside the write transaction, so two processes never fork the chain."""
@@ -425,6 +438,30 @@ def verify_exported(lines: Iterable[str]) -> ChainReport:
             return ChainReport(False, checked, seq, f"record {seq} does not match its hash (line {number})")
         prev, checked = (seq, digest), checked + 1
     return ChainReport(True, checked)
+
+
+def _connect_readonly(path: Path) -> sqlite3.Connection:
+    """A connection that never writes, also on read-only media.
+
+    ``mode=ro`` first: it sees what a running writer commits. A log in WAL mode cannot be opened so
+    where its folder is read-only (SQLite must create the ``-shm`` file), so there the file is
+    opened ``immutable``, which reads the database file alone: right when no ``-wal`` file holds
+    records that are not in it yet, and refused when one does.
+    """
+    uri = path.resolve().as_uri()
+    db = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return db
+    except sqlite3.OperationalError:
+        db.close()
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise LogError(
+            f"{path}: cannot be read here: its folder is read-only and {wal.name} holds records not yet "
+            "in the database; copy both files to a writable folder, or read a 'dealerassist backup' copy"
+        )
+    return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, check_same_thread=False)
 
 
 def _check_file(path: Path, readonly: bool) -> None:

@@ -36,6 +36,7 @@ from dealerassist.core.configfiles import named_file
 from dealerassist.core.decks import load_deck
 from dealerassist.core.money import MoneyError, decimal_to_cents, format_amount, parse_amount
 from dealerassist.core.paytables import PayTable
+from dealerassist.core.secrets import password_keys, password_problem
 from dealerassist.core.tomlfile import read_toml, reject_unknown_keys
 from dealerassist.errors import ConfigError, DealerAssistError, RuleViolation
 from dealerassist.games.base import BetLimit, Game, TableRules
@@ -96,6 +97,9 @@ def table_from_mapping(data: Mapping[str, Any], source: str) -> TableConfig:
     unknown = set(data) - KNOWN_SECTIONS
     if unknown:
         raise ConfigError(source, ", ".join(sorted(unknown)), "unknown section(s)")
+    secret = next(password_keys(data), None)
+    if secret is not None:
+        raise ConfigError(source, secret, password_problem(secret))
     table = _section(data, source, "table")
     reject_unknown_keys(table, source, "table", TABLE_KEYS)
     table_id = table.get("id")

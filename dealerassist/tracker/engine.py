@@ -653,7 +653,9 @@ class TableEngine:
         if self.alarms.has_condition(condition):
             return []
         message = f"{event.device} link down" + (f": {event.detail}" if event.detail else "")
-        return [self.alarms.raise_alarm("device-link", "critical", message, self.round_id or None, condition)]
+        # The shared meter's link is the progressive's own alarm: its bet is refused until it is back.
+        code = "progressive" if event.device == "meter-link" else "device-link"
+        return [self.alarms.raise_alarm(code, "critical", message, self.round_id or None, condition)]
 
     def _device_alarm(self, event: DeviceAlarm) -> list[Event]:
         condition = f"device-alarm:{event.device}:{event.code}"

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from dealerassist.errors import ConfigError, DealerAssistError
+from dealerassist.errors import ConfigError, DealerAssistError, StorageUnavailable
 from dealerassist.events import CardRead, Event, EventError, event_from_dict
 from dealerassist.games import game_class
 from dealerassist.games.base import Game, TableRules
@@ -180,6 +180,8 @@ class Tracker:
             for callback in list(self._subscribers):
                 try:
                     callback(record)
+                except StorageUnavailable:
+                    log.debug("subscriber %r could not write after record %d", callback, record.seq)
                 except Exception:
                     log.exception("subscriber %r failed on record %d", callback, record.seq)
         return records

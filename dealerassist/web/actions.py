@@ -76,16 +76,12 @@ class ActionError(Exception):
 
 
 def event_class(kind: str) -> type[Event] | None:
-    """The registered event class, importing the tracker's vocabulary on first use."""
-    try:
-        import dealerassist.tracker.events  # noqa: F401  (registers the tracker's event kinds)
-    except ImportError:
-        pass
+    """The event class of ``kind`` in the vocabulary (``dealerassist.vocabulary``)."""
     return event_types().get(kind)
 
 
 def available() -> dict[str, Action]:
-    """Actions whose event class exists in this build."""
+    """Actions whose event class is in the vocabulary."""
     return {kind: a for kind, a in ACTIONS.items() if event_class(kind) is not None}
 
 

@@ -17,6 +17,7 @@ from flask.sessions import SecureCookieSessionInterface
 from werkzeug.exceptions import HTTPException
 
 from dealerassist.core.money import format_amount
+from dealerassist.errors import StorageUnavailable
 from dealerassist.web.analytics import percent_text
 from dealerassist.web.fanout import DEFAULT_PER_OWNER, DEFAULT_QUEUE_SIZE, DEFAULT_TOTAL, Fanout
 from dealerassist.web.history import DEFAULT_SHIFTS
@@ -38,6 +39,7 @@ def create_app(
     users: UserStore | None = None,
     tables: Mapping[str, Any] | None = None,
     devices: Mapping[str, Callable[[], Mapping[str, Any]]] | None = None,
+    reader: Any | None = None,
 ) -> Flask:
     """Build the dashboard.
 
@@ -45,7 +47,8 @@ def create_app(
     ``ProgressiveController`` or a mapping of table id to one (``state()`` feeds the sign page).
     ``tables`` maps table id to its ``TableConfig`` (default: what the pit knows). ``devices``
     maps a device name to a callable returning its live status (frame rate, registration, last
-    error) for the status page.
+    error) for the status page. ``reader`` is a read-only connection to the same log for the
+    surveillance pages (default: ``log``).
     ``config`` may set ``USERS_PATH`` (accounts file, default ``var/users.sqlite3``),
     ``SECRET_KEY``, ``SNAPSHOT_DIR`` (camera snapshots), ``SHIFTS``, ``SSE_HEARTBEAT`` (seconds),
     ``SSE_QUEUE_SIZE`` (records a browser may lag before it is dropped), ``SSE_STREAMS_PER_SESSION``
@@ -83,6 +86,7 @@ def create_app(
         devices=dict(devices or {}),
         snapshot_dir=Path(settings["SNAPSHOT_DIR"]) if settings.get("SNAPSHOT_DIR") else None,
         shifts=tuple(settings.get("SHIFTS") or DEFAULT_SHIFTS),
+        reader=reader,
     )
     app.extensions["dealerassist"] = runtime
     pit.subscribe(fanout.publish)
@@ -153,6 +157,11 @@ def _install_hooks(app: Flask) -> None:
         if exc.code == 413:
             return render_error(413, "body", "request body too large")
         return render_error(exc.code or 500, "request", exc.description or exc.name)
+
+    @app.errorhandler(StorageUnavailable)
+    def _unwritable(exc: StorageUnavailable) -> Any:
+        # The station says it once in the journal and on /healthz: no traceback per request.
+        return render_error(503, "log", str(exc))
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Any:

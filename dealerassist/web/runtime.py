@@ -31,13 +31,18 @@ class Runtime:
     snapshot_dir: Path | None = None
     shifts: tuple[tuple[str, int], ...] = DEFAULT_SHIFTS
     last_verification: dict[str, Any] | None = None
+    # What surveillance reads from (history, round timelines, chain checks, record exports): a
+    # read-only connection to the log when the station gives one, else the writer's ``log``.
+    reader: Any = None
     _log_lock: threading.Lock = field(default_factory=threading.Lock)
     _index: LogIndex = field(init=False)
 
     def __post_init__(self) -> None:
         # Built here, not on first use: two first requests on the threaded server would otherwise
         # each build an index and read the whole log, and one of the two would be thrown away.
-        self._index = LogIndex(self.log)
+        if self.reader is None:
+            self.reader = self.log
+        self._index = LogIndex(self.reader)
 
     def index(self) -> LogIndex:
         """The shared incremental summary of the log (rounds, alarms, devices)."""
@@ -45,7 +50,7 @@ class Runtime:
 
     def verify_chain(self) -> dict[str, Any]:
         """Check the log's hash chain now and remember the answer for the status page."""
-        report = self.log.verify()
+        report = self.reader.verify()
         self.last_verification = {
             "ok": bool(report.ok),
             "checked": int(report.checked),

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from dealerassist.errors import DealerAssistError
+from dealerassist.errors import DealerAssistError, StorageUnavailable
+from dealerassist.storage.media import storage_problem
 
 ROLES: Final = ("dealer", "supervisor", "surveillance", "admin")
 MIN_PASSWORD_LENGTH: Final = 10
@@ -120,6 +121,12 @@ def _open(path: str) -> sqlite3.Connection:
     except (OSError, sqlite3.Error) as exc:
         if db is not None:
             db.close()
+        problem = None if path == ":memory:" else storage_problem(exc, Path(path))
+        if problem:
+            raise StorageUnavailable(
+                f"{path}: cannot write the accounts file: {problem}; free space or choose a writable "
+                "folder (the file was left untouched)"
+            ) from None
         raise UserError(
             path,
             f"not a usable accounts file ({exc}): give a writable path for a new one, "

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import serial
 
-from dealerassist.errors import DealerAssistError
+from dealerassist.errors import DealerAssistError, StorageUnavailable
 from dealerassist.events import CardRead, DealerButton, DeviceAlarm, DeviceLink, Event, ShoeStatus
 from firmware_bridge.ports import DeviceConfig, PortError, close_port, open_port
 from firmware_bridge.shoe.framing import FrameProblem
@@ -386,6 +386,8 @@ class ShoeReader:
         """Hand an event over; a refusal counts as delivered (it is logged), a crash does not."""
         try:
             self.on_event(event)
+        except StorageUnavailable:
+            return False  # not recorded (full or read-only disk): the shoe repeats it; the station says why
         except DealerAssistError as exc:
             log.info("shoe %s: %s refused: %s", self.table, event.kind, exc)
             self.stats["refused_by_table"] += 1

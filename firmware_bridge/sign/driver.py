@@ -29,7 +29,7 @@ from typing import Any
 import serial
 
 from dealerassist.core.money import format_amount
-from dealerassist.errors import DealerAssistError
+from dealerassist.errors import DealerAssistError, StorageUnavailable
 from dealerassist.events import DeviceLink, Event
 from firmware_bridge.ports import DeviceConfig, PortError, close_port, open_port
 from firmware_bridge.sign import alpha
@@ -495,6 +495,8 @@ class JackpotSign:
             event = DeviceLink(table=self.table, device="sign", up=up, detail=detail, url=self.config.url)
             try:
                 self.on_event(event)
+            except StorageUnavailable as exc:
+                log.warning("sign link event not recorded: %s", exc)
             except Exception:
                 log.exception("sign link event handler failed")
 

@@ -35,6 +35,9 @@ def test_backup_while_another_connection_keeps_writing(tmp_path: Path) -> None:
         thread.join()
     rows = sqlite3.connect(copy).execute("SELECT count(*), max(seq) FROM events").fetchone()
     assert rows[0] == rows[1] and rows[0] >= 100
+    # one self-contained file in rollback-journal mode (bytes 18-19 say 1, WAL would say 2)
+    assert copy.read_bytes()[18:20] == b"\x01\x01"
+    assert sorted(p.name for p in copy.parent.iterdir()) == [copy.name]
     writer.close()
 
 

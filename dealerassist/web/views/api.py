@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Blueprint, jsonify, request
 
-from dealerassist.errors import DealerAssistError, RuleViolation
+from dealerassist.errors import DealerAssistError, RuleViolation, StorageUnavailable
 from dealerassist.web import openapi, progressive_ops
 from dealerassist.web.actions import ACTIONS, ActionError, available, build_event
 from dealerassist.web.runtime import runtime
@@ -110,6 +110,8 @@ def act(table: str, kind: str) -> Any:
         return jsonify(
             error="refused", field=getattr(exc, "rule", "rule"), rule=exc.rule, message=exc.message
         ), 409
+    except StorageUnavailable:
+        raise  # not a refusal: nothing was recorded (503, the app's handler)
     except DealerAssistError as exc:
         return jsonify(error="refused", field=getattr(exc, "field", kind), message=str(exc)), 409
     return jsonify(ok=True, caused=[e.to_dict() for e in caused or []], last_seq=rt.log.last_seq())
@@ -175,7 +177,7 @@ def records() -> Any:
     table = request.args.get("table") or None
     viewer = audience(table)
     out = []
-    for rec in rt.log.records(after=after, table=table):
+    for rec in rt.reader.records(after=after, table=table):
         seen = viewer.record(rec)
         if seen is not None:
             out.append(seen)

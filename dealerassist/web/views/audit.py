@@ -106,7 +106,7 @@ def round_detail(table: str, round_id: int) -> Any:
         return render_error(404, "round_id", f"no round {round_id} at table {table!r}")
     timeline = []
     viewer = audience(table)
-    for rec in rt.log.records(after=summary.first_seq - 1, table=table):
+    for rec in rt.reader.records(after=summary.first_seq - 1, table=table):
         if rec.seq > summary.last_seq:
             break
         seen = viewer.record(rec)
@@ -278,7 +278,7 @@ def export_jsonl() -> Any:
         start = min(s[0][0] for s in spans.values())
         end = max(last for table_spans in spans.values() for _first, last in table_spans)
         at = dict.fromkeys(spans, 0)
-        for rec in rt.log.records(after=start - 1):
+        for rec in rt.reader.records(after=start - 1):
             if rec.seq > end:
                 return
             table_spans = spans.get(rec.event.table)
