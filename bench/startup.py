@@ -169,7 +169,7 @@ class History:
         for row in self.template.prefix:
             batch.append(self._row(row[1], row[2], row[3], row[4], row[5]))
         per_round = len(self.template.round_rows)
-        while self.seq + len(batch) + per_round <= records:
+        while self.seq + per_round <= records:
             self.last_round += 1
             stamp += timedelta(seconds=90)
             at = stamp.isoformat(timespec="microseconds").replace("+00:00", "Z")

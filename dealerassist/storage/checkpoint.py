@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 from dealerassist.storage.chain import canonical_json, record_hash
 
-log = logging.getLogger("dealerassist.checkpoint")
+journal = logging.getLogger("dealerassist.checkpoint")
 
 CHECKPOINT_FORMAT = 1
 DEFAULT_EVERY = 5000  # records between two checkpoints: at most this many are read at a start
@@ -104,11 +104,16 @@ def check_at_start(log: Any) -> Checkpoint | None:
     if isinstance(found, Checkpoint):
         problem = _anchor_problem(log, found)
         if problem:
-            log_warning(log, f"checkpoint at record {found.seq} ignored ({problem}); reading the whole log")
+            journal.warning(
+                "%s: checkpoint at record %d ignored (%s); reading the whole log",
+                log.path,
+                found.seq,
+                problem,
+            )
         else:
             checkpoint = found
     elif found:
-        log_warning(log, f"checkpoint ignored ({found}); reading the whole log")
+        journal.warning("%s: checkpoint ignored (%s); reading the whole log", log.path, found)
     if checkpoint is None:
         log.quick_check()
         report = log.verify()
@@ -119,11 +124,14 @@ def check_at_start(log: Any) -> Checkpoint | None:
             f"{log.path}: the hash chain does not hold ({report.problem}); "
             "run 'dealerassist audit verify' (nothing was changed)"
         )
+    if checkpoint is not None:
+        journal.info(
+            "%s: start from the checkpoint at record %d, %d records after it",
+            log.path,
+            checkpoint.seq,
+            report.checked,
+        )
     return checkpoint
-
-
-def log_warning(log: Any, text: str) -> None:
-    logging.getLogger("dealerassist.checkpoint").warning("%s: %s", log.path, text)
 
 
 def _anchor_problem(log: Any, checkpoint: Checkpoint) -> str:
@@ -235,7 +243,7 @@ class CheckpointKeeper:
                 checkpoint = take(self.log, self.locks(), self.components())
                 write_checkpoint(self.log, checkpoint)
             except Exception as exc:  # the log keeps working without a checkpoint; say why once
-                log.warning("checkpoint not written: %s", exc)
+                journal.warning("checkpoint not written: %s", exc)
                 return None
             self._last = checkpoint.seq
             self.written += 1
