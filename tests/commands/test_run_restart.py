@@ -14,7 +14,7 @@ import pytest
 
 from firmware_bridge.emulators.shoe import ShoeEmulator
 from tests.commands.test_run import CLI, Process
-from tests.station.helpers import table_data, wait_for, write_table
+from tests.station.helpers import shoe_on_tcp, table_data, wait_for, write_table
 from tests.web.dashboard_http import HttpUser
 
 PASSWORD = "a-strong-password"
@@ -22,11 +22,8 @@ PASSWORD = "a-strong-password"
 
 @pytest.fixture
 def shoe(tmp_path: Path) -> Iterator[ShoeEmulator]:
-    emulator = ShoeEmulator(deck="pairs-and-up-52", seed=4, heartbeat=0.2, state=tmp_path / "shoe.json")
-    emulator.serve_tcp("127.0.0.1", 0)
-    emulator.start()
-    yield emulator
-    emulator.stop()
+    with shoe_on_tcp(tmp_path / "shoe.json", seed=4) as emulator:
+        yield emulator
 
 
 def _start(table: Path, data_dir: Path) -> tuple[Process, HttpUser]:
