@@ -47,6 +47,7 @@ from typing import Any
 from dealerassist.core.tables import TABLES_DIR, table_from_mapping
 from dealerassist.events import CardRead, event_from_dict
 from dealerassist.progressive import meter
+from dealerassist.progressive.controller import checkpoint_name
 from dealerassist.progressive.events import PROGRESSIVE_KINDS, apply_event
 from dealerassist.simulation.dealer import PACES, Chances, SimulatedDealer
 from dealerassist.simulation.direct_shoe import DirectShoe
@@ -213,7 +214,7 @@ class History:
         """The template's checkpoint moved to the last round written: its numbers, its books'
         contributions as written, the meter as the history leaves it and the last record read."""
         parts = json.loads(self.template.parts.replace(str(TEMPLATE_ROUND), str(self.last_round)))
-        part = parts[f"progressive:{TABLE}"]
+        part = parts[checkpoint_name(TABLE)]
         written = [json.loads(b) for b in self.last_bodies]
         for seat, event in part["books"][str(self.last_round)]["contributed"].items():
             event["amount_after"] = next(

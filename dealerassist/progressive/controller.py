@@ -171,7 +171,7 @@ class ProgressiveController:
 
     @property
     def checkpoint_name(self) -> str:
-        return f"progressive:{self.table}"
+        return checkpoint_name(self.table)
 
     @property
     def lock(self) -> threading.RLock:
@@ -606,6 +606,11 @@ def _step(amount: int | None, delta: Fraction | int) -> int | None:
     if amount is None or Fraction(delta).denominator != 1:
         return None
     return amount + int(delta)
+
+
+def checkpoint_name(table: str) -> str:
+    """The name of a table's progressive in a station's checkpoint."""
+    return f"progressive:{table}"
 
 
 def _supervisor_only(role: str, what: str) -> None:

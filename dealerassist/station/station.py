@@ -95,7 +95,7 @@ class Station:
     # --- life cycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        from dealerassist.progressive.controller import ProgressiveController
+        from dealerassist.progressive.controller import ProgressiveController, checkpoint_name
         from dealerassist.storage.checkpoint import CheckpointKeeper
         from dealerassist.storage.eventlog import EventLog
         from dealerassist.tracker.pit import Pit
@@ -108,8 +108,7 @@ class Station:
         self._start_shipper()
         for table in self.tables:
             if table.progressive is not None:
-                part = checkpoint.part(f"progressive:{table.table_id}") if checkpoint else None
-                resume = (checkpoint.seq, part) if checkpoint and part else None
+                resume = checkpoint.resume(checkpoint_name(table.table_id)) if checkpoint else None
                 controller = ProgressiveController(table.table_id, table.progressive, self.log, resume=resume)
                 controller.attach(self.pit.tracker(table.table_id))
                 controller.start()

@@ -52,8 +52,10 @@ class Checkpoint:
     hash: str
     parts: Mapping[str, Any]
 
-    def part(self, name: str) -> Any | None:
-        return self.parts.get(name)
+    def resume(self, name: str) -> tuple[int, Any] | None:
+        """``(seq, part)`` for a component that starts from it, or None when it has no part."""
+        part = self.parts.get(name)
+        return None if part is None else (self.seq, part)
 
 
 class Checkpointed(Protocol):
