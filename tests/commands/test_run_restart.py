@@ -1,18 +1,24 @@
 """``dealerassist run`` killed with SIGKILL in the middle of a round starts again from its checkpoint:
-the open round and the progressive meter come back as they were, and the log verifies."""
+after whole rounds dealt by the simulated dealer over the dashboard's API and the shoe emulator over
+TCP, the open round and the progressive meter come back as they were, and the log verifies."""
 
 from __future__ import annotations
 
 import json
+import random
 import signal
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from dealerassist.core.tables import load_table
+from dealerassist.simulation.dealer import PACES, Chances, SimulatedDealer
 from firmware_bridge.emulators.shoe import ShoeEmulator
+from tests.commands.remote_pit import RemotePit
 from tests.commands.test_run import CLI, Process
 from tests.station.helpers import shoe_on_tcp, table_data, wait_for, write_table
 from tests.web.dashboard_http import HttpUser
@@ -56,7 +62,7 @@ def test_a_killed_run_restarts_from_its_checkpoint_with_the_open_round(
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     added = subprocess.run(
-        [*CLI, "users", "add", "sam", "--role", "supervisor", "--users", str(data_dir / "users.sqlite3")],
+        [*CLI, "users", "add", "sam", "--role", "admin", "--users", str(data_dir / "users.sqlite3")],
         input=PASSWORD + "\n",
         capture_output=True,
         text=True,
@@ -67,6 +73,18 @@ def test_a_killed_run_restarts_from_its_checkpoint_with_the_open_round(
     process, user = _start(table, data_dir)
     first = "\n".join(process.lines)
     assert "start from the checkpoint" not in first  # a new log: nothing to start from yet
+    dealer = SimulatedDealer(
+        load_table(table),
+        RemotePit(user, "pu-1"),
+        shoe,
+        rng=random.Random(8),
+        pace=PACES["fast"],
+        chances=Chances(exposure=0.0, misread=0.0, jackpot=0.0),
+        say=lambda _text: None,
+    )
+    tally = dealer.run(threading.Event(), rounds=2)
+    assert (tally.settled, tally.stopped_by) == (2, ""), tally
+    played = _table_view(user)["progressive"]["meters"]["qualifying_wagers"]
     assert user.act("pu-1", "round-open")[0] == 200
     for seat in (1, 2, 3):
         assert user.act("pu-1", "wager", seat=seat, bet="ante", amount="10")[0] == 200
@@ -90,10 +108,9 @@ def test_a_killed_run_restarts_from_its_checkpoint_with_the_open_round(
     assert "start from the checkpoint at record" in out and "checkpoint ignored" not in out
     assert after["snapshot"]["positions"] == before["snapshot"]["positions"]
     assert after["snapshot"]["wagers"] == before["snapshot"]["wagers"]
-    assert after["snapshot"]["round_id"] == before["snapshot"]["round_id"] == 1
+    assert after["snapshot"]["round_id"] == before["snapshot"]["round_id"] == 3
     assert after["progressive"] == before["progressive"]
-    meters = after["progressive"]["meters"]
-    assert meters["qualifying_wagers"] == 3 and meters["handle"] == 300
+    assert after["progressive"]["meters"]["qualifying_wagers"] == played + 3
     assert _cards_dealt(dealt) == 6  # the shoe's next cards continue the same round, none lost
 
     verified = subprocess.run(
