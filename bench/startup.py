@@ -4,16 +4,18 @@ A Pairs & Up table with its standalone progressive. Its history is written direc
 station plays one template round (real tracker, real controller, real checkpoint), and the
 template's records are repeated with the next round numbers, exact meter amounts and a fresh hash
 chain (``executemany``, no tracker), up to ``--records``; the template's checkpoint is carried to
-the end of that history the same way. A real station then starts on it and plays
-``--tail-rounds`` whole rounds and an open round (wagers, betting closed, cards), and is left
-without a clean stop, as after a kill -9: its last checkpoint is the one it started from.
+the end of that history the same way. A real station then starts on it and plays whole rounds
+(``--tail-records``, by default just under the checkpoint interval: about the most a start after
+a kill reads) and an open round (wagers, betting closed, cards), and is left without a clean
+stop, as after a kill -9: its last checkpoint is the one it started from.
 
-Measured (the median of ``--repeat`` starts, ``Station.start`` of a station without devices: the
-log's start check, every tracker, every progressive controller; imports excluded):
+Measured (the median of ``--repeat`` starts, the two sizes in turns, ``Station.start`` of a station
+without devices: the log's start check, every tracker, every progressive controller; imports
+excluded):
 
 * ``checkpoint``: a start at each size: reads the records after the checkpoint;
 * ``full read``: the same start with the checkpoint removed, at the small size only (at the large
-  one it would take many minutes): its time is extrapolated linearly to the large size.
+  one it would take hours on this machine): its time is extrapolated linearly to the large size.
 
 At the small size the two starts must come to the same state (tracker snapshot, progressive state
 and books), which is printed. A checkpoint's own cost is printed beside the time of the appends
@@ -54,7 +56,7 @@ from dealerassist.simulation.direct_shoe import DirectShoe
 from dealerassist.station.station import DB_NAME, Station
 from dealerassist.station.tables import StationTable, check_table
 from dealerassist.storage.chain import record_hash
-from dealerassist.storage.checkpoint import Checkpoint, store_checkpoint
+from dealerassist.storage.checkpoint import DEFAULT_EVERY, Checkpoint, store_checkpoint
 from dealerassist.tracker import events as ev
 
 TABLE = "pu-1"
@@ -256,36 +258,35 @@ def drop_checkpoint(folder: Path) -> None:
     db.close()
 
 
-def measure(folder: Path, table: StationTable, repeat: int) -> tuple[list[float], dict[str, Any], int]:
-    times = []
-    state: dict[str, Any] = {}
-    after = 0
-    for _ in range(repeat):
-        took, station = start(folder, table)
-        times.append(took)
-        state = state_of(station)
-        checkpoint = station.log.checkpoint
-        after = station.log.last_seq() - (checkpoint.seq if checkpoint else 0)
-        abandon(station)
-    return times, state, after
+def measure_once(folder: Path, table: StationTable) -> tuple[float, dict[str, Any], int]:
+    took, station = start(folder, table)
+    state = state_of(station)
+    checkpoint = station.log.checkpoint
+    after = station.log.last_seq() - (checkpoint.seq if checkpoint else 0)
+    abandon(station)
+    return took, state, after
 
 
-def scenario(
-    folder: Path, table: StationTable, template: Template, records: int, args: Any
-) -> dict[str, Any]:
+def prepare(folder: Path, table: StationTable, template: Template, records: int, tail: int) -> dict[str, Any]:
+    """The history, then ``tail`` records of real rounds and an open round after its checkpoint."""
     written = make_log(folder, template, records)
     station = Station([table], folder)
     station.start()
-    if station.log.checkpoint is None:
-        raise RuntimeError("the written history's checkpoint was not taken: the bench is broken")
-    appended = time.perf_counter()
     first = station.log.last_seq()
-    if station.log.checkpoint.seq != first:
+    if station.log.checkpoint is None or station.log.checkpoint.seq != first:
         raise RuntimeError("the station did not start from the written history's checkpoint")
-    play(station, table, args.tail_rounds, seed=11)
+    appended = time.perf_counter()
+    rounds = 0
+    while station.log.last_seq() - first < tail - 60:  # an open round is some 20 records
+        rounds += 1
+        play(station, table, 1, seed=11 + rounds)
     open_round(station)
     per_record = (time.perf_counter() - appended) / max(1, station.log.last_seq() - first)
     kept = checkpoint_row(folder)
+    if kept[1] != first:
+        raise RuntimeError(
+            f"a checkpoint was written during the tail: keep --tail-records below {DEFAULT_EVERY}"
+        )
     costs = []
     for _ in range(3):
         began = time.perf_counter()
@@ -294,15 +295,11 @@ def scenario(
     abandon(station)
     # every measured start reads the tail again: the checkpoint is the one the station started from
     checkpoint_row(folder, kept)
-    times, state, after = measure(folder, table, args.repeat)
-    size = (folder / DB_NAME).stat().st_size
     return {
         "records": records,
         "written_s": written,
-        "size_gb": size / 1e9,
-        "times": times,
-        "state": state,
-        "after": after,
+        "size_gb": (folder / DB_NAME).stat().st_size / 1e9,
+        "times": [],
         "append_s": per_record,
         "checkpoint_s": statistics.median(costs),
     }
@@ -324,25 +321,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="dealerassist bench startup", description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=20_000_000, help="the long log (default 20 M)")
     parser.add_argument("--small", type=int, default=200_000, help="the short log (default 200 k)")
-    parser.add_argument("--tail-rounds", type=int, default=3, help="whole rounds after the checkpoint")
-    parser.add_argument("--repeat", type=int, default=3, help="starts measured per size")
+    parser.add_argument(
+        "--tail-records",
+        type=int,
+        default=DEFAULT_EVERY - 100,
+        help=f"records of real rounds after the checkpoint (default {DEFAULT_EVERY - 100}: about the "
+        "most a start after a kill reads)",
+    )
+    parser.add_argument("--repeat", type=int, default=5, help="starts measured per size, taken in turns")
     parser.add_argument("--dir", default=tempfile.gettempdir(), help="where the logs are written")
     args = parser.parse_args(argv)
     table = bench_table()
     work = Path(tempfile.mkdtemp(prefix="dealerassist-startup-", dir=args.dir))
     try:
         template = record_template(work / "template", table)
-        small = scenario(work / "small", table, template, args.small, args)
-        full_times, full_state, _ = [], {}, 0
-        for _ in range(max(1, args.repeat - 1)):
-            drop_checkpoint(work / "small")
-            took, station = start(work / "small", table)
-            full_times.append(took)
-            full_state = state_of(station)
-            abandon(station)
-        shutil.rmtree(work / "small")
-        large = scenario(work / "large", table, template, args.records, args)
+        small = prepare(work / "small", table, template, args.small, args.tail_records)
+        large = prepare(work / "large", table, template, args.records, args.tail_records)
+        for _ in range(args.repeat):
+            for result, folder in ((small, work / "small"), (large, work / "large")):
+                took, result["state"], result["after"] = measure_once(folder, table)
+                result["times"].append(took)
         shutil.rmtree(work / "large")
+        full_times, full_state = [], {}
+        for _ in range(2):
+            drop_checkpoint(work / "small")
+            took, full_state, _ = measure_once(work / "small", table)
+            full_times.append(took)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report(small, large, full_times, full_state == small["state"])
@@ -375,7 +379,7 @@ def report(small: dict[str, Any], large: dict[str, Any], full: list[float], same
         f"large {large_s:.3f} s vs target {TARGET_S:.0f} s: {'met' if large_s <= TARGET_S else 'NOT met'}"
     )
     print(f"same state from the checkpoint as from the full read (small): {'yes' if same else 'NO'}")
-    every = 5000
+    every = DEFAULT_EVERY
     cost = large["checkpoint_s"]
     print(
         f"a checkpoint costs {cost * 1000:.1f} ms; {every} appends took {large['append_s'] * every:.1f} s "
