@@ -36,7 +36,7 @@ from dealerassist.storage.chain import canonical_json, record_hash
 journal = logging.getLogger("dealerassist.checkpoint")
 
 CHECKPOINT_FORMAT = 1
-DEFAULT_EVERY = 5000  # records between two checkpoints: at most this many are read at a start
+DEFAULT_EVERY = 2000  # records between two checkpoints: about the most a start reads after a kill
 _ROW = "station"
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS log_checkpoint (name TEXT PRIMARY KEY, seq INTEGER NOT NULL, "

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import dealerassist
 from dealerassist.errors import DealerAssistError
@@ -29,6 +29,9 @@ from dealerassist.events import EVENT_FORMAT_VERSION, Event, EventError, event_f
 from dealerassist.storage.chain import GENESIS_HASH, canonical_json, record_hash
 from dealerassist.storage.keys import Keyring, keys_dir
 from dealerassist.storage.seal import Sealer
+
+if TYPE_CHECKING:
+    from dealerassist.storage.checkpoint import Checkpoint
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 DEFAULT_DB = "var/events.db"
@@ -166,7 +169,7 @@ class EventLog:
                 f"{self.path}: log format {fmt!r} is newer than this program ({EVENT_FORMAT_VERSION})"
             )
         self._head = self._stored_head(meta)
-        self.checkpoint: Any = None
+        self.checkpoint: Checkpoint | None = None  # the one a writer's start checked and trusts
         if not self.readonly:
             from dealerassist.storage.checkpoint import check_at_start
 
@@ -328,7 +331,7 @@ class EventLog:
             ).fetchone()
         return _decode(row) if row else None
 
-    def record_hash(self, seq: int) -> str | None:
+    def stored_hash(self, seq: int) -> str | None:
         """The stored hash of record ``seq`` (None when there is no such record)."""
         with self._lock:
             row = self._db.execute("SELECT hash FROM events WHERE seq = ?", (seq,)).fetchone()

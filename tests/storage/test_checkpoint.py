@@ -207,7 +207,7 @@ def test_a_checkpoint_of_another_log_is_ignored(tmp_path: Path, caplog: pytest.L
     _history(other, table, seed=4)
     row = _stored(other)
     with EventLog(folder / DB_NAME) as log:
-        assert row["seq"] <= log.last_seq() and log.record_hash(row["seq"]) != row["hash"]
+        assert row["seq"] <= log.last_seq() and log.stored_hash(row["seq"]) != row["hash"]
     _store(folder, row)
     _ignored(folder, table, caplog, "another hash")
 
