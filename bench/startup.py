@@ -46,7 +46,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from dealerassist.core.tables import TABLES_DIR, table_from_mapping
+from dealerassist.core.configfiles import bundled_dir
 from dealerassist.events import CardRead, event_from_dict
 from dealerassist.progressive import meter
 from dealerassist.progressive.controller import checkpoint_name
@@ -57,6 +57,7 @@ from dealerassist.station.station import DB_NAME, Station
 from dealerassist.station.tables import StationTable, check_table
 from dealerassist.storage.chain import record_hash
 from dealerassist.storage.checkpoint import DEFAULT_EVERY, Checkpoint, store_checkpoint
+from dealerassist.tablefiles.tables import table_from_mapping
 from dealerassist.tracker import events as ev
 
 TABLE = "pu-1"
@@ -67,7 +68,7 @@ TARGET_S = 2.0
 
 def bench_table() -> StationTable:
     """The shipped Pairs & Up table, its progressive without a cap (every contribution the same)."""
-    data = tomllib.loads((TABLES_DIR / "pairs-and-up.toml").read_text(encoding="utf-8"))
+    data = tomllib.loads((bundled_dir() / "tables" / "pairs-and-up.toml").read_text(encoding="utf-8"))
     data["devices"] = {}
     data["progressive"].pop("limit", None)
     return check_table(table_from_mapping(data, "pairs-and-up (bench)"))

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from dealerassist.core.tables import load_table
 from dealerassist.simulation.dealer import PACES, Chances, SimulatedDealer
+from dealerassist.tablefiles.tables import load_table
 from firmware_bridge.emulators.shoe import ShoeEmulator
 from tests.commands.remote_pit import RemotePit
 from tests.commands.test_run import CLI, Process

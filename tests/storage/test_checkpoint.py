@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from dealerassist.core.tables import table_from_mapping
 from dealerassist.errors import DealerAssistError
 from dealerassist.simulation.bets import plan_wagers
 from dealerassist.simulation.dealer import PACES, Chances, SimulatedDealer
@@ -24,6 +23,7 @@ from dealerassist.station.tables import StationTable, check_table
 from dealerassist.storage.chain import canonical_json
 from dealerassist.storage.checkpoint import digest
 from dealerassist.storage.eventlog import EventLog, LogError
+from dealerassist.tablefiles.tables import table_from_mapping
 from dealerassist.tracker import events as ev
 from tests.station.helpers import table_data, wait_for
 
