@@ -161,6 +161,7 @@ class ProgressiveController:
                 self._local_keys = set(state["keys"])
                 self._open_round = state["open_round"]
                 self._last_round = int(state["last_round"])
+                self._recorded, self._recorded_any = state["recorded"], bool(state["recorded_any"])
             for record in self.log.records(after=after, table=self.table):
                 self._ingest(record.event)
             self._refresh()
@@ -189,6 +190,8 @@ class ProgressiveController:
                 "progressive": self.store.name,
                 "open_round": self._open_round,
                 "last_round": self._last_round,
+                "recorded": self._recorded,
+                "recorded_any": self._recorded_any,
                 "books": {str(r): book.to_dict() for r, book in self._books.items()},
                 "keys": sorted(k for k in self._local_keys if (key_round(k) or first) >= first),
                 "store": self.store.checkpoint_state(first),
