@@ -114,11 +114,12 @@ def _controller(
 ) -> Iterator[ProgressiveController]:
     """The table's controller on its log; stopped and the log closed however the command ends (a
     refused confirmation included), so a linked meter's connections do not outlive the command."""
-    from dealerassist.progressive.controller import ProgressiveController
+    from dealerassist.progressive.controller import ProgressiveController, checkpoint_name
 
     table, params = table_params(args.table)
     with _open_log(_db(args, default_db), create=create) as log:
-        controller = ProgressiveController(table, params, log)
+        resume = log.checkpoint.resume(checkpoint_name(table)) if log.checkpoint else None
+        controller = ProgressiveController(table, params, log, resume=resume)
         try:
             yield controller
         finally:

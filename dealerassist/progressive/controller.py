@@ -10,8 +10,11 @@ memory of what was already done:
 * round voided after betting closed -> every contribution of the round given back (a correction).
 
 Because every one of those events has an idempotency key and the store commits a key once, the
-same derivation runs at start-up over the whole log (``recover``) and after a lost link comes back:
-whatever a kill -9 or an outage interrupted is done exactly once, nothing twice.
+same derivation runs at start-up over the log (``recover``) and after a lost link comes back:
+whatever a kill -9 or an outage interrupted is done exactly once, nothing twice. A start from a
+checkpoint (``resume``) restores the books of the rounds still open and reads only the records after
+it; a shared (linked) meter always reads its table's whole log, since the ledger it is compared
+with holds every event the table ever committed.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from dealerassist.progressive.events import (
     ProgressivePaid,
     ProgressiveParamsChanged,
     ProgressiveReset,
+    key_round,
 )
 from dealerassist.progressive.params import ProgressiveParams, params_from_dict
 from dealerassist.progressive.store import EventSink, LinkDown, LocalStore, MeterStore, event_key
@@ -61,6 +65,35 @@ class RoundBook:
     hits: set[int] = field(default_factory=set)
     refunded: set[int] = field(default_factory=set)
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "wagers": {str(seat): amount for seat, amount in self.wagers.items()},
+            "closed": self.closed,
+            "voided": self.voided,
+            "results": None if self.results is None else [dict(r) for r in self.results],
+            "hands": dict(self.hands),
+            "contributed": {str(seat): e.to_dict() for seat, e in self.contributed.items()},
+            "hits": sorted(self.hits),
+            "refunded": sorted(self.refunded),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RoundBook:
+        contributed = {
+            int(seat): ProgressiveContribution(**{k: v for k, v in event.items() if k != "kind"})
+            for seat, event in data["contributed"].items()
+        }
+        return cls(
+            wagers={int(seat): int(amount) for seat, amount in data["wagers"].items()},
+            closed=bool(data["closed"]),
+            voided=bool(data["voided"]),
+            results=None if data["results"] is None else list(data["results"]),
+            hands=dict(data["hands"]),
+            contributed=contributed,
+            hits={int(seat) for seat in data["hits"]},
+            refunded={int(seat) for seat in data["refunded"]},
+        )
+
 
 class ProgressiveController:
     """One table's view of a progressive (its own meter, or a shared linked one)."""
@@ -75,7 +108,9 @@ class ProgressiveController:
         clock: Callable[[], float] = time.monotonic,
         win_display_s: float = 8.0,
         poll_s: float = 0.25,
+        resume: tuple[int, Mapping[str, Any]] | None = None,
     ) -> None:
+        """``resume`` is ``(seq, checkpoint_state())`` of a checkpoint taken at record ``seq``."""
         self.table = table
         self.log = log
         self.clock = clock
@@ -99,28 +134,72 @@ class ProgressiveController:
         self._link_logged_up = True
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
-        self.store = store if store is not None else self._default_store(params)
+        foreign = resume is not None and resume[1].get("progressive") != params.name
+        if resume is not None and (params.link or store is not None or foreign):
+            log.warning("progressive %s: checkpoint not used; reading the table's log", params.name)
+            resume = None
+        self.store = store if store is not None else self._default_store(params, resume)
         self._params = params
         self._meter = meter.EMPTY
-        self.recover()
+        self.recover(resume)
 
-    def _default_store(self, params: ProgressiveParams) -> MeterStore:
+    def _default_store(
+        self, params: ProgressiveParams, resume: tuple[int, Mapping[str, Any]] | None
+    ) -> MeterStore:
         if params.link:
             from dealerassist.progressive.linked import LinkedStore
 
             return LinkedStore(params.link, self.table, params)
-        return LocalStore(self.log, self.table, params)
+        return LocalStore(self.log, self.table, params, resume[1]["store"] if resume else None)
 
     # --- life cycle ---------------------------------------------------------------------------
 
-    def recover(self) -> None:
-        """Rebuild the round books from the log and finish whatever a crash left undone."""
+    def recover(self, resume: tuple[int, Mapping[str, Any]] | None = None) -> None:
+        """Rebuild the round books from the log (after a checkpoint's record, when given) and
+        finish whatever a crash left undone."""
         with self._lock:
-            for record in self.log.records(table=self.table):
+            after = 0
+            if resume is not None:
+                after, state = resume
+                self._books = {int(r): RoundBook.from_dict(b) for r, b in state["books"].items()}
+                self._local_keys = set(state["keys"])
+                self._open_round = state["open_round"]
+                self._last_round = int(state["last_round"])
+                self._recorded, self._recorded_any = state["recorded"], bool(state["recorded_any"])
+            for record in self.log.records(after=after, table=self.table):
                 self._ingest(record.event)
             self._refresh()
             self._copy_missing()
             self._act_all()
+
+    # --- checkpoints ----------------------------------------------------------------------------
+
+    @property
+    def checkpoint_name(self) -> str:
+        return checkpoint_name(self.table)
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held while this controller takes in a record (a checkpoint holds it to take a state)."""
+        return self._lock
+
+    def checkpoint_state(self) -> dict[str, Any] | None:
+        """The books of rounds not finished, the round counters and the meter (a standalone
+        table's); None for a shared meter, which reads its table's log at every start."""
+        if not isinstance(self.store, LocalStore):
+            return None
+        with self._lock:
+            first = min([*self._books, self._last_round])
+            return {
+                "progressive": self.store.name,
+                "open_round": self._open_round,
+                "last_round": self._last_round,
+                "recorded": self._recorded,
+                "recorded_any": self._recorded_any,
+                "books": {str(r): book.to_dict() for r, book in self._books.items()},
+                "keys": sorted(k for k in self._local_keys if (key_round(k) or first) >= first),
+                "store": self.store.checkpoint_state(first),
+            }
 
     def start(self) -> None:
         """Follow the other tables' changes and watch the link (a linked meter), and turn WIN into
@@ -563,6 +642,11 @@ def _step(amount: int | None, delta: Fraction | int) -> int | None:
     if amount is None or Fraction(delta).denominator != 1:
         return None
     return amount + int(delta)
+
+
+def checkpoint_name(table: str) -> str:
+    """The name of a table's progressive in a station's checkpoint."""
+    return f"progressive:{table}"
 
 
 def _supervisor_only(role: str, what: str) -> None:

@@ -40,6 +40,17 @@ def refund_key(table: str, round_id: int, seat: int) -> str:
     return f"refund:{table}:{round_id}:{seat}"
 
 
+ROUND_KEY_PREFIXES = ("contribution:", "hit:", "refund:")
+
+
+def key_round(key: str) -> int | None:
+    """The round a contribution, hit or refund key belongs to; None for any other key."""
+    if not key.startswith(ROUND_KEY_PREFIXES):
+        return None
+    parts = key.rsplit(":", 2)
+    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+
+
 @dataclass(frozen=True, kw_only=True)
 class ProgressiveContribution(Event):
     """A qualifying wager's share, taken at betting close."""

@@ -11,14 +11,15 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from dealerassist.errors import DealerAssistError
 from dealerassist.events import Event
 from dealerassist.progressive import meter, plans
-from dealerassist.progressive.events import apply_event, params_after
-from dealerassist.progressive.params import ProgressiveParams
+from dealerassist.progressive.events import apply_event, key_round, params_after
+from dealerassist.progressive.params import ProgressiveParams, params_from_dict
 from dealerassist.progressive.plans import Plan
 
 
@@ -87,9 +88,14 @@ class LocalStore(MeterStore):
     Other writers of the same log (``dealerassist progressive confirm`` in another process) are
     picked up by reading the log's new records before every snapshot and commit; a key met twice
     (two writers racing) is applied once.
+
+    ``resume`` is a checkpoint's ``checkpoint_state``: the meter, parameters and keys as of the
+    record ``seen``, so only the records after it are read.
     """
 
-    def __init__(self, log: EventSink, table: str, params: ProgressiveParams) -> None:
+    def __init__(
+        self, log: EventSink, table: str, params: ProgressiveParams, resume: Mapping[str, Any] | None = None
+    ) -> None:
         super().__init__(params.name)
         self.log = log
         self.table = table
@@ -97,9 +103,30 @@ class LocalStore(MeterStore):
         self.params = params
         self.keys: set[str] = set()
         self.seen = 0
+        if resume is not None:
+            self.state = meter.MeterState.from_dict(resume["meter"])
+            self.params = params_from_dict(resume["params"])
+            if resume.get("next") is not None:
+                self.params = replace(self.params, next=params_from_dict(resume["next"]))
+            self.keys = set(resume["keys"])
+            self.seen = int(resume["seen"])
         self._catch_up()
         if not self.keys:
             self.commit(*plans.opening(table, params))
+
+    def checkpoint_state(self, first_round: int) -> dict[str, Any]:
+        """The meter as of every record read so far; of the round keys only those of rounds from
+        ``first_round`` on (earlier rounds are finished: no plan asks about them again)."""
+        with self.lock:
+            self._catch_up()
+            kept = sorted(k for k in self.keys if (key_round(k) or first_round) >= first_round)
+            return {
+                "meter": self.state.to_dict(),
+                "params": self.params.to_dict(),
+                "next": self.params.next.to_dict() if self.params.next else None,
+                "keys": kept,
+                "seen": self.seen,
+            }
 
     def _catch_up(self) -> None:
         for record in self.log.records(after=self.seen, table=self.table):

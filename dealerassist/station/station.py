@@ -4,7 +4,9 @@
 driver feeds the pit; every progressive controller follows its tracker and drives its sign
 through a ``SignFeed``; the sign's and the shoe's link changes go into the table's log as
 ``device-link`` events (alarms the dashboard shows); ``health()`` says, per table, which links are
-up and whether the log answers.
+up and whether the log answers. A checkpoint of what the progressives derive from the log is
+written after a start that had none, every ``checkpoint_every`` records and at a clean stop, so a
+start reads only the records after the last one (``dealerassist.storage.checkpoint``).
 """
 
 from __future__ import annotations
@@ -65,9 +67,14 @@ class Station:
         shoe_silence_s: float = 3.0,
         cameras: Mapping[str, Any] | None = None,
         keys: str | Path | None = None,
+        checkpoint_every: int | None = None,
     ) -> None:
         """``keys``: the table key files (default ``$DEALERASSIST_KEYS`` or /etc/dealerassist/keys)."""
+        from dealerassist.storage.checkpoint import DEFAULT_EVERY
+
         self.tables = list(tables)
+        self.checkpoint_every = checkpoint_every or DEFAULT_EVERY
+        self.checkpoints: Any = None
         self.data_dir = Path(data_dir)
         self.sign_rate_hz = sign_rate_hz
         self.shoe_silence_s = shoe_silence_s
@@ -88,12 +95,14 @@ class Station:
     # --- life cycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        from dealerassist.progressive.controller import ProgressiveController
+        from dealerassist.progressive.controller import ProgressiveController, checkpoint_name
+        from dealerassist.storage.checkpoint import CheckpointKeeper
         from dealerassist.storage.eventlog import EventLog
         from dealerassist.tracker.pit import Pit
 
         make_data_dir(self.data_dir)
         self.log = EventLog(self.db_path, keys=self.keys)
+        checkpoint = self.log.checkpoint
         self.pit = Pit(self.log, [t.config for t in self.tables])
         self.pit.subscribe(_journal)
         self._start_shipper()
@@ -104,11 +113,19 @@ class Station:
         self._stoppers.append(self.log_watch.stop)
         for table in self.tables:
             if table.progressive is not None:
-                controller = ProgressiveController(table.table_id, table.progressive, self.log)
+                resume = checkpoint.resume(checkpoint_name(table.table_id)) if checkpoint else None
+                controller = ProgressiveController(table.table_id, table.progressive, self.log, resume=resume)
                 controller.attach(self.pit.tracker(table.table_id))
                 controller.start()
                 self._stoppers.append(controller.stop)
                 self.controllers[table.table_id] = controller
+        self.checkpoints = CheckpointKeeper(
+            self.log, self._checkpoint_locks, self.controllers.values, every=self.checkpoint_every
+        )
+        if checkpoint is None:  # this start read the whole log: the next one need not
+            self.checkpoints.write_now()
+        self.pit.subscribe(self.checkpoints.on_record)
+        self.checkpoints.start()
         for table in self.tables:
             self._start_devices(table)
         log.info(
@@ -198,6 +215,11 @@ class Station:
         self._stoppers.insert(0, camera.stop)
         self.cameras[table_id] = camera
 
+    def _checkpoint_locks(self) -> list[Any]:
+        """What a record passes through, in order: its table's tracker, then the progressives."""
+        trackers = [self.pit.tracker(table).lock for table in self.pit.tables()]
+        return [*trackers, *(controller.lock for controller in self.controllers.values())]
+
     def on_stop(self, stop: Callable[[], None]) -> None:
         """Run ``stop`` when the station stops, before the log closes."""
         self._stoppers.append(stop)
@@ -211,13 +233,16 @@ class Station:
         return handle
 
     def stop(self) -> None:
-        """Drivers first (no new input), then controllers, then the log."""
+        """Drivers first (no new input), then controllers, then a last checkpoint and the log."""
         stoppers, self._stoppers = self._stoppers, []
         for stop in stoppers:
             try:
                 stop()
             except Exception:  # one stuck driver must not keep the log from closing
                 log.exception("while stopping")
+        if self.checkpoints is not None:
+            self.checkpoints.stop()
+            self.checkpoints.write_now()
         if self.log is not None:
             self.log.close()
 

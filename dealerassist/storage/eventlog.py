@@ -3,8 +3,9 @@
 Durability: WAL journal with ``synchronous=FULL``, so a record is on disk when ``append`` returns;
 everything one tracker input causes is written in one transaction, so a crash keeps all or none of
 it. The ``log_head`` row (last sequence number and hash) is updated in the same transaction, which
-is what makes a truncated tail detectable. A writer refuses to extend a log whose tail does not
-match its head or whose file is damaged: it never resets or repairs anything by itself.
+is what makes a truncated tail detectable. What a writer checks before it extends a log is
+``dealerassist.storage.checkpoint.check_at_start``: the chain from its last checkpoint (or from the
+first record) to the head. It never resets or repairs anything by itself.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dealerassist.errors import DealerAssistError, StorageUnavailable
 from dealerassist.events import EVENT_FORMAT_VERSION, Event, EventError, event_from_dict
@@ -24,6 +26,9 @@ from dealerassist.storage.chain import GENESIS_HASH, canonical_json, record_hash
 from dealerassist.storage.keys import Keyring, keys_dir
 from dealerassist.storage.media import storage_problem
 from dealerassist.storage.seal import Sealer
+
+if TYPE_CHECKING:
+    from dealerassist.storage.checkpoint import Checkpoint
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 DEFAULT_DB = "var/events.db"
@@ -141,11 +146,8 @@ class EventLog:
             if not memory and mode.lower() != "wal":
                 raise LogError(f"{self.path}: cannot switch the log to WAL mode (got {mode})")
         db.execute("PRAGMA synchronous=FULL")
-        check = db.execute("PRAGMA quick_check").fetchone()[0]
-        if check != "ok":
-            raise LogError(
-                f"{self.path}: the database file is damaged ({check}); the file was left untouched"
-            )
+        if self.readonly:
+            self.quick_check()
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if tables and not {"events", "log_meta"} <= tables:
             raise LogError(
@@ -162,9 +164,22 @@ class EventLog:
                 f"{self.path}: log format {fmt!r} is newer than this program ({EVENT_FORMAT_VERSION})"
             )
         self._head = self._stored_head(meta)
+        self.checkpoint: Checkpoint | None = None  # the one a writer's start checked and trusts
         if not self.readonly:
+            from dealerassist.storage.checkpoint import check_at_start
+
             self._check_tail(meta)
             db.execute("CREATE INDEX IF NOT EXISTS events_kind ON events (table_id, kind, seq)")
+            self.checkpoint = check_at_start(self)
+
+    def quick_check(self) -> None:
+        """SQLite's own check of every page (reads the whole file: a reader's, or a writer's start
+        without a checkpoint)."""
+        check = self._db.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            raise LogError(
+                f"{self.path}: the database file is damaged ({check}); the file was left untouched"
+            )
 
     def _create(self) -> None:
         """Schema and head in one transaction: a crash while a new log is made leaves either no
@@ -341,17 +356,25 @@ class EventLog:
             ).fetchone()
         return _decode(row) if row else None
 
-    def verify(self) -> ChainReport:
+    def stored_hash(self, seq: int) -> str | None:
+        """The stored hash of record ``seq`` (None when there is no such record)."""
+        with self._lock:
+            row = self._db.execute("SELECT hash FROM events WHERE seq = ?", (seq,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def verify(self, after: int = 0, after_hash: str = GENESIS_HASH) -> ChainReport:
         """Check every record's hash, link and place, then the head; name the first bad record.
 
+        ``after``/``after_hash`` start the check behind a record already trusted (a checkpoint's):
+        the records after it must link to that hash. ``checked`` counts the records checked.
         The head is read first: records the tables append while the chain is being read (a running
         pit) lie beyond it and are left for the next check, instead of looking like a truncation.
         """
         with self._lock:
             meta = dict(self._db.execute("SELECT key, value FROM log_meta"))
-        expected_seq, prev, checked = 1, GENESIS_HASH, 0
+        expected_seq, prev, checked = after + 1, after_hash, 0
         pending_link: tuple[int, str] | None = None
-        for seq, recorded_at, table_id, kind, round_id, body, prev_hash, digest in self.rows():
+        for seq, recorded_at, table_id, kind, round_id, body, prev_hash, digest in self.rows(after):
             if meta.get("head_seq") is not None and seq > int(meta["head_seq"]) and self._appended(seq):
                 break
             if seq != expected_seq:
@@ -377,17 +400,18 @@ class EventLog:
         head_seq, head_hash = meta.get("head_seq"), meta.get("head_hash")
         if head_seq is None or head_hash is None:
             return ChainReport(False, checked, None, "the log head is missing (log_meta was altered)")
-        if int(head_seq) != checked:
+        last = after + checked
+        if int(head_seq) != last:
             return ChainReport(
                 False,
                 checked,
-                checked + 1,
-                f"the log was truncated: it ends at {checked}, its head says {head_seq}",
+                last + 1,
+                f"the log was truncated: it ends at {last}, its head says {head_seq}",
             )
         if head_hash != prev:
-            bad = checked or None
+            bad = last or None
             return ChainReport(
-                False, checked, bad, f"record {checked} was changed after it was written (head hash differs)"
+                False, checked, bad, f"record {last} was changed after it was written (head hash differs)"
             )
         return ChainReport(True, checked)
 

@@ -195,6 +195,12 @@ class Tracker:
 
     # --- views -------------------------------------------------------------------------------
 
+    @property
+    def lock(self) -> threading.RLock:
+        """Held while an input is applied, logged and handed to subscribers (a checkpoint holds it
+        so that no record is between the log and those who follow it)."""
+        return self._lock
+
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call ``callback(record)`` for every record this tracker logs; returns an unsubscribe."""
         self._subscribers.append(callback)

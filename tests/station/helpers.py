@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from dealerassist.core.configfiles import bundled_dir
+from firmware_bridge.emulators.shoe import ShoeEmulator
 
 PROGRESSIVE = {"wager": "1", "base": "1000", "increment": "15", "reserve": "5"}
 
@@ -69,3 +71,15 @@ def wait_for(condition: Callable[[], object], timeout: float = 10.0, what: str =
             return result
         time.sleep(0.02)
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+@contextmanager
+def shoe_on_tcp(state: Path, seed: int, deck: str = "pairs-and-up-52") -> Iterator[ShoeEmulator]:
+    """A shoe emulator served on a loopback port, its state kept in ``state``."""
+    emulator = ShoeEmulator(deck=deck, seed=seed, heartbeat=0.2, state=state)
+    emulator.serve_tcp("127.0.0.1", 0)
+    emulator.start()
+    try:
+        yield emulator
+    finally:
+        emulator.stop()

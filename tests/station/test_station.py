@@ -14,16 +14,13 @@ from dealerassist.tablefiles.tables import table_from_mapping
 from dealerassist.tracker import events as ev
 from firmware_bridge.emulators.shoe import ShoeEmulator
 from firmware_bridge.emulators.sign import SignEmulator
-from tests.station.helpers import table_data, wait_for
+from tests.station.helpers import shoe_on_tcp, table_data, wait_for
 
 
 @pytest.fixture
 def shoe(tmp_path: Path) -> Iterator[ShoeEmulator]:
-    emulator = ShoeEmulator(deck="pairs-and-up-52", seed=5, heartbeat=0.2, state=tmp_path / "shoe.json")
-    emulator.serve_tcp("127.0.0.1", 0)
-    emulator.start()
-    yield emulator
-    emulator.stop()
+    with shoe_on_tcp(tmp_path / "shoe.json", seed=5) as emulator:
+        yield emulator
 
 
 @pytest.fixture
