@@ -175,8 +175,9 @@ def _apply(round_: GameRound, cards: RoundCards, action: Action, number: int) ->
 
 
 def result_dict(result: WagerResult) -> dict[str, Any]:
-    """A wager's result as plain data; the chip-rounding remainder as an exact fraction text."""
-    return {
+    """A wager's result as plain data; the chip-rounding remainder as an exact fraction text.
+    ``earned_by`` appears only on a bonus another position's hand earned (Envy)."""
+    data: dict[str, Any] = {
         "seat": result.seat,
         "position": result.position,
         "bet": result.bet,
@@ -188,6 +189,9 @@ def result_dict(result: WagerResult) -> dict[str, Any]:
         "remainder": str(Fraction(result.remainder)),
         "note": result.note,
     }
+    if result.earned_by:
+        data["earned_by"] = result.earned_by
+    return data
 
 
 def settlement_dicts(settlement: Settlement) -> tuple[dict[str, Any], ...]:
