@@ -145,8 +145,9 @@ def test_replay_file_errors_name_the_line(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     report = Replayer().run(read_replay_file(path))
-    assert [n for n, _ in report.refused] == [1, 2]
-    assert "not an input" in report.refused[0][1] and "no configuration" in report.refused[1][1]
+    assert [r.line for r in report.refused] == [1, 2]
+    assert "not an input" in report.refused[0].message and "no configuration" in report.refused[1].message
+    assert [r.record.rule for r in report.refused] == ["not-an-input", "ConfigError"]
 
 
 def test_tracker_benchmark_runs_and_reports_both_sides(tmp_path: Path) -> None:
@@ -156,3 +157,43 @@ def test_tracker_benchmark_runs_and_reports_both_sides(tmp_path: Path) -> None:
     assert figures["tracker"]["inputs"] == figures["raw"]["rows"] > 0
     assert figures["tracker"]["records"] > figures["tracker"]["inputs"]
     assert figures["ratio"] > 0 and figures["tracker"]["p99_ms"] >= figures["tracker"]["p50_ms"]
+
+
+def _envy_chip_round(declared: bool) -> str:
+    expect: dict = {"round_id": 1, "outcome": "open", "alarms": []}
+    if declared:
+        expect["refused"] = ["envy-no-stake"]
+    lines = [
+        {"kind": "meta", "table": "fupg-1", "data": {"table_file": "config/tables/face-up-pai-gow.toml"}},
+        {"table": "fupg-1", "kind": "round-open"},
+        {"table": "fupg-1", "kind": "wager", "seat": 1, "bet": "wager", "amount": 2500, "user": "d1"},
+        {"table": "fupg-1", "kind": "wager", "seat": 1, "bet": "envy", "amount": 100, "user": "d1"},
+        {"kind": "meta", "table": "fupg-1", "data": {"expect": expect}},
+    ]
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_replay_json_gives_the_refused_records_fields_and_only_an_undeclared_refusal_fails(
+    tmp_path: Path, declared: bool
+) -> None:
+    path = tmp_path / "envy-chip.jsonl"
+    path.write_text(_envy_chip_round(declared), encoding="utf-8")
+    result = _cli("replay", "--json", str(path), cwd=CONFIG_DIR.parent)
+    assert result.returncode == (0 if declared else 1), result.stdout + result.stderr
+    printed = [json.loads(line) for line in result.stdout.splitlines()]
+    refused = [p for p in printed if p["kind"] == "refused"]
+    assert len(refused) == 1
+    record = refused[0]
+    assert record["line"] == 4 and record["rule"] == "envy-no-stake" and record["round_id"] == 1
+    assert record["field"] == "" and record["input_kind"] == "wager" and record["declared"] is declared
+    assert record["input"] == {
+        "table": "fupg-1",
+        "kind": "wager",
+        "seat": 1,
+        "bet": "envy",
+        "amount": 100,
+        "user": "d1",
+    }
+    failed = [p for p in printed if p["kind"] == "check" and not p["ok"]]
+    assert bool(failed) is not declared
