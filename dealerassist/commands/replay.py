@@ -95,6 +95,7 @@ def _results(results: list[dict]) -> str:
     for r in results:
         pay = r["win"] + r["returned"]
         extra = f" remainder {r['remainder']}c" if r["remainder"] != "0" else ""
+        extra += f" earned by {r['earned_by']}" if r.get("earned_by") else ""
         lines.append(
             f"\n    seat {r['seat']} {r['bet']:<12} stake {format_amount(r['stake'])}: {r['outcome']:<7} "
             f"pay {format_amount(pay)} (win {format_amount(r['win'])}){extra} {r['hand']}".rstrip()

@@ -117,6 +117,9 @@ class Settlement:
     void: bool = False
     reason: str = ""
     hands: Mapping[str, str] = field(default_factory=dict)
+    # Position -> its hands' cards as played, where a game splits the cards into several hands
+    # (pai gow: ``{"two-card": (...), "five-card": (...)}``), so an audit can check each setting.
+    settings: Mapping[str, Mapping[str, tuple[Card, ...]]] = field(default_factory=dict)
 
     def for_seat(self, seat: int) -> list[WagerResult]:
         return [r for r in self.results if r.seat == seat]

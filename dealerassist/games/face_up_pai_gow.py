@@ -4,9 +4,9 @@ The rules in the order the text gives them, and where the code keeps each one:
 
 * Wagers before the deal (``place_wager``/``close_betting``): the main ``wager`` within the table
   limits; optional ``fortune``, ``ace-high`` and ``progressive`` side bets, each needing a main
-  wager (option ``side_bets_require_wager``). The progressive takes exactly its unit
-  (``progressive_unit``, $1). Envy is no bet: it has no stake and no limits (a wager or a table
-  limit named ``envy`` is refused, saying so).
+  wager placed first (option ``side_bets_require_wager``; ``side_bet_needs``). The progressive
+  takes exactly its unit (``progressive_unit``, $1). Envy is no bet: it has no stake and no limits
+  (a wager or a table limit named ``envy`` is refused, saying so).
 * The player-dealer: a seated player banks by placing ``bank`` (the table stake they put up,
   within the ``bank`` limits; a table without them offers no player-dealer). The banker's hand is
   the ``dealer`` position and the seat places no other wager. Without a banker the house banks.
@@ -295,6 +295,11 @@ class FaceUpPaiGowRound(TableRound):
             raise RuleViolation("envy-no-stake", ENVY_NO_STAKE.removesuffix("; remove limits.envy"))
         super().place_wager(seat, bet, amount)
 
+    def side_bet_needs(self) -> Mapping[str, tuple[str, str]]:
+        if not self.options.side_bets_require_wager:
+            return {}
+        return {bet: ("wager", "side-bet-needs-wager") for bet in SIDE_BETS}
+
     def check_wager(self, seat: int, bet: str, amount: int) -> None:
         if bet in SIDE_BETS:
             self.paytable(bet)
@@ -314,9 +319,6 @@ class FaceUpPaiGowRound(TableRound):
     def _check_seat(self, seat: int, bets: Mapping[str, int]) -> None:
         if seat == self.banker and set(bets) != {"bank"}:
             raise RuleViolation("player-dealer-bets", f"seat {seat} banks and places no other wager")
-        side = [b for b in SIDE_BETS if b in bets]
-        if side and "wager" not in bets and self.options.side_bets_require_wager:
-            raise RuleViolation("side-bet-needs-wager", f"seat {seat}: {', '.join(side)} needs a main wager")
 
     def live_seats(self) -> list[int]:
         """Seats playing a hand: those with a main wager, in seat order."""
@@ -402,7 +404,12 @@ class FaceUpPaiGowRound(TableRound):
         if self.banker is not None:
             base = self._bank(base, pai_gow)
         hands = {p: self._hand_name(p) for p in self.order if p in self.settings}
-        return Settlement(tuple(base + side), hands=hands)
+        settings = {
+            p: {"two-card": self.settings[p].front, "five-card": self.settings[p].back}
+            for p in self.order
+            if p in self.settings
+        }
+        return Settlement(tuple(base + side), hands=hands, settings=settings)
 
     def _base_result(self, seat: int, dealer: Setting, pai_gow: bool) -> WagerResult:
         stake = self.wagers[seat]["wager"]

@@ -219,6 +219,7 @@ class TableEngine:
                 round_id=self.round_id,
                 results=settlement_dicts(settlement),
                 hands=dict(settlement.hands),
+                settings={p: dict(hands) for p, hands in settlement.settings.items()},
                 corrected=self.corrected,
             )
         ]
@@ -267,8 +268,20 @@ class TableEngine:
     def _decision(self, event: ev.PlayerDecision) -> list[Event]:
         self._position(event.kind, event.position)
         decision = Decision(event.position, event.action, event.amount, event.choice, tuple(event.cards))
-        self._open_book("a decision is").apply(Decide(decision))
-        return []
+        book = self._open_book("a decision is")
+        book.apply(Decide(decision))
+        return [
+            ev.CardMoved(
+                table=self.table,
+                round_id=self.round_id,
+                card=dealt.card,
+                from_position=position,
+                from_index=index,
+                position=dealt.position,
+                index=dealt.index,
+            )
+            for dealt, position, index in book.moved
+        ]
 
     def _reveal(self, event: ev.DealerReveal | DealerButton) -> list[Event]:
         if self.status != "open" or self.book is None:

@@ -404,12 +404,14 @@ def test_progressive_takes_exactly_its_unit() -> None:
 
 
 def test_side_bets_need_a_main_wager() -> None:
+    """A side bet without a main wager is refused when placed; the rest of the table closes."""
     round_ = new_round(table())
     round_.place_wager(1, "wager", cents("25"))
-    round_.place_wager(2, "fortune", cents("5"))
     with pytest.raises(RuleViolation) as err:
-        round_.close_betting()
+        round_.place_wager(2, "fortune", cents("5"))
     assert err.value.rule == "side-bet-needs-wager"
+    round_.close_betting()
+    assert round_.wagers == {1: {"wager": 2500}}
 
 
 # --- The player-dealer, voids and forfeits ------------------------------------------------------
