@@ -197,3 +197,30 @@ def test_replay_json_gives_the_refused_records_fields_and_only_an_undeclared_ref
     }
     failed = [p for p in printed if p["kind"] == "check" and not p["ok"]]
     assert bool(failed) is not declared
+
+
+def test_replay_command_settles_envy_without_a_stake_and_records_the_settings() -> None:
+    """The hand-written pai gow round as a process: Envy paid to each qualifying Fortune bettor
+    once per other four of a kind, none for its own hand or the dealer's five aces, nothing lost,
+    and each position's two-card and five-card hands in the settlement record."""
+    path = ROUNDS / "face-up-pai-gow.jsonl"
+    result = _cli("replay", "--json", str(path), cwd=CONFIG_DIR.parent)
+    assert result.returncode == 0, result.stdout + result.stderr
+    printed = [json.loads(line) for line in result.stdout.splitlines()]
+    settled = [p for p in printed if p["kind"] == "round-settled" and p["round_id"] == 4]
+    assert len(settled) == 1
+    record = settled[0]
+    envy = sorted(
+        (r["seat"], r["earned_by"], r["win"], r["stake"]) for r in record["results"] if r["bet"] == "envy"
+    )
+    assert envy == [(1, "seat-2", 500, 0), (3, "seat-1", 500, 0), (3, "seat-2", 500, 0)]
+    assert all(r["outcome"] == "win" for r in record["results"] if r["bet"] == "envy")
+    assert record["settings"]["dealer"] == {
+        "two-card": ["KD", "KC"],
+        "five-card": ["AS", "AH", "AD", "AC", "JK"],
+    }
+    assert set(record["settings"]) == {"dealer", "seat-1", "seat-2", "seat-3", "seat-4"}
+    for position, hands in record["settings"].items():
+        assert len(hands["two-card"]) == 2 and len(hands["five-card"]) == 5, position
+    refused = [p for p in printed if p["kind"] == "refused" and p["round_id"] == 4]
+    assert [(r["rule"], r["declared"]) for r in refused] == [("envy-no-stake", True)]
