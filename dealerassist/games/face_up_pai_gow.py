@@ -86,7 +86,7 @@ from dealerassist.hands.value import FIVE_CLASSES
 HAND_SIZE: Final = 7
 SIDE_BETS: Final = ("fortune", "ace-high", "progressive")
 ENVY_NO_STAKE: Final = (
-    "Envy takes no stake and has no limits: a Fortune bet of at least envy_min_fortune ($5) "
+    "Envy takes no stake and has no limits: a Fortune bet of at least envy_min_fortune (default $5) "
     "qualifies a seat for it; remove limits.envy"
 )
 TRIPS_AND_STRAIGHT: Final = ("best-five", "higher-pay")
@@ -292,7 +292,11 @@ class FaceUpPaiGowRound(TableRound):
 
     def place_wager(self, seat: int, bet: str, amount: int) -> None:
         if bet == "envy":
-            raise RuleViolation("envy-no-stake", ENVY_NO_STAKE.removesuffix("; remove limits.envy"))
+            qualifying = format_amount(self.options.envy_min_fortune)
+            raise RuleViolation(
+                "envy-no-stake",
+                f"Envy takes no stake: a Fortune bet of at least {qualifying} qualifies a seat for it",
+            )
         super().place_wager(seat, bet, amount)
 
     def side_bet_needs(self) -> Mapping[str, tuple[str, str]]:

@@ -374,6 +374,13 @@ def test_trips_and_a_straight_are_paid_as_the_table_option_says(
     assert (fortune.hand, fortune.win) == (paid, win)
 
 
+def test_an_envy_table_paying_odds_is_refused_as_there_is_no_stake_to_pay_them_on() -> None:
+    odds = rules("face-up-pai-gow", limits=LIMITS, paytables={"envy": "fortune-8000"})
+    with pytest.raises(RuleViolation) as err:
+        new_round(odds)
+    assert err.value.rule == "envy-fixed-amounts"
+
+
 def test_an_unknown_trips_and_straight_rule_is_refused() -> None:
     with pytest.raises(RuleViolation) as err:
         new_round(table(fortune_trips_and_straight="trips"))
