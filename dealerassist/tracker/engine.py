@@ -219,7 +219,10 @@ class TableEngine:
                 round_id=self.round_id,
                 results=settlement_dicts(settlement),
                 hands=dict(settlement.hands),
-                settings={p: dict(hands) for p, hands in settlement.settings.items()},
+                settings={
+                    position: {name: tuple(card.code for card in cards) for name, cards in hands.items()}
+                    for position, hands in settlement.settings.items()
+                },
                 corrected=self.corrected,
             )
         ]

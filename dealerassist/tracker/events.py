@@ -287,7 +287,7 @@ class RoundSettled(Event):
     round_id: int
     results: tuple[dict[str, Any], ...]
     hands: dict[str, str] = dc_field(default_factory=dict)
-    settings: dict[str, dict[str, tuple[Card, ...]]] = dc_field(default_factory=dict)
+    settings: dict[str, dict[str, tuple[str, ...]]] = dc_field(default_factory=dict)  # card codes
     corrected: bool = False
 
 
