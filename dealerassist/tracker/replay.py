@@ -220,7 +220,7 @@ class Replayer:
         kind, table = line.data.get("kind"), line.data.get("table")
         record = refusal(
             table if isinstance(table, str) else "",
-            kind if isinstance(kind, str) else "",
+            kind if isinstance(kind, str) and kind else "?",
             line.data,
             exc,
             None,
