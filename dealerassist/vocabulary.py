@@ -38,6 +38,7 @@ from dealerassist.tracker.events import (
     ApproveVoid,
     BettingClosed,
     CardDealt,
+    CardMoved,
     ConfirmRead,
     CorrectCard,
     CorrectWager,
@@ -83,6 +84,7 @@ EVENTS: tuple[type[Event], ...] = (
     RoundClose,
     # tracker outputs
     CardDealt,
+    CardMoved,
     ReadNeedsConfirmation,
     Phase,
     Alarm,

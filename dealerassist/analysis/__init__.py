@@ -37,10 +37,15 @@ def _no_progress(done: int, total: int) -> None:
 
 @dataclass(frozen=True)
 class AnalysisRequest:
+    """What to analyse. ``paytables`` (bet -> pay-table name) and ``options`` come from a table
+    file (``analyze --table``), so the analysis prices the table as it is configured."""
+
     game: str
     paytable: str | None = None
     decks: int | None = None
     progress: Progress = _no_progress
+    paytables: Mapping[str, str] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,7 @@ class BetAnalysis:
             "hit_frequency": float(self.hit_frequency),
             "combinations": dict(self.combinations),
             "total": self.total,
+            **self.extra,
         }
 
 

@@ -46,12 +46,15 @@ CHUNK = 400
 
 
 def chosen_paytable(game: str, bet: str, request: AnalysisRequest) -> PayTable:
-    """The table ``--paytable`` names when it pays ``bet``, else the game's default for ``bet``."""
+    """The table ``--paytable`` names when it pays ``bet``, else the table file's choice for it
+    (``--table``), else the game's default for ``bet``."""
     tables = load_paytables(game)
     if request.paytable:
         table = tables.get(request.paytable)
         if table.bet == bet:
             return table
+    if bet in request.paytables:
+        return tables.get(request.paytables[bet])
     return tables.default(bet)
 
 

@@ -7,7 +7,13 @@ With --json standard output holds exactly one JSON object (progress goes to stan
                     "combinations": {HAND_CLASS: COUNT, ...}, "total": COUNT}, ...}}
 
 house_edge is the expected loss per unit of the initial wager (negative: the player's edge);
-paytable is the --paytable given, else the pay tables used, comma-separated.
+paytable is the --paytable given, else the pay tables used, comma-separated. A bet may add its own
+keys beside these (Face Up Pai Gow's envy: envy_by_others, per number of other players 1..6,
+{"dollars_per_round", "share_of_fortune"}; fortune: trips_and_straight).
+
+--table FILE analyses a table as configured: its pay tables (unless --paytable names one for the
+bet) and the options the analysis follows (Face Up Pai Gow: fortune_trips_and_straight,
+envy_min_fortune).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--paytable", help="pay-table name (for the bet it pays; others use defaults)")
     p.add_argument("--decks", type=int, help="number of decks in the shoe (where the game uses a shoe)")
     p.add_argument("--bet", action="append", help="only this bet (repeatable)")
+    p.add_argument("--table", metavar="TOML", help="analyse this table file's pay tables and options")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
     p.set_defaults(handler=_run)
 
@@ -61,7 +68,25 @@ class _Progress:
 
 def _run(args: argparse.Namespace) -> int:
     progress = _Progress()
-    request = AnalysisRequest(game=args.game, paytable=args.paytable, decks=args.decks, progress=progress)
+    paytables: dict[str, str] = {}
+    options: dict[str, object] = {}
+    if args.table:
+        from dealerassist.analysis import AnalysisError
+        from dealerassist.tablefiles.tables import load_table
+
+        table = load_table(args.table)
+        if table.rules.game != args.game:
+            raise AnalysisError(f"{args.table} is a {table.rules.game} table, not {args.game}")
+        paytables = {bet: paid.name for bet, paid in table.rules.paytables.items()}
+        options = dict(table.rules.options)
+    request = AnalysisRequest(
+        game=args.game,
+        paytable=args.paytable,
+        decks=args.decks,
+        progress=progress,
+        paytables=paytables,
+        options=options,
+    )
     results = analyze(request, args.bet)
     progress.finish()
     names = {r.paytable for r in results.values() if r.paytable}
@@ -85,4 +110,9 @@ def _print_table(bet: str, result: BetAnalysis) -> None:
     print(f"  house edge {float(result.house_edge):.4%}   hit frequency {float(result.hit_frequency):.4%}")
     if result.notes:
         print(f"  {result.notes}")
+    by_others = result.extra.get("envy_by_others")
+    if by_others:
+        print("  other players   per round   share of the qualifying Fortune bet")
+        for n, row in by_others.items():
+            print(f"  {n:>13}   ${row['dollars_per_round']:>8.4f}   {row['share_of_fortune']:.4%}")
     print()

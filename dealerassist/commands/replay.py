@@ -1,8 +1,11 @@
 """``dealerassist replay FILE.jsonl``: run a recorded or hand-written round file through the tracker.
 
 Prints every alarm, refusal, void and settlement (or, with ``--json``, every event the tracker
-produced, one per line). Exits 1 when a stated expectation is not met or an exported round does not
-settle as it was recorded.
+produced, one per line). A refusal is printed as the ``refused`` record the tracker logs (``rule``,
+``field``, ``message``, ``input``, ``round_id``; docs/events.md) plus ``line`` and ``declared``:
+whether the round file declares it (its rule in the round's ``expect.refused``). Exits 1 when a
+refusal is undeclared, a stated expectation is not met or an exported round does not settle as it
+was recorded.
 """
 
 from __future__ import annotations
@@ -50,9 +53,13 @@ def _replay(args: argparse.Namespace) -> int:
             lines.append((number, json.dumps({"line": number, **event.to_dict()}, sort_keys=True)))
         elif event.kind in SHOWN:
             lines.append((number, f"line {number}: {describe(event)}"))
-    for number, message in report.refused:
-        text = json.dumps({"line": number, "kind": "refused", "message": message}) if args.json else ""
-        lines.append((number, text or f"line {number}: REFUSED {message}"))
+    for refused in report.refused:
+        number = refused.line
+        if args.json:
+            text = json.dumps({"line": number, **refused.record.to_dict(), "declared": refused.declared})
+        else:
+            text = f"line {number}: REFUSED {refused.message}" + ("" if refused.declared else " (undeclared)")
+        lines.append((number, text))
     for check in report.checks:
         if args.json:
             text = json.dumps({"line": check.line, "kind": "check", "ok": check.ok, "message": check.message})
@@ -88,6 +95,7 @@ def _results(results: list[dict]) -> str:
     for r in results:
         pay = r["win"] + r["returned"]
         extra = f" remainder {r['remainder']}c" if r["remainder"] != "0" else ""
+        extra += f" earned by {r['earned_by']}" if r.get("earned_by") else ""
         lines.append(
             f"\n    seat {r['seat']} {r['bet']:<12} stake {format_amount(r['stake'])}: {r['outcome']:<7} "
             f"pay {format_amount(pay)} (win {format_amount(r['win'])}){extra} {r['hand']}".rstrip()

@@ -95,6 +95,8 @@ class WagerResult:
     remainder: Fraction = Fraction(0)
     note: str = ""
     position: str = ""
+    # The other position whose hand earned this stake-less bonus (Face Up Pai Gow's Envy).
+    earned_by: str = ""
 
     @property
     def net(self) -> int:
@@ -115,6 +117,9 @@ class Settlement:
     void: bool = False
     reason: str = ""
     hands: Mapping[str, str] = field(default_factory=dict)
+    # Position -> its hands' cards as played, where a game splits the cards into several hands
+    # (pai gow: ``{"two-card": (...), "five-card": (...)}``), so an audit can check each setting.
+    settings: Mapping[str, Mapping[str, tuple[Card, ...]]] = field(default_factory=dict)
 
     def for_seat(self, seat: int) -> list[WagerResult]:
         return [r for r in self.results if r.seat == seat]
@@ -238,12 +243,22 @@ class Game(ABC):
     # Bet -> every hand class its evaluator can name. Pay-table files are checked against it, so a
     # misspelt class (a hand that would then never be paid) is refused at load. Empty: unchecked.
     pay_classes: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    # Pay tables the game pays without a stake of their own (Face Up Pai Gow's Envy): a table file
+    # selects a pay table for them but gives them no limits, and no wager of that name is placed.
+    bonuses: ClassVar[tuple[str, ...]] = ()
+    # A former bet name -> the one line a table file (or a wager) still using it is refused with.
+    retired_bets: ClassVar[Mapping[str, str]] = {}
     # Option name -> what it sets: every name this game reads from ``[options]``. ``load_table``
     # refuses any other name, so a misspelt option cannot silently leave its default in force.
     options: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, rules: TableRules) -> None:
         self.rules = rules
+
+    @classmethod
+    def paid_bets(cls) -> tuple[str, ...]:
+        """Every name a pay table may pay: the bets placed and the bonuses paid without a stake."""
+        return (*cls.bets, *cls.bonuses)
 
     @classmethod
     def known_options(cls) -> Mapping[str, str]:

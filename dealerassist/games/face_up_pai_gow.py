@@ -3,9 +3,10 @@
 The rules in the order the text gives them, and where the code keeps each one:
 
 * Wagers before the deal (``place_wager``/``close_betting``): the main ``wager`` within the table
-  limits; optional ``fortune``, ``envy``, ``ace-high`` and ``progressive`` side bets, each needing
-  a main wager (option ``side_bets_require_wager``). Envy needs a Fortune bet of at least $5
-  (``envy_min_fortune``). The progressive takes exactly its unit (``progressive_unit``, $1).
+  limits; optional ``fortune``, ``ace-high`` and ``progressive`` side bets, each needing a main
+  wager placed first (option ``side_bets_require_wager``; ``side_bet_needs``). The progressive
+  takes exactly its unit (``progressive_unit``, $1). Envy is no bet: it has no stake and no limits
+  (a wager or a table limit named ``envy`` is refused, saying so).
 * The player-dealer: a seated player banks by placing ``bank`` (the table stake they put up,
   within the ``bank`` limits; a table without them offers no player-dealer). The banker's hand is
   the ``dealer`` position and the seat places no other wager. Without a banker the house banks.
@@ -27,8 +28,13 @@ The rules in the order the text gives them, and where the code keeps each one:
   an identical hand is a copy and the dealer wins it. An ace-high dealer (no pair, straight or
   flush in its seven cards, an ace or joker on top) pushes every main wager and wins Ace-High.
 * Fortune: the best five of the seven (with the seven-card straight flush and royal-match
-  specials, ``fortune_class``) at the Fortune table's odds. Envy: a fixed amount for every other
-  player's hand of the Envy table (never the dealer's, one's own or a forfeited one).
+  specials, ``fortune_class``) at the Fortune table's odds. Seven cards holding both trips and a
+  straight are paid as the straight, their best five-card hand, or with
+  ``fortune_trips_and_straight = "higher-pay"`` as whichever of the two the table pays more.
+* Envy (``envy_results``): every seat whose Fortune bet is at least ``envy_min_fortune`` ($5) is
+  paid the Envy table's fixed amount for each other player's qualifying hand, one result per
+  paying hand naming it (never its own hand, the player-dealer's or the house's, nor a forfeited
+  one). The result has no stake: nothing is lost when no other hand qualifies.
   Progressive: fixed awards are paid here; a share of the meter is reported as a win with
   ``win = 0``, the note ``meter award N%`` and the qualifying class in ``hand``, and the
   progressive controller pays it. The progressive stake is the jackpot's contribution and never
@@ -36,26 +42,29 @@ The rules in the order the text gives them, and where the code keeps each one:
 * Player-dealer with table stakes (``_bank``): main wagers are covered in seat order from the
   dealer's left until the bank runs out; what is not covered goes back to its player. Side bets
   are always the house's. This departs from the text, which has the player-dealer pay winning
-  Envy bets (``rule-decisions.md`` is silent): the bank's table stakes cover main wagers only, and
-  an Envy win (up to $5,000 for each other player's hand) could exceed any bank, so the settlement
-  never charges a banker for one. A house whose player-dealer funds Envy settles that share off
-  the system.
+  Envy bonuses (``rule-decisions.md`` is silent): the bank's table stakes cover main wagers only,
+  and an Envy bonus (up to $5,000 for each other player's hand) could exceed any bank, so the
+  settlement never charges a banker for one. A house whose player-dealer funds Envy settles that
+  share off the system.
 
 Options (``[options]``): ``foul_policy`` ("refuse" | "forfeit"), ``house_way`` ("gold-star"),
-``envy_min_fortune`` ("5"), ``progressive_unit`` ("1"), ``side_bets_require_wager`` (true),
-``dice`` (3: totals 3..18 are accepted), ``deal_empty_spots`` (false).
+``envy_min_fortune`` ("5"), ``fortune_trips_and_straight`` ("best-five" | "higher-pay"),
+``progressive_unit`` ("1"), ``side_bets_require_wager`` (true), ``dice`` (3: totals 3..18 are
+accepted), ``deal_empty_spots`` (false).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from fractions import Fraction
 from itertools import combinations
 from typing import ClassVar, Final
 
 from dealerassist.core.cards import ACE, Card
-from dealerassist.core.money import parse_amount, pay_odds
-from dealerassist.core.paytables import PayTable
+from dealerassist.core.money import format_amount, parse_amount, pay_odds
+from dealerassist.core.paytables import FixedAward, PayTable
 from dealerassist.errors import RuleViolation
 from dealerassist.games.base import (
     DEALER,
@@ -75,7 +84,12 @@ from dealerassist.hands import best_five, evaluate_five
 from dealerassist.hands.value import FIVE_CLASSES
 
 HAND_SIZE: Final = 7
-SIDE_BETS: Final = ("fortune", "envy", "ace-high", "progressive")
+SIDE_BETS: Final = ("fortune", "ace-high", "progressive")
+ENVY_NO_STAKE: Final = (
+    "Envy takes no stake and has no limits: a Fortune bet of at least envy_min_fortune (default $5) "
+    "qualifies a seat for it; remove limits.envy"
+)
+TRIPS_AND_STRAIGHT: Final = ("best-five", "higher-pay")
 FORTUNE_CLASSES: Final = (
     *FIVE_CLASSES,
     "royal-flush-royal-match",
@@ -123,6 +137,35 @@ def fortune_class(seven: Sequence[Card]) -> str:
     return best
 
 
+def holds_trips_and_straight(seven: Sequence[Card]) -> bool:
+    """Seven cards whose best five is a straight and that also hold three of a kind (the joker
+    makes trips only of aces)."""
+    if fortune_class(seven) != "straight":
+        return False
+    ranks = Counter(c.rank for c in seven if not c.is_joker)
+    jokers = sum(1 for c in seven if c.is_joker)
+    return max(ranks.values()) >= 3 or ranks[ACE] + jokers >= 3
+
+
+def higher_paying(table: PayTable, classes: Sequence[str]) -> str:
+    """The class of ``classes`` the table pays most on a unit stake (the first on a tie)."""
+
+    def unit_pay(name: str) -> Fraction:
+        award = table.award(name)
+        return award.pay(100).exact if award is not None else Fraction(-1)
+
+    return max(classes, key=unit_pay)
+
+
+def fortune_paid_class(seven: Sequence[Card], table: PayTable, trips_and_straight: str) -> str:
+    """The class the Fortune bet is paid on: ``fortune_class``, except that under "higher-pay"
+    seven cards holding trips and a straight are paid as whichever the table pays more."""
+    name = fortune_class(seven)
+    if trips_and_straight == "higher-pay" and name == "straight" and holds_trips_and_straight(seven):
+        return higher_paying(table, ("straight", "three-of-a-kind"))
+    return name
+
+
 def ace_high_pai_gow(seven: Sequence[Card]) -> bool:
     """The dealer's "pai gow": nothing better than high card in seven cards, with an ace (or the
     joker, which plays as one) on top."""
@@ -137,6 +180,7 @@ class PaiGowOptions:
     foul_policy: str
     house_way: HouseWay
     envy_min_fortune: int
+    trips_and_straight: str
     progressive_unit: int
     side_bets_require_wager: bool
     dice: int
@@ -147,6 +191,13 @@ class PaiGowOptions:
         policy = rules.option("foul_policy", "refuse")
         if policy not in ("refuse", "forfeit"):
             raise RuleViolation("foul-policy", f"foul_policy must be 'refuse' or 'forfeit', got {policy!r}")
+        trips = rules.option("fortune_trips_and_straight", "best-five")
+        if trips not in TRIPS_AND_STRAIGHT:
+            raise RuleViolation(
+                "fortune-trips-and-straight",
+                f"fortune_trips_and_straight must be 'best-five' or 'higher-pay', got {trips!r}",
+            )
+        _check_envy_table(rules)
         dice = rules.option("dice", 3)
         if isinstance(dice, bool) or not isinstance(dice, int) or dice < 1:
             raise RuleViolation("dice", f"dice must be a whole number of dice >= 1, got {dice!r}")
@@ -154,6 +205,7 @@ class PaiGowOptions:
             foul_policy=policy,
             house_way=load_house_way(str(rules.option("house_way", "gold-star"))),
             envy_min_fortune=parse_amount(str(rules.option("envy_min_fortune", "5"))),
+            trips_and_straight=trips,
             progressive_unit=parse_amount(str(rules.option("progressive_unit", "1"))),
             side_bets_require_wager=yes_no(
                 "side_bets_require_wager", rules.option("side_bets_require_wager", True)
@@ -161,6 +213,18 @@ class PaiGowOptions:
             dice=dice,
             deal_empty_spots=_empty_spots(rules),
         )
+
+
+def _check_envy_table(rules: TableRules) -> None:
+    """Envy has no stake, so only fixed amounts can pay it: odds would pay nothing."""
+    table = rules.paytables.get("envy")
+    for name, award in table.pays.items() if table is not None else ():
+        if not isinstance(award, FixedAward):
+            raise RuleViolation(
+                "envy-fixed-amounts",
+                f"Envy pay table {table.name!r} pays {name} as {award}: Envy has no stake, "
+                "so it pays fixed dollar amounts only",
+            )
 
 
 def _empty_spots(rules: TableRules) -> bool:
@@ -179,6 +243,8 @@ class FaceUpPaiGow(Game):
     name: ClassVar[str] = "Face Up Pai Gow Poker with Progressive"
     default_deck: ClassVar[str] = "standard-53-joker"
     bets: ClassVar[tuple[str, ...]] = ("wager", "bank", *SIDE_BETS)
+    bonuses: ClassVar[tuple[str, ...]] = ("envy",)
+    retired_bets: ClassVar[Mapping[str, str]] = {"envy": ENVY_NO_STAKE}
     pay_classes: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "fortune": FORTUNE_CLASSES,
         "envy": FORTUNE_CLASSES,
@@ -188,7 +254,9 @@ class FaceUpPaiGow(Game):
     options: ClassVar[Mapping[str, str]] = {
         "foul_policy": "a fouled setting is 'refuse'd with the house way shown, or 'forfeit' loses the wager",
         "house_way": "the house way table that sets the house dealer's hand ('gold-star')",
-        "envy_min_fortune": "the Fortune bet an Envy bet needs beside it, dollars ('5')",
+        "envy_min_fortune": "the Fortune bet that qualifies a seat for the Envy bonus, dollars ('5')",
+        "fortune_trips_and_straight": "Fortune pays trips with a straight as the 'best-five' hand "
+        "(the straight) or the 'higher-pay' of the two ('best-five')",
         "progressive_unit": "the one stake the Progressive bet takes, dollars ('1')",
         "side_bets_require_wager": "side bets need a main wager at the same seat (true)",
         "dice": "how many dice pick the first hand dealt (3)",
@@ -222,6 +290,20 @@ class FaceUpPaiGowRound(TableRound):
         """The seat banking this round (the player-dealer), or None when the house banks."""
         return next((s for s in sorted(self.wagers) if "bank" in self.wagers[s]), None)
 
+    def place_wager(self, seat: int, bet: str, amount: int) -> None:
+        if bet == "envy":
+            qualifying = format_amount(self.options.envy_min_fortune)
+            raise RuleViolation(
+                "envy-no-stake",
+                f"Envy takes no stake: a Fortune bet of at least {qualifying} qualifies a seat for it",
+            )
+        super().place_wager(seat, bet, amount)
+
+    def side_bet_needs(self) -> Mapping[str, tuple[str, str]]:
+        if not self.options.side_bets_require_wager:
+            return {}
+        return {bet: ("wager", "side-bet-needs-wager") for bet in SIDE_BETS}
+
     def check_wager(self, seat: int, bet: str, amount: int) -> None:
         if bet in SIDE_BETS:
             self.paytable(bet)
@@ -241,14 +323,6 @@ class FaceUpPaiGowRound(TableRound):
     def _check_seat(self, seat: int, bets: Mapping[str, int]) -> None:
         if seat == self.banker and set(bets) != {"bank"}:
             raise RuleViolation("player-dealer-bets", f"seat {seat} banks and places no other wager")
-        side = [b for b in SIDE_BETS if b in bets]
-        if side and "wager" not in bets and self.options.side_bets_require_wager:
-            raise RuleViolation("side-bet-needs-wager", f"seat {seat}: {', '.join(side)} needs a main wager")
-        if "envy" in bets and bets.get("fortune", 0) < self.options.envy_min_fortune:
-            raise RuleViolation(
-                "envy-needs-fortune",
-                f"seat {seat}: Envy needs a Fortune bet of at least {self.options.envy_min_fortune} cents",
-            )
 
     def live_seats(self) -> list[int]:
         """Seats playing a hand: those with a main wager, in seat order."""
@@ -317,7 +391,11 @@ class FaceUpPaiGowRound(TableRound):
     def settlement(self) -> Settlement:
         dealer = self.settings[DEALER]
         pai_gow = ace_high_pai_gow(self.cards[DEALER])
-        classes = {s: fortune_class(self.cards[seat_position(s)]) for s in self.live_seats()}
+        classes = {
+            s: fortune_class(self.cards[seat_position(s)])
+            for s in self.live_seats()
+            if s not in self.forfeits
+        }
         base: list[WagerResult] = []
         side: list[WagerResult] = []
         for seat in self.live_seats():
@@ -325,11 +403,17 @@ class FaceUpPaiGowRound(TableRound):
                 base.extend(self.forfeited(seat))
                 continue
             base.append(self._base_result(seat, dealer, pai_gow))
-            side.extend(self._side_results(seat, classes, pai_gow))
+            side.extend(self._side_results(seat, pai_gow))
+            side.extend(self._envy_results(seat, classes))
         if self.banker is not None:
             base = self._bank(base, pai_gow)
         hands = {p: self._hand_name(p) for p in self.order if p in self.settings}
-        return Settlement(tuple(base + side), hands=hands)
+        settings = {
+            p: {"two-card": self.settings[p].front, "five-card": self.settings[p].back}
+            for p in self.order
+            if p in self.settings
+        }
+        return Settlement(tuple(base + side), hands=hands, settings=settings)
 
     def _base_result(self, seat: int, dealer: Setting, pai_gow: bool) -> WagerResult:
         stake = self.wagers[seat]["wager"]
@@ -350,15 +434,15 @@ class FaceUpPaiGowRound(TableRound):
             return wager_result(seat, "wager", stake, "push", returned=stake, hand=hand)
         return wager_result(seat, "wager", stake, "lose", hand=hand)
 
-    def _side_results(self, seat: int, classes: Mapping[int, str], pai_gow: bool) -> list[WagerResult]:
+    def _side_results(self, seat: int, pai_gow: bool) -> list[WagerResult]:
         bets = self.wagers[seat]
-        mine = classes[seat]
+        seven = self.cards[seat_position(seat)]
+        mine = fortune_class(seven)
         results = []
         if "fortune" in bets:
-            results.append(pay_by_table(seat, "fortune", bets["fortune"], mine, self.rules))
-        if "envy" in bets:
-            others = [classes[s] for s in self.live_seats() if s not in (seat, *self.forfeits)]
-            results.append(envy_result(seat, bets["envy"], others, self.rules.paytables["envy"]))
+            paid = fortune_paid_class(seven, self.paytable("fortune"), self.options.trips_and_straight)
+            shown = mine if paid == mine else f"{paid} (with a {mine})"
+            results.append(pay_by_table(seat, "fortune", bets["fortune"], paid, self.rules, shown))
         if "ace-high" in bets:
             results.append(
                 pay_by_table(seat, "ace-high", bets["ace-high"], "ace-high" if pai_gow else "", self.rules)
@@ -368,6 +452,14 @@ class FaceUpPaiGowRound(TableRound):
                 progressive_result(seat, bets["progressive"], mine, self.rules.paytables["progressive"])
             )
         return results
+
+    def _envy_results(self, seat: int, classes: Mapping[int, str]) -> list[WagerResult]:
+        """A seat qualified by its Fortune bet is paid for every other player's qualifying hand."""
+        table = self.rules.paytables.get("envy")
+        if table is None or self.wagers[seat].get("fortune", 0) < self.options.envy_min_fortune:
+            return []
+        others = {s: name for s, name in classes.items() if s != seat}
+        return envy_results(seat, others, table)
 
     def _bank(self, base: list[WagerResult], pai_gow: bool) -> list[WagerResult]:
         """Table stakes: the player-dealer covers main wagers from the dealer's left while the bank
@@ -448,12 +540,16 @@ def cover(result: WagerResult, covered: int) -> WagerResult:
     )
 
 
-def envy_result(seat: int, stake: int, others: Sequence[str], table: PayTable) -> WagerResult:
-    """Envy: the fixed amount of the table for every other player's qualifying hand."""
-    paid = [(name, table.award(name)) for name in others]
-    winners = [(name, award) for name, award in paid if award is not None]
-    if not winners:
-        return wager_result(seat, "envy", stake, "lose")
-    total = sum(award.pay(stake).amount for _, award in winners)
-    hands = ", ".join(name for name, _ in winners)
-    return wager_result(seat, "envy", stake, "win", total, stake, hands, note=f"{len(winners)} other hand(s)")
+def envy_results(seat: int, others: Mapping[int, str], table: PayTable) -> list[WagerResult]:
+    """Envy for a qualified seat: one stake-less win per other player's hand the table pays, its
+    fixed amount, naming the seat whose hand paid it (``others``: seat -> Fortune class)."""
+    results = []
+    for other, name in sorted(others.items()):
+        award = table.award(name)
+        if award is None:
+            continue
+        amount = award.pay(0).amount
+        note = f"envy of seat {other}'s {name}: {format_amount(amount)}"
+        paid = wager_result(seat, "envy", 0, "win", amount, hand=name, note=note)
+        results.append(replace(paid, earned_by=seat_position(other)))
+    return results

@@ -110,9 +110,10 @@ class FourCardPokerRound(RankedAnteRound):
     def double_minimum(self) -> int:
         return 2 * self.rules.limit("ante").minimum
 
+    def side_bet_needs(self) -> Mapping[str, tuple[str, str]]:
+        return {"bad-beat": ("ante", "bad-beat-needs-ante")}
+
     def check_seat(self, seat: int, bets: Mapping[str, int]) -> None:
-        if "bad-beat" in bets and "ante" not in bets:
-            raise RuleViolation("bad-beat-needs-ante", f"seat {seat}: a Bad Beat bet needs an Ante")
         if seat in self.partners and not self._aces_up_carries(seat) and "ante" not in bets:
             raise RuleViolation(
                 "two-spots-double-minimum",

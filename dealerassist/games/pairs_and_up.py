@@ -188,11 +188,10 @@ class PairsAndUpRound(AnteRound):
         if bet == "progressive":
             self.check_unit(bet, amount, self.options.progressive_unit)
 
-    def check_seat(self, seat: int, bets: Mapping[str, int]) -> None:
-        if "ante" not in bets and self.options.side_bets_require_ante:
-            raise RuleViolation(
-                "side-bet-needs-ante", f"seat {seat}: Double Match and Progressive need an Ante"
-            )
+    def side_bet_needs(self) -> Mapping[str, tuple[str, str]]:
+        if not self.options.side_bets_require_ante:
+            return {}
+        return {bet: ("ante", "side-bet-needs-ante") for bet in self.PLACEABLE if bet != "ante"}
 
     # Decisions -------------------------------------------------------------------------------
 

@@ -138,6 +138,9 @@ class PerfectPairsRound(TableRound):
         if bet == "perfect-pairs":
             self._check_perfect_pairs_limit(amount)
 
+    def side_bet_needs(self) -> Mapping[str, tuple[str, str]]:
+        return {"perfect-pairs": ("main", "perfect-pairs-needs-main-bet")}
+
     def _check_perfect_pairs_limit(self, amount: int) -> None:
         """Perfect Pairs runs from the table minimum to 20% of the table maximum."""
         table = self.rules.limit("main")
@@ -152,11 +155,6 @@ class PerfectPairsRound(TableRound):
         self._require_phase("betting", "wagers-while-betting-open", "betting is already closed")
         if not self.wagers:
             raise RuleViolation("no-wagers", "no seat has a wager: there is nothing to deal")
-        for seat, bets in sorted(self.wagers.items()):
-            if "main" not in bets:
-                raise RuleViolation(
-                    "perfect-pairs-needs-main-bet", f"seat {seat}: Perfect Pairs needs a blackjack bet"
-                )
         seats = sorted(self.wagers)
         self.player_hands = [Hand(s, seat_position(s), self.wagers[s]["main"]) for s in seats]
         self._plan = self._initial_plan(seats)

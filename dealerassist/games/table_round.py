@@ -57,14 +57,31 @@ class TableRound(GameRound):
         if bet not in self.PLACEABLE:
             raise RuleViolation("bet-offered", f"{bet!r} is not a wager placed before the deal here")
         if amount == 0:
+            left = {b: a for b, a in self.wagers.get(seat, {}).items() if b != bet}
+            self._check_needs(seat, left, f"take the {{side}} bet down before the {bet}")
             self._remove_wager(seat, bet)
             return
         self.check_limit(bet, amount)
         self.check_wager(seat, bet, amount)
+        self._check_needs(seat, {**self.wagers.get(seat, {}), bet: amount}, "place the {needed} bet first")
         self.wagers.setdefault(seat, {})[bet] = amount
 
     def check_wager(self, seat: int, bet: str, amount: int) -> None:
         """Game-specific limits of one wager (hook)."""
+
+    def side_bet_needs(self) -> Mapping[str, tuple[str, str]]:
+        """Side bet -> (the bet it needs at the same seat, the rule that says so) (hook). Checked
+        on every wager, so a side bet without its bet is refused at once, and its bet cannot be
+        taken down under it, rather than holding the whole table up when betting closes."""
+        return {}
+
+    def _check_needs(self, seat: int, bets: Mapping[str, int], advice: str) -> None:
+        for side, (needed, rule) in self.side_bet_needs().items():
+            if side in bets and needed not in bets:
+                what = advice.format(side=side, needed=needed)
+                raise RuleViolation(
+                    rule, f"seat {seat}: the {side} bet needs the seat's {needed} bet ({what})"
+                )
 
     def check_limit(self, bet: str, amount: int) -> None:
         limit = self.rules.limit(bet)

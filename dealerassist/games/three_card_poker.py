@@ -5,7 +5,8 @@ Rules in the order the text gives them, and where the code keeps each one:
 
 * Pair Plus bets on the player's own three cards: a pair or better wins at the Pair Plus table,
   whatever the dealer holds (``settle_seat``). "Ante bet required to play": a Pair Plus needs
-  an Ante unless the table sets ``pair_plus_requires_ante = false`` (``check_seat``).
+  an Ante unless the table sets ``pair_plus_requires_ante = false`` (``side_bet_needs``: a Pair Plus
+  without an Ante is refused when it is placed).
 * Ante plays against the dealer. A player who likes the hand makes a Play bet that must equal the
   Ante (``check_play``); otherwise the player folds and the Ante loses.
 * Ante Bonus: a player who made Ante and Play is paid the Ante Bonus table on the Ante for a
@@ -65,9 +66,8 @@ class ThreeCardPokerRound(RankedAnteRound):
             "pair_plus_requires_ante", rules.option("pair_plus_requires_ante", True)
         )
 
-    def check_seat(self, seat: int, bets: Mapping[str, int]) -> None:
-        if "pair-plus" in bets and "ante" not in bets and self.pair_plus_requires_ante:
-            raise RuleViolation("pair-plus-requires-ante", f"seat {seat}: a Pair Plus bet needs an Ante")
+    def side_bet_needs(self) -> Mapping[str, tuple[str, str]]:
+        return {"pair-plus": ("ante", "pair-plus-requires-ante")} if self.pair_plus_requires_ante else {}
 
     def check_play(self, seat: int, ante: int, amount: int) -> None:
         if amount != ante:

@@ -17,8 +17,6 @@ MAIN_BET = {
 }
 # Bets placed by a decision (Play) or by the player-dealer, never at the betting stage.
 NOT_PLACED = frozenset({"play", "bank"})
-# Side bets that need another side bet first (Envy needs Fortune): left to human players.
-NEEDS_ANOTHER = frozenset({"envy"})
 SIDE_BET_CHANCE = 0.4
 MAIN_MULTIPLES = (1, 1, 1, 2, 2, 3, 5)
 
@@ -38,7 +36,7 @@ def _within(rules: TableRules, bet: str, multiple: int) -> int:
 
 def side_bets(rules: TableRules) -> list[str]:
     main = MAIN_BET.get(rules.game)
-    return [b for b in rules.limits if b != main and b not in NOT_PLACED and b not in NEEDS_ANOTHER]
+    return [b for b in rules.limits if b != main and b not in NOT_PLACED]
 
 
 def plan_wagers(

@@ -42,8 +42,8 @@ def paytables_from_mapping(data: Mapping[str, object], source: str) -> PayTableS
         bet = body.get("bet")
         if not isinstance(bet, str) or not bet:
             raise ConfigError(source, f"{key}.bet", "must name the bet this table pays")
-        if bet not in games[game].bets:
-            bets = ", ".join(games[game].bets)
+        if bet not in games[game].paid_bets():
+            bets = ", ".join(games[game].paid_bets())
             raise ConfigError(source, f"{key}.bet", f"{game} has no bet {bet!r} (bets: {bets})")
         pays_raw = body.get("pays")
         if not isinstance(pays_raw, Mapping) or not pays_raw:

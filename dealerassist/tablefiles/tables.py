@@ -128,6 +128,8 @@ def table_from_mapping(data: Mapping[str, Any], source: str) -> TableConfig:
     limits: dict[str, BetLimit] = {}
     for bet, body in _section(data, source, "limits").items():
         key = f"limits.{bet}"
+        if bet in game_cls.retired_bets:
+            raise ConfigError(source, key, game_cls.retired_bets[bet])
         if bet not in game_cls.bets:
             raise ConfigError(source, key, f"{slug} has no bet {bet!r} (bets: {', '.join(game_cls.bets)})")
         if not isinstance(body, Mapping):
@@ -148,7 +150,7 @@ def table_from_mapping(data: Mapping[str, Any], source: str) -> TableConfig:
     shipped = load_paytables(slug)
     chosen = dict(_section(data, source, "paytables"))
     paytables: dict[str, PayTable] = {}
-    for bet in game_cls.bets:
+    for bet in game_cls.paid_bets():
         name = chosen.pop(bet, shipped.defaults.get(bet))
         if name is None:
             continue

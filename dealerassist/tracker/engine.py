@@ -227,6 +227,10 @@ class TableEngine:
                 round_id=self.round_id,
                 results=settlement_dicts(settlement),
                 hands=dict(settlement.hands),
+                settings={
+                    position: {name: tuple(card.code for card in cards) for name, cards in hands.items()}
+                    for position, hands in settlement.settings.items()
+                },
                 corrected=self.corrected,
             )
         ]
@@ -275,8 +279,20 @@ class TableEngine:
     def _decision(self, event: ev.PlayerDecision) -> list[Event]:
         self._position(event.kind, event.position)
         decision = Decision(event.position, event.action, event.amount, event.choice, tuple(event.cards))
-        self._open_book("a decision is").apply(Decide(decision))
-        return []
+        book = self._open_book("a decision is")
+        book.apply(Decide(decision))
+        return [
+            ev.CardMoved(
+                table=self.table,
+                round_id=self.round_id,
+                card=dealt.card,
+                from_position=position,
+                from_index=index,
+                position=dealt.position,
+                index=dealt.index,
+            )
+            for dealt, position, index in book.moved
+        ]
 
     def _reveal(self, event: ev.DealerReveal | DealerButton) -> list[Event]:
         if self.status != "open" or self.book is None:
@@ -356,13 +372,18 @@ class TableEngine:
         self._supervisor(event)
         self._seat(event.kind, event.seat)
         book = self._correctable_book("a wager correction is")
-        actions = [
-            a
-            for a in book.actions
-            if not (isinstance(a, PlaceWager) and (a.seat, a.bet) == (event.seat, event.bet))
+        placed = [
+            i
+            for i, a in enumerate(book.actions)
+            if isinstance(a, PlaceWager) and (a.seat, a.bet) == (event.seat, event.bet)
         ]
+        # The corrected amount takes the first placing's place, so a side bet placed after its
+        # main bet still finds it there when the round is re-run.
+        at = placed[0] if placed else None
+        actions = [a for i, a in enumerate(book.actions) if i not in placed]
         if event.amount:
-            at = next((i for i, a in enumerate(actions) if isinstance(a, CloseBetting)), len(actions))
+            if at is None:
+                at = next((i for i, a in enumerate(actions) if isinstance(a, CloseBetting)), len(actions))
             actions.insert(at, PlaceWager(event.seat, event.bet, event.amount))
         self._rerun(book, actions)
         return []

@@ -211,6 +211,20 @@ class CardDealt(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class CardMoved(Event):
+    """A dealt card the game moved to another hand (a blackjack split), so the hands can be rebuilt
+    from ``card-dealt`` and ``card-moved`` records alone."""
+
+    kind: ClassVar[str] = "card-moved"
+    round_id: int
+    card: Card
+    from_position: str
+    from_index: int
+    position: str
+    index: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class ReadNeedsConfirmation(Event):
     kind: ClassVar[str] = "read-needs-confirmation"
     round_id: int
@@ -275,6 +289,7 @@ class RoundSettled(Event):
     round_id: int
     results: tuple[dict[str, Any], ...]
     hands: dict[str, str] = dc_field(default_factory=dict)
+    settings: dict[str, dict[str, tuple[str, ...]]] = dc_field(default_factory=dict)  # card codes
     corrected: bool = False
 
 

@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from dealerassist.core.decks import load_deck
-from dealerassist.errors import ConfigError, DealerAssistError
+from dealerassist.errors import ConfigError, DealerAssistError, RuleViolation
 from dealerassist.events import Event, EventError
 from dealerassist.games.base import BetLimit, TableRules
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.tracker.engine import refusal
-from dealerassist.tracker.events import INPUT_KINDS
+from dealerassist.tracker.events import INPUT_KINDS, Refused
 from dealerassist.tracker.pit import Pit
 from dealerassist.tracker.tracker import Tracker
 
@@ -51,19 +51,23 @@ class Check:
 
 @dataclass
 class Refusal:
-    """A refused line of a hand-written file, until an expectation states it."""
+    """A refused line: the ``refused`` record a tracker writes for it (``rule``, ``field``,
+    ``input``, ``round_id``), and whether the file declares it (its rule in the round's
+    ``expect.refused``, or a recorded refusal replayed)."""
 
     line: int
-    table: str
-    round_id: int | None
-    rule: str
-    message: str
+    record: Refused
+    declared: bool = False
+
+    @property
+    def message(self) -> str:
+        return f"{self.record.input_kind}: {self.record.message}"
 
 
 @dataclass
 class ReplayReport:
     outputs: list[tuple[int, Event]] = field(default_factory=list)
-    refused: list[tuple[int, str]] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     snapshots: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -146,7 +150,6 @@ class Replayer:
         self.base_dir = base_dir or Path.cwd()
         self.report = ReplayReport()
         self.recorded: dict[tuple[str, int], dict[str, Any]] = {}
-        self.unstated: list[Refusal] = []
 
     def run(self, lines: Iterable[ReplayLine]) -> ReplayReport:
         for line in lines:
@@ -156,10 +159,11 @@ class Replayer:
             Check(
                 r.line,
                 False,
-                f"refused with rule {r.rule!r} and no expectation states it: correct the line, "
+                f"refused with rule {r.record.rule!r} and no expectation states it: correct the line, "
                 "or list the rule in its round's expect.refused",
             )
-            for r in self.unstated
+            for r in self.report.refused
+            if not r.declared
         ]
         for table in self.pit.tables():
             self.report.snapshots[table] = self.pit.tracker(table).snapshot()
@@ -172,13 +176,13 @@ class Replayer:
         kind = data.get("kind")
         table = data.get("table")
         if not isinstance(kind, str):
-            self._refuse(line.number, str(table), None, "invalid-event", f"kind: must be text, got {kind!r}")
+            self._refuse(line, EventError(f"kind: must be text, got {kind!r}"))
             return
         if kind == "table-config" and line.recorded and isinstance(table, str):
             try:
                 self.known.setdefault(table, _config_from_record(data))
             except DealerAssistError as exc:
-                self._refuse(line.number, table, None, "invalid-event", f"table-config: {exc}")
+                self._refuse(line, EventError(f"table-config: {exc}"))
             return
         stated = line.recorded
         if kind == "refused" and line.recorded and isinstance(data.get("input"), dict):
@@ -192,30 +196,36 @@ class Replayer:
                 if isinstance(round_id, int) and not isinstance(round_id, bool):
                     self.recorded[(str(table), round_id)] = data
                 else:
-                    self._refuse(line.number, str(table), None, "invalid-event", f"{kind}.round_id: missing")
+                    self._refuse(line, EventError(f"{kind}.round_id: missing"))
             elif not line.recorded:
-                message = f"{kind}: not an input (outputs come from the tracker)"
-                self._refuse(line.number, str(table), None, "not-an-input", message)
+                self._refuse(
+                    line, RuleViolation("not-an-input", "not an input (outputs come from the tracker)")
+                )
             return
         if not isinstance(table, str):
-            self._refuse(line.number, "", None, "invalid-event", f"{kind}.table: missing")
+            self._refuse(line, EventError(f"{kind}.table: missing"))
             return
         try:
             tracker = self._tracker(table)
             outputs = tracker.handle_data(data)
         except DealerAssistError as exc:
             live = self.pit.tracker(table).engine.round_id if table in self.pit.tables() else 0
-            rule = refusal(table, str(kind), data, exc, None).rule
-            self.report.refused.append((line.number, f"{kind}: {exc}"))
-            if not stated:
-                self.unstated.append(Refusal(line.number, table, live or None, rule, str(exc)))
+            record = refusal(table, str(kind), data, exc, live or None)
+            self.report.refused.append(Refusal(line.number, record, declared=stated))
             return
         self.report.outputs += [(line.number, event) for event in outputs]
 
-    def _refuse(self, number: int, table: str, round_id: int | None, rule: str, message: str) -> None:
+    def _refuse(self, line: ReplayLine, exc: DealerAssistError) -> None:
         """A line that never reached a tracker: reported, and failing unless stated."""
-        self.report.refused.append((number, message))
-        self.unstated.append(Refusal(number, table, round_id, rule, message))
+        kind, table = line.data.get("kind"), line.data.get("table")
+        record = refusal(
+            table if isinstance(table, str) else "",
+            kind if isinstance(kind, str) and kind else "?",
+            line.data,
+            exc,
+            None,
+        )
+        self.report.refused.append(Refusal(line.number, record))
 
     def _tracker(self, table: str) -> Tracker:
         if table not in self.pit.tables():
@@ -281,6 +291,10 @@ class Replayer:
             got = ended[-1].get("hands", {}).get(position) if ended else None
             if got != name:
                 problems.append(f"hand at {position} is {got!r}, expected {name!r}")
+        for position, setting in dict(expect.get("settings", {})).items():
+            got = ended[-1].get("settings", {}).get(position) if ended else None
+            if got != setting:
+                problems.append(f"{position} was set {got!r}, expected {setting!r}")
         where = f"{table} round {round_id}"
         return Check(
             number, not problems, f"{where}: " + ("; ".join(problems) if problems else "as expected")
@@ -288,10 +302,13 @@ class Replayer:
 
     def _state_refusals(self, table: str, round_id: int, rules: list[str]) -> None:
         """The refusals an expectation names are the file's intent, not broken lines."""
-        for pending in list(self.unstated):
-            if pending.table == table and pending.round_id == round_id and pending.rule in rules:
-                rules.remove(pending.rule)
-                self.unstated.remove(pending)
+        for pending in self.report.refused:
+            record = pending.record
+            if pending.declared or record.table != table or record.round_id != round_id:
+                continue
+            if record.rule in rules:
+                rules.remove(record.rule)
+                pending.declared = True
 
     def _compare_recorded(self) -> None:
         replayed = self.report.settlements()
@@ -322,7 +339,7 @@ def _config_from_record(data: Mapping[str, Any]) -> Any:
 
 
 _EXPECT_LISTS = ("results", "alarms", "refused")
-_EXPECT_MAPPINGS = ("dealt", "hands")
+_EXPECT_MAPPINGS = ("dealt", "hands", "settings")
 
 
 def _expect_shape_problem(expect: Mapping[str, Any]) -> str:
@@ -357,7 +374,9 @@ def _compare_results(expected: Iterable[Mapping[str, Any]], actual: list[dict[st
         if not found:
             problems.append(f"no result for seat {key[0]} bet {key[1]}")
             continue
-        wrong = {k: found[0].get(k) for k, v in want.items() if found[0].get(k) != v}
+        # A seat may hold several results of one bet (Envy, once per other hand): any one may match.
+        best = next((r for r in found if all(r.get(k) == v for k, v in want.items())), found[0])
+        wrong = {k: best.get(k) for k, v in want.items() if best.get(k) != v}
         if wrong:
             problems.append(f"seat {key[0]} {key[1]}: got {wrong}, expected { {k: want[k] for k in wrong} }")
     return problems

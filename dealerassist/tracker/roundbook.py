@@ -80,6 +80,8 @@ class RoundBook:
     cards: RoundCards
     actions: list[Action] = field(default_factory=list)
     dealt: list[DealtCard] = field(default_factory=list)
+    # Cards the last action moved to another hand (a split): (card, from position, from index).
+    moved: list[tuple[DealtCard, str, int]] = field(default_factory=list)
 
     @classmethod
     def start(cls, game: Game) -> RoundBook:
@@ -95,15 +97,16 @@ class RoundBook:
         self.actions.append(action)
         if placed is not None:
             self.dealt.append(placed)
-        self._follow_hands()
+        self.moved = self._follow_hands()
         return placed
 
-    def _follow_hands(self) -> None:
-        """Keep every dealt card where the game holds it now: a split moves a card to a new hand."""
+    def _follow_hands(self) -> list[tuple[DealtCard, str, int]]:
+        """Keep every dealt card where the game holds it now: a split moves a card to a new hand.
+        Returns the cards moved with the place each left."""
         held = [(p, i, card) for p, cards in self.round.hands().items() for i, card in enumerate(cards)]
         at = {(d.position, d.index): d for d in self.dealt}
         if all((same := at.get((p, i))) is not None and same.card == card for p, i, card in held):
-            return
+            return []
         free = {id(d): d for d in self.dealt}
         moves = []
         for p, i, card in held:
@@ -113,8 +116,12 @@ class RoundBook:
             if same is not None:
                 del free[id(same)]
                 moves.append((same, p, i))
+        left = []
         for dealt, position, index in moves:
+            if (dealt.position, dealt.index) != (position, index):
+                left.append((dealt, dealt.position, dealt.index))
             dealt.position, dealt.index = position, index
+        return left
 
     def rerun(self, actions: list[Action]) -> None:
         """Make the round what ``actions`` make it; raises (leaving the book unchanged) if one fails."""
@@ -134,6 +141,7 @@ class RoundBook:
                     camera_track=old.camera_track,
                 )
         self.round, self.cards, self.actions, self.dealt = fresh, cards, list(actions), dealt
+        self.moved = []
         self._follow_hands()
 
     def at(self, position: str, index: int) -> DealtCard | None:
@@ -175,8 +183,9 @@ def _apply(round_: GameRound, cards: RoundCards, action: Action, number: int) ->
 
 
 def result_dict(result: WagerResult) -> dict[str, Any]:
-    """A wager's result as plain data; the chip-rounding remainder as an exact fraction text."""
-    return {
+    """A wager's result as plain data; the chip-rounding remainder as an exact fraction text.
+    ``earned_by`` appears only on a bonus another position's hand earned (Envy)."""
+    data: dict[str, Any] = {
         "seat": result.seat,
         "position": result.position,
         "bet": result.bet,
@@ -188,6 +197,9 @@ def result_dict(result: WagerResult) -> dict[str, Any]:
         "remainder": str(Fraction(result.remainder)),
         "note": result.note,
     }
+    if result.earned_by:
+        data["earned_by"] = result.earned_by
+    return data
 
 
 def settlement_dicts(settlement: Settlement) -> tuple[dict[str, Any], ...]:

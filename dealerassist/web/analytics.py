@@ -32,6 +32,7 @@ class HoldRow:
     rounds: int = 0
     wagered: int = 0
     house_net: int = 0
+    bonus_paid: int = 0  # stake-less bonuses (Envy), inside house_net already
 
     @property
     def hold(self) -> Fraction | None:
@@ -85,6 +86,7 @@ def build(
         row.rounds += 1
         row.wagered += r.wagered
         row.house_net += r.house_net
+        row.bonus_paid += sum(int(x.get("win", 0)) for x in r.results if x.get("earned_by"))
     hands = [(t, h, c[0], c[1]) for (t, h), c in sorted(per_hour.items())]
     hold_rows = sorted(hold.values(), key=lambda x: (x.shift, x.table))
     dealer_rows = sorted(dealers.values(), key=lambda x: (x.shift, x.dealer))

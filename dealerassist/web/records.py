@@ -33,6 +33,10 @@ def describe(event: dict[str, Any]) -> str:
             f"{event.get('position')} card {event.get('index', 0) + 1}: {event.get('card')} face {face}"
             + (f" from {event.get('source')}{conf_text}" if event.get("source") else "")
         )
+    if kind == "card-moved":
+        moved_from = f"{event.get('from_position')} card {event.get('from_index', 0) + 1}"
+        moved_to = f"{event.get('position')} card {event.get('index', 0) + 1}"
+        return f"{event.get('card')} moved from {moved_from} to {moved_to}"
     if kind == "card-read":
         return f"{event.get('source')} read {event.get('card') or 'unreadable card'}" + (
             f" at {event['position']}" if event.get("position") else ""
@@ -49,7 +53,11 @@ def describe(event: dict[str, Any]) -> str:
     if kind == "round-settled":
         results = event.get("results") or []
         paid = sum(int(r.get("win", 0)) + int(r.get("returned", 0)) for r in results)
-        return f"round settled: {len(results)} wagers, {format_amount(paid)} paid out"
+        settings = "".join(
+            f"; {position} " + " | ".join(f"{name} {' '.join(cards)}" for name, cards in hands.items())
+            for position, hands in (event.get("settings") or {}).items()
+        )
+        return f"round settled: {len(results)} wagers, {format_amount(paid)} paid out{settings}"
     if kind == "round-voided":
         return f"round voided: {event.get('reason')}"
     if kind == "refused":

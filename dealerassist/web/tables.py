@@ -82,6 +82,12 @@ class ResultView:
     hand: str
     note: str
     remainder: str
+    earned_by: str = ""  # the other hand that earned a stake-less bonus (Envy)
+
+    @property
+    def label(self) -> str:
+        """The bet as the dealer reads it; a bonus names the hand that earned it."""
+        return f"{self.bet} ({self.earned_by})" if self.earned_by else self.bet
 
     @property
     def to_pay(self) -> int:
@@ -280,6 +286,7 @@ def dealer_view(table: str) -> TableView:
                     str(r.get("hand", "")),
                     str(r.get("note", "")),
                     str(r.get("remainder", "0")),
+                    str(r.get("earned_by", "")),
                 )
             )
     for seat in seats.values():

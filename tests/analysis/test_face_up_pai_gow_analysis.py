@@ -58,3 +58,75 @@ def test_representative_hands_never_hold_a_flush() -> None:
     for counts in rank_patterns(7):
         hand = spread_hand(counts, 0)
         assert max(sum(1 for c in hand if c.suit == s) for s in "SHDC") <= 2
+
+
+def test_fortune_edge_follows_the_trips_and_straight_option(results) -> None:
+    """Trips with a straight at the straight's 2 to 1 (the default) or the trips' 3 to 1."""
+    best_five = results["fortune"]
+    higher = BETS["fortune"](
+        AnalysisRequest("face-up-pai-gow", options={"fortune_trips_and_straight": "higher-pay"})
+    )
+    assert round(float(best_five.house_edge), 6) == 0.078965
+    assert round(float(higher.house_edge), 6) == 0.077656
+    moved = higher.extra["trips_and_straight"]["hands"]
+    assert moved > 0
+    assert higher.combinations["straight"] == best_five.combinations["straight"] - moved
+    assert higher.combinations["three-of-a-kind"] == best_five.combinations["three-of-a-kind"] + moved
+    assert Fraction(best_five.house_edge) - Fraction(higher.house_edge) == Fraction(moved, best_five.total)
+
+
+def test_envy_per_qualifying_bettor_grows_with_each_other_player(results) -> None:
+    envy = results["envy"]
+    counts = results["fortune"].combinations
+    fixed = {  # paytables.md, in dollars
+        "seven-card-straight-flush": 5000,
+        "royal-flush-royal-match": 1000,
+        "seven-card-straight-flush-joker": 500,
+        "five-aces": 250,
+        "royal-flush": 50,
+        "straight-flush": 20,
+        "four-of-a-kind": 5,
+    }
+    per_hand = Fraction(sum(counts[name] * dollars for name, dollars in fixed.items()), comb(53, 7))
+    by_others = envy.extra["envy_by_others"]
+    assert sorted(by_others, key=int) == ["1", "2", "3", "4", "5", "6"]
+    for n, row in by_others.items():
+        assert row["dollars_per_round"] == pytest.approx(float(int(n) * per_hand), rel=1e-12)
+        assert row["share_of_fortune"] == pytest.approx(float(int(n) * per_hand / 5), rel=1e-12)
+    assert Fraction(envy.house_edge) == -per_hand / 5
+    assert envy.combinations["no-pay"] + sum(counts[name] for name in fixed) == envy.total
+
+
+def test_analyze_command_follows_a_table_files_option(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from dealerassist.core.configfiles import bundled_dir
+
+    text = (bundled_dir() / "tables" / "face-up-pai-gow.toml").read_text()
+    table = tmp_path / "higher-pay.toml"
+    shipped = 'fortune_trips_and_straight = "best-five"'
+    assert shipped in text
+    table.write_text(text.replace(shipped, 'fortune_trips_and_straight = "higher-pay"'))
+    args = [
+        "analyze",
+        "face-up-pai-gow",
+        "--bet",
+        "fortune",
+        "--bet",
+        "envy",
+        "--json",
+        "--table",
+        str(table),
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "dealerassist", *args], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    bets = json.loads(done.stdout)["bets"]
+    assert round(bets["fortune"]["house_edge"], 6) == 0.077656
+    assert bets["fortune"]["trips_and_straight"]["paid_as"] == "three-of-a-kind"
+    assert bets["envy"]["envy_by_others"]["6"]["dollars_per_round"] == pytest.approx(
+        6 * bets["envy"]["envy_by_others"]["1"]["dollars_per_round"]
+    )

@@ -41,7 +41,7 @@ def rules(
     shipped = load_paytables(game)
     chosen = dict(paytables or {})
     tables = {}
-    for bet in cls.bets:
+    for bet in cls.paid_bets():
         name = chosen.pop(bet, shipped.defaults.get(bet))
         if name is not None:
             tables[bet] = shipped.get(name)

@@ -27,7 +27,6 @@ LIMITS = {
     "wager": ("10", "1000"),
     "bank": ("10", "10000"),
     "fortune": ("1", "100"),
-    "envy": ("1", "5"),
     "ace-high": ("5", "100"),
     "progressive": ("1", "1"),
 }
@@ -278,39 +277,114 @@ def test_fortune_bet_pays_its_table_whatever_the_main_wager_does() -> None:
     assert got[("seat-1", "wager")] == ("push", 0, 2500)
 
 
-def test_envy_needs_a_fortune_bet_of_five_dollars() -> None:
+def envy_paid(settled: Settlement) -> dict[int, list[tuple[str, int, int]]]:
+    """Seat -> [(whose hand, amount, stake)] of its Envy results."""
+    paid: dict[int, list[tuple[str, int, int]]] = {}
+    for r in settled.results:
+        if r.bet == "envy":
+            assert r.outcome == "win" and r.net == r.win, r
+            paid.setdefault(r.seat, []).append((r.earned_by, r.win, r.stake))
+    return paid
+
+
+def test_envy_takes_no_chip_and_a_wager_on_it_is_refused_saying_so() -> None:
     round_ = new_round(table())
-    round_.place_wager(1, "wager", cents("25"))
-    round_.place_wager(1, "fortune", cents("4"))
-    round_.place_wager(1, "envy", cents("1"))
     with pytest.raises(RuleViolation) as err:
-        round_.close_betting()
-    assert err.value.rule == "envy-needs-fortune"
+        round_.place_wager(1, "envy", cents("1"))
+    assert err.value.rule == "envy-no-stake"
+    assert "Fortune bet" in err.value.message
 
 
-def test_envy_pays_for_each_other_players_hand_not_the_dealers_nor_ones_own() -> None:
+def test_envy_pays_every_qualifying_fortune_bettor_for_each_other_players_hand() -> None:
+    """No Envy chip anywhere: a $5 Fortune bet qualifies; never one's own hand or the dealer's."""
     settled = play(
         [
             (1, "wager", "25"),
             (1, "fortune", "5"),
-            (1, "envy", "1"),
             (2, "wager", "25"),
             (3, "wager", "25"),
             (3, "fortune", "5"),
-            (3, "envy", "1"),
+            (4, "wager", "25"),
+            (4, "fortune", "4"),
         ],
         {
             "seat-1": "9S 9H 9D 9C KS 2D 3H",
             "seat-2": "8S 8H 8D 8C QS 4D 5H",
             "seat-3": "2S 2H 6D 7C JD TC 3C",
+            "seat-4": "4S 5S 6S 7S 4C 5C TD",
             DEALER: "AS AH AD AC JK KC KD",
         },
-        {1: "KS 3H", 2: "QS 5H", 3: "JD TC"},
+        {1: "KS 3H", 2: "QS 5H", 3: "JD TC", 4: "TD 7S"},
         dice=9,
     )
-    got = results(settled)
-    assert got[("seat-1", "envy")] == ("win", 500, 100), "one other hand (seat 2) of four of a kind"
-    assert got[("seat-3", "envy")] == ("win", 1000, 100), "seats 1 and 2; the dealer's five aces never count"
+    paid = envy_paid(settled)
+    assert paid[1] == [("seat-2", 500, 0)], "seat 2's four eights; not its own four nines"
+    assert paid[3] == [("seat-1", 500, 0), ("seat-2", 500, 0)], "two other hands pay twice"
+    assert 4 not in paid, "a $4 Fortune bet does not qualify"
+    assert 2 not in paid, "no Fortune bet, no Envy"
+    fortune = {r.seat: r for r in settled.results if r.bet == "fortune"}
+    assert fortune[1].win == 12500 and fortune[3].outcome == "lose" and fortune[4].outcome == "lose"
+    assert not [r for r in settled.results if r.bet == "envy" and r.net < 0], "Envy never takes a chip"
+    assert settled.house_net == sum(-r.net for r in settled.results)
+
+
+def test_the_player_dealers_hand_earns_no_envy() -> None:
+    settled = play(
+        [(1, "wager", "25"), (1, "fortune", "5"), (2, "bank", "100")],
+        {"seat-1": "2S 2H 6D 7C JD TC 3C", DEALER: "8S 8H 8D 8C QS 4D 5H"},
+        {1: "JD TC"},
+    )
+    assert envy_paid(settled) == {}
+    assert results(settled)[("seat-1", "fortune")] == ("lose", 0, 0)
+
+
+def test_a_table_file_with_an_envy_limit_is_refused_saying_what_changed() -> None:
+    from dealerassist.core.tomlfile import read_toml
+    from dealerassist.errors import ConfigError
+    from dealerassist.tablefiles.tables import table_from_mapping
+
+    data = read_toml(load_table("face-up-pai-gow").path)
+    data["limits"] = {**data["limits"], "envy": {"min": "1", "max": "5"}}
+    with pytest.raises(ConfigError) as err:
+        table_from_mapping(data, "old.toml")
+    assert str(err.value).count("\n") == 0
+    assert "limits.envy" in str(err.value) and "no stake" in str(err.value)
+    assert "envy_min_fortune" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("cards", "rule", "paid", "win"),
+    [
+        ("5S 5H 5D 6C 7S 8H 9D", "best-five", "straight", 1000),
+        ("5S 5H 5D 6C 7S 8H 9D", "higher-pay", "three-of-a-kind (with a straight)", 1500),
+        ("AS AH JK 2C 3D 4S 5H", "higher-pay", "three-of-a-kind (with a straight)", 1500),
+        ("5S 5H 4D 6C 7S 8H 9D", "higher-pay", "straight", 1000),
+    ],
+)
+def test_trips_and_a_straight_are_paid_as_the_table_option_says(
+    cards: str, rule: str, paid: str, win: int
+) -> None:
+    round_ = start(
+        [(1, "wager", "25"), (1, "fortune", "5")],
+        {"seat-1": cards, DEALER: "KS KH 3H 2D TC JD QH"},
+        fortune_trips_and_straight=rule,
+    )
+    round_.decide(Decision("seat-1", "house-way"))
+    fortune = next(r for r in round_.settle().results if r.bet == "fortune")
+    assert (fortune.hand, fortune.win) == (paid, win)
+
+
+def test_an_envy_table_paying_odds_is_refused_as_there_is_no_stake_to_pay_them_on() -> None:
+    odds = rules("face-up-pai-gow", limits=LIMITS, paytables={"envy": "fortune-8000"})
+    with pytest.raises(RuleViolation) as err:
+        new_round(odds)
+    assert err.value.rule == "envy-fixed-amounts"
+
+
+def test_an_unknown_trips_and_straight_rule_is_refused() -> None:
+    with pytest.raises(RuleViolation) as err:
+        new_round(table(fortune_trips_and_straight="trips"))
+    assert err.value.rule == "fortune-trips-and-straight"
 
 
 def test_progressive_fixed_award_is_paid_and_a_meter_award_is_left_to_the_controller() -> None:
@@ -337,12 +411,14 @@ def test_progressive_takes_exactly_its_unit() -> None:
 
 
 def test_side_bets_need_a_main_wager() -> None:
+    """A side bet without a main wager is refused when placed; the rest of the table closes."""
     round_ = new_round(table())
     round_.place_wager(1, "wager", cents("25"))
-    round_.place_wager(2, "fortune", cents("5"))
     with pytest.raises(RuleViolation) as err:
-        round_.close_betting()
+        round_.place_wager(2, "fortune", cents("5"))
     assert err.value.rule == "side-bet-needs-wager"
+    round_.close_betting()
+    assert round_.wagers == {1: {"wager": 2500}}
 
 
 # --- The player-dealer, voids and forfeits ------------------------------------------------------
@@ -474,12 +550,12 @@ def test_dice_totals_outside_three_dice_are_refused() -> None:
 
 def test_a_forfeited_hand_earns_no_one_an_envy_bonus() -> None:
     round_ = start(
-        [(1, "wager", "25"), (1, "fortune", "5"), (1, "envy", "1"), (2, "wager", "25")],
+        [(1, "wager", "25"), (1, "fortune", "5"), (2, "wager", "25")],
         {"seat-1": "2S 2H 6D 7C JD TC 3C", "seat-2": "8S 8H 8D 8C QS 4D 5H", DEALER: DEALER_NINES},
     )
     round_.forfeit(2, "showed cards")
     set_front(round_, 1, "JD TC")
-    assert results(round_.settle())[("seat-1", "envy")] == ("lose", 0, 0)
+    assert envy_paid(round_.settle()) == {}
 
 
 def test_a_wheel_is_the_second_highest_straight() -> None:

@@ -155,10 +155,11 @@ def test_bad_beat_is_one_to_five_dollars_and_needs_an_ante() -> None:
     with pytest.raises(RuleViolation) as refused:
         round_.place_wager(1, "bad-beat", cents("6"))
     assert refused.value.rule == "table-limits"
-    round_.place_wager(1, "bad-beat", cents("5"))
     with pytest.raises(RuleViolation) as refused:
-        round_.close_betting()
+        round_.place_wager(1, "bad-beat", cents("5"))
     assert refused.value.rule == "bad-beat-needs-ante"
+    round_.place_wager(1, "ante", cents("10"))
+    round_.place_wager(1, "bad-beat", cents("5"))
 
 
 def test_aggregate_payout_is_capped_and_shared_pro_rata() -> None:

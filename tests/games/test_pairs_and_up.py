@@ -238,11 +238,14 @@ def test_progressive_pays_by_flush_type_and_leaves_the_meter_to_the_controller()
 
 
 def test_side_bets_need_an_ante() -> None:
+    """Refused when placed, so the rest of the table closes betting."""
     round_ = new_round(table())
-    round_.place_wager(1, "double-match", cents("5"))
+    round_.place_wager(2, "ante", cents("5"))
     with pytest.raises(RuleViolation) as err:
-        round_.close_betting()
+        round_.place_wager(1, "double-match", cents("5"))
     assert err.value.rule == "side-bet-needs-ante"
+    round_.close_betting()
+    assert round_.wagers == {2: {"ante": 500}}
 
 
 # --- Voids and forfeits -------------------------------------------------------------------------

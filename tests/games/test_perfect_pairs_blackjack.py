@@ -281,12 +281,19 @@ def test_perfect_pairs_ignores_a_third_card_and_survives_a_split() -> None:
 
 
 def test_perfect_pairs_needs_a_main_bet() -> None:
-    """'You cannot place a Perfect Pairs bet only': it is refused when betting closes."""
+    """'You cannot place a Perfect Pairs bet only': the wager itself is refused, the rest of the
+    table bets and closes, and a main bet cannot be taken down from under a Perfect Pairs bet."""
     round_ = new_round(TABLE)
-    round_.place_wager(3, "perfect-pairs", cents("5"))
+    round_.place_wager(1, "main", cents("10"))
     with pytest.raises(RuleViolation) as refused:
-        round_.close_betting()
+        round_.place_wager(3, "perfect-pairs", cents("5"))
     assert refused.value.rule == "perfect-pairs-needs-main-bet"
+    round_.place_wager(1, "perfect-pairs", cents("5"))
+    with pytest.raises(RuleViolation) as refused:
+        round_.place_wager(1, "main", 0)
+    assert refused.value.rule == "perfect-pairs-needs-main-bet"
+    round_.close_betting()
+    assert round_.phase == "dealing" and round_.wagers == {1: {"main": 1000, "perfect-pairs": 500}}
 
 
 def test_perfect_pairs_limit_is_table_minimum_to_a_fifth_of_the_maximum() -> None:
@@ -294,6 +301,7 @@ def test_perfect_pairs_limit_is_table_minimum_to_a_fifth_of_the_maximum() -> Non
     says for it."""
     loose = rules("perfect-pairs-blackjack", limits={"main": ("5", "1000"), "perfect-pairs": ("1", "500")})
     round_ = new_round(loose)
+    round_.place_wager(1, "main", cents("10"))
     for amount in ("4", "201"):
         with pytest.raises(RuleViolation) as refused:
             round_.place_wager(1, "perfect-pairs", cents(amount))
@@ -330,17 +338,16 @@ def test_void_returns_doubles_and_insurance_too() -> None:
     assert voided.house_net == 0
 
 
-def test_void_before_the_deal_returns_a_perfect_pairs_bet_left_without_a_main_bet() -> None:
-    """Betting could not close (Perfect Pairs alone at a seat), then a misdeal voids the round: the
-    side bet comes back instead of the void failing on the missing main bet."""
+def test_void_before_the_deal_returns_every_wager_placed() -> None:
+    """A misdeal while betting is open voids the round: every wager placed so far comes back."""
     round_ = new_round(TABLE)
     round_.place_wager(1, "main", cents("10"))
+    round_.place_wager(2, "main", cents("10"))
     round_.place_wager(2, "perfect-pairs", cents("5"))
-    with pytest.raises(RuleViolation):
-        round_.close_betting()
     voided = round_.void("card dealt while betting was open")
     assert {(r.seat, r.bet, r.returned) for r in voided.results if r.returned} == {
         (1, "main", 1000),
+        (2, "main", 1000),
         (2, "perfect-pairs", 500),
     }
     assert voided.house_net == 0

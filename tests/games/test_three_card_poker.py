@@ -58,12 +58,19 @@ def test_pair_plus_original_table_pays_flush_four_to_one() -> None:
 
 
 def test_pair_plus_requires_an_ante_by_default() -> None:
-    """'Ante bet required to play' under Pair Plus: a lone Pair Plus is refused when betting closes."""
+    """'Ante bet required to play' under Pair Plus: a lone Pair Plus is refused when it is placed,
+    so the rest of the table closes betting; the Ante cannot be taken down under a Pair Plus."""
     round_ = new_round(TABLE)
-    round_.place_wager(2, "pair-plus", cents("10"))
+    round_.place_wager(1, "ante", cents("10"))
     with pytest.raises(RuleViolation) as refused:
-        round_.close_betting()
+        round_.place_wager(2, "pair-plus", cents("10"))
     assert refused.value.rule == "pair-plus-requires-ante"
+    round_.place_wager(1, "pair-plus", cents("5"))
+    with pytest.raises(RuleViolation) as refused:
+        round_.place_wager(1, "ante", 0)
+    assert refused.value.rule == "pair-plus-requires-ante"
+    round_.close_betting()
+    assert round_.phase == "dealing" and round_.wagers == {1: {"ante": 1000, "pair-plus": 500}}
 
 
 def test_pair_plus_alone_when_the_table_allows_it() -> None:
@@ -234,7 +241,7 @@ def test_a_wager_of_zero_takes_it_back() -> None:
 def test_only_play_or_fold_and_only_once() -> None:
     """After looking, an Ante either plays or folds, once; other actions are refused."""
     round_ = new_round(TABLE)
-    wager(round_, [(1, "ante", "5"), (2, "pair-plus", "5"), (2, "ante", "5")])
+    wager(round_, [(1, "ante", "5"), (2, "ante", "5"), (2, "pair-plus", "5")])
     run(round_, "2S 4H 6C  KS 4D 2C  JD 9C 2D")
     with pytest.raises(RuleViolation) as refused:
         round_.decide(Decision("seat-1", "hit"))

@@ -64,11 +64,16 @@ def test_a_kind_listed_twice_or_missing_is_refused() -> None:
 
 
 class _Tables:
-    """A Pairs & Up table with its progressive and a Face Up Pai Gow table, on one file log."""
+    """A Pairs & Up table with its progressive, a Face Up Pai Gow and a blackjack table, on one file log."""
 
     def __init__(self, path: Path) -> None:
         self.log = EventLog(path)
-        self.pit = Pit(self.log, [load_table("pairs-and-up"), load_table("face-up-pai-gow")])
+        tables = [
+            load_table("pairs-and-up"),
+            load_table("face-up-pai-gow"),
+            load_table("perfect-pairs-blackjack"),
+        ]
+        self.pit = Pit(self.log, tables)
         _, params = table_params("pairs-and-up")
         self.progressive = ProgressiveController("pu-1", params, self.log)
         self.progressive.attach(self.pit)
@@ -150,6 +155,13 @@ def _write_every_kind(path: Path, users_path: Path) -> _Tables:
     t.send("fupg-1", kind="betting-closed")
     t.send("fupg-1", kind="dice", total=10)
     t.send("fupg-1", kind="dealer-reveal")
+    # The blackjack table's first hand-written round: a pair of eights split (the card moves).
+    round_file = Path(__file__).resolve().parents[1] / "rounds" / "perfect-pairs-blackjack.jsonl"
+    for line in round_file.read_text(encoding="utf-8").splitlines()[1:]:
+        data = json.loads(line)
+        if data["kind"] == "meta":
+            break
+        t.send(**{"table" if k == "table" else k: v for k, v in data.items()})
     # The dashboard writes who logged in.
     users = UserStore(users_path, scrypt_n=2**10)
     user = users.add("dee", "dealer", "a long enough password")

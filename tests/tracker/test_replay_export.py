@@ -144,8 +144,9 @@ def test_replay_file_errors_name_the_line(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     report = Replayer().run(read_replay_file(path))
-    assert [n for n, _ in report.refused] == [1, 2]
-    assert "not an input" in report.refused[0][1] and "no configuration" in report.refused[1][1]
+    assert [r.line for r in report.refused] == [1, 2]
+    assert "not an input" in report.refused[0].message and "no configuration" in report.refused[1].message
+    assert [r.record.rule for r in report.refused] == ["not-an-input", "ConfigError"]
 
 
 def test_tracker_benchmark_runs_and_reports_both_sides(tmp_path: Path) -> None:
@@ -155,3 +156,70 @@ def test_tracker_benchmark_runs_and_reports_both_sides(tmp_path: Path) -> None:
     assert figures["tracker"]["inputs"] == figures["raw"]["rows"] > 0
     assert figures["tracker"]["records"] > figures["tracker"]["inputs"]
     assert figures["ratio"] > 0 and figures["tracker"]["p99_ms"] >= figures["tracker"]["p50_ms"]
+
+
+def _envy_chip_round(declared: bool) -> str:
+    expect: dict = {"round_id": 1, "outcome": "open", "alarms": []}
+    if declared:
+        expect["refused"] = ["envy-no-stake"]
+    lines = [
+        {"kind": "meta", "table": "fupg-1", "data": {"table_file": "face-up-pai-gow"}},
+        {"table": "fupg-1", "kind": "round-open"},
+        {"table": "fupg-1", "kind": "wager", "seat": 1, "bet": "wager", "amount": 2500, "user": "d1"},
+        {"table": "fupg-1", "kind": "wager", "seat": 1, "bet": "envy", "amount": 100, "user": "d1"},
+        {"kind": "meta", "table": "fupg-1", "data": {"expect": expect}},
+    ]
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_replay_json_gives_the_refused_records_fields_and_only_an_undeclared_refusal_fails(
+    tmp_path: Path, declared: bool
+) -> None:
+    path = tmp_path / "envy-chip.jsonl"
+    path.write_text(_envy_chip_round(declared), encoding="utf-8")
+    result = _cli("replay", "--json", str(path), cwd=Path(__file__).resolve().parents[2])
+    assert result.returncode == (0 if declared else 1), result.stdout + result.stderr
+    printed = [json.loads(line) for line in result.stdout.splitlines()]
+    refused = [p for p in printed if p["kind"] == "refused"]
+    assert len(refused) == 1
+    record = refused[0]
+    assert record["line"] == 4 and record["rule"] == "envy-no-stake" and record["round_id"] == 1
+    assert record["field"] == "" and record["input_kind"] == "wager" and record["declared"] is declared
+    assert record["input"] == {
+        "table": "fupg-1",
+        "kind": "wager",
+        "seat": 1,
+        "bet": "envy",
+        "amount": 100,
+        "user": "d1",
+    }
+    failed = [p for p in printed if p["kind"] == "check" and not p["ok"]]
+    assert bool(failed) is not declared
+
+
+def test_replay_command_settles_envy_without_a_stake_and_records_the_settings() -> None:
+    """The hand-written pai gow round as a process: Envy paid to each qualifying Fortune bettor
+    once per other four of a kind, none for its own hand or the dealer's five aces, nothing lost,
+    and each position's two-card and five-card hands in the settlement record."""
+    path = ROUNDS / "face-up-pai-gow.jsonl"
+    result = _cli("replay", "--json", str(path), cwd=Path(__file__).resolve().parents[2])
+    assert result.returncode == 0, result.stdout + result.stderr
+    printed = [json.loads(line) for line in result.stdout.splitlines()]
+    settled = [p for p in printed if p["kind"] == "round-settled" and p["round_id"] == 4]
+    assert len(settled) == 1
+    record = settled[0]
+    envy = sorted(
+        (r["seat"], r["earned_by"], r["win"], r["stake"]) for r in record["results"] if r["bet"] == "envy"
+    )
+    assert envy == [(1, "seat-2", 500, 0), (3, "seat-1", 500, 0), (3, "seat-2", 500, 0)]
+    assert all(r["outcome"] == "win" for r in record["results"] if r["bet"] == "envy")
+    assert record["settings"]["dealer"] == {
+        "two-card": ["KD", "KC"],
+        "five-card": ["AS", "AH", "AD", "AC", "JK"],
+    }
+    assert set(record["settings"]) == {"dealer", "seat-1", "seat-2", "seat-3", "seat-4"}
+    for position, hands in record["settings"].items():
+        assert len(hands["two-card"]) == 2 and len(hands["five-card"]) == 5, position
+    refused = [p for p in printed if p["kind"] == "refused" and p["round_id"] == 4]
+    assert [(r["rule"], r["declared"]) for r in refused] == [("envy-no-stake", True)]

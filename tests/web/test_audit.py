@@ -177,3 +177,44 @@ def test_hold_and_shift_arithmetic() -> None:
     assert RoundFilter(alarms_only=True).matches(rounds[1], "g") and not RoundFilter(
         alarms_only=True
     ).matches(rounds[0], "g")
+
+
+def test_envy_shows_per_seat_with_the_hand_that_earned_it_and_the_settings_on_the_timeline(
+    tmp_path: Path,
+) -> None:
+    """No Envy chip: $5 Fortune bets at seats 1 and 3 earn $5 for each other four of a kind (seat 1:
+    seat 2's; seat 3: seats 1's and 2's), shown on the dealer's panel, in the round page and its
+    timeline, and in analytics."""
+    fupg = "fupg-1"
+    board = make_dashboard(tmp_path, [load_table("face-up-pai-gow")])
+    dealer = board.client("dana")
+    assert dealer.act(fupg, "round-open").status_code == 200
+    wagers = [
+        (1, "wager", 2500),
+        (1, "fortune", 500),
+        (2, "wager", 2500),
+        (3, "wager", 2500),
+        (3, "fortune", 500),
+    ]
+    for seat, bet, amount in wagers:
+        assert dealer.act(fupg, "wager", seat=seat, bet=bet, amount=amount).status_code == 200
+    assert dealer.act(fupg, "wager", seat=1, bet="envy", amount=100).status_code != 200
+    assert dealer.act(fupg, "betting-closed").status_code == 200
+    assert dealer.act(fupg, "dice", total=9).status_code == 200
+    board.shoe(fupg, *"AS AH AD AC JK KC KD".split())
+    board.shoe(fupg, *"9S 9H 9D 9C KS 2D 3H".split(), *"8S 8H 8D 8C QS 4D 5H".split())
+    board.shoe(fupg, *"2S 2H 6D 7C JD TC 3C".split())
+    for seat, front in [(1, ["KS", "3H"]), (2, ["QS", "5H"]), (3, ["JD", "TC"])]:
+        assert (
+            dealer.act(fupg, "decision", position=f"seat-{seat}", action="set-hand", cards=front).status_code
+            == 200
+        )
+    panel = dealer.get(f"/tables/{fupg}/panel").get_data(as_text=True)
+    assert panel.count("envy (seat-1)") == 1 and panel.count("envy (seat-2)") == 2
+    auditor = board.client("sue")
+    page = auditor.get(f"/surveillance/rounds/{fupg}/1").get_data(as_text=True)
+    assert "envy (seat-1)" in page and "envy (seat-2)" in page
+    assert "dealer five-card AS AH AD AC JK | two-card KD KC" in page
+    assert "seat-3 five-card 2S 2H 6D 7C 3C | two-card JD TC" in page
+    analytics = auditor.get("/surveillance/analytics").get_data(as_text=True)
+    assert "<td>$15.00</td>" in analytics
