@@ -38,10 +38,10 @@ from dealerassist.floor import schema, synthetic
 from dealerassist.floor.config import FloorConfig
 from dealerassist.floor.shipper import Shipper
 from dealerassist.floor.store import FloorQuery, FloorStore
-from dealerassist.progressive.pgserver import ThrowawayPostgres
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.storage.keys import create_key_file, key_path
 from dealerassist.tracker.events import Wager
+from tests.pgserver import ThrowawayPostgres
 
 TARGET_TABLES, TARGET_P99_S, TARGET_SEARCH_MS = 200, 1.0, 200.0
 START = datetime(2026, 11, 1, tzinfo=UTC)

@@ -48,12 +48,12 @@ from dealerassist.events import Meta
 from dealerassist.progressive.controller import ProgressiveController
 from dealerassist.progressive.events import ProgressiveContribution
 from dealerassist.progressive.params import ProgressiveParams, params_from_section
-from dealerassist.progressive.pgserver import ThrowawayPostgres
 from dealerassist.progressive.sign import SignFeed
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.tracker.events import BettingClosed, RoundClose, RoundOpen, RoundSettled, Wager
 from firmware_bridge.emulators.sign import SignEmulator
 from firmware_bridge.sign import JackpotSign
+from tests.pgserver import ThrowawayPostgres
 
 SEATS = 6
 SIGNED = 5

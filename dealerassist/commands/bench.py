@@ -71,6 +71,11 @@ def load(name: str) -> ModuleType:
         listing = ", ".join(known) or "none"
         raise BenchError(f"no benchmark {name!r} in {bench_dir()} (available: {listing})")
     path = bench_dir() / f"{name}.py"
+    # Benchmarks run in a source checkout and share the test suite's tooling (tests.pgserver's
+    # throwaway PostgreSQL): the checkout's root is importable while they run.
+    root = str(bench_dir().resolve().parent)
+    if root not in sys.path:
+        sys.path.append(root)
     spec = importlib.util.spec_from_file_location(f"dealerassist_bench_{name}", path)
     if spec is None or spec.loader is None:
         raise BenchError(f"cannot load benchmark {name!r} from {path}")

@@ -15,7 +15,7 @@ import pytest
 
 from dealerassist.cli import main
 from dealerassist.floor import schema
-from dealerassist.progressive.pgserver import ThrowawayPostgres
+from tests.pgserver import ThrowawayPostgres
 
 TABLE = "tcp-1"  # the example Three Card Poker table the demo plays
 

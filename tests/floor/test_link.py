@@ -14,9 +14,9 @@ import psycopg
 import pytest
 
 from dealerassist.cli import main
-from dealerassist.progressive.pgserver import ThrowawayPostgres
 from dealerassist.simulation.demo import Demo, DemoOptions
 from tests.floor.conftest import role_url
+from tests.pgserver import ThrowawayPostgres
 from tests.station.helpers import wait_for
 
 pytestmark = pytest.mark.postgres

@@ -18,11 +18,11 @@ from dealerassist.errors import RuleViolation
 from dealerassist.progressive.controller import ProgressiveController
 from dealerassist.progressive.events import ProgressiveContribution, ProgressiveHit, replay
 from dealerassist.progressive.linked import LinkedStore
-from dealerassist.progressive.pgserver import PostgresUnavailable, ThrowawayPostgres
 from dealerassist.progressive.sign import SignFeed
 from dealerassist.storage.eventlog import EventLog
 from firmware_bridge.emulators.sign import SignEmulator
 from firmware_bridge.sign import JackpotSign
+from tests.pgserver import PostgresUnavailable, ThrowawayPostgres
 from tests.progressive import kill_driver
 from tests.progressive.support import FakeClock, TableFeed, attach, make_params, shows, wait_for
 from tests.progressive.test_kill import records_in, run_with_kills, start_driver

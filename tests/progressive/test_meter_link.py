@@ -14,11 +14,11 @@ import pytest
 from dealerassist.commands.progressive import table_params
 from dealerassist.errors import RuleViolation
 from dealerassist.progressive.controller import ProgressiveController
-from dealerassist.progressive.pgserver import ThrowawayPostgres
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.tablefiles.tables import load_table
 from dealerassist.tracker.events import RoundOpen, Wager
 from dealerassist.tracker.tracker import Tracker
+from tests.pgserver import ThrowawayPostgres
 from tests.station.helpers import wait_for
 
 pytestmark = pytest.mark.postgres

@@ -16,9 +16,9 @@ import pytest
 
 from dealerassist.progressive.linked import LinkedStore
 from dealerassist.progressive.params import params_from_table
-from dealerassist.progressive.pgserver import ThrowawayPostgres
 from dealerassist.tablefiles.tables import load_table
 from tests.commands.test_run import Process
+from tests.pgserver import ThrowawayPostgres
 from tests.station.helpers import table_data, wait_for, write_table
 
 pytestmark = pytest.mark.postgres

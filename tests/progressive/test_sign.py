@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from dealerassist.progressive.controller import ProgressiveController
-from dealerassist.progressive.pgserver import ThrowawayPostgres
 from dealerassist.progressive.sign import SignFeed
 from dealerassist.storage.eventlog import EventLog
 from firmware_bridge.emulators.sign import SignEmulator
 from firmware_bridge.sign import JackpotSign
 from tests.firmware_bridge.alpha_reader import WireTap
+from tests.pgserver import ThrowawayPostgres
 from tests.progressive.support import FakeClock, TableFeed, attach, make_params, shows, wait_for
 
 

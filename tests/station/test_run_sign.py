@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from dealerassist.progressive.pgserver import ThrowawayPostgres
 from firmware_bridge.emulators.sign import SignEmulator
 from tests.commands.test_run import CLI, Process
 from tests.firmware_bridge.alpha_reader import WireTap
+from tests.pgserver import ThrowawayPostgres
 from tests.station.helpers import table_data, wait_for, write_table
 
 pytestmark = pytest.mark.postgres

@@ -1,4 +1,4 @@
-"""A throwaway PostgreSQL server for tests, the benchmark and the linked demo.
+"""A throwaway PostgreSQL server for the tests and the benchmarks (test tooling, not in the package).
 
 Debian's server binaries (``/usr/lib/postgresql/<version>/bin``) run ``initdb`` into a temporary
 directory and ``pg_ctl start`` on a free loopback port with the socket in that directory. As root
