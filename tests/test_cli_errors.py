@@ -441,7 +441,7 @@ def test_analyze_json_is_one_object_of_the_documented_shape(
     assert out.count("\n") == 1 and set(data) == {"game", "paytable", "bets"} and data["game"] == game
     assert data["bets"] and data["paytable"]
     for bet in data["bets"].values():
-        assert set(bet) == {"house_edge", "hit_frequency", "combinations", "total"}
+        assert {"house_edge", "hit_frequency", "combinations", "total"} <= set(bet)  # a bet may add its own
         assert sum(bet["combinations"].values()) == bet["total"] > 0
         assert -1.0 < bet["house_edge"] < 1.0 and 0.0 < bet["hit_frequency"] <= 1.0
 

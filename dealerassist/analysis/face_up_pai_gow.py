@@ -243,7 +243,7 @@ def analyze_envy(request: AnalysisRequest) -> BetAnalysis:
         bet="envy",
         house_edge=-per_hand / fortune,
         hit_frequency=Fraction(hits, ALL_HANDS),
-        combinations={**dict(sorted(paying.items())), "no-pay": ALL_HANDS - hits},
+        combinations=dict(sorted(counts.items())),  # every hand class of the other hand, as for Fortune
         total=ALL_HANDS,
         paytable=table.name,
         notes=(

@@ -9,7 +9,8 @@ With --json standard output holds exactly one JSON object (progress goes to stan
 house_edge is the expected loss per unit of the initial wager (negative: the player's edge);
 paytable is the --paytable given, else the pay tables used, comma-separated. A bet may add its own
 keys beside these (Face Up Pai Gow's envy: envy_by_others, per number of other players 1..6,
-{"dollars_per_round", "share_of_fortune"}; fortune: trips_and_straight).
+{"dollars_per_round", "share_of_fortune"}; fortune: trips_and_straight; Three Card Poker's
+ante-play: weakest_hand_played, hands_played).
 
 --table FILE analyses a table as configured: its pay tables (unless --paytable names one for the
 bet) and the options the analysis follows (Face Up Pai Gow: fortune_trips_and_straight,
