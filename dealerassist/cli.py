@@ -28,6 +28,7 @@ COMMANDS = (
     "devices",
     "export",
     "progressive",
+    "protect",
     "replay",
     "run",
     "vision",
