@@ -1,7 +1,6 @@
 """Player sessions: one seat across consecutive rounds at one table.
 
-The record knows seats, not people, so a session is a seat's run of rounds with a wager on the
-game's main bet; it ends when the seat has no wager for ``gap`` rounds in a row (the player left,
+The record knows seats, not people, so a session is a seat's run of rounds with a wager on it; it ends when the seat has no wager for ``gap`` rounds in a row (the player left,
 or a new one sat down). Settled rounds only count for decisions (a void returns every wager);
 counting looks at every round, since a voided round's cards still left the shoe.
 """
@@ -12,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dealerassist.protection.records import RoundRecord
-from dealerassist.simulation.bets import MAIN_BET
 
 DEFAULT_GAP = 3
 
@@ -48,8 +46,7 @@ def sessions_of(rounds: Sequence[RoundRecord], gap: int = DEFAULT_GAP) -> list[S
         table_rounds.sort(key=lambda r: r.round_id)
         open_sessions: dict[int, tuple[Session, int]] = {}  # seat -> (session, rounds away)
         for round_ in table_rounds:
-            main = MAIN_BET.get(round_.game, "")
-            seated = {seat for seat, bets in round_.wagers.items() if bets.get(main, 0) > 0}
+            seated = {seat for seat, bets in round_.wagers.items() if any(bets.values())}
             for seat in list(open_sessions):
                 session, away = open_sessions[seat]
                 if session.game != round_.game:
