@@ -1,8 +1,9 @@
 """Player sessions: one seat across consecutive rounds at one table.
 
-The record knows seats, not people, so a session is a seat's run of rounds with a wager on it; it ends when the seat has no wager for ``gap`` rounds in a row (the player left,
-or a new one sat down). Settled rounds only count for decisions (a void returns every wager);
-counting looks at every round, since a voided round's cards still left the shoe.
+The record knows seats, not people, so a session is a seat's run of rounds with a wager on it; it
+ends when the seat has no wager for ``gap`` rounds in a row (the player left, or a new one sat
+down). Settled rounds only count for decisions (a void returns every wager); counting looks at
+every round, since a voided round's cards still left the shoe.
 """
 
 from __future__ import annotations

@@ -10,8 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from dealerassist.simulation.players import TableSession, seated
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.tablefiles.tables import load_table
