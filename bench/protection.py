@@ -4,20 +4,21 @@ Two measurements per game, both with the tests ``dealerassist protect`` runs (p-
 default significance, 1e-4 per session, at least 10 decisions / 20 counted rounds):
 
 * through the tracker: simulated tables (``simulation.players``) write a real log, one cheat and
-  five perfect honest players per table, ``--rounds`` rounds each; the log is read back by
+  five perfect honest players per table, ``--table-rounds`` rounds each; the log is read back by
   ``protection.records`` and every seat session is tested after every round (hole-card) or every
-  10 rounds (counting). Printed: rounds until the cheat's first flag, and honest sessions flagged.
-* false alarms at scale, from the exact null: an honest Three Card Poker player's match with the
-  informed choice is a coin of known bias per hand (``follow_chance``), so ``--null-sessions``
-  sessions of ``--rounds`` decisions are drawn directly (hands dealt at random, coins thrown);
-  for counting, honest bets drawn at random against the true counts the tracker tables recorded.
-  Printed: the share of honest sessions flagged at the end, and at any round-by-round look.
+  10 rounds (counting). Printed: rounds until the cheat's first flag, honest sessions flagged.
+* false alarms at scale, from the exact null, ``--null-sessions`` honest sessions of ``--rounds``
+  rounds: an honest player's match with the informed choice (Three Card Poker, Pairs & Up) is a
+  coin of known bias per deal (``follow_chance``), so deals are drawn at random and the coins
+  thrown; for counting, honest bets are drawn at random against the true counts the tracker tables
+  recorded (joined one after the other to the session's length). Printed: the share of honest
+  sessions flagged at the end, and at any look (after every round; every 10 for counting).
 
 Targets: false alarms at most 1 % per 1,000-round session; median rounds to flag a hole-carder who
 sees every hidden card under 200, a 1-8 counter under 2,000.
 
     dealerassist bench protection                 # about two to four minutes on a busy 2-core host
-    dealerassist bench protection --rounds 300 --tables 1 --null-sessions 200   # a quick look
+    dealerassist bench protection --table-rounds 100 --tables 1 --null-sessions 100   # a quick look
 """
 
 from __future__ import annotations
@@ -31,14 +32,13 @@ import time
 from collections.abc import Sequence
 from itertools import permutations
 
-from dealerassist.core.cards import FULL_DECK, SUITS, Card
+from dealerassist.core.cards import SUITS, Card
 from dealerassist.protection.counting import counting_test, counts_before
 from dealerassist.protection.decisions import DecisionPoint, HoleCardTest
 from dealerassist.protection.records import RoundRecord, read_rounds
 from dealerassist.protection.report import MIN_COUNTED_ROUNDS, MIN_DECISIONS, REVIEWERS, Settings
 from dealerassist.protection.sessions import Session, sessions_of
 from dealerassist.protection.stats import rank_correlation
-from dealerassist.protection.three_card_poker import review
 from dealerassist.simulation.bets import MAIN_MULTIPLES
 from dealerassist.simulation.players import TableSession, seated
 from dealerassist.storage.eventlog import EventLog
@@ -46,7 +46,11 @@ from dealerassist.tablefiles.tables import load_table
 from dealerassist.tracker import Tracker
 
 SETTINGS = Settings()
-CHEATS = {"three-card-poker": "hole-carder", "perfect-pairs-blackjack": "counter"}
+CHEATS = {
+    "three-card-poker": "hole-carder",
+    "pairs-and-up": "hole-carder",
+    "perfect-pairs-blackjack": "counter",
+}
 SEATS = 6
 COUNT_LOOK = 10
 
@@ -99,23 +103,43 @@ def counting_flag_round(session: Session, rounds: Sequence[RoundRecord]) -> int 
 # --- the exact null, drawn directly -------------------------------------------------------------
 
 
-class ThreeCardNull:
-    """Perfect honest play's chance of matching the informed choice, per hand up to suits."""
+class HonestNull:
+    """A perfect honest player's chance of matching the informed choice, per deal (cached).
 
-    def __init__(self) -> None:
-        self.rules = load_table("three-card-poker").rules
+    Three Card Poker: the seat's three cards, cached up to suits (the dealer's are all hidden).
+    Pairs & Up: the seat's two cards and the dealer's turned card.
+    """
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+        self.rules = load_table(game).rules
+        self.deck = self.rules.deck.cards()
+        self.reviewer = REVIEWERS[game]
         self.cache: dict[tuple, float] = {}
 
-    def chance(self, cards: tuple[Card, ...]) -> float:
-        key = min(
-            tuple(sorted((c.rank, dict(zip(SUITS, order, strict=True))[c.suit]) for c in cards))
-            for order in permutations(SUITS)
-        )
+    def deal(self, rng: random.Random) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple]:
+        cards = tuple(rng.sample(self.deck, 3))
+        if self.game == "three-card-poker":
+            key = min(
+                tuple(sorted((c.rank, dict(zip(SUITS, order, strict=True))[c.suit]) for c in cards))
+                for order in permutations(SUITS)
+            )
+            return cards, (), key
+        own, up = cards[:2], cards[2:]
+        return own, up, (tuple(sorted(c.code for c in own)), up[0].code)
+
+    def chance(self, rng: random.Random) -> float:
+        own, up, key = self.deal(rng)
         if key not in self.cache:
-            blind = review(DecisionPoint("t", 1, 1, "seat-1", cards, (), (), {"ante": 1}, "fold"), self.rules)
-            action = sorted(blind.optimal)[0]
-            point = DecisionPoint("t", 1, 1, "seat-1", cards, (), (), {"ante": 1}, action)
-            self.cache[key] = review(point, self.rules).follow_chance
+            blind = self.reviewer(
+                DecisionPoint("t", 1, 1, "seat-1", own, up, (), {"ante": 100}, "fold"), self.rules
+            )
+            option = sorted(blind.optimal)[0]
+            action, choice = (
+                ("fold", None) if option == "fold" else ("play", None if option == "play" else option)
+            )
+            point = DecisionPoint("t", 1, 1, "seat-1", own, up, (), {"ante": 100}, action, choice=choice)
+            self.cache[key] = self.reviewer(point, self.rules).follow_chance
         return self.cache[key]
 
     def session(self, rng: random.Random, rounds: int) -> tuple[bool, bool]:
@@ -123,7 +147,7 @@ class ThreeCardNull:
         test = HoleCardTest()
         ever = False
         for _ in range(rounds):
-            p = self.chance(tuple(rng.sample(FULL_DECK, 3)))
+            p = self.chance(rng)
             test.null.add(p)
             test.matches += rng.random() < p
             if (
@@ -134,11 +158,15 @@ class ThreeCardNull:
         return test.p_value < SETTINGS.hole_card_alpha, ever
 
 
-def counting_null(series: list[list[float]], sessions: int, rng: random.Random) -> tuple[float, float]:
-    """Honest bets (random multiples) against recorded true-count series: flag shares (end, any look)."""
+def counting_null(
+    series: list[list[float]], sessions: int, rounds: int, rng: random.Random
+) -> tuple[float, float]:
+    """Honest bets (random multiples) against recorded true counts: flag shares (end, any look)."""
+    joined = [tc for one in series for tc in one]
     end = ever = 0
-    for i in range(sessions):
-        counts = series[i % len(series)]
+    for _ in range(sessions):
+        start = rng.randrange(len(joined))
+        counts = [joined[(start + i) % len(joined)] for i in range(rounds)]
         bets = [rng.choice(MAIN_MULTIPLES) for _ in counts]
         looks = [
             rank_correlation(counts[:n], bets[:n]).p_value < SETTINGS.counting_alpha
@@ -154,11 +182,11 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, object]]:
     rng = random.Random(args.seed)
     for game in args.games:
         started = time.monotonic()
-        sessions = simulate(game, args.tables, args.rounds, args.seed)
+        sessions = simulate(game, args.tables, args.table_rounds, args.seed)
         cheat, honest = [], []
         series = []
         for kind, session in sessions:
-            if game == "three-card-poker":
+            if game in REVIEWERS:
                 flagged = hole_card_flag_round(session)
             else:
                 rounds = sorted(session.rounds, key=lambda r: r.round_id)
@@ -166,13 +194,13 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, object]]:
                 counts = counts_before(rounds)
                 series.append([counts[r.round_id].true_count for r in rounds if r.round_id in counts])
             (honest if kind == "perfect" else cheat).append(flagged)
-        if game == "three-card-poker":
-            null = ThreeCardNull()
+        if game in REVIEWERS:
+            null = HonestNull(game)
             draws = [null.session(rng, args.rounds) for _ in range(args.null_sessions)]
             fa_end = sum(d[0] for d in draws) / len(draws)
             fa_any = sum(d[1] for d in draws) / len(draws)
         else:
-            fa_end, fa_any = counting_null(series, args.null_sessions, rng)
+            fa_end, fa_any = counting_null(series, args.null_sessions, args.rounds, rng)
         flagged_rounds = [r for r in cheat if r is not None]
         results[game] = {
             "cheat": CHEATS[game],
@@ -186,6 +214,7 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, object]]:
             "false_alarm_at_end": fa_end,
             "false_alarm_any_look": fa_any,
             "rounds_per_session": args.rounds,
+            "rounds_per_table": args.table_rounds,
             "seconds": round(time.monotonic() - started, 1),
         }
     return results
@@ -215,7 +244,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--games", nargs="+", default=list(CHEATS), choices=list(CHEATS))
     parser.add_argument("--tables", type=int, default=2, help="simulated tables per game (one cheat each)")
-    parser.add_argument("--rounds", type=int, default=1000, help="rounds per table and per null session")
+    parser.add_argument("--table-rounds", type=int, default=300, help="rounds per simulated table")
+    parser.add_argument(
+        "--rounds", type=int, default=1000, help="rounds per honest session drawn from the null"
+    )
     parser.add_argument("--null-sessions", type=int, default=1000, help="honest sessions drawn from the null")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true")

@@ -76,15 +76,8 @@ def normal_upper(z: float) -> float:
 
 def ranks(values: Sequence[float]) -> np.ndarray:
     """Average ranks (ties share the mean of their places), 1-based."""
-    data = np.asarray(values, dtype=float)
-    order = np.argsort(data, kind="mergesort")
-    ranked = np.empty(len(data))
-    ranked[order] = np.arange(1, len(data) + 1)
-    for value in np.unique(data):
-        same = data == value
-        if same.sum() > 1:
-            ranked[same] = ranked[same].mean()
-    return ranked
+    _, inverse, counts = np.unique(np.asarray(values, dtype=float), return_inverse=True, return_counts=True)
+    return (np.cumsum(counts) - (counts - 1) / 2.0)[inverse.ravel()]
 
 
 @dataclass(frozen=True)

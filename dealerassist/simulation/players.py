@@ -60,9 +60,12 @@ class PerfectPlayer:
 
     @staticmethod
     def choice(view: View, option: str) -> Choice:
+        """The decision for a reviewer's option: ``fold``, ``play`` (the Ante again) or a hand."""
+        if option == "fold":
+            return Choice("fold")
         if option == "play":
             return Choice("play", view.wagers.get("ante"))
-        return Choice(option)
+        return Choice("play", choice=option)
 
 
 class HoleCarder(PerfectPlayer):
