@@ -30,15 +30,21 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
-from itertools import permutations
 
-from dealerassist.core.cards import SUITS, Card
+from dealerassist.core.cards import Card
 from dealerassist.protection.counting import counting_test, counts_before
 from dealerassist.protection.decisions import DecisionPoint, HoleCardTest
 from dealerassist.protection.records import RoundRecord, read_rounds
-from dealerassist.protection.report import MIN_COUNTED_ROUNDS, MIN_DECISIONS, REVIEWERS, Settings
+from dealerassist.protection.report import (
+    MIN_COUNTED_ROUNDS,
+    MIN_DECISIONS,
+    REVIEWERS,
+    Settings,
+    hole_card_steps,
+)
 from dealerassist.protection.sessions import Session, sessions_of
 from dealerassist.protection.stats import rank_correlation
+from dealerassist.protection.three_card_poker import suit_class
 from dealerassist.simulation.bets import MAIN_MULTIPLES
 from dealerassist.simulation.players import TableSession, seated
 from dealerassist.storage.eventlog import EventLog
@@ -76,15 +82,8 @@ def simulate(game: str, tables: int, rounds: int, seed: int) -> list[tuple[str, 
 
 
 def hole_card_flag_round(session: Session) -> int | None:
-    """The round at which the hole-card test first flags, looking after every decision."""
-    reviewer = REVIEWERS[session.game]
-    test = HoleCardTest()
-    for round_ in session.rounds:
-        if round_.outcome != "settled" or round_.rules is None:
-            continue
-        for point in round_.decisions:
-            if point.seat == session.seat:
-                test.add(reviewer(point, round_.rules))
+    """The round at which the hole-card test first flags, looking after every round."""
+    for round_, test in hole_card_steps(session):
         if test.decisions >= MIN_DECISIONS and test.p_value < SETTINGS.hole_card_alpha:
             return round_.round_id - session.first_round + 1
     return None
@@ -120,11 +119,7 @@ class HonestNull:
     def deal(self, rng: random.Random) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple]:
         cards = tuple(rng.sample(self.deck, 3))
         if self.game == "three-card-poker":
-            key = min(
-                tuple(sorted((c.rank, dict(zip(SUITS, order, strict=True))[c.suit]) for c in cards))
-                for order in permutations(SUITS)
-            )
-            return cards, (), key
+            return cards, (), suit_class(cards)
         own, up = cards[:2], cards[2:]
         return own, up, (tuple(sorted(c.code for c in own)), up[0].code)
 

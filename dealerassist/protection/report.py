@@ -7,7 +7,7 @@ rounds to look at.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,11 +74,9 @@ class ProtectionReport:
         }
 
 
-def hole_card_test(session: Session) -> HoleCardTest | None:
-    """Review every decision of a session's settled rounds; None when the game is not priced."""
-    reviewer = REVIEWERS.get(session.game)
-    if reviewer is None:
-        return None
+def hole_card_steps(session: Session) -> Iterator[tuple[RoundRecord, HoleCardTest]]:
+    """The session's hole-card test as it stands after each settled round (one test, grown)."""
+    reviewer = REVIEWERS[session.game]
     test = HoleCardTest()
     for round_ in session.rounds:
         if round_.outcome != "settled" or round_.rules is None:
@@ -86,7 +84,17 @@ def hole_card_test(session: Session) -> HoleCardTest | None:
         for point in round_.decisions:
             if point.seat == session.seat:
                 test.add(reviewer(point, round_.rules))
-    return test
+        yield round_, test
+
+
+def hole_card_test(session: Session) -> HoleCardTest | None:
+    """Review every decision of a session's settled rounds; None when the game is not priced."""
+    if session.game not in REVIEWERS:
+        return None
+    last = HoleCardTest()
+    for _, grown in hole_card_steps(session):
+        last = grown
+    return last
 
 
 def protect(rounds: Sequence[RoundRecord], settings: Settings = Settings()) -> ProtectionReport:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import cache
+from itertools import permutations
 
 import numpy as np
 
 from dealerassist.analysis.three_card_poker import hand_table, played_nets
-from dealerassist.core.cards import Card
+from dealerassist.core.cards import SUITS, Card
 from dealerassist.errors import DealerAssistError
 from dealerassist.games.base import TableRules
 from dealerassist.protection.decisions import DecisionPoint, Review
@@ -24,6 +25,14 @@ from dealerassist.protection.decisions import DecisionPoint, Review
 
 def card_mask(cards: tuple[Card, ...]) -> int:
     return sum(1 << c.index for c in cards)
+
+
+def suit_class(cards: tuple[Card, ...]) -> tuple[tuple[int, str], ...]:
+    """The hand up to a relabelling of suits: hands of one class have the same decision values."""
+    return min(
+        tuple(sorted((c.rank, dict(zip(SUITS, order, strict=True))[c.suit]) for c in cards))
+        for order in permutations(SUITS)
+    )
 
 
 @cache

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 from fractions import Fraction
-from itertools import combinations, permutations
+from itertools import combinations
 
 import pytest
 
 from dealerassist.analysis import AnalysisRequest
 from dealerassist.analysis.three_card_poker import ante_play
-from dealerassist.core.cards import FULL_DECK, SUITS, Card, parse_cards
+from dealerassist.core.cards import FULL_DECK, Card, parse_cards
 from dealerassist.games.base import TableRules
 from dealerassist.protection.decisions import DecisionPoint, Review
-from dealerassist.protection.three_card_poker import review
+from dealerassist.protection.three_card_poker import review, suit_class
 from dealerassist.simulation.strategies import View, three_card_poker
 from dealerassist.tablefiles.tables import load_table
 
@@ -27,21 +27,13 @@ def point(cards: tuple[Card, ...], action: str = "play", hidden: tuple[Card, ...
     return DecisionPoint("t", 1, 1, "seat-1", cards, (), hidden, {"ante": 1}, action)
 
 
-def canonical(cards: tuple[Card, ...]) -> tuple[tuple[int, str], ...]:
-    """The same hand up to a relabelling of suits (their values are equal)."""
-    return min(
-        tuple(sorted((c.rank, dict(zip(SUITS, order, strict=True))[c.suit]) for c in cards))
-        for order in permutations(SUITS)
-    )
-
-
 @pytest.fixture(scope="module")
 def classes(rules: TableRules) -> list[tuple[int, Review]]:
     """Every player hand up to suits, reviewed once, with how many hands it stands for."""
     weights: Counter = Counter()
     first: dict = {}
     for cards in combinations(FULL_DECK, 3):
-        key = canonical(cards)
+        key = suit_class(cards)
         weights[key] += 1
         first.setdefault(key, cards)
     return [(weights[key], review(point(first[key]), rules)) for key in weights]
