@@ -119,7 +119,7 @@ class HonestNull:
     def deal(self, rng: random.Random) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple]:
         cards = tuple(rng.sample(self.deck, 3))
         if self.game == "three-card-poker":
-            return cards, (), suit_class(cards)
+            return cards, (), suit_class(tuple(sorted(cards, key=lambda c: c.index)))
         own, up = cards[:2], cards[2:]
         return own, up, (tuple(sorted(c.code for c in own)), up[0].code)
 

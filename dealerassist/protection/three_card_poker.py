@@ -18,6 +18,7 @@ import numpy as np
 
 from dealerassist.analysis.three_card_poker import hand_table, played_nets
 from dealerassist.core.cards import SUITS, Card
+from dealerassist.core.paytables import PayTable
 from dealerassist.errors import DealerAssistError
 from dealerassist.games.base import TableRules
 from dealerassist.protection.decisions import DecisionPoint, Review
@@ -27,12 +28,25 @@ def card_mask(cards: tuple[Card, ...]) -> int:
     return sum(1 << c.index for c in cards)
 
 
+@cache
 def suit_class(cards: tuple[Card, ...]) -> tuple[tuple[int, str], ...]:
     """The hand up to a relabelling of suits: hands of one class have the same decision values."""
     return min(
         tuple(sorted((c.rank, dict(zip(SUITS, order, strict=True))[c.suit]) for c in cards))
         for order in permutations(SUITS)
     )
+
+
+_NETS: dict[int, tuple[PayTable, tuple[int, np.ndarray]]] = {}
+
+
+def nets_for(bonus: PayTable) -> tuple[int, np.ndarray]:
+    """``played_nets`` of a pay table, priced once per table object (a session reviews thousands
+    of decisions against the same table; pay tables are not hashable, so keyed by identity)."""
+    hit = _NETS.get(id(bonus))
+    if hit is None or hit[0] is not bonus:
+        hit = _NETS[id(bonus)] = (bonus, played_nets(bonus))
+    return hit[1]
 
 
 @cache
@@ -56,7 +70,7 @@ def review(point: DecisionPoint, rules: TableRules) -> Review:
     outcome = np.where(
         ~hands.qualifies[disjoint], 0, np.where(mine > theirs, 1, np.where(mine == theirs, 2, 3))
     )
-    scale, nets = played_nets(rules.paytables["ante-bonus"])
+    scale, nets = nets_for(rules.paytables["ante-bonus"])
     play = nets[outcome, hands.class_of[row]]
     fold = -scale
     ante = point.wagers.get("ante", 0)
