@@ -61,7 +61,7 @@ SEATS = 6
 COUNT_LOOK = 10
 
 
-def simulate(game: str, tables: int, rounds: int, seed: int) -> list[tuple[str, Session]]:
+def simulate(game: str, tables: int, rounds: int, seed: int, sees: float = 1.0) -> list[tuple[str, Session]]:
     """Seat sessions of simulated tables through the real tracker: ``(player kind, session)``."""
     out = []
     for t in range(tables):
@@ -70,7 +70,8 @@ def simulate(game: str, tables: int, rounds: int, seed: int) -> list[tuple[str, 
         kinds = {seat: "perfect" for seat in range(1, SEATS + 1)}
         kinds[1 + t % SEATS] = CHEATS[game]
         players = {
-            seat: seated(kind, random.Random(seed * 100 + t * 10 + seat)) for seat, kind in kinds.items()
+            seat: seated(kind, random.Random(seed * 100 + t * 10 + seat), sees)
+            for seat, kind in kinds.items()
         }
         session = TableSession(tracker, players, random.Random(seed + t))
         for _ in range(rounds):
@@ -177,7 +178,7 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, object]]:
     rng = random.Random(args.seed)
     for game in args.games:
         started = time.monotonic()
-        sessions = simulate(game, args.tables, args.table_rounds, args.seed)
+        sessions = simulate(game, args.tables, args.table_rounds, args.seed, args.sees)
         cheat, honest = [], []
         series = []
         for kind, session in sessions:
@@ -199,6 +200,7 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, object]]:
         flagged_rounds = [r for r in cheat if r is not None]
         results[game] = {
             "cheat": CHEATS[game],
+            "hole_carder_sees": args.sees,
             "cheat_sessions": len(cheat),
             "cheat_flagged": len(flagged_rounds),
             "median_rounds_to_flag": statistics.median(flagged_rounds) if flagged_rounds else None,
@@ -244,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
         "--rounds", type=int, default=1000, help="rounds per honest session drawn from the null"
     )
     parser.add_argument("--null-sessions", type=int, default=1000, help="honest sessions drawn from the null")
+    parser.add_argument(
+        "--sees", type=float, default=1.0, help="the hole-carder's chance to see a round's hidden cards"
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

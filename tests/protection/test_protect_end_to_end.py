@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from dealerassist.simulation.players import TableSession, seated
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.tablefiles.tables import load_table
@@ -89,3 +91,21 @@ def test_the_time_window_and_bad_options_are_clean(tmp_path: Path) -> None:
         assert done.returncode != 0 and words in done.stderr and "Traceback" not in done.stderr
     missing = protect("--db", str(tmp_path / "none.db"))
     assert missing.returncode != 0 and "Traceback" not in missing.stderr
+
+
+def test_the_benchmark_reports_rounds_to_flag_and_false_alarms(capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import protection as bench
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    args = ["--tables", "1", "--table-rounds", "40", "--rounds", "60", "--null-sessions", "5", "--json"]
+    assert bench.main(args) == 0
+    results = json.loads(capsys.readouterr().out)
+    assert set(results) == {"three-card-poker", "pairs-and-up", "perfect-pairs-blackjack"}
+    for game, r in results.items():
+        assert r["cheat_sessions"] == 1 and r["honest_sessions_through_tracker"] == 5, game
+        assert r["honest_flagged_through_tracker"] == 0, game
+        assert 0.0 <= r["false_alarm_at_end"] <= r["false_alarm_any_look"] <= 1.0
+    assert results["three-card-poker"]["cheat_flagged"] == 1
+    assert results["three-card-poker"]["median_rounds_to_flag"] <= 40
