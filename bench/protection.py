@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="dealerassist bench protection", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--games", nargs="+", default=list(CHEATS), choices=list(CHEATS))
-    parser.add_argument("--tables", type=int, default=2, help="simulated tables per game (one cheat each)")
+    parser.add_argument("--tables", type=int, default=3, help="simulated tables per game (one cheat each)")
     parser.add_argument("--table-rounds", type=int, default=300, help="rounds per simulated table")
     parser.add_argument(
         "--rounds", type=int, default=1000, help="rounds per honest session drawn from the null"

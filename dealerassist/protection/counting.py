@@ -4,7 +4,8 @@ The count is rebuilt from every card the log recorded at the table since the las
 count +1, 7-9 nothing, tens and aces -1). The true count before a round is the running count
 divided by the decks still in the shoe. A shuffle is the ``meta`` shuffle record; without one, a
 round whose cards the shoe could not hold on top of those already counted proves a new shoe, and
-that round's count (unknown) is left out.
+that round's count (unknown) is left out. Rounds before the first shuffle seen (records that start
+mid-shoe) have no known count and are left out too.
 
 The test is Spearman's rank correlation of the seat's main bet against the true count before each
 of its rounds, one-sided: an honest player's bets, however they vary, do not depend on cards the
@@ -44,6 +45,7 @@ def counts_before(rounds: Sequence[RoundRecord]) -> dict[int, ShoeCount]:
     """The count before each round of one table (rounds in order), for rounds where it is known."""
     counts: dict[int, ShoeCount] = {}
     running, seen = 0, Counter[Card]()
+    known = False  # the count is known from the first shuffle on, never mid-shoe
     for round_ in rounds:
         if round_.rules is None:
             continue
@@ -51,11 +53,14 @@ def counts_before(rounds: Sequence[RoundRecord]) -> dict[int, ShoeCount]:
         shoe_size = sum(composition.values())
         cards = round_.all_cards()
         if round_.shuffled_before:
-            running, seen = 0, Counter()
+            running, seen, known = 0, Counter(), True
         elif any(seen[c] + n > composition[c] for c, n in Counter(cards).items()):
-            running, seen = 0, Counter()
+            running, seen, known = 0, Counter(), True
             seen.update(cards)
             running += sum(hi_lo(c) for c in cards)
+            continue
+        if not known:
+            seen.update(cards)
             continue
         total = sum(seen.values())
         decks_left = max((shoe_size - total) / DECK, 0.5)

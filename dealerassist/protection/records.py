@@ -180,7 +180,10 @@ def read_rounds(log: EventLog, since: str | None = None, until: str | None = Non
     The rules of each table are read from its whole history up to the window, so a window that
     starts after the last ``table-config`` record still knows the game.
     """
-    return fold_rounds(_window(log, since, until))
+    rounds = fold_rounds(_window(log, since, until))
+    if since is None:
+        return rounds
+    return [r for r in rounds if r.opened_at >= since]  # a round begun before the window is not whole
 
 
 def _window(log: EventLog, since: str | None, until: str | None) -> Iterator[LogRecord]:

@@ -106,3 +106,9 @@ def test_a_dealer_with_many_exposures_stands_out_against_the_floor() -> None:
     assert dora.count == 50 and dora.rounds == 100 and dora.p_value < 1e-20
     assert tests[("anna", "exposure")].p_value > 0.5
     assert (4, 102) not in dora.evidence and ("tcp-1", 4) in dora.evidence
+
+
+def test_rounds_before_the_first_shuffle_have_no_known_count() -> None:
+    rounds = [shoe_round(1, "2S"), shoe_round(2, "3S", shuffled=True), shoe_round(3, "4S")]
+    assert sorted(counts_before(rounds)) == [2, 3]
+    assert counts_before(rounds)[3].running == 1
