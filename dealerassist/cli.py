@@ -30,6 +30,7 @@ COMMANDS = (
     "floor",
     "keys",
     "progressive",
+    "protect",
     "replay",
     "run",
     "vision",

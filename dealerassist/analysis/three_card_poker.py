@@ -145,13 +145,7 @@ def ante_play(request: AnalysisRequest) -> BetAnalysis:
     counts = outcome_counts(hands, range(n), request.progress)
     dealer_hands = int(counts[0].sum())
 
-    # Net of one played hand per (outcome, class), priced by the live settlement code, made whole.
-    nets = [
-        [net_of(settle_ante_play(1, 1, 1, outcome, name, bonus, 1)) for name in THREE_CLASSES]
-        for outcome in OUTCOMES
-    ]
-    scale = lcm(*(x.denominator for row in nets for x in row))
-    net_table = np.array([[int(x * scale) for x in row] for row in nets], dtype=np.int64)
+    scale, net_table = played_nets(bonus)
     per_hand = net_table[:, hands.class_of].T  # (hand, outcome)
     play_value = (counts * per_hand).sum(axis=1)
     fold_value = -scale * counts.sum(axis=1)
@@ -174,6 +168,17 @@ def ante_play(request: AnalysisRequest) -> BetAnalysis:
         notes=f"optimal strategy: play {rank_text(weakest)} or better, fold the rest",
         extra={"weakest_hand_played": rank_text(weakest), "hands_played": int(plays.sum())},
     )
+
+
+def played_nets(bonus: PayTable) -> tuple[int, np.ndarray]:
+    """Net of one played unit (Ante and Play) per (outcome, hand class), priced by the live
+    settlement code and made whole: ``(scale, table)`` with ``table[o, c] / scale`` the exact net."""
+    nets = [
+        [net_of(settle_ante_play(1, 1, 1, outcome, name, bonus, 1)) for name in THREE_CLASSES]
+        for outcome in OUTCOMES
+    ]
+    scale = lcm(*(x.denominator for row in nets for x in row))
+    return scale, np.array([[int(x * scale) for x in row] for row in nets], dtype=np.int64)
 
 
 def outcome_counts(hands: HandTable, players: Sequence[int], progress: Progress) -> np.ndarray:

@@ -9,15 +9,14 @@ expected value over the cards it cannot see, priced with the table's own pay tab
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from dealerassist.core.cards import ACE, Card
 from dealerassist.games.base import TableRules
-from dealerassist.games.pairs_and_up import HANDS, PairsAndUpOptions, play_outcome
 from dealerassist.hands import best_four, blackjack_total, evaluate_three
+from dealerassist.protection.pairs_and_up import choice_values, unseen_cards
 
 THREE_CARD_MINIMUM = (12, 6, 4)  # Q-6-4: the classic break-even playing hand
 
@@ -96,32 +95,11 @@ def pai_gow(view: View) -> Choice:
 
 
 def pairs_and_up_values(view: View) -> dict[str, Fraction]:
-    """Expected net cents of folding and of playing each hand, over the dealer's unseen card.
-
-    The unseen card is weighted by how many copies of it the deck still holds once the player's
-    own cards and the dealer's turned card are taken out.
-    """
-    options = PairsAndUpOptions.from_rules(view.rules)
-    ante = view.wagers.get("ante", 0)
-    play = ante * options.play_ratio
-    chip = view.rules.chip
-    left = Counter(view.rules.deck.cards())
-    left.subtract(Counter([*view.cards, *view.dealer_up]))
-    unseen = {card: n for card, n in left.items() if n > 0}
-    total = sum(unseen.values())
-    values: dict[str, Fraction] = {"fold": Fraction(-ante)}
-    pays = view.rules.paytables["play"]
-    for hand in HANDS:
-        award = pays.award(hand)
-        if award is None:
-            continue
-        won = award.pay(ante, chip).amount + award.pay(play, chip).amount
-        net = Fraction(0)
-        for card, copies in unseen.items():
-            outcome = play_outcome(hand, [*view.cards, *view.dealer_up, card], options.precedence)
-            net += copies * (won if outcome == "win" else 0 if outcome == "push" else -(ante + play))
-        values[hand] = net / total
-    return values
+    """Expected net cents of folding and of playing each hand, over the dealer's unseen card
+    (priced exactly by ``protection.pairs_and_up.choice_values``)."""
+    seen = (*view.cards, *view.dealer_up)
+    unseen = unseen_cards(view.rules, seen)
+    return choice_values(view.rules, view.wagers.get("ante", 0), seen, unseen)
 
 
 def pairs_and_up(view: View) -> Choice:

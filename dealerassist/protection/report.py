@@ -1,0 +1,159 @@
+"""Everything game protection finds in a set of rounds: sessions reviewed, tests run, flags raised.
+
+A flag is a test whose p-value fell below the configured significance: the chance that an honest
+player (or an ordinary dealer) shows a signature this strong. Each carries its statistic and the
+rounds to look at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dealerassist.games.base import TableRules
+from dealerassist.protection import pairs_and_up, three_card_poker
+from dealerassist.protection.counting import counting_test, counts_before
+from dealerassist.protection.dealers import dealer_tests
+from dealerassist.protection.decisions import DecisionPoint, HoleCardTest, Review
+from dealerassist.protection.records import RoundRecord
+from dealerassist.protection.sessions import DEFAULT_GAP, Session, sessions_of
+
+# Games whose decisions are priced exactly, and how (explicit: one line per game).
+REVIEWERS: Mapping[str, Callable[[DecisionPoint, TableRules], Review]] = {
+    "three-card-poker": three_card_poker.review,
+    "pairs-and-up": pairs_and_up.review,
+}
+# Games dealt from a multi-deck shoe whose count a player can follow, and the bet that follows it.
+COUNTED: Mapping[str, str] = {"perfect-pairs-blackjack": "main"}
+MIN_DECISIONS = 10
+MIN_COUNTED_ROUNDS = 20
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Significance of each test: the false-alarm chance per session (per dealer, corrected)."""
+
+    hole_card_alpha: float = 1e-4
+    counting_alpha: float = 1e-4
+    dealer_alpha: float = 1e-3
+    gap: int = DEFAULT_GAP
+
+
+@dataclass(frozen=True)
+class Flag:
+    kind: str  # hole-card | counting | dealer
+    subject: str
+    table: str
+    p_value: float
+    statistic: dict[str, Any]
+    rounds: list[int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "subject": self.subject,
+            "table": self.table,
+            "p_value": self.p_value,
+            "statistic": self.statistic,
+            "rounds": self.rounds,
+        }
+
+
+@dataclass
+class ProtectionReport:
+    sessions: list[dict[str, Any]] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+    dealers: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "flags": [f.to_dict() for f in self.flags],
+            "sessions": self.sessions,
+            "dealers": self.dealers,
+        }
+
+
+def hole_card_steps(session: Session) -> Iterator[tuple[RoundRecord, HoleCardTest]]:
+    """The session's hole-card test as it stands after each settled round (one test, grown)."""
+    reviewer = REVIEWERS[session.game]
+    test = HoleCardTest()
+    for round_ in session.rounds:
+        if round_.outcome != "settled" or round_.rules is None:
+            continue
+        for point in round_.decisions:
+            if point.seat == session.seat:
+                test.add(reviewer(point, round_.rules))
+        yield round_, test
+
+
+def hole_card_test(session: Session) -> HoleCardTest | None:
+    """Review every decision of a session's settled rounds; None when the game is not priced."""
+    if session.game not in REVIEWERS:
+        return None
+    last = HoleCardTest()
+    for _, grown in hole_card_steps(session):
+        last = grown
+    return last
+
+
+def protect(rounds: Sequence[RoundRecord], settings: Settings = Settings()) -> ProtectionReport:
+    report = ProtectionReport()
+    by_table: dict[str, list[RoundRecord]] = {}
+    for round_ in rounds:
+        by_table.setdefault(round_.table, []).append(round_)
+    counts = {table: counts_before(sorted(rs, key=lambda r: r.round_id)) for table, rs in by_table.items()}
+    for session in sessions_of(rounds, settings.gap):
+        entry: dict[str, Any] = {
+            "table": session.table,
+            "seat": session.seat,
+            "game": session.game,
+            "rounds": [session.first_round, session.last_round],
+        }
+        holes = hole_card_test(session)
+        if holes is not None:
+            entry["hole_card"] = holes.summary()
+            if holes.decisions >= MIN_DECISIONS and holes.p_value < settings.hole_card_alpha:
+                report.flags.append(
+                    Flag(
+                        "hole-card",
+                        session.name,
+                        session.table,
+                        holes.p_value,
+                        holes.summary(),
+                        holes.evidence,
+                    )
+                )
+        bet = COUNTED.get(session.game)
+        if bet is not None:
+            counted = counting_test(session.rounds, counts[session.table], session.seat, bet)
+            entry["counting"] = counted.summary()
+            if len(counted.rounds) >= MIN_COUNTED_ROUNDS and counted.p_value < settings.counting_alpha:
+                report.flags.append(
+                    Flag(
+                        "counting",
+                        session.name,
+                        session.table,
+                        counted.p_value,
+                        counted.summary(),
+                        counted.evidence(),
+                    )
+                )
+        report.sessions.append(entry)
+    tests = dealer_tests(rounds)
+    for test in tests:
+        report.dealers.append(test.summary())
+        if test.count and test.p_value * len(tests) < settings.dealer_alpha:
+            tables = sorted({table for table, _ in test.evidence})
+            report.flags.append(
+                Flag(
+                    "dealer",
+                    f"dealer {test.dealer}: {test.incident}",
+                    ",".join(tables),
+                    test.p_value,
+                    {**test.summary(), "tests": len(tests)},
+                    [round_id for _, round_id in test.evidence],
+                )
+            )
+    report.flags.sort(key=lambda f: f.p_value)
+    return report
