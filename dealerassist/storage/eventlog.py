@@ -124,7 +124,7 @@ class EventLog:
             _check_file(Path(self.path), readonly)
         try:
             if readonly:
-                self._db = _connect_readonly(Path(self.path))
+                self._db = connect_readonly(Path(self.path))
             else:
                 self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._open(memory)
@@ -464,7 +464,7 @@ def verify_exported(lines: Iterable[str]) -> ChainReport:
     return ChainReport(True, checked)
 
 
-def _connect_readonly(path: Path) -> sqlite3.Connection:
+def connect_readonly(path: Path) -> sqlite3.Connection:
     """A connection that never writes, also on read-only media.
 
     ``mode=ro`` first: it sees what a running writer commits. A log in WAL mode cannot be opened so

@@ -114,8 +114,9 @@ SEALED_ROWS = (
 def open_sealed(path: str | Path) -> sqlite3.Connection:
     """A read-only connection on which ``event_macs`` and ``log_seals`` exist (empty if the file
     has none), so ``SEALED_ROWS`` reads any log: records with their key id and MAC, or NULLs."""
-    uri = Path(path).resolve().as_uri() + "?mode=ro"
-    db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    from dealerassist.storage.eventlog import connect_readonly  # the log imports this module
+
+    db = connect_readonly(Path(path))  # also on read-only media, as the log's own readers
     db.execute("PRAGMA busy_timeout = 5000")
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     for name, statement in zip(("event_macs", "log_seals"), SCHEMA, strict=True):

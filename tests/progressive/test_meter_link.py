@@ -69,6 +69,7 @@ def test_an_outage_is_logged_with_a_progressive_alarm_and_cleared_when_the_serve
         wait_for(lambda: table.links() == [(False, pg.url)], timeout=15, what="the link down in the log")
         assert table.open_alarms() == ["progressive"]
         table.tracker.handle(RoundOpen(table="pu-1"))
+        table.tracker.handle(Wager(table="pu-1", seat=1, bet="ante", amount=500, user="dee"))
         with pytest.raises(RuleViolation, match="link to the shared meter lost"):
             table.tracker.handle(Wager(table="pu-1", seat=1, bet="progressive", amount=100, user="dee"))
         pg.start()
