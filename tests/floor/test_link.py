@@ -36,7 +36,7 @@ def _status_page(demo: Demo) -> Callable[[], int]:
     """Sign in as the admin (like a browser, CSRF token and all); the returned call reads the floor
     lag the status page shows. Signing in is itself a record, so it is done once."""
     assert demo.server is not None
-    client = demo.server.server.app.test_client()
+    client = demo.server.app.test_client()
     page = client.get("/login").get_data(as_text=True)
     token = re.search(r'name="csrf-token" content="([^"]+)"', page)
     assert token is not None
