@@ -100,6 +100,8 @@ def test_a_browser_sees_rounds_dealt_settled_and_audited(running_demo: Demo) -> 
             time.sleep(0.1)
         assert len(seen_rounds) >= 2, "the dealer's screen did not follow the rounds live"
 
+    # Surveillance signs in at a screen of its own, as it would in the surveillance room.
+    with chromium() as driver:
         _log_in(driver, base, "demo-surveillance", demo.passwords["demo-surveillance"])
         wait_for(lambda: all(tally.settled >= 2 for tally in demo.tallies().values()), timeout=30)
         driver.get(base + "surveillance/")
