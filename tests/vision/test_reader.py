@@ -47,12 +47,6 @@ def test_single_cards_at_any_rotation_are_read_with_their_outline(reader: CardRe
         assert np.linalg.norm(sighting.centre - [cx, cy]) < 15
 
 
-def test_a_reader_holds_opencv_to_the_calling_thread(deck) -> None:
-    cv2.setNumThreads(2)
-    CardReader(deck)
-    assert cv2.getNumThreads() == 1  # a camera's reader runs on one core, as the benchmark measures it
-
-
 @pytest.mark.parametrize("felt", [(40, 120, 30), (140, 60, 20), (30, 30, 150), (70, 70, 70), (20, 20, 20)])
 def test_any_felt_colour(reader: CardReader, design, felt) -> None:
     frame = lay_cards(design, [("KD", (400, 360), 15, True), ("4S", (800, 360), -20, True)], felt=felt)
