@@ -30,7 +30,7 @@ import serial
 
 from dealerassist.core.money import format_amount
 from dealerassist.errors import DealerAssistError, StorageUnavailable
-from dealerassist.events import DeviceLink, Event
+from dealerassist.events import DeviceAlarm, DeviceLink, Event
 from firmware_bridge.ports import DeviceConfig, PortError, close_port, open_port
 from firmware_bridge.sign import alpha
 from firmware_bridge.sign.layout import AMOUNT_LABEL, AMOUNT_SIZE, MAX_CENTS, MEMORY, TEXT_LABEL, SignState
@@ -460,6 +460,11 @@ class JackpotSign:
             )
             self.stats["restored"] += 1
             self._configure(port)
+            # Lost memory with the cable in means the sign blanked or showed stale text on the
+            # floor: surveillance needs it in the record, not only in a counter.
+            self._emit(
+                DeviceAlarm(table=self.table, device="sign", code="reset", detail=f"{problem}; restored")
+            )
 
     def _differs(self, answers: list[alpha.AlphaPacket]) -> str | None:
         """What the sign's answers show that we did not send, else None."""
@@ -491,14 +496,18 @@ class JackpotSign:
         if self._reported == up:
             return
         self._reported = up
-        if self.on_event is not None:
-            event = DeviceLink(table=self.table, device="sign", up=up, detail=detail, url=self.config.url)
-            try:
-                self.on_event(event)
-            except StorageUnavailable as exc:
-                log.warning("sign link event not recorded: %s", exc)
-            except Exception:
-                log.exception("sign link event handler failed")
+        self._emit(DeviceLink(table=self.table, device="sign", up=up, detail=detail, url=self.config.url))
+
+    def _emit(self, event: Event) -> None:
+        """Hand a device event to the station; a log that cannot take it never stops the sign."""
+        if self.on_event is None:
+            return
+        try:
+            self.on_event(event)
+        except StorageUnavailable as exc:
+            log.warning("sign %s event not recorded: %s", event.kind, exc)
+        except Exception:
+            log.exception("sign %s event handler failed", event.kind)
 
 
 _FILE_NAMES = {

@@ -201,12 +201,18 @@ def test_a_win_never_pairs_the_winner_with_another_amount(sign_emulator: SignEmu
 
 
 @pytest.mark.parametrize("answers", [True, False])
-def test_a_sign_that_loses_its_memory_is_restored(answers: bool) -> None:
+def test_a_sign_that_loses_its_memory_is_restored(answers: bool, collector: Collector) -> None:
     """A power glitch with the cable in: back within one refresh period (read back and compared),
-    or within the configuration refresh for a sign that does not answer reads."""
+    or within the configuration refresh for a sign that does not answer reads. A loss the read-back
+    saw is reported as a device alarm; a silent sign's loss cannot be seen, so none is."""
     emulator = SignEmulator(answers=answers)
     sign = JackpotSign(
-        plug(emulator, "tcp:"), max_rate_hz=20.0, refresh_seconds=0.5, config_refresh_seconds=1.5
+        plug(emulator, "tcp:"),
+        table="t1",
+        on_event=collector,
+        max_rate_hz=20.0,
+        refresh_seconds=0.5,
+        config_refresh_seconds=1.5,
     )
     sign.start()
     try:
@@ -226,6 +232,11 @@ def test_a_sign_that_loses_its_memory_is_restored(answers: bool) -> None:
             checks = sign.stats["checks"]
             wait_for(lambda: sign.stats["checks"] >= checks + 2, what="more checks")
             assert sign.stats["restored"] == 1  # a sign that holds what was sent is left alone
+            (alarm,) = collector.of("device-alarm")
+            assert (alarm.table, alarm.device, alarm.code) == ("t1", "sign", "reset")
+            assert "restored" in alarm.detail
+        else:
+            assert collector.of("device-alarm") == []
     finally:
         sign.stop()
         emulator.stop()

@@ -160,5 +160,11 @@ def test_signs_at_two_addresses_on_one_line_show_their_own_tables(tmp_path: Path
         probe = running.device_probes()["sign:fupg-1"]()
         assert probe["restored"] == 1 and probe["answers_reads"] is True
         assert running.device_probes()["sign:pu-1"]()["restored"] == 0
+        # surveillance sees the blank sign in the record: a device alarm, and the alarm it raised
+        resets = [r.event for r in running.log.records(table="fupg-1") if r.event.kind == "device-alarm"]
+        assert [(e.device, e.code) for e in resets] == [("sign", "reset")]
+        alarms = [r.event for r in running.log.records(table="fupg-1") if r.event.kind == "alarm"]
+        assert any("sign reset" in a.message for a in alarms)
+        assert not [r for r in running.log.records(table="pu-1") if r.event.kind == "device-alarm"]
     finally:
         running.stop()
