@@ -13,8 +13,8 @@ Because every one of those events has an idempotency key and the store commits a
 same derivation runs at start-up over the log (``recover``) and after a lost link comes back:
 whatever a kill -9 or an outage interrupted is done exactly once, nothing twice. A start from a
 checkpoint (``resume``) restores the books of the rounds still open and reads only the records after
-it; a shared (linked) meter always reads its table's whole log, since the ledger it is compared
-with holds every event the table ever committed.
+it; a shared (linked) meter then compares only the ledger's events of those rounds with the log, as
+the finished rounds' events were in the log when the checkpoint was taken.
 """
 
 from __future__ import annotations
@@ -119,6 +119,9 @@ class ProgressiveController:
         self._lock = threading.RLock()
         self._books: dict[int, RoundBook] = {}
         self._local_keys: set[str] = set()
+        # Round keys of rounds before this one were dropped by the checkpoint this start read:
+        # those rounds are finished, and the shared ledger's copies of them are in the log already.
+        self._keys_from_round = 0
         self._open_round: int | None = None
         self._last_round = 0
         self._known = False  # the meter has been read at least once (a linked one may be unreachable)
@@ -135,9 +138,10 @@ class ProgressiveController:
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
         foreign = resume is not None and resume[1].get("progressive") != params.name
-        if resume is not None and (params.link or store is not None or foreign):
+        if resume is not None and (store is not None or foreign):
             log.warning("progressive %s: checkpoint not used; reading the table's log", params.name)
             resume = None
+        self._owns_store = store is None
         self.store = store if store is not None else self._default_store(params, resume)
         self._params = params
         self._meter = meter.EMPTY
@@ -166,6 +170,7 @@ class ProgressiveController:
                 self._open_round = state["open_round"]
                 self._last_round = int(state["last_round"])
                 self._recorded, self._recorded_any = state["recorded"], bool(state["recorded_any"])
+                self._keys_from_round = int(state.get("keys_from_round", 0))
             for record in self.log.records(after=after, table=self.table):
                 self._ingest(record.event)
             self._refresh()
@@ -185,8 +190,8 @@ class ProgressiveController:
 
     def checkpoint_state(self) -> dict[str, Any] | None:
         """The books of rounds not finished, the round counters and the meter (a standalone
-        table's); None for a shared meter, which reads its table's log at every start."""
-        if not isinstance(self.store, LocalStore):
+        table's; a shared meter's lives in its database). None for a store handed in from outside."""
+        if not self._owns_store:
             return None
         with self._lock:
             first = min([*self._books, self._last_round])
@@ -198,7 +203,8 @@ class ProgressiveController:
                 "recorded_any": self._recorded_any,
                 "books": {str(r): book.to_dict() for r, book in self._books.items()},
                 "keys": sorted(k for k in self._local_keys if (key_round(k) or first) >= first),
-                "store": self.store.checkpoint_state(first),
+                "keys_from_round": first,
+                "store": self.store.checkpoint_state(first) if isinstance(self.store, LocalStore) else None,
             }
 
     def start(self) -> None:
@@ -283,11 +289,18 @@ class ProgressiveController:
         except LinkDown as exc:
             self._set_fault(str(exc))
             return
-        missing = [e for e in stored if event_key(e) not in self._local_keys]
+        missing = [
+            e for e in stored if event_key(e) not in self._local_keys and not self._before_checkpoint(e)
+        ]
         if missing:
             self.log.append_many(missing)
             for event in missing:
                 self._ingest_own(event)
+
+    def _before_checkpoint(self, event: Event) -> bool:
+        """Of a round the checkpoint this start read had finished (its keys were not kept)."""
+        round_id = key_round(event_key(event))
+        return round_id is not None and round_id < self._keys_from_round
 
     def _set_fault(self, detail: str) -> None:
         self._fault = detail

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from dealerassist.errors import DealerAssistError
+from dealerassist.progressive.events import PROGRESSIVE_KINDS
 from dealerassist.simulation.bets import plan_wagers
 from dealerassist.simulation.dealer import PACES, Chances, SimulatedDealer
 from dealerassist.simulation.direct_shoe import DirectShoe
@@ -25,6 +26,7 @@ from dealerassist.storage.checkpoint import digest
 from dealerassist.storage.eventlog import EventLog, LogError
 from dealerassist.tablefiles.tables import table_from_mapping
 from dealerassist.tracker import events as ev
+from tests.pgserver import ThrowawayPostgres
 from tests.station.helpers import table_data, wait_for
 
 EDIT = "UPDATE events SET body = replace(body, '\"table\"', '\"table\" ') WHERE seq = ?"  # one byte more
@@ -92,15 +94,33 @@ def _open_round(station: Station, table: StationTable, seed: int) -> None:
         shoe.deal(card)
 
 
-def _history(folder: Path, table: StationTable, seed: int = 3) -> int:
+class _DiesBeforeTheLog:
+    """A progressive's log whose writes never land: the process dies between the shared meter's
+    commit and the table log's."""
+
+    def __init__(self, log: Any) -> None:
+        self._log = log
+
+    def append_many(self, events: Any) -> list[Any]:
+        return []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._log, name)
+
+
+def _history(folder: Path, table: StationTable, seed: int = 3, *, lose_open_round: bool = False) -> int:
     """Rounds with checkpoints every few records, a round left open, then a kill: the seq of the
-    last checkpoint, which lies before the log's end."""
+    last checkpoint, which lies before the log's end. ``lose_open_round``: the open round's
+    progressive events reach the shared meter but not the log."""
     station = Station([table], folder, checkpoint_every=25)
     station.start()
     _play(station, table, 5, seed)
     keeper = station.checkpoints
     wait_for(lambda: keeper.written >= 2, what="periodic checkpoints")
     keeper.stop()  # the open round comes after the last checkpoint
+    if lose_open_round:
+        controller = station.controllers[table.table_id]
+        controller.log = _DiesBeforeTheLog(controller.log)
     _open_round(station, table, seed)
     _abandon(station)
     return _stored(folder)["seq"]
@@ -254,3 +274,49 @@ def test_a_start_without_a_checkpoint_checks_the_whole_chain(tmp_path: Path) -> 
         db.execute(EDIT, (3,))
     with pytest.raises(LogError, match="record 3 does not match its hash"):
         EventLog(folder / DB_NAME)
+
+
+@pytest.mark.postgres
+def test_a_linked_progressive_starts_from_its_checkpoint_and_copies_nothing_twice(tmp_path: Path) -> None:
+    """A shared meter's table starts from the checkpoint like a standalone one: the same state as a
+    full read, no finished round's ledger event copied into the log again; and an event the ledger
+    holds for an unfinished round but the log lost (a kill between the two commits) comes back once."""
+    with ThrowawayPostgres(durable=False) as pg:
+        data = table_data("pairs-and-up", None)
+        data["progressive"].update(name="checkpoint-link", link=pg.url)
+        table = check_table(table_from_mapping(data, "pairs-and-up (linked test)"))
+        folder = tmp_path / "data"
+        at = _history(folder, table)
+        with EventLog(folder / DB_NAME) as log:
+            before = [r.event for r in log.records() if r.event.kind in PROGRESSIVE_KINDS]
+            assert 0 < at < log.last_seq() and before
+        resumed, checkpoint = _start(folder, table)
+        assert checkpoint is not None and checkpoint.seq == at
+        assert resumed["books"]["keys_from_round"] > 1  # finished rounds' keys were dropped
+        with EventLog(folder / DB_NAME) as log:
+            after = [r.event for r in log.records() if r.event.kind in PROGRESSIVE_KINDS]
+        assert after == before
+        assert resumed == _full_read(folder, table)
+
+    with ThrowawayPostgres(durable=False) as pg:  # again, the open round's events lost from the log
+        data["progressive"].update(link=pg.url)
+        table = check_table(table_from_mapping(data, "pairs-and-up (linked test)"))
+        folder = tmp_path / "lost"
+        _history(folder, table, lose_open_round=True)
+        with EventLog(folder / DB_NAME) as log:
+            open_round = max(r.event.round_id for r in log.records() if r.event.kind == "round-open")
+            assert not [
+                r
+                for r in log.records()
+                if r.event.kind in PROGRESSIVE_KINDS and getattr(r.event, "round_id", None) == open_round
+            ]
+        resumed, checkpoint = _start(folder, table)
+        assert checkpoint is not None
+        with EventLog(folder / DB_NAME) as log:
+            recopied = [
+                r.event
+                for r in log.records()
+                if r.event.kind in PROGRESSIVE_KINDS and getattr(r.event, "round_id", None) == open_round
+            ]
+        assert recopied and len({e.key for e in recopied}) == len(recopied)
+        assert resumed == _full_read(folder, table)
