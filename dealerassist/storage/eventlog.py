@@ -309,7 +309,7 @@ class EventLog:
     def records(self, after: int = 0, table: str | None = None) -> Iterator[LogRecord]:
         """Records with ``seq > after`` in order, optionally of one table, decoded to events."""
         for row in self.rows(after, table):
-            yield _decode(row)
+            yield decode_row(row)
 
     def page(self, after: int = 0, table: str | None = None, limit: int = _PAGE) -> list[LogRecord]:
         """At most ``limit`` records after ``after`` (optionally of one table): one bounded read, for
@@ -321,7 +321,7 @@ class EventLog:
             rows = self._db.execute(
                 f"SELECT {_COLUMNS} FROM events WHERE {where} ORDER BY seq LIMIT ?", (*args, int(limit))
             ).fetchall()
-        return [_decode(row) for row in rows]
+        return [decode_row(row) for row in rows]
 
     def rows(
         self, after: int = 0, table: str | None = None, since: str | None = None, until: str | None = None
@@ -354,7 +354,7 @@ class EventLog:
                 f"SELECT {_COLUMNS} FROM events WHERE table_id = ? AND kind = ? ORDER BY seq DESC LIMIT 1",
                 (table, kind),
             ).fetchone()
-        return _decode(row) if row else None
+        return decode_row(row) if row else None
 
     def stored_hash(self, seq: int) -> str | None:
         """The stored hash of record ``seq`` (None when there is no such record)."""
@@ -525,13 +525,25 @@ def _encode(event: Event) -> str:
         raise EventError(f"{event.kind}: cannot be stored as JSON ({exc})") from None
 
 
-def _decode(row: tuple) -> LogRecord:
+def decode_row(row: tuple) -> LogRecord:
+    """A raw row of ``rows()`` (or of the floor store, which keeps its form) as a decoded record."""
     seq, recorded_at, _table, _kind, _round, body, prev_hash, digest = row
     try:
         event = event_from_dict(json.loads(body))
     except (EventError, ValueError) as exc:
         raise LogError(f"record {seq} cannot be decoded: {exc}") from None
     return LogRecord(seq, recorded_at, event, prev_hash, digest)
+
+
+def export_line(row: tuple) -> str:
+    """A raw row of ``rows()`` in the export form of ``LogRecord.to_dict``, as one JSON line, without
+    decoding its event: the stored body is already the canonical JSON its hash covers. Bulk exports
+    of whole records use it, as decoding every event would hold the dashboard's interpreter."""
+    seq, recorded_at, _table, _kind, _round, body, prev_hash, digest = row
+    return (
+        f'{{"format":{EVENT_FORMAT_VERSION},"seq":{int(seq)},"recorded_at":{json.dumps(recorded_at)},'
+        f'"prev_hash":{json.dumps(prev_hash)},"hash":{json.dumps(digest)},"event":{body}}}\n'
+    )
 
 
 def _body_problem(body: str, table_id: str, kind: str, round_id: int | None) -> str:
@@ -545,6 +557,3 @@ def _body_problem(body: str, table_id: str, kind: str, round_id: int | None) -> 
     if data.get("table") != table_id or data.get("kind") != kind or data.get("round_id") != round_id:
         return "table/kind/round columns disagree with the hashed body"
     return ""
-
-
-decode_row = _decode  # a row of the log (or of the floor store, which keeps its form) to a record

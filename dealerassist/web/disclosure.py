@@ -47,6 +47,11 @@ class Audience:
     def sees_every_table(self) -> bool:
         return self.role is not None and self.role != DEALER
 
+    @property
+    def sees_whole_records(self) -> bool:
+        """Every record of every table, every field: the stored record is this audience's view."""
+        return self.sees_hidden_cards and self.table is None
+
     def admits(self, table: str, kind: str) -> bool:
         """Whether a record of ``kind`` at ``table`` reaches this audience at all (cheap: no body)."""
         if self.role is None:

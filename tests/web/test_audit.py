@@ -112,6 +112,9 @@ def test_csv_and_jsonl_exports_follow_the_filter_and_are_logged(audited: Dashboa
     assert all(r["event"]["table"] == TCP for r in records)
     seqs = [r["seq"] for r in records]
     assert seqs == sorted(seqs) and all(len(r["hash"]) == 64 for r in records)
+    # each line is the log's own export form of its record (written from the stored body, undecoded)
+    stored = {r.seq: json.loads(json.dumps(r.to_dict(), default=str)) for r in audited.log.records()}
+    assert records == [stored[seq] for seq in seqs]
     exports = [
         r.event.detail["format"] for r in audited.log.records() if getattr(r.event, "action", "") == "export"
     ]

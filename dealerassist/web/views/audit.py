@@ -13,6 +13,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, render_template, request, send_file, url_for
 
+from dealerassist.storage.eventlog import decode_row, export_line
 from dealerassist.web import analytics as table_analytics
 from dealerassist.web.history import RoundFilter, RoundSummary
 from dealerassist.web.records import describe
@@ -278,19 +279,22 @@ def export_jsonl() -> Any:
         start = min(s[0][0] for s in spans.values())
         end = max(last for table_spans in spans.values() for _first, last in table_spans)
         at = dict.fromkeys(spans, 0)
-        for rec in rt.reader.records(after=start - 1):
-            if rec.seq > end:
+        whole = viewer.sees_whole_records
+        for row in rt.reader.rows(after=start - 1):
+            seq, table = row[0], row[2]
+            if seq > end:
                 return
-            table_spans = spans.get(rec.event.table)
+            table_spans = spans.get(table)
             if table_spans is None:
                 continue
-            i = at[rec.event.table]
-            while i < len(table_spans) and table_spans[i][1] < rec.seq:
+            i = at[table]
+            while i < len(table_spans) and table_spans[i][1] < seq:
                 i += 1
-            at[rec.event.table] = i
-            if i < len(table_spans) and table_spans[i][0] <= rec.seq:
-                seen = viewer.export(rec)
-                if seen is not None:
+            at[table] = i
+            if i < len(table_spans) and table_spans[i][0] <= seq:
+                if whole:
+                    yield export_line(row)
+                elif (seen := viewer.export(decode_row(row))) is not None:
                     yield json.dumps(seen, default=str) + "\n"
 
     return _download(lines(), "records.jsonl", "application/x-ndjson")
