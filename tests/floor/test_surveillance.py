@@ -89,6 +89,15 @@ def test_filters_by_kind_user_and_window(
     assert code == 0 and kinds == {"round-settled"}
 
 
+def test_a_misspelt_kind_or_card_is_refused_not_searched_for(
+    floor: Floor, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["export", "--floor", floor.auditor, "--kind", "void"]) == 1
+    assert "--kind: 'void' is neither voids, jackpots, alarms nor an event kind" in capsys.readouterr().err
+    assert main(["audit", "rounds", "--floor", floor.auditor, "--card", "1H"]) == 1
+    assert "--card: cannot read card '1H'" in capsys.readouterr().err
+
+
 def test_floor_filters_without_the_floor_are_refused(
     played: Played, capsys: pytest.CaptureFixture[str]
 ) -> None:
