@@ -1,0 +1,121 @@
+"""Surveillance across the floor: every table's rounds in the floor store (``audit`` roles only).
+
+Only when the station's ``[floor]`` section names a ``search_url`` (a ``floor_reader`` role); else
+these routes answer 404 saying so. A round of one of this station's tables links to its timeline
+here; any other shows the floor copy's records. A floor store that cannot answer is a 503 with its
+reason, never a traceback: the connection and every query have a time limit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, jsonify, render_template, request, url_for
+
+from dealerassist.web import floorsearch
+from dealerassist.web.floorsearch import SearchError
+from dealerassist.web.history import RoundSummary, round_summaries
+from dealerassist.web.runtime import runtime
+from dealerassist.web.views import render_error, requires
+from dealerassist.web.views.audit import timeline
+
+bp = Blueprint("floor", __name__)
+
+NOT_CONFIGURED = (
+    "no floor store to search: the station's [floor] section names no search_url "
+    "(a floor_reader role, see docs/floor.md)"
+)
+
+
+def _on_station(summary: RoundSummary) -> bool:
+    """Whether this station's own log holds the round (its timeline is then shown from there)."""
+    rt = runtime()
+    return summary.table in rt.tables and (summary.table, summary.round_id) in rt.index().refresh().rounds
+
+
+def _href(summary: RoundSummary) -> str:
+    endpoint = "audit.round_detail" if _on_station(summary) else "floor.floor_round"
+    return url_for(endpoint, table=summary.table, round_id=summary.round_id)
+
+
+@bp.get("/surveillance/floor")
+@requires("audit")
+def floor_search() -> Any:
+    """The search form and, once asked, a page of rounds; a problem is shown on the page."""
+    from dealerassist.floor.store import FloorError
+
+    url = runtime().floor_search_url
+    if url is None:
+        return render_error(404, "floor", NOT_CONFIGURED)
+    found, problem, status = None, None, 200
+    if request.args:
+        try:
+            found = floorsearch.search(url, floorsearch.parse(request.args))
+        except SearchError as exc:
+            problem, status = f"{exc.field}: {exc.message}", 400
+        except FloorError as exc:
+            problem, status = str(exc), 503
+    return render_template("floor.html", args=request.args, href=_href, found=found, problem=problem), status
+
+
+@bp.get("/surveillance/floor/rounds/<table>/<int:round_id>")
+@requires("audit")
+def floor_round(table: str, round_id: int) -> Any:
+    """The floor copy of a round: its records as the floor received them."""
+    from dealerassist.floor.store import FloorError
+
+    url = runtime().floor_search_url
+    if url is None:
+        return render_error(404, "floor", NOT_CONFIGURED)
+    try:
+        records = floorsearch.round_records(url, table, round_id)
+    except FloorError as exc:
+        return render_error(503, "floor", str(exc))
+    summary = round_summaries(records).get((table, round_id))
+    if summary is None:
+        return render_error(404, "round_id", f"the floor store holds no round {round_id} of table {table!r}")
+    return render_template("floor_round.html", round=summary, timeline=timeline(records, table))
+
+
+@bp.get("/api/floor/rounds")
+@requires("audit")
+def floor_rounds_api() -> Any:
+    from dealerassist.floor.store import FloorError
+
+    url = runtime().floor_search_url
+    if url is None:
+        return render_error(404, "floor", NOT_CONFIGURED)
+    try:
+        filters = floorsearch.parse(request.args)
+    except SearchError as exc:
+        return render_error(400, exc.field, exc.message)
+    try:
+        found = floorsearch.search(url, filters)
+    except FloorError as exc:
+        return render_error(503, "floor", str(exc))
+    return jsonify(
+        total=found.total,
+        page=filters.page,
+        pages=found.pages,
+        per_page=filters.per_page,
+        rounds=[_as_json(r) for r in found.rounds],
+    )
+
+
+def _as_json(r: RoundSummary) -> dict[str, Any]:
+    return {
+        "table": r.table,
+        "round_id": r.round_id,
+        "opened_at": r.opened_at,
+        "closed_at": r.closed_at,
+        "outcome": r.outcome,
+        "void_reason": r.void_reason,
+        "seats": sorted(r.seats),
+        "wagered": r.wagered,
+        "paid": r.paid,
+        "house_net": r.house_net,
+        "alarms": r.alarms,
+        "dealer": r.dealer,
+        "on_station": _on_station(r),
+        "href": _href(r),
+    }
