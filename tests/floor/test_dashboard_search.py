@@ -250,3 +250,29 @@ def test_a_stopped_floor_store_is_an_honest_503(site: Site) -> None:
     finally:
         site.floor.pg.start()
     assert _keys(_found(sue, table=TABLE)) == {(TABLE, 1), (TABLE, 2)}
+
+
+@pytest.mark.browser
+def test_the_page_shows_the_floor_in_a_browser(site: Site) -> None:
+    from selenium.webdriver.common.by import By
+
+    from tests.web.browser import chromium, wait
+
+    with chromium() as driver:
+        driver.get(site.url + "/login")
+        driver.find_element(By.ID, "name").send_keys("sue")
+        driver.find_element(By.ID, "password").send_keys(PASSWORD)
+        driver.find_element(By.ID, "sign-in").click()
+        wait(driver, lambda: "/login" not in driver.current_url, "sue signed in")
+        driver.find_element(By.LINK_TEXT, "Floor").click()
+        driver.find_element(By.NAME, "table").send_keys("tcp-1")
+        driver.find_element(By.CSS_SELECTOR, "#floor-filters button[type=submit]").click()
+        rows = wait(
+            driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#floor-rounds tbody tr"), "results"
+        )
+        cells = [row.find_elements(By.TAG_NAME, "td") for row in rows]
+        assert [(c[0].text, c[1].text) for c in cells] == [("tcp-1", str(n)) for n in range(5, 0, -1)]
+        assert "5 round(s) across the floor" in driver.find_element(By.ID, "floor-total").text
+        cells[-1][1].find_element(By.TAG_NAME, "a").click()
+        wait(driver, lambda: "floor copy" in driver.find_element(By.TAG_NAME, "h1").text, "the floor copy")
+        assert driver.find_elements(By.CSS_SELECTOR, "ol.timeline li.kind-round-settled")
