@@ -6,7 +6,9 @@ dealer and the supervisor get 403."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import time
 import urllib.error
 import urllib.parse
@@ -194,6 +196,12 @@ def test_a_round_links_to_its_timeline_here_or_to_the_floor_copy(site: Site) -> 
     )
     assert status == 200 and 'id="floor-rounds"' in page and f"/surveillance/rounds/{TABLE}/2" in page
     assert f"/surveillance/rounds/{TABLE}/1" not in page
+    status, page = _get(sue, f"/surveillance/floor?table={TABLE}&per_page=1")
+    older = re.search(r'rel="next" href="([^"]+)"', page)
+    assert status == 200 and older is not None and 'rel="prev"' not in page
+    status, page = _get(sue, html.unescape(older.group(1)))
+    assert status == 200 and "page 2 of 2" in page and f"/surveillance/rounds/{TABLE}/1" in page
+    assert f"/surveillance/rounds/{TABLE}/2" not in page and 'rel="prev"' in page
 
 
 @pytest.mark.parametrize(

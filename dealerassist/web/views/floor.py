@@ -27,15 +27,19 @@ NOT_CONFIGURED = (
 )
 
 
-def _on_station(summary: RoundSummary) -> bool:
-    """Whether this station's own log holds the round (its timeline is then shown from there)."""
-    rt = runtime()
-    return summary.table in rt.tables and (summary.table, summary.round_id) in rt.index().refresh().rounds
+class _Links:
+    """Where each round found is shown: its timeline here when this station's log holds it, else
+    the floor copy. The station's rounds are read once per request, not once per round."""
 
+    def __init__(self) -> None:
+        self.local = runtime().index().refresh().rounds.keys()
 
-def _href(summary: RoundSummary) -> str:
-    endpoint = "audit.round_detail" if _on_station(summary) else "floor.floor_round"
-    return url_for(endpoint, table=summary.table, round_id=summary.round_id)
+    def on_station(self, r: RoundSummary) -> bool:
+        return (r.table, r.round_id) in self.local
+
+    def href(self, r: RoundSummary) -> str:
+        endpoint = "audit.round_detail" if self.on_station(r) else "floor.floor_round"
+        return url_for(endpoint, table=r.table, round_id=r.round_id)
 
 
 @bp.get("/surveillance/floor")
@@ -55,7 +59,8 @@ def floor_search() -> Any:
             problem, status = f"{exc.field}: {exc.message}", 400
         except FloorError as exc:
             problem, status = str(exc), 503
-    return render_template("floor.html", args=request.args, href=_href, found=found, problem=problem), status
+    page = render_template("floor.html", args=request.args, href=_Links().href, found=found, problem=problem)
+    return page, status
 
 
 @bp.get("/surveillance/floor/rounds/<table>/<int:round_id>")
@@ -93,16 +98,17 @@ def floor_rounds_api() -> Any:
         found = floorsearch.search(url, filters)
     except FloorError as exc:
         return render_error(503, "floor", str(exc))
+    links = _Links()
     return jsonify(
         total=found.total,
         page=filters.page,
         pages=found.pages,
         per_page=filters.per_page,
-        rounds=[_as_json(r) for r in found.rounds],
+        rounds=[_as_json(r, links) for r in found.rounds],
     )
 
 
-def _as_json(r: RoundSummary) -> dict[str, Any]:
+def _as_json(r: RoundSummary, links: _Links) -> dict[str, Any]:
     return {
         "table": r.table,
         "round_id": r.round_id,
@@ -116,6 +122,6 @@ def _as_json(r: RoundSummary) -> dict[str, Any]:
         "house_net": r.house_net,
         "alarms": r.alarms,
         "dealer": r.dealer,
-        "on_station": _on_station(r),
-        "href": _href(r),
+        "on_station": links.on_station(r),
+        "href": links.href(r),
     }
