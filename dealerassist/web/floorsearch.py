@@ -9,7 +9,8 @@ without a floor store never needs it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -25,12 +26,14 @@ _LONGEST_TEXT = 200
 
 
 class SearchError(ValueError):
-    """A query parameter the search cannot use (a 400 naming it)."""
+    """A search that cannot be answered: a parameter it cannot use (400, naming it), or a floor
+    store that does not answer (503, saying why)."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, status: int = 400) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+        self.status = status
 
 
 @dataclass(frozen=True)
@@ -104,11 +107,8 @@ def _checked(name: str, check: Any, value: Any) -> Any:
 
 
 def search(url: str, filters: Filters) -> Found:
-    """One page of rounds from the floor store at ``url``; raises ``FloorError`` (or its
-    ``FloorUnreachable``) when the store cannot answer."""
-    from dealerassist.floor.store import FloorStore
-
-    with FloorStore(url, timeout_s=CONNECT_TIMEOUT_S, statement_timeout_s=SEARCH_TIMEOUT_S) as store:
+    """One page of rounds from the floor store at ``url``."""
+    with _floor(url) as store:
         total, keys = store.round_page(
             filters.query(), offset=(filters.page - 1) * filters.per_page, count=filters.per_page
         )
@@ -119,10 +119,20 @@ def search(url: str, filters: Filters) -> Found:
 
 def round_records(url: str, table: str, round_id: int) -> list[Any]:
     """The floor copy's records of one round (those carrying its round id), in time order."""
-    from dealerassist.floor.store import FloorStore
-
-    with FloorStore(url, timeout_s=CONNECT_TIMEOUT_S, statement_timeout_s=SEARCH_TIMEOUT_S) as store:
+    with _floor(url) as store:
         return list(floor_records(store.search(Filters().query(rounds=[(table, round_id)]))))
+
+
+@contextmanager
+def _floor(url: str) -> Iterator[Any]:
+    """A time-limited connection to the floor store; what it cannot answer is a 503."""
+    from dealerassist.floor.store import FloorError, FloorStore
+
+    try:
+        with FloorStore(url, timeout_s=CONNECT_TIMEOUT_S, statement_timeout_s=SEARCH_TIMEOUT_S) as store:
+            yield store
+    except FloorError as exc:
+        raise SearchError("floor", str(exc), 503) from None
 
 
 def _text(args: Mapping[str, Any], name: str) -> str | None:

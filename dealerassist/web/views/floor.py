@@ -8,6 +8,7 @@ reason, never a traceback: the connection and every query have a time limit.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from flask import Blueprint, jsonify, render_template, request, url_for
@@ -16,7 +17,7 @@ from dealerassist.web import floorsearch
 from dealerassist.web.floorsearch import SearchError
 from dealerassist.web.history import RoundSummary, round_summaries
 from dealerassist.web.runtime import runtime
-from dealerassist.web.views import render_error, requires
+from dealerassist.web.views import F, render_error, requires
 from dealerassist.web.views.audit import timeline
 
 bp = Blueprint("floor", __name__)
@@ -42,40 +43,44 @@ class _Links:
         return url_for(endpoint, table=r.table, round_id=r.round_id)
 
 
+def _with_floor(view: F) -> F:
+    """Views that need a floor store to search: they get its URL, and a ``SearchError`` they let
+    through becomes its 400 or 503; without a ``search_url`` the answer is a 404 saying so."""
+
+    @functools.wraps(view)
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        url = runtime().floor_search_url
+        if url is None:
+            return render_error(404, "floor", NOT_CONFIGURED)
+        try:
+            return view(url, *args, **kwargs)
+        except SearchError as exc:
+            return render_error(exc.status, exc.field, exc.message)
+
+    return inner  # type: ignore[return-value]
+
+
 @bp.get("/surveillance/floor")
 @requires("audit")
-def floor_search() -> Any:
+@_with_floor
+def floor_search(url: str) -> Any:
     """The search form and, once asked, a page of rounds; a problem is shown on the page."""
-    from dealerassist.floor.store import FloorError
-
-    url = runtime().floor_search_url
-    if url is None:
-        return render_error(404, "floor", NOT_CONFIGURED)
     found, problem, status = None, None, 200
     if request.args:
         try:
             found = floorsearch.search(url, floorsearch.parse(request.args))
         except SearchError as exc:
-            problem, status = f"{exc.field}: {exc.message}", 400
-        except FloorError as exc:
-            problem, status = str(exc), 503
+            problem, status = f"{exc.field}: {exc.message}", exc.status
     page = render_template("floor.html", args=request.args, href=_Links().href, found=found, problem=problem)
     return page, status
 
 
 @bp.get("/surveillance/floor/rounds/<table>/<int:round_id>")
 @requires("audit")
-def floor_round(table: str, round_id: int) -> Any:
+@_with_floor
+def floor_round(url: str, table: str, round_id: int) -> Any:
     """The floor copy of a round: its records as the floor received them."""
-    from dealerassist.floor.store import FloorError
-
-    url = runtime().floor_search_url
-    if url is None:
-        return render_error(404, "floor", NOT_CONFIGURED)
-    try:
-        records = floorsearch.round_records(url, table, round_id)
-    except FloorError as exc:
-        return render_error(503, "floor", str(exc))
+    records = floorsearch.round_records(url, table, round_id)
     summary = round_summaries(records).get((table, round_id))
     if summary is None:
         return render_error(404, "round_id", f"the floor store holds no round {round_id} of table {table!r}")
@@ -84,20 +89,10 @@ def floor_round(table: str, round_id: int) -> Any:
 
 @bp.get("/api/floor/rounds")
 @requires("audit")
-def floor_rounds_api() -> Any:
-    from dealerassist.floor.store import FloorError
-
-    url = runtime().floor_search_url
-    if url is None:
-        return render_error(404, "floor", NOT_CONFIGURED)
-    try:
-        filters = floorsearch.parse(request.args)
-    except SearchError as exc:
-        return render_error(400, exc.field, exc.message)
-    try:
-        found = floorsearch.search(url, filters)
-    except FloorError as exc:
-        return render_error(503, "floor", str(exc))
+@_with_floor
+def floor_rounds_api(url: str) -> Any:
+    filters = floorsearch.parse(request.args)
+    found = floorsearch.search(url, filters)
     links = _Links()
     return jsonify(
         total=found.total,
