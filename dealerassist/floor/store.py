@@ -146,19 +146,14 @@ class FloorStore:
     def round_page(self, query: FloorQuery, *, offset: int, count: int) -> tuple[int, list[tuple[str, int]]]:
         """The rounds holding records that match ``query``, latest first: how many there are, and
         ``count`` of them from ``offset`` on as (table, round id)."""
-        where, args = _where(query)
-        rows = self._query(
-            "SELECT r.table_id, r.round_id, count(*) OVER () FROM floor_records r "
-            f"WHERE {where} AND r.round_id IS NOT NULL GROUP BY r.table_id, r.round_id "
-            "ORDER BY min(r.at) DESC, r.table_id, r.round_id DESC LIMIT %s OFFSET %s",
-            [*args, count, offset],
-        )
+        rows = self._query(*rounds_sql(query, offset=offset, count=count))
         if not rows:
             return (self.round_page(query, offset=0, count=1)[0] if offset else 0), []
         return int(rows[0][2]), [(str(table), int(round_id)) for table, round_id, _ in rows]
 
-    def explain(self, query: FloorQuery) -> str:
-        sql, args = search_sql(query)
+    def explain(self, query: FloorQuery, *, rounds: bool = False) -> str:
+        """The plan of ``search`` (or, with ``rounds``, of a ``round_page``) for ``query``."""
+        sql, args = rounds_sql(query, offset=0, count=50) if rounds else search_sql(query)
         return "\n".join(row[0] for row in self._query("EXPLAIN " + sql, args))
 
 
@@ -171,6 +166,17 @@ def search_sql(q: FloorQuery) -> tuple[str, list[Any]]:
         f"WHERE {where} ORDER BY r.at, r.stream, r.seq{limit}"
     )
     return sql, args
+
+
+def rounds_sql(q: FloorQuery, *, offset: int, count: int) -> tuple[str, list[Any]]:
+    """The rounds a query's records belong to, latest first, one page, each row with the total."""
+    where, args = _where(q)
+    sql = (
+        "SELECT r.table_id, r.round_id, count(*) OVER () FROM floor_records r "
+        f"WHERE {where} AND r.round_id IS NOT NULL GROUP BY r.table_id, r.round_id "
+        "ORDER BY min(r.at) DESC, r.table_id, r.round_id DESC LIMIT %s OFFSET %s"
+    )
+    return sql, [*args, count, offset]
 
 
 def _where(q: FloorQuery) -> tuple[str, list[Any]]:

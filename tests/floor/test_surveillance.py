@@ -120,10 +120,12 @@ def test_searches_are_answered_from_indexes_on_a_large_store(floor: Floor) -> No
         "table-window": FloorQuery(tables=["syn-7"], since=day[0], until=day[1]),
         "jackpots": FloorQuery(kinds=["jackpots"], since=day[0], until=day[1]),
         "user": FloorQuery(user="pit-boss", since=day[0], until=day[1]),
+        "rounds": FloorQuery(rounds=[("syn-7", 100), ("syn-8", 5)]),
     }
     with FloorStore(url) as store:
         for name, query in queries.items():
-            plan = store.explain(query)
-            assert "Seq Scan" not in plan, f"{name}: {plan}"
-            assert "Index" in plan, f"{name}: {plan}"
+            for rounds in (False, True):  # the records (export, audit rounds), the dashboard's round pages
+                plan = store.explain(query, rounds=rounds)
+                assert "Seq Scan" not in plan, f"{name}: {plan}"
+                assert "Index" in plan, f"{name}: {plan}"
         assert store.search(queries["seat"])  # and the seat has rounds that day
