@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from dealerassist.cli import main
 from dealerassist.floor import schema, synthetic
-from dealerassist.floor.store import FloorQuery, FloorStore
+from dealerassist.floor.store import FloorError, FloorQuery, FloorStore
 from tests.floor.conftest import Floor, Played
 
 pytestmark = pytest.mark.postgres
@@ -129,3 +130,12 @@ def test_searches_are_answered_from_indexes_on_a_large_store(floor: Floor) -> No
                 assert "Seq Scan" not in plan, f"{name}: {plan}"
                 assert "Index" in plan, f"{name}: {plan}"
         assert store.search(queries["seat"])  # and the seat has rounds that day
+
+
+def test_a_search_past_its_time_limit_is_cut_off_and_says_so(floor: Floor) -> None:
+    with FloorStore(floor.auditor, statement_timeout_s=0.2) as store:
+        started = time.monotonic()
+        with pytest.raises(FloorError, match=r"cut off after 0\.2 s: narrow it"):
+            store._query("SELECT pg_sleep(5)")
+        assert time.monotonic() - started < 3
+        assert store.search(FloorQuery(tables=["no-such-table"])) == []  # the connection still serves
