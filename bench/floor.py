@@ -13,6 +13,8 @@ Search: ``--records`` synthetic rows (default 20,000,000; 200 tables over ``--da
 generated inside PostgreSQL (``dealerassist.floor.synthetic``), then one seat's rounds over a day
 (a table, a seat, a 24-hour window) are searched ``--queries`` times at random tables, seats and
 days. Peer in the same run: the same search with index scans turned off (what a full scan costs).
+The dashboard's floor search (``dealerassist.web.floorsearch``) then answers the same searches as
+a page of rounds, each summed up from all its records, on a connection of its own each time.
 
 Run: ``nice dealerassist bench floor [--tables 200 --seconds 20 --records 20000000]``.
 ``--records 0`` skips the search part; the 20M load takes about a quarter of an hour on 2 cores.
@@ -201,6 +203,7 @@ def search(pg: ThrowawayPostgres, args: argparse.Namespace) -> None:
             t = time.perf_counter()
             rows += len(store.search(query))
             times.append((time.perf_counter() - t) * 1000)
+        pages = _dashboard_pages(pg.url, queries)
         store.conn.execute("SET enable_indexscan = off")
         store.conn.execute("SET enable_bitmapscan = off")
         t = time.perf_counter()
@@ -215,11 +218,30 @@ def search(pg: ThrowawayPostgres, args: argparse.Namespace) -> None:
         f"  peer, the same search as a full scan: {full:.0f} ms ({scanned} rounds) = "
         f"{full / max(percentile(times, 50), 0.001):.0f}x the indexed search"
     )
+    print(
+        f"  the dashboard's floor search, the same searches as a page of rounds summed up from all "
+        f"their records (a connection each): p50 {percentile(pages, 50):.1f} ms, "
+        f"p99 {percentile(pages, 99):.1f} ms"
+    )
     uses = sorted(
         {line.split(" on ")[1].split()[0] for line in plan.splitlines() if " on " in line and "Scan" in line}
     )
     verdict = "no sequential scan" if "Seq Scan" not in plan else "SEQUENTIAL SCAN"
     print(f"  plan: {verdict}; scans {', '.join(uses)}")
+
+
+def _dashboard_pages(url: str, queries: list[FloorQuery]) -> list[float]:
+    """Milliseconds of ``/api/floor/rounds``'s search for each query's seat, table and day."""
+    from dealerassist.web.floorsearch import Filters
+    from dealerassist.web.floorsearch import search as floor_search
+
+    times = []
+    for q in queries:
+        filters = Filters(table=q.tables[0], seat=q.seat, since=q.since, until=q.until)
+        t = time.perf_counter()
+        floor_search(url, filters)
+        times.append((time.perf_counter() - t) * 1000)
+    return times
 
 
 def main(argv: list[str] | None = None) -> int:

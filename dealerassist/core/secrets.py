@@ -46,7 +46,7 @@ def password_problem(key: str) -> str:
     where = (
         "give PostgreSQL its password through PGPASSWORD, a password file (~/.pgpass or PGPASSFILE) "
         "or a service file (postgresql:///?service=NAME), never in the URL"
-        if key.endswith("link") or key == "floor.url"
+        if key.endswith("link") or key.startswith("floor.")
         else "a device that needs a password must get it from outside the table file"
     )
     return f"holds a password, and table files are copied into the tamper-evident log: {where}"

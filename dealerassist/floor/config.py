@@ -3,7 +3,9 @@
 ``url`` is a libpq connection string or URL without a password (the password comes from
 ``PGPASSWORD``, ``~/.pgpass`` or a service file, so it is never in a table file, a record or a
 log line); ``stream`` names this station's log on the floor (default: the table id, when the
-station runs one table). Every table file of one station must say the same: they share one log.
+station runs one table); ``search_url``, optional, is what the dashboard's floor search reads with
+(a ``floor_reader`` role: the station's own role may only insert). Every table file of one station
+must say the same: they share one log.
 """
 
 from __future__ import annotations
@@ -14,13 +16,14 @@ from typing import Any
 
 from dealerassist.errors import ConfigError
 
-KEYS = ("url", "stream")
+KEYS = ("url", "stream", "search_url")
 
 
 @dataclass(frozen=True)
 class FloorConfig:
     url: str
     stream: str
+    search_url: str | None = None
 
     @property
     def display(self) -> str:
@@ -82,7 +85,7 @@ def station_floor(tables: Sequence[Any]) -> FloorConfig | None:
 
 def floor_config(tables: Sequence[tuple[str, str, Mapping[str, Any]]]) -> FloorConfig | None:
     """From each table's (file, id, [floor] section): the station's floor, or None if none is set."""
-    found: dict[tuple[str, str], str] = {}
+    found: dict[tuple[str, str, str | None], str] = {}
     for source, table_id, section in tables:
         if not section:
             continue
@@ -99,12 +102,17 @@ def floor_config(tables: Sequence[tuple[str, str, Mapping[str, Any]]]) -> FloorC
             raise ConfigError(
                 source, "floor.stream", "a station of several tables ships one log: name it with stream"
             )
-        found[(check_url(url, source, "floor.url"), stream)] = source
+        search_url = section.get("search_url")
+        if search_url is not None and (not isinstance(search_url, str) or not search_url):
+            raise ConfigError(source, "floor.search_url", "must be a PostgreSQL URL (a floor_reader role)")
+        if search_url is not None:
+            check_url(search_url, source, "floor.search_url")
+        found[(check_url(url, source, "floor.url"), stream, search_url)] = source
     if not found:
         return None
     if len(found) > 1 or any(not section for _, _, section in tables):
         raise ConfigError(
             tables[0][0], "floor", "every table file of one station must have the same [floor] section"
         )
-    (url, stream), _ = next(iter(found.items()))
-    return FloorConfig(url, stream)
+    (url, stream, search_url), _ = next(iter(found.items()))
+    return FloorConfig(url, stream, search_url)

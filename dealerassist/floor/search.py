@@ -1,15 +1,28 @@
-"""The floor-wide search options ``export`` and ``audit rounds`` share, and the query they make."""
+"""The floor-wide search options ``export`` and ``audit rounds`` share, and the query they make.
+
+The dashboard's floor search takes the same filters; ``card_code`` and ``check_kinds`` are the
+checks both apply to what a person typed."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
 from datetime import datetime
+from typing import Any
 
+from dealerassist.core.cards import Card
+from dealerassist.errors import CardError
 from dealerassist.events import EventError
 from dealerassist.storage.eventlog import LogRecord, decode_row
+from dealerassist.vocabulary import EVENT_TYPES
 
 FILTERS = ("seat", "card", "user", "kind")
+# What surveillance asks for by name; anything else must be an event kind.
+KIND_GROUPS = {
+    "voids": ("round-voided",),
+    "jackpots": ("progressive-hit", "progressive-paid"),
+    "alarms": ("alarm", "alarm-cleared"),
+}
 
 
 def add_floor_options(p: argparse.ArgumentParser) -> None:
@@ -41,12 +54,37 @@ def floor_rows(args: argparse.Namespace, since: str | None, until: str | None) -
         since=_instant(since),
         until=_instant(until),
         seat=args.seat,
-        card=args.card.upper() if args.card else None,
+        card=_checked(card_code, args.card, "--card") if args.card else None,
         user=args.user,
-        kinds=args.kind,
+        kinds=_checked(check_kinds, args.kind, "--kind"),
     )
     with FloorStore(args.floor) as store:
         return store.search(query)
+
+
+def card_code(text: str) -> str:
+    """A card as the floor's index holds it (``10h``, ``th`` and ``TH`` are one card), or
+    ``ValueError`` saying why it is none."""
+    try:
+        return str(Card.parse(text.strip()))
+    except CardError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def check_kinds(names: list[str]) -> list[str]:
+    """``names`` if each is a kind group or an event kind, else ``ValueError`` naming the first
+    that is not (a typo would otherwise find nothing, silently)."""
+    for name in names:
+        if name not in KIND_GROUPS and name not in EVENT_TYPES:
+            raise ValueError(f"{name[:40]!r} is neither {', '.join(KIND_GROUPS)} nor an event kind")
+    return names
+
+
+def _checked(check: Any, value: Any, option: str) -> Any:
+    try:
+        return check(value)
+    except ValueError as exc:
+        raise EventError(f"{option}: {exc}") from None
 
 
 def floor_records(rows: list[tuple]) -> Iterator[LogRecord]:

@@ -18,19 +18,18 @@ import psycopg
 
 from dealerassist.errors import DealerAssistError
 from dealerassist.floor.config import describe_url
+from dealerassist.floor.search import KIND_GROUPS
 
 PAGE = 2000
-# What surveillance asks for by name; anything else is taken as an event kind.
-KIND_GROUPS = {
-    "voids": ("round-voided",),
-    "jackpots": ("progressive-hit", "progressive-paid"),
-    "alarms": ("alarm", "alarm-cleared"),
-}
 _ROW = "seq, recorded_at, table_id, kind, round_id, body, prev_hash, hash"
 
 
 class FloorError(DealerAssistError):
     """The floor store cannot be reached or does not hold what was asked for."""
+
+
+class FloorUnreachable(FloorError):
+    """No connection to the floor store (refused, timed out, or lost during a query)."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +43,7 @@ class FloorQuery:
     card: str | None = None
     user: str | None = None
     kinds: Sequence[str] = ()
+    rounds: Sequence[tuple[str, int]] = ()  # (table, round id): only these rounds' records
     limit: int | None = None
 
 
@@ -54,12 +54,24 @@ def kinds_of(names: Sequence[str]) -> list[str]:
 class FloorStore:
     """A connection to the floor database for reading (a ``floor_reader`` role is enough)."""
 
-    def __init__(self, url: str, *, timeout_s: float = 10.0) -> None:
+    def __init__(
+        self, url: str, *, timeout_s: float = 10.0, statement_timeout_s: float | None = None
+    ) -> None:
+        """``timeout_s`` bounds the connection; ``statement_timeout_s`` each query (a dashboard's
+        search must not hold a request thread, or the floor database, for as long as it likes)."""
         self.display = describe_url(url)
+        self.statement_timeout_s = statement_timeout_s
         try:
             self.conn = psycopg.connect(url, autocommit=True, connect_timeout=max(1, round(timeout_s)))
         except psycopg.Error as exc:
-            raise FloorError(f"cannot reach the floor store {self.display}: {_first_line(exc)}") from None
+            raise FloorUnreachable(f"floor store unreachable ({self.display}): {_first_line(exc)}") from None
+        if statement_timeout_s is not None:
+            ms = str(max(1, round(statement_timeout_s * 1000)))
+            try:
+                self._query("SELECT set_config('statement_timeout', %s, false)", (ms,))
+            except FloorError:
+                self.close()
+                raise
 
     def close(self) -> None:
         self.conn.close()
@@ -73,6 +85,13 @@ class FloorStore:
     def _query(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
         try:
             return self.conn.execute(sql, args).fetchall()  # type: ignore[arg-type]
+        except psycopg.errors.QueryCanceled:
+            raise FloorError(
+                f"floor store {self.display}: the search was cut off after "
+                f"{self.statement_timeout_s or 0:g} s: narrow it (a table, a time window, a seat)"
+            ) from None
+        except psycopg.OperationalError as exc:
+            raise FloorUnreachable(f"floor store unreachable ({self.display}): {_first_line(exc)}") from None
         except psycopg.Error as exc:
             raise FloorError(f"floor store {self.display}: {_first_line(exc)}") from None
 
@@ -124,16 +143,47 @@ class FloorStore:
         sql, args = search_sql(query)
         return self._query(sql, args)
 
-    def explain(self, query: FloorQuery) -> str:
-        sql, args = search_sql(query)
+    def round_page(self, query: FloorQuery, *, offset: int, count: int) -> tuple[int, list[tuple[str, int]]]:
+        """The rounds holding records that match ``query``, latest first: how many there are, and
+        ``count`` of them from ``offset`` on as (table, round id)."""
+        rows = self._query(*rounds_sql(query, offset=offset, count=count))
+        if not rows:
+            return (self.round_page(query, offset=0, count=1)[0] if offset else 0), []
+        return int(rows[0][2]), [(str(table), int(round_id)) for table, round_id, _ in rows]
+
+    def explain(self, query: FloorQuery, *, rounds: bool = False) -> str:
+        """The plan of ``search`` (or, with ``rounds``, of a ``round_page``) for ``query``."""
+        sql, args = rounds_sql(query, offset=0, count=50) if rounds else search_sql(query)
         return "\n".join(row[0] for row in self._query("EXPLAIN " + sql, args))
 
 
 def search_sql(q: FloorQuery) -> tuple[str, list[Any]]:
-    """The one SELECT a query becomes: a seat, a card or a user (a dealer or supervisor who acted)
-    picks rounds through an index, then the rounds' records are fetched; otherwise the records are
-    filtered directly. ``kinds`` then keeps only those records (a dealer's voids: ``--user --kind
-    voids``)."""
+    """The one SELECT a query becomes, records in time order (see ``_where``)."""
+    where, args = _where(q)
+    limit = f" LIMIT {int(q.limit)}" if q.limit else ""
+    sql = (
+        f"SELECT r.{_ROW.replace(', ', ', r.')} FROM floor_records r "
+        f"WHERE {where} ORDER BY r.at, r.stream, r.seq{limit}"
+    )
+    return sql, args
+
+
+def rounds_sql(q: FloorQuery, *, offset: int, count: int) -> tuple[str, list[Any]]:
+    """The rounds a query's records belong to, latest first, one page, each row with the total."""
+    where, args = _where(q)
+    sql = (
+        "SELECT r.table_id, r.round_id, count(*) OVER () FROM floor_records r "
+        f"WHERE {where} AND r.round_id IS NOT NULL GROUP BY r.table_id, r.round_id "
+        "ORDER BY min(r.at) DESC, r.table_id, r.round_id DESC LIMIT %s OFFSET %s"
+    )
+    return sql, [*args, count, offset]
+
+
+def _where(q: FloorQuery) -> tuple[str, list[Any]]:
+    """Which records of ``floor_records r`` a query wants: a seat, a card or a user (a dealer or
+    supervisor who acted) picks rounds through an index, then the rounds' records are taken;
+    otherwise the records are filtered directly. ``kinds`` then keeps only those records (a
+    dealer's voids: ``--user --kind voids``); ``rounds`` only the records of the rounds named."""
     where: list[str] = []
     args: list[Any] = []
     if q.seat is not None or q.card is not None or q.user is not None:
@@ -158,12 +208,10 @@ def search_sql(q: FloorQuery) -> tuple[str, list[Any]]:
     if q.kinds:
         where.append("r.kind = ANY(%s)")
         args.append(kinds_of(q.kinds))
-    limit = f" LIMIT {int(q.limit)}" if q.limit else ""
-    sql = (
-        f"SELECT r.{_ROW.replace(', ', ', r.')} FROM floor_records r "
-        f"WHERE {' AND '.join(where) or 'true'} ORDER BY r.at, r.stream, r.seq{limit}"
-    )
-    return sql, args
+    if q.rounds:
+        where.append("(r.table_id, r.round_id) IN (SELECT * FROM unnest(%s::text[], %s::bigint[]))")
+        args += [[table for table, _ in q.rounds], [round_id for _, round_id in q.rounds]]
+    return " AND ".join(where) or "true", args
 
 
 def _window(alias: str, q: FloorQuery) -> tuple[list[str], list[Any]]:

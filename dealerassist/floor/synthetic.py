@@ -4,7 +4,8 @@ The rows are generated server-side (``INSERT ... SELECT generate_series``), with
 off (``session_replication_role = replica``, superuser only) and the search indexes built after the
 load, which is how a restore or a migration would fill the store too. Each table is its own stream;
 every ``ROUND`` records make a round that ends with a settlement listing the seats that played.
-Hashes are hex of the right size, not a chain: these rows are for searching, not auditing.
+Hashes are hex of the right size, not a chain: these rows are for searching, not auditing; the
+bodies decode as events, so a search can be read back as the dashboard reads it.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ SELECT 'syn-' || t, s, to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.U
        CASE WHEN s %% {round} = 0
             THEN '{{"kind":"round-settled","results":[{{"seat":3,"stake":500,"win":500}}],"round_id":'
                  || ((s - 1) / {round} + 1) || ',"table":"syn-' || t || '"}}'
-            ELSE '{{"card":"AS","kind":"card-dealt","position":"seat-3","round_id":'
-                 || ((s - 1) / {round} + 1) || ',"table":"syn-' || t || '"}}' END,
+            ELSE '{{"card":"AS","face_up":true,"index":0,"kind":"card-dealt","position":"seat-3","round_id":'
+                 || ((s - 1) / {round} + 1) || ',"source":"shoe","table":"syn-' || t || '"}}' END,
        lpad(to_hex(t * 100000000::bigint + s - 1), 64, '0'), lpad(to_hex(t * 100000000::bigint + s), 64, '0'),
        'k-synthetic', lpad(to_hex(t * 100000000::bigint + s), 64, 'f'),
        CASE WHEN s %% 997 = 0 THEN 'pit-boss' END, ts

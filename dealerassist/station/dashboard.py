@@ -24,6 +24,7 @@ def build_dashboard(
     name (``[dashboard] trusted_proxies``)."""
     from flask import jsonify
 
+    from dealerassist.floor.config import station_floor
     from dealerassist.storage.eventlog import EventLog
     from dealerassist.web.app import create_app
     from dealerassist.web.users import UserStore
@@ -45,6 +46,7 @@ def build_dashboard(
             "TRUSTED_PROXIES": sorted(proxies),
         },
         reader=reader,
+        floor=station_floor(station.tables),
     )
     station.on_stop(users.close)
 

@@ -23,7 +23,7 @@ from dealerassist.web.fanout import DEFAULT_PER_OWNER, DEFAULT_QUEUE_SIZE, DEFAU
 from dealerassist.web.history import DEFAULT_SHIFTS
 from dealerassist.web.proxies import TrustedProxies, parse_proxies
 from dealerassist.web.records import when
-from dealerassist.web.runtime import Runtime
+from dealerassist.web.runtime import Runtime, runtime
 from dealerassist.web.security import CSRF_FIELD, CSRF_HEADER, LoginThrottle, csrf_ok, csrf_token
 from dealerassist.web.users import UserStore
 
@@ -40,6 +40,7 @@ def create_app(
     tables: Mapping[str, Any] | None = None,
     devices: Mapping[str, Callable[[], Mapping[str, Any]]] | None = None,
     reader: Any | None = None,
+    floor: Any | None = None,
 ) -> Flask:
     """Build the dashboard.
 
@@ -48,7 +49,8 @@ def create_app(
     ``tables`` maps table id to its ``TableConfig`` (default: what the pit knows). ``devices``
     maps a device name to a callable returning its live status (frame rate, registration, last
     error) for the status page. ``reader`` is a read-only connection to the same log for the
-    surveillance pages (default: ``log``).
+    surveillance pages (default: ``log``). ``floor`` is the station's ``FloorConfig``: with a
+    ``search_url`` the surveillance pages search every table's rounds in the floor store.
     ``config`` may set ``USERS_PATH`` (accounts file, default ``var/users.sqlite3``),
     ``SECRET_KEY``, ``SNAPSHOT_DIR`` (camera snapshots), ``SHIFTS``, ``SSE_HEARTBEAT`` (seconds),
     ``SSE_QUEUE_SIZE`` (records a browser may lag before it is dropped), ``SSE_STREAMS_PER_SESSION``
@@ -87,6 +89,7 @@ def create_app(
         snapshot_dir=Path(settings["SNAPSHOT_DIR"]) if settings.get("SNAPSHOT_DIR") else None,
         shifts=tuple(settings.get("SHIFTS") or DEFAULT_SHIFTS),
         reader=reader,
+        floor=floor,
     )
     app.extensions["dealerassist"] = runtime
     pit.subscribe(fanout.publish)
@@ -138,6 +141,7 @@ def _install_hooks(app: Flask) -> None:
             "user": current_user(),
             "money": format_amount,
             "percent": percent_text,
+            "floor_search": runtime().floor_search_url is not None,
         }
 
     @app.after_request
@@ -171,7 +175,7 @@ def _install_hooks(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from dealerassist.web.views import api, audit, auth, pages, stream
+    from dealerassist.web.views import api, audit, auth, floor, pages, stream
 
-    for blueprint in (auth.bp, pages.bp, audit.bp, api.bp, stream.bp):
+    for blueprint in (auth.bp, pages.bp, audit.bp, floor.bp, api.bp, stream.bp):
         app.register_blueprint(blueprint)

@@ -187,6 +187,14 @@ class LogIndex:
         return sorted(found, key=lambda r: r.first_seq, reverse=True)
 
 
+def round_summaries(records: Iterable[Any]) -> dict[tuple[str, int], RoundSummary]:
+    """Summaries of records handed over in log order, with no log to follow (a floor search's)."""
+    index = LogIndex(None)
+    for record in records:
+        index._take(record)
+    return index.rounds
+
+
 def shift_of(recorded_at: str, shifts: Iterable[tuple[str, int]] = DEFAULT_SHIFTS) -> str:
     """``"2026-11-29 day"``: the shift whose start hour is the latest one not after the time.
 

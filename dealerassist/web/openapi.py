@@ -54,6 +54,7 @@ def _error_responses(*codes: int) -> dict[str, Any]:
         404: "no such table or action",
         409: "refused by the game rules or the tracker (names the rule); logged as a refused event",
         422: "a field is missing or invalid (names the field)",
+        503: "a store the answer needs cannot answer now (says which, and why)",
     }
     return {
         str(c): {"description": text[c], "content": {"application/json": {"schema": _ERROR}}} for c in codes
@@ -150,12 +151,38 @@ def _read_paths() -> dict[str, Any]:
         {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 5000}},
         {"name": "table", "in": "query", "schema": {"type": "string"}},
     ]
+    text = {"type": "string"}
+    instant = {"type": "string", "description": "ISO-8601; without a zone it is UTC"}
+    floor = [
+        {"name": name, "in": "query", "schema": schema, "description": description}
+        for name, schema, description in (
+            ("table", text, "one table's rounds"),
+            ("from", instant, "rounds with a matching record at or after"),
+            ("to", instant, "... and before"),
+            ("seat", {"type": "integer", "minimum": 1, "maximum": 99}, "rounds in which the seat played"),
+            ("card", {**text, "example": "AS"}, "rounds in which the card was dealt"),
+            ("user", text, "rounds in which this dealer or supervisor acted"),
+            ("kind", {"type": "array", "items": text}, "voids, jackpots, alarms or an event kind (repeat)"),
+            ("page", {"type": "integer", "minimum": 1}, "default 1"),
+            ("per_page", {"type": "integer", "minimum": 1, "maximum": 500}, "default 50"),
+        )
+    ]
     return {
         "/api/tables": get("Tables of this pit and the log's last seq", 401),
         "/api/tables/{table}/snapshot": get(
             "The open round as the tracker sees it", 401, 403, 404, params=table
         ),
         "/api/records": get("Log records after a seq (surveillance)", 400, 401, 403, params=query),
+        "/api/floor/rounds": get(
+            "Rounds of every table in the floor store, latest first, a page at a time (surveillance; "
+            "404 when the station has no [floor] search_url, 503 when the floor store cannot answer)",
+            400,
+            401,
+            403,
+            404,
+            503,
+            params=floor,
+        ),
         "/api/progressive": get("The progressive's state, as the sign shows it", 404),
         "/api/progressive/{op}": {
             "post": {

@@ -34,6 +34,9 @@ class Runtime:
     # What surveillance reads from (history, round timelines, chain checks, record exports): a
     # read-only connection to the log when the station gives one, else the writer's ``log``.
     reader: Any = None
+    # The station's ``FloorConfig`` when its tables name a floor store; its ``search_url`` turns on
+    # the surveillance floor search.
+    floor: Any = None
     _log_lock: threading.Lock = field(default_factory=threading.Lock)
     _index: LogIndex = field(init=False)
 
@@ -59,6 +62,10 @@ class Runtime:
             "at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         }
         return self.last_verification
+
+    @property
+    def floor_search_url(self) -> str | None:
+        return getattr(self.floor, "search_url", None)
 
     def progressives(self) -> dict[str, Any]:
         """Table id -> progressive controller (``create_app`` takes one controller or a mapping)."""

@@ -173,12 +173,15 @@ def test_a_batch_shipped_again_is_stored_once(floor: Floor, tmp_path: Path) -> N
     assert [seq for (seq,) in seqs] == list(range(1, 8)) and alarms == 0
 
 
-def test_a_password_in_the_floor_url_is_refused_and_not_repeated(tmp_path: Path) -> None:
+@pytest.mark.parametrize("key", ["url", "search_url"])
+def test_a_password_in_the_floor_url_is_refused_and_not_repeated(tmp_path: Path, key: str) -> None:
     data = table_data("three-card-poker", None)
-    data["floor"] = {"url": "postgresql://station:hunter2@floor-db/floor"}
+    data["floor"] = {"url": "postgresql://station@floor-db/floor"}
+    data["floor"][key] = "postgresql://station:hunter2@floor-db/floor"
     path = write_table(tmp_path / "t.toml", data)
     with pytest.raises(ConfigError) as caught:
         load_tables([path])
+    assert f"floor.{key}" in str(caught.value)
     assert "PGPASSWORD" in str(caught.value) and "hunter2" not in str(caught.value)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from dealerassist.cli import main
 from dealerassist.floor import schema, synthetic
-from dealerassist.floor.store import FloorQuery, FloorStore
+from dealerassist.floor.store import FloorError, FloorQuery, FloorStore
 from tests.floor.conftest import Floor, Played
 
 pytestmark = pytest.mark.postgres
@@ -89,6 +90,15 @@ def test_filters_by_kind_user_and_window(
     assert code == 0 and kinds == {"round-settled"}
 
 
+def test_a_misspelt_kind_or_card_is_refused_not_searched_for(
+    floor: Floor, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["export", "--floor", floor.auditor, "--kind", "void"]) == 1
+    assert "--kind: 'void' is neither voids, jackpots, alarms nor an event kind" in capsys.readouterr().err
+    assert main(["audit", "rounds", "--floor", floor.auditor, "--card", "1H"]) == 1
+    assert "--card: cannot read card '1H'" in capsys.readouterr().err
+
+
 def test_floor_filters_without_the_floor_are_refused(
     played: Played, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -111,10 +121,21 @@ def test_searches_are_answered_from_indexes_on_a_large_store(floor: Floor) -> No
         "table-window": FloorQuery(tables=["syn-7"], since=day[0], until=day[1]),
         "jackpots": FloorQuery(kinds=["jackpots"], since=day[0], until=day[1]),
         "user": FloorQuery(user="pit-boss", since=day[0], until=day[1]),
+        "rounds": FloorQuery(rounds=[("syn-7", 100), ("syn-8", 5)]),
     }
     with FloorStore(url) as store:
         for name, query in queries.items():
-            plan = store.explain(query)
-            assert "Seq Scan" not in plan, f"{name}: {plan}"
-            assert "Index" in plan, f"{name}: {plan}"
+            for rounds in (False, True):  # the records (export, audit rounds), the dashboard's round pages
+                plan = store.explain(query, rounds=rounds)
+                assert "Seq Scan" not in plan, f"{name}: {plan}"
+                assert "Index" in plan, f"{name}: {plan}"
         assert store.search(queries["seat"])  # and the seat has rounds that day
+
+
+def test_a_search_past_its_time_limit_is_cut_off_and_says_so(floor: Floor) -> None:
+    with FloorStore(floor.auditor, statement_timeout_s=0.2) as store:
+        started = time.monotonic()
+        with pytest.raises(FloorError, match=r"cut off after 0\.2 s: narrow it"):
+            store._query("SELECT pg_sleep(5)")
+        assert time.monotonic() - started < 3
+        assert store.search(FloorQuery(tables=["no-such-table"])) == []  # the connection still serves

@@ -6,8 +6,9 @@ import csv
 import io
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
+from itertools import takewhile
 from pathlib import Path
 from typing import Any
 
@@ -105,17 +106,27 @@ def round_detail(table: str, round_id: int) -> Any:
     summary = rt.index().refresh().rounds.get((table, round_id))
     if summary is None:
         return render_error(404, "round_id", f"no round {round_id} at table {table!r}")
-    timeline = []
+    records = rt.reader.records(after=summary.first_seq - 1, table=table)
+    return render_template(
+        "round.html",
+        round=summary,
+        timeline=timeline(takewhile(lambda rec: rec.seq <= summary.last_seq, records), table),
+        game=rt.game_of(table),
+        verification=rt.last_verification,
+    )
+
+
+def timeline(records: Iterable[Any], table: str) -> list[dict[str, Any]]:
+    """A round's records as its timeline shows them, each as the signed-in user may see it."""
+    out = []
     viewer = audience(table)
-    for rec in rt.reader.records(after=summary.first_seq - 1, table=table):
-        if rec.seq > summary.last_seq:
-            break
+    for rec in records:
         seen = viewer.record(rec)
         if seen is None:
             continue
         event = seen["event"]
         snapshot = event.get("snapshot")
-        timeline.append(
+        out.append(
             {
                 "seq": rec.seq,
                 "at": rec.recorded_at,
@@ -126,13 +137,7 @@ def round_detail(table: str, round_id: int) -> Any:
                 "snapshot": url_for("audit.snapshot", name=snapshot) if _snapshot_path(snapshot) else None,
             }
         )
-    return render_template(
-        "round.html",
-        round=summary,
-        timeline=timeline,
-        game=rt.game_of(table),
-        verification=rt.last_verification,
-    )
+    return out
 
 
 def _snapshot_path(name: Any) -> Path | None:
