@@ -23,6 +23,9 @@ from dealerassist.core.cards import Card
 from dealerassist.errors import DealerAssistError
 
 EVENT_FORMAT_VERSION = 1
+# The table id of records about the whole pit rather than one table (logins, exports, protection
+# reviews): no table's screen shows them.
+PIT_WIDE = "*"
 
 CardSource = Literal["shoe", "camera", "manual"]
 DeviceName = Literal["shoe", "sign", "camera", "meter-link", "event-log"]

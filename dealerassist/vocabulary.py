@@ -30,6 +30,7 @@ from dealerassist.progressive.events import (
     ProgressiveParamsChanged,
     ProgressiveReset,
 )
+from dealerassist.protection.events import ProtectionReview
 from dealerassist.storage.events import KeyRotated
 from dealerassist.tracker.events import (
     AckAlarm,
@@ -105,6 +106,8 @@ EVENTS: tuple[type[Event], ...] = (
     KeyRotated,
     # dashboard (dealerassist.web.events)
     UserAction,
+    # game protection's reviews of its flags (dealerassist.protection.events)
+    ProtectionReview,
 )
 
 

@@ -1,7 +1,8 @@
 """``dealerassist protect``: game-protection flags (hole-carding, counting, dealer incidents) from the log.
 
-Read-only: the log is opened read-only and nothing is written. Each flag prints its statistic and
-the rounds to review with ``dealerassist replay`` or the surveillance timeline.
+Read-only: the log is opened read-only and nothing is written. Each flag prints its statistic, the
+rounds to review with ``dealerassist replay`` or the surveillance timeline, and who looked at or
+cleared it on the dashboard's game-protection page (its ``protection-review`` records).
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from typing import Any
 
 from dealerassist.commands.export import parse_instant
 from dealerassist.errors import DealerAssistError
+from dealerassist.events import PIT_WIDE
 from dealerassist.protection.records import read_rounds
 from dealerassist.protection.report import ProtectionReport, Settings, protect
+from dealerassist.protection.reviews import ReviewBook, ReviewedFlag
 from dealerassist.storage.eventlog import EventLog, default_db
 
 
@@ -49,26 +52,34 @@ def _protect(args: argparse.Namespace) -> int:
     with EventLog(args.db or default_db(), readonly=True) as log:
         log.check_table(args.table)
         rounds = read_rounds(log, since, until)
+        reviews = ReviewBook().take_all(log.records(table=PIT_WIDE))
     if args.table:
         rounds = [r for r in rounds if r.table == args.table]
     settings = Settings(hole_card_alpha=args.alpha, counting_alpha=args.alpha, dealer_alpha=args.dealer_alpha)
     report = protect(rounds, settings)
+    flags = reviews.reviewed(report.flags)
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2, default=str))
+        print(json.dumps({**report.to_dict(), "flags": [f.to_dict() for f in flags]}, indent=2, default=str))
     else:
-        print(render(report, len(rounds)))
+        print(render(report, flags, len(rounds)))
     return 0
 
 
-def render(report: ProtectionReport, rounds: int) -> str:
+def render(report: ProtectionReport, flags: list[ReviewedFlag], rounds: int) -> str:
     lines = [
         f"{rounds} rounds, {len(report.sessions)} seat sessions, {len(report.dealers)} dealer tests: "
         f"{len(report.flags)} flag(s)"
     ]
-    for flag in report.flags:
+    for reviewed in flags:
+        flag = reviewed.flag
         lines.append(f"FLAG {flag.kind:<9} {flag.subject}  p={flag.p_value:.2e}")
         lines.append(f"     {_stats(flag.statistic)}")
         lines.append(f"     rounds: {' '.join(map(str, flag.rounds)) or '-'}")
+        for review in reviewed.history:
+            note = f": {review.event.note}" if review.event.note else ""
+            lines.append(f"     {review.event.action} by {review.event.user} at {review.at}{note}")
+        if reviewed.status != "open":
+            lines.append(f"     status: {reviewed.status}")
     return "\n".join(lines)
 
 

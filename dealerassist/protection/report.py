@@ -48,9 +48,12 @@ class Flag:
     p_value: float
     statistic: dict[str, Any]
     rounds: list[int]
+    # A session flag's seat and its session's first and last round (what a review names).
+    seat: int | None = None
+    span: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "kind": self.kind,
             "subject": self.subject,
             "table": self.table,
@@ -58,6 +61,9 @@ class Flag:
             "statistic": self.statistic,
             "rounds": self.rounds,
         }
+        if self.seat is not None and self.span is not None:
+            out["seat"], out["span"] = self.seat, list(self.span)
+        return out
 
 
 @dataclass
@@ -122,6 +128,8 @@ def protect(rounds: Sequence[RoundRecord], settings: Settings = Settings()) -> P
                         holes.p_value,
                         holes.summary(),
                         holes.evidence,
+                        session.seat,
+                        (session.first_round, session.last_round),
                     )
                 )
         bet = COUNTED.get(session.game)
@@ -137,6 +145,8 @@ def protect(rounds: Sequence[RoundRecord], settings: Settings = Settings()) -> P
                         counted.p_value,
                         counted.summary(),
                         counted.evidence(),
+                        session.seat,
+                        (session.first_round, session.last_round),
                     )
                 )
         report.sessions.append(entry)

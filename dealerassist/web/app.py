@@ -21,6 +21,7 @@ from dealerassist.errors import StorageUnavailable
 from dealerassist.web.analytics import percent_text
 from dealerassist.web.fanout import DEFAULT_PER_OWNER, DEFAULT_QUEUE_SIZE, DEFAULT_TOTAL, Fanout
 from dealerassist.web.history import DEFAULT_SHIFTS
+from dealerassist.web.protection import MAX_ROUNDS
 from dealerassist.web.proxies import TrustedProxies, parse_proxies
 from dealerassist.web.records import when
 from dealerassist.web.runtime import Runtime, runtime
@@ -54,7 +55,8 @@ def create_app(
     ``config`` may set ``USERS_PATH`` (accounts file, default ``var/users.sqlite3``),
     ``SECRET_KEY``, ``SNAPSHOT_DIR`` (camera snapshots), ``SHIFTS``, ``SSE_HEARTBEAT`` (seconds),
     ``SSE_QUEUE_SIZE`` (records a browser may lag before it is dropped), ``SSE_STREAMS_PER_SESSION``
-    and ``SSE_STREAMS`` (caps on open streams), ``TRUSTED_PROXIES`` (addresses or networks of the
+    and ``SSE_STREAMS`` (caps on open streams), ``PROTECTION_MAX_ROUNDS`` (rounds the
+    game-protection page analyses at most per view), ``TRUSTED_PROXIES`` (addresses or networks of the
     reverse proxies in front, whose X-Forwarded-For and -Proto are believed) and any Flask setting.
     """
     settings = dict(config or {})
@@ -90,6 +92,7 @@ def create_app(
         shifts=tuple(settings.get("SHIFTS") or DEFAULT_SHIFTS),
         reader=reader,
         floor=floor,
+        protection_rounds=int(settings.get("PROTECTION_MAX_ROUNDS") or MAX_ROUNDS),
     )
     app.extensions["dealerassist"] = runtime
     pit.subscribe(fanout.publish)
@@ -175,7 +178,7 @@ def _install_hooks(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from dealerassist.web.views import api, audit, auth, floor, pages, stream
+    from dealerassist.web.views import api, audit, auth, floor, pages, protection, stream
 
-    for blueprint in (auth.bp, pages.bp, audit.bp, floor.bp, api.bp, stream.bp):
+    for blueprint in (auth.bp, pages.bp, audit.bp, protection.bp, floor.bp, api.bp, stream.bp):
         app.register_blueprint(blueprint)

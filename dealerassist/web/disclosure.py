@@ -11,6 +11,9 @@ and at which table) for its view of it. The rules (docs/dashboard.md, "What each
   input or a correction that could be one. These roles see no pit-wide record (logins, exports,
   chain checks, account changes), and of the table records they do see, no client address and no
   echoed request body.
+* Game protection's reviews (who looked at or cleared a hole-card, counting or dealer flag) are for
+  the roles that ``audit`` only, whatever table they name: a dealer or supervisor never learns that
+  a player or a dealer is being watched.
 * A dealer sees one table: the one its screen is for. Without a table (the status page) it sees
   only device records.
 """
@@ -28,6 +31,8 @@ DEALER: Final = "dealer"
 HIDDEN_CARD: Final = ""
 # Records a dealer's table-less stream (the status page) carries: links and shoe states, no cards.
 DEVICE_KINDS: Final = frozenset({"device-link", "shoe-status"})
+# Records only the roles that audit ever receive, at any table.
+AUDIT_ONLY_KINDS: Final = frozenset({"protection-review"})
 # Records that may name a card nobody at the table has seen yet: their card goes for most roles.
 _RAW_READS: Final = frozenset({"card-read", "card-removed", "confirm-read"})
 
@@ -58,7 +63,7 @@ class Audience:
             return False
         if self.sees_hidden_cards:
             return self.table is None or table == self.table
-        if table == PIT_WIDE:
+        if table == PIT_WIDE or kind in AUDIT_ONLY_KINDS:
             return False
         if self.table is not None:
             return table == self.table

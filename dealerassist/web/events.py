@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from dealerassist.events import Event
+from dealerassist.events import PIT_WIDE, Event
 
-PIT_WIDE = "*"
+__all__ = ["PIT_WIDE", "UserAction"]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -180,9 +180,13 @@ class LogIndex:
             state.last_error, state.last_error_at = detail or "link down", record.recorded_at
         self.devices[key] = state
 
-    def find(self, flt: RoundFilter, game_of: dict[str, str]) -> list[RoundSummary]:
+    def rounds_list(self) -> list[RoundSummary]:
+        """Every round read so far (a copy: the index may grow while the caller looks)."""
         with self._lock:
-            rounds = list(self.rounds.values())
+            return list(self.rounds.values())
+
+    def find(self, flt: RoundFilter, game_of: dict[str, str]) -> list[RoundSummary]:
+        rounds = self.rounds_list()
         found = [r for r in rounds if flt.matches(r, game_of.get(r.table, ""))]
         return sorted(found, key=lambda r: r.first_seq, reverse=True)
 

@@ -51,8 +51,9 @@ def _error_responses(*codes: int) -> dict[str, Any]:
         400: "malformed request (names the field)",
         401: "not signed in",
         403: "role not allowed, or CSRF token missing",
-        404: "no such table or action",
-        409: "refused by the game rules or the tracker (names the rule); logged as a refused event",
+        404: "no such table, action or flag",
+        409: "refused by the game rules or the tracker (names the rule; logged as a refused event), or a "
+        "flag already cleared or changed since it was shown",
         422: "a field is missing or invalid (names the field)",
         503: "a store the answer needs cannot answer now (says which, and why)",
     }
@@ -202,6 +203,46 @@ def _read_paths() -> dict[str, Any]:
                 },
                 "responses": {
                     "200": {"description": "done; the new state"},
+                    **_error_responses(400, 401, 403, 404, 409, 422),
+                },
+            }
+        },
+        "/api/protection": get(
+            "Game-protection flags (hole-card, counting, dealer) with their statistic, evidence rounds and "
+            "timeline links, and who looked at or cleared each (surveillance)",
+            400,
+            401,
+            403,
+            params=[
+                {"name": "from", "in": "query", "schema": {"type": "string", "format": "date-time"}},
+                {"name": "to", "in": "query", "schema": {"type": "string", "format": "date-time"}},
+            ],
+        ),
+        "/api/protection/reviews": {
+            "post": {
+                "summary": "Record that surveillance looked at or cleared a flag (checked against the flags "
+                "as they stand; a cleared flag cannot be cleared again)",
+                "tags": ["surveillance"],
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "type": "object",
+                                "required": ["flag", "action"],
+                                "properties": {
+                                    "flag": {"type": "string", "description": "the flag's id"},
+                                    "action": {"type": "string", "enum": ["looked", "cleared"]},
+                                    "note": {"type": "string", "maxLength": 500},
+                                    "from": {"type": "string", "description": "the page's window"},
+                                    "to": {"type": "string"},
+                                },
+                            }
+                        }
+                    },
+                },
+                "responses": {
+                    "200": {"description": "recorded; the review record and its seq"},
                     **_error_responses(400, 401, 403, 404, 409, 422),
                 },
             }

@@ -14,6 +14,7 @@ from flask import current_app
 from dealerassist.web.events import PIT_WIDE, UserAction
 from dealerassist.web.fanout import Fanout
 from dealerassist.web.history import DEFAULT_SHIFTS, LogIndex
+from dealerassist.web.protection import MAX_ROUNDS, ProtectionWatch
 from dealerassist.web.security import LoginThrottle
 from dealerassist.web.users import User, UserStore
 
@@ -37,8 +38,10 @@ class Runtime:
     # The station's ``FloorConfig`` when its tables name a floor store; its ``search_url`` turns on
     # the surveillance floor search.
     floor: Any = None
+    protection_rounds: int = MAX_ROUNDS
     _log_lock: threading.Lock = field(default_factory=threading.Lock)
     _index: LogIndex = field(init=False)
+    protection: ProtectionWatch = field(init=False)
 
     def __post_init__(self) -> None:
         # Built here, not on first use: two first requests on the threaded server would otherwise
@@ -46,6 +49,7 @@ class Runtime:
         if self.reader is None:
             self.reader = self.log
         self._index = LogIndex(self.reader)
+        self.protection = ProtectionWatch(self.reader, self._index, max_rounds=self.protection_rounds)
 
     def index(self) -> LogIndex:
         """The shared incremental summary of the log (rounds, alarms, devices)."""
@@ -109,6 +113,10 @@ class Runtime:
             client=client,
             detail=detail,
         )
+        return self.record(event)
+
+    def record(self, event: Any) -> Any:
+        """Append one of the dashboard's own records to the log and push it to live browsers."""
         with self._log_lock:
             record = self.log.append(event)
         self.fanout.publish(record)

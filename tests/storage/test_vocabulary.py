@@ -18,6 +18,8 @@ from dealerassist.commands.progressive import table_params
 from dealerassist.errors import DealerAssistError
 from dealerassist.events import Event, event_from_dict
 from dealerassist.progressive.controller import ProgressiveController
+from dealerassist.protection.report import Settings
+from dealerassist.protection.reviews import flag_id
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.storage.events import KeyRotated
 from dealerassist.tablefiles.tables import load_table
@@ -166,7 +168,25 @@ def _write_every_kind(path: Path, users_path: Path) -> _Tables:
     users = UserStore(users_path, scrypt_n=2**10)
     user = users.add("dee", "dealer", "a long enough password")
     app = create_app(pit=t.pit, log=t.log, users=users, config={"TESTING": True})
-    app.extensions["dealerassist"].record_user_action(user, "login", client="127.0.0.1")
+    runtime = app.extensions["dealerassist"]
+    runtime.record_user_action(user, "login", client="127.0.0.1")
+    # Surveillance looks at a dealer flag (kim voids every round, dee one in three; the dealer test
+    # set loose enough to flag that) the way the game-protection page records it: checked against
+    # the flags, written by the dashboard.
+    for _ in range(3):
+        t.send(pu, kind="round-open")
+        t.send(pu, kind="wager", seat=1, bet="ante", amount=500, user="kim")
+        t.send(pu, kind="approve-void", reason="dropped a card", **supervisor)
+        t.send(pu, kind="round-close")
+    runtime.protection.settings = Settings(dealer_alpha=0.99)
+    flags = runtime.protection.findings().report.flags
+    [voids] = [
+        f for f in flags if f.statistic.get("dealer") == "kim" and f.statistic.get("incident") == "void"
+    ]
+    review = runtime.protection.reviews().review(
+        flags, flag_id(voids), "looked", user="sue", role="surveillance", note="seen"
+    )
+    runtime.record(review)
     users.close()
     return t
 
@@ -183,6 +203,8 @@ verified = log.verify().ok
 from dealerassist.commands.progressive import table_params
 from dealerassist.tablefiles.tables import load_table
 from dealerassist.progressive.controller import ProgressiveController
+from dealerassist.protection.report import Settings
+from dealerassist.protection.reviews import flag_id
 from dealerassist.storage.projection import round_summaries
 from dealerassist.tracker.pit import Pit
 
@@ -220,4 +242,6 @@ def test_a_log_of_every_kind_decodes_and_replays_in_a_fresh_process(tmp_path: Pa
     assert fresh["verified"] is True
     assert fresh["open"] == expected_open and expected_open["fupg-1"][0] == 1
     assert fresh["meter"] == meter
-    assert [r[2] for r in fresh["rounds"] if r[0] == "pu-1"] == ["settled", "voided", "settled", "voided"]
+    assert [r[2] for r in fresh["rounds"] if r[0] == "pu-1"] == ["settled", "voided", "settled"] + [
+        "voided"
+    ] * 4
