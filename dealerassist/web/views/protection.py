@@ -22,22 +22,30 @@ from dealerassist.web.views import current_user, render_error, requires
 bp = Blueprint("protection", __name__)
 
 
-def _window(source: Any) -> tuple[str | None, str | None] | Any:
-    """``from``/``to`` of the request (ISO-8601, UTC unless they say), or the 400 naming the field."""
+class _BadWindow(ValueError):
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _window(source: Any) -> tuple[str | None, str | None]:
+    """``from``/``to`` of the request (ISO-8601, UTC unless they say); ``_BadWindow`` names a bad one."""
     found: list[str | None] = []
     for name in ("from", "to"):
         raw = str(source.get(name) or "").strip()
         try:
             found.append(parse_instant(raw, name) if raw else None)
         except DealerAssistError as exc:
-            return render_error(400, name, str(exc).split(": ", 1)[-1])
+            raise _BadWindow(name, str(exc).split(": ", 1)[-1]) from None
     return found[0], found[1]
 
 
 def _findings(source: Any) -> Findings | Any:
-    window = _window(source)
-    if not isinstance(window, tuple):
-        return window
+    """The flags of the request's window, or the 400 naming a bad ``from``/``to``."""
+    try:
+        window = _window(source)
+    except _BadWindow as exc:
+        return render_error(400, exc.field, str(exc))
     return runtime().protection.findings(*window)
 
 
