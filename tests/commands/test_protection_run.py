@@ -21,6 +21,7 @@ from dealerassist.storage.eventlog import EventLog
 from dealerassist.tablefiles.tables import load_table
 from dealerassist.tracker import Tracker
 from tests.commands.test_run import CLI, Process
+from tests.commands.test_run_restart import add_accounts
 from tests.station.helpers import table_data, write_table
 from tests.web.browser import chromium, wait
 from tests.web.dashboard_http import HttpUser
@@ -44,18 +45,6 @@ def _hole_carder_log(db: Path) -> None:
         session = TableSession(tracker, players, random.Random(3))
         for _ in range(40):
             session.play_round()
-
-
-def _add_accounts(users: Path) -> None:
-    for name, (role, password) in ACCOUNTS.items():
-        done = subprocess.run(
-            [*CLI, "users", "add", name, "--role", role, "--users", str(users)],
-            input=password + "\n",
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert done.returncode == 0, done.stderr
 
 
 def _call(user: HttpUser, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
@@ -104,7 +93,7 @@ def test_a_cleared_hole_card_flag_survives_a_killed_station(tmp_path: Path) -> N
     data_dir.mkdir()
     db = data_dir / "events.sqlite3"
     _hole_carder_log(db)
-    _add_accounts(data_dir / "users.sqlite3")
+    add_accounts(data_dir / "users.sqlite3", ACCOUNTS)
     table = write_table(tmp_path / "tcp.toml", table_data("three-card-poker", "socket://127.0.0.1:9"))
     args = [str(table), "--data-dir", str(data_dir), "--port", "0"]
 

@@ -23,8 +23,9 @@ PASSWORDS = {"dee": ("dealer", "dealer password 1"), "sam": ("supervisor", "supe
 TABLE = "tcp-1"
 
 
-def _add_accounts(users: Path) -> None:
-    for name, (role, password) in PASSWORDS.items():
+def add_accounts(users: Path, accounts: dict[str, tuple[str, str]] = PASSWORDS) -> None:
+    """Accounts (name -> role, password) made by ``dealerassist users add``, as an operator would."""
+    for name, (role, password) in accounts.items():
         done = subprocess.run(
             [*CLI, "users", "add", name, "--role", role, "--users", str(users)],
             input=password + "\n",
@@ -58,7 +59,7 @@ def test_run_starts_again_after_every_kind_of_dashboard_action(tmp_path: Path) -
     table = write_table(tmp_path / "tcp.toml", table_data("three-card-poker", "socket://127.0.0.1:9"))
     data_dir = tmp_path / "data"
     data_dir.mkdir()
-    _add_accounts(data_dir / "users.sqlite3")
+    add_accounts(data_dir / "users.sqlite3")
     args = [str(table), "--data-dir", str(data_dir), "--port", "0"]
     dealer, supervisor = PASSWORDS["dee"][1], PASSWORDS["sam"][1]
 
