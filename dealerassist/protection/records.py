@@ -161,17 +161,48 @@ class _Folder:
         )
 
 
+class RoundFolder:
+    """``fold_rounds`` in steps: records fed in log order as they come, the rounds read at any time.
+
+    ``forget`` drops rounds no longer wanted (a reader that keeps a bounded window); a later
+    record of a forgotten round (a late correction) is ignored rather than starting a round
+    without its cards.
+    """
+
+    def __init__(self) -> None:
+        self._folders: dict[str, _Folder] = {}
+        self._forgotten: dict[str, int] = {}  # table -> highest round id forgotten
+
+    def fold(self, record: LogRecord) -> None:
+        table = record.event.table
+        round_id = getattr(record.event, "round_id", None)
+        if isinstance(round_id, int) and round_id <= self._forgotten.get(table, 0):
+            return
+        folder = self._folders.get(table)
+        if folder is None:
+            folder = self._folders[table] = _Folder(table)
+        folder.fold(record)
+
+    def rounds(self) -> list[RoundRecord]:
+        found = [r for folder in self._folders.values() for r in folder.rounds.values()]
+        return sorted(found, key=lambda r: (r.table, r.round_id))
+
+    def forget(self, table: str, before: int) -> None:
+        """Drop ``table``'s rounds numbered below ``before``."""
+        folder = self._folders.get(table)
+        if folder is None:
+            return
+        for round_id in [i for i in folder.rounds if i < before]:
+            del folder.rounds[round_id]
+            self._forgotten[table] = max(self._forgotten.get(table, 0), round_id)
+
+
 def fold_rounds(records: Iterable[LogRecord]) -> list[RoundRecord]:
     """Every round of every table in the records, in the order they were opened."""
-    folders: dict[str, _Folder] = {}
+    folder = RoundFolder()
     for record in records:
-        table = record.event.table
-        folder = folders.get(table)
-        if folder is None:
-            folder = folders[table] = _Folder(table)
         folder.fold(record)
-    rounds = [r for folder in folders.values() for r in folder.rounds.values()]
-    return sorted(rounds, key=lambda r: (r.table, r.round_id))
+    return folder.rounds()
 
 
 def read_rounds(log: EventLog, since: str | None = None, until: str | None = None) -> list[RoundRecord]:

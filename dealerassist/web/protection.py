@@ -1,12 +1,15 @@
 """Game-protection flags for the surveillance page, from the surveillance reader.
 
 **Computed on request with a bound, cached per rounds' head.** A request names a window (rounds
-opened in ``[since, until)``); of its rounds at most ``max_rounds`` (the latest) are analysed, read
-from the surveillance reader from the first of them on (the shared ``LogIndex`` says where each
-round starts), so a view costs the window's records, never the whole log. The report is cached per
-window and the ``last_seq`` of every round in it: another view, or the review that follows one,
-costs nothing until a round of the window gets a record. Reviews come from the pit-wide records,
-read incrementally and folded onto the flags on every request (a review shows at once).
+opened in ``[since, until)``); of its rounds at most ``max_rounds`` (the latest) are analysed. The
+latest ``max_rounds`` rounds of the log are kept folded and brought up to the head on each
+request from the records that came since (the shared ``LogIndex`` says where each round starts;
+older rounds are forgotten, so memory stays bounded); a window into the past is read once from
+its first round on. Either way a view costs at most the bound, never the whole log. The report is
+cached per window and the ``last_seq`` of every round in it: another view, or the review that
+follows one, costs nothing until a round of the window gets a record. Reviews come from the
+pit-wide records, read incrementally and folded onto the flags on every request (a review shows
+at once).
 """
 
 from __future__ import annotations
@@ -17,12 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from dealerassist.events import PIT_WIDE
-from dealerassist.protection.records import fold_rounds
+from dealerassist.protection.records import RoundFolder, fold_rounds
 from dealerassist.protection.report import ProtectionReport, Settings, protect
 from dealerassist.protection.reviews import ReviewBook, ReviewedFlag
 from dealerassist.web.history import LogIndex, RoundSummary
 
-MAX_ROUNDS = 2000
+MAX_ROUNDS = 500
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,10 @@ class ProtectionWatch:
         self._reviews = ReviewBook()
         self._reviews_read = 0
         self._cached: tuple[tuple[Any, ...], ProtectionReport] | None = None
+        # The latest ``max_rounds`` rounds of the log, folded as records come (see ``_follow``).
+        self._folder: RoundFolder | None = None
+        self._folded_to = 0
+        self._kept_from = 0
 
     def findings(self, since: str | None = None, until: str | None = None) -> Findings:
         in_window = [
@@ -85,16 +92,45 @@ class ProtectionWatch:
         return self._reviews
 
     def _rounds(self, chosen: list[RoundSummary]) -> list[Any]:
+        """The chosen rounds folded: from the kept latest rounds when the window lies in them,
+        else read once from the first chosen round on (a window into the past)."""
         if not chosen:
             return []
-        start = chosen[0].first_seq
-        end = max(r.last_seq for r in chosen)
         wanted = {(r.table, r.round_id) for r in chosen}
-        folded = fold_rounds(self._window(start, end, sorted({r.table for r in chosen})))
+        start = chosen[0].first_seq
+        self._follow()
+        if self._folder is not None and start >= self._kept_from:
+            folded = self._folder.rounds()
+        else:
+            end = max(r.last_seq for r in chosen)
+            folded = fold_rounds(self._window(start, end, sorted({r.table for r in chosen})))
         return [r for r in folded if (r.table, r.round_id) in wanted]
 
-    def _window(self, start: int, end: int, tables: list[str]) -> Iterator[Any]:
-        """Each table's rules in force at ``start``, then the records ``start..end``."""
+    def _follow(self) -> None:
+        """Bring the kept rounds up to the log's head: fold the new records, forget the rounds that
+        fell out of the latest ``max_rounds``."""
+        every = self._index.rounds_list()
+        latest = sorted(every, key=lambda r: r.first_seq)[-self.max_rounds :]
+        if not latest:
+            return
+        tables = sorted({r.table for r in every})
+        if self._folder is None:
+            self._folder = RoundFolder()
+            for record in self._window(latest[0].first_seq, None, tables):
+                self._folder.fold(record)
+                self._folded_to = record.seq
+        for record in self._reader.records(after=self._folded_to):
+            self._folder.fold(record)
+            self._folded_to = record.seq
+        first: dict[str, int] = {}
+        for r in latest:
+            first[r.table] = min(first.get(r.table, r.round_id), r.round_id)
+        for table in tables:
+            self._folder.forget(table, first.get(table, 2**62))
+        self._kept_from = latest[0].first_seq
+
+    def _window(self, start: int, end: int | None, tables: list[str]) -> Iterator[Any]:
+        """Each table's rules in force at ``start``, then the records ``start..end`` (to the head)."""
         for table in tables:
             rules = self._reader.latest(table, "table-config")
             if rules is not None and rules.seq >= start:  # the rules changed inside the window
@@ -107,6 +143,6 @@ class ProtectionWatch:
             if rules is not None:
                 yield rules
         for record in self._reader.records(after=start - 1):
-            if record.seq > end:
+            if end is not None and record.seq > end:
                 return
             yield record

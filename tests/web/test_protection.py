@@ -18,6 +18,8 @@ from typing import Any
 from dashboard_fixtures import TCP, Dashboard, make_dashboard
 
 from dealerassist.protection.events import ProtectionReview
+from dealerassist.protection.records import read_rounds
+from dealerassist.protection.report import protect
 from dealerassist.simulation.players import TableSession, seated
 from dealerassist.tablefiles.tables import load_table
 from dealerassist.web.disclosure import Audience
@@ -173,11 +175,23 @@ def _stream_kinds(response: Any, last: int) -> set[str]:
 
 def test_the_page_says_when_the_window_holds_more_rounds_than_it_analyses(tmp_path: Path) -> None:
     dash = make_dashboard(tmp_path, [load_table("three-card-poker")], config={"PROTECTION_MAX_ROUNDS": 15})
-    _play(_table(dash, seed=4), 25)
+    table = _table(dash, seed=4)
     sue = dash.client("sue")
+    for rounds in (10, 7, 8):  # the kept rounds follow the log and forget the oldest
+        _play(table, rounds)
+        assert sue.get("/api/protection").status_code == 200
     body = sue.get("/api/protection").get_json()
     assert (body["window_rounds"], body["analysed_rounds"]) == (25, 15)
     assert all(s["rounds"][0] >= 11 for s in body["sessions"])  # the latest 15 rounds
+    latest = [r for r in read_rounds(dash.log) if r.round_id > 10]
+    assert body["sessions"] == json.loads(json.dumps(protect(latest).sessions))  # as read at once
+    # A window into the past, older than the kept rounds, is read on its own.
+    until = next(
+        r.recorded_at for r in dash.log.records() if r.event.kind == "round-open" and r.event.round_id == 9
+    )
+    past = sue.get(f"/api/protection?to={until}").get_json()
+    assert (past["window_rounds"], past["analysed_rounds"]) == (8, 8)
+    assert past["sessions"] == json.loads(json.dumps(protect(read_rounds(dash.log)[:8]).sessions))
     assert "the latest 15 analysed" in sue.get("/surveillance/protection").get_data(as_text=True)
     late = sue.get("/api/protection?from=2999-01-01").get_json()
     assert (late["window_rounds"], late["flags"]) == (0, [])
