@@ -199,3 +199,19 @@ def test_the_page_says_when_the_window_holds_more_rounds_than_it_analyses(tmp_pa
     assert bad.status_code == 400 and "to" in bad.get_data(as_text=True)
     dash.log.close()
     dash.users.close()
+
+
+def test_the_page_benchmark_runs_and_prints_its_ratios(capsys: Any) -> None:
+    import sys
+
+    bench_dir = str(Path(__file__).resolve().parents[2] / "bench")
+    sys.path.insert(0, bench_dir)
+    try:
+        import protection_page
+    finally:
+        sys.path.remove(bench_dir)
+    assert protection_page.main(["--rounds", "30", "--bound", "20", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["rounds"], result["bound"]) == (30, 20) and result["records"] > 30
+    assert result["same_head_view_s"] < result["first_view_s"]
+    assert result["first_view_ratio"] > 0 and result["view_after_a_round_ratio"] > 0
