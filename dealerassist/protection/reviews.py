@@ -2,7 +2,8 @@
 
 A flag is recomputed from the rounds each time, so a review is matched to it by what it names: a
 session flag by its kind, table and seat and an overlapping run of rounds (a window that starts
-mid-session still finds the review), a dealer flag by its dealer and incident. A review **covers**
+mid-session still finds the review), a dealer flag by its dealer and incident (whatever tables
+the window shows them at). A review **covers**
 a flag while the flag shows nothing newer than what was reviewed: no round after the session's
 reviewed last round, no incident beyond the reviewed count. New evidence opens the flag again;
 the earlier reviews stay in its history, as they stay in the log.
@@ -58,11 +59,12 @@ class Review:
 
     def concerns(self, flag: Flag) -> bool:
         e = self.event
-        if e.flag_kind != flag.kind or e.flag_table != flag.table:
+        if e.flag_kind != flag.kind:
             return False
         if flag.span is not None:
             return (
-                e.seat == flag.seat
+                e.flag_table == flag.table
+                and e.seat == flag.seat
                 and e.first_round is not None
                 and e.last_round is not None
                 and e.first_round <= flag.span[1]

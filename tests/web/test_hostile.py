@@ -53,10 +53,14 @@ PARAMS = sorted(
         "alarms",
         "next",
         "name",
+        "from",
+        "to",
     }
 )
 FIELDS = sorted(
-    {name for kind in ACTIONS for name in client_fields(kind)} | {"meter", "hit_id", "reason", "op"}
+    {name for kind in ACTIONS for name in client_fields(kind)}
+    | {"meter", "hit_id", "reason", "op"}
+    | {"flag", "action", "note", "from", "to"}
 )
 # Sign-out ends the session the other examples need; it is covered on its own.
 SKIPPED = {"/logout", "/static/<path:filename>"}

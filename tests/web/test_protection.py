@@ -64,7 +64,7 @@ def test_surveillance_sees_the_hole_carder_with_its_rounds_and_reviews_it(tmp_pa
     assert 'data-flag="hole-card:tcp-1:seat-2:1-30"' in page and "tcp-1 seat 2 rounds 1-30" in page
     assert f'href="/surveillance/rounds/{TCP}/{flag["rounds"][0]}"' in page
 
-    def post(body: dict[str, Any], csrf: bool = True) -> Any:
+    def post(body: Any, csrf: bool = True) -> Any:
         headers = {"X-CSRF-Token": sue.csrf} if csrf else {}
         return sue.http.post("/api/protection/reviews", json=body, headers=headers)
 
@@ -80,6 +80,8 @@ def test_surveillance_sees_the_hole_carder_with_its_rounds_and_reviews_it(tmp_pa
     ):
         refused = post(body, csrf)
         assert refused.status_code == status and words in refused.get_json()["message"], refused.get_json()
+    listed = post([flag["id"]])
+    assert listed.status_code == 400 and listed.get_json()["field"] == "body"
     assert dash.log.last_seq() == before  # nothing written for a refusal
 
     looked = post({"flag": flag["id"], "action": "looked", "note": "watching his hands"})
@@ -146,6 +148,8 @@ def test_dealers_and_supervisors_neither_reach_nor_receive_protection(tmp_path: 
             seen = _stream_kinds(stream, dash.log.last_seq())
             assert "user-action" not in seen and "protection-review" not in seen, (name, query)
             assert "round-open" in seen or (name, query) == ("dana", "?after=0")  # a dealer's status stream
+    spec = dash.client().get("/api/openapi.json").get_json()["paths"]
+    assert "get" in spec["/api/protection"] and "post" in spec["/api/protection/reviews"]
     # However a review names a table, only the roles that audit ever receive it.
     review = next(r for r in dash.log.records() if r.event.kind == "protection-review")
     for role in ("dealer", "supervisor"):

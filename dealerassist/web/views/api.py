@@ -30,7 +30,8 @@ from dealerassist.web.views import (
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
-def _json_body() -> dict[str, Any] | ActionError:
+def json_body() -> dict[str, Any] | ActionError:
+    """The request's JSON object, or its form fields; an ``ActionError`` for anything else."""
     if request.mimetype == "application/json":
         try:
             body = request.get_json(silent=True)
@@ -84,7 +85,7 @@ def act(table: str, kind: str) -> Any:
         )
     if not allowed(user.role, action.permission):
         return render_error(403, "role", f"a {user.role} may not {kind} (supervisor needed)")
-    body = _json_body()
+    body = json_body()
     if isinstance(body, ActionError):
         return render_error(body.status, body.field, body.message)
     try:
@@ -142,7 +143,7 @@ def progressive(op: str) -> Any:
     rt = runtime()
     user = current_user()
     assert user is not None
-    body = _json_body()
+    body = json_body()
     if isinstance(body, ActionError):
         return render_error(body.status, body.field, body.message)
     body = body_without_token(body)

@@ -15,9 +15,11 @@ from flask import Blueprint, flash, jsonify, redirect, render_template, request,
 from dealerassist.commands.export import parse_instant
 from dealerassist.errors import DealerAssistError
 from dealerassist.protection.reviews import ReviewedFlag, ReviewError
+from dealerassist.web.actions import ActionError
 from dealerassist.web.protection import Findings
 from dealerassist.web.runtime import runtime
 from dealerassist.web.views import current_user, render_error, requires
+from dealerassist.web.views.api import json_body
 
 bp = Blueprint("protection", __name__)
 
@@ -120,9 +122,10 @@ def _review(body: Any) -> Any:
 @bp.post("/api/protection/reviews")
 @requires("audit")
 def api_review() -> Any:
-    body = request.get_json(silent=True) if request.mimetype == "application/json" else request.form
-    if not hasattr(body, "get"):
-        return render_error(400, "body", "must be a JSON object: flag, action (looked or cleared), note")
+    body = json_body()
+    if isinstance(body, ActionError):
+        fields = "flag, action (looked or cleared), note"
+        return render_error(body.status, body.field, f"{body.message}: {fields}")
     done = _review(body)
     if not hasattr(done, "seq"):
         return done
