@@ -55,8 +55,12 @@ SETTINGS = Settings()
 CHEATS = {
     "three-card-poker": "hole-carder",
     "pairs-and-up": "hole-carder",
+    "four-card-poker": "hole-carder",
     "perfect-pairs-blackjack": "counter",
 }
+# Four Card Poker deals are too many to price every draw of the null (1,370,754 dealer hands
+# each): its null sessions draw from ``--null-deals`` deals priced once (a bootstrap of the deal).
+POOLED = frozenset({"four-card-poker"})
 SEATS = 6
 COUNT_LOOK = 10
 
@@ -107,22 +111,28 @@ class HonestNull:
     """A perfect honest player's chance of matching the informed choice, per deal (cached).
 
     Three Card Poker: the seat's three cards, cached up to suits (the dealer's are all hidden).
-    Pairs & Up: the seat's two cards and the dealer's turned card.
+    Pairs & Up: the seat's two cards and the dealer's turned card. Four Card Poker: the seat's
+    five cards and the dealer's face-up card, one of ``pool`` deals drawn once.
     """
 
-    def __init__(self, game: str) -> None:
+    def __init__(self, game: str, rng: random.Random, pool: int) -> None:
         self.game = game
         self.rules = load_table(game).rules
         self.deck = self.rules.deck.cards()
         self.reviewer = REVIEWERS[game]
         self.cache: dict[tuple, float] = {}
+        self.pool = [self._sample(rng) for _ in range(pool if game in POOLED else 0)]
+
+    def _sample(self, rng: random.Random) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple]:
+        own_count = {"three-card-poker": 3, "pairs-and-up": 2, "four-card-poker": 5}[self.game]
+        cards = tuple(rng.sample(self.deck, own_count + (self.game != "three-card-poker")))
+        own, up = cards[:own_count], cards[own_count:]
+        if self.game == "three-card-poker":
+            return own, up, suit_class(tuple(sorted(own, key=lambda c: c.index)))
+        return own, up, (tuple(sorted(c.code for c in own)), up[0].code)
 
     def deal(self, rng: random.Random) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple]:
-        cards = tuple(rng.sample(self.deck, 3))
-        if self.game == "three-card-poker":
-            return cards, (), suit_class(tuple(sorted(cards, key=lambda c: c.index)))
-        own, up = cards[:2], cards[2:]
-        return own, up, (tuple(sorted(c.code for c in own)), up[0].code)
+        return rng.choice(self.pool) if self.pool else self._sample(rng)
 
     def chance(self, rng: random.Random) -> float:
         own, up, key = self.deal(rng)
@@ -131,10 +141,16 @@ class HonestNull:
                 DecisionPoint("t", 1, 1, "seat-1", own, up, (), {"ante": 100}, "fold"), self.rules
             )
             option = sorted(blind.optimal)[0]
-            action, choice = (
-                ("fold", None) if option == "fold" else ("play", None if option == "play" else option)
+            action, amount, choice = "play", None, None
+            if option == "fold":
+                action = "fold"
+            elif option.endswith("x") and option[:-1].isdigit():
+                amount = int(option[:-1]) * 100
+            elif option != "play":
+                choice = option
+            point = DecisionPoint(
+                "t", 1, 1, "seat-1", own, up, (), {"ante": 100}, action, amount=amount, choice=choice
             )
-            point = DecisionPoint("t", 1, 1, "seat-1", own, up, (), {"ante": 100}, action, choice=choice)
             self.cache[key] = self.reviewer(point, self.rules).follow_chance
         return self.cache[key]
 
@@ -191,7 +207,7 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, object]]:
                 series.append([counts[r.round_id].true_count for r in rounds if r.round_id in counts])
             (honest if kind == "perfect" else cheat).append(flagged)
         if game in REVIEWERS:
-            null = HonestNull(game)
+            null = HonestNull(game, rng, args.null_deals)
             draws = [null.session(rng, args.rounds) for _ in range(args.null_sessions)]
             fa_end = sum(d[0] for d in draws) / len(draws)
             fa_any = sum(d[1] for d in draws) / len(draws)
@@ -246,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
         "--rounds", type=int, default=1000, help="rounds per honest session drawn from the null"
     )
     parser.add_argument("--null-sessions", type=int, default=1000, help="honest sessions drawn from the null")
+    parser.add_argument(
+        "--null-deals", type=int, default=2000, help="Four Card Poker deals the null sessions draw from"
+    )
     parser.add_argument(
         "--sees", type=float, default=1.0, help="the hole-carder's chance to see a round's hidden cards"
     )

@@ -60,11 +60,14 @@ class PerfectPlayer:
 
     @staticmethod
     def choice(view: View, option: str) -> Choice:
-        """The decision for a reviewer's option: ``fold``, ``play`` (the Ante again) or a hand."""
+        """The decision for a reviewer's option: ``fold``, ``play`` (the Ante again), a Play of
+        ``k`` times the Ante (``3x``) or a hand."""
         if option == "fold":
             return Choice("fold")
         if option == "play":
             return Choice("play", view.wagers.get("ante"))
+        if option[:-1].isdigit() and option.endswith("x"):
+            return Choice("play", int(option[:-1]) * view.wagers.get("ante", 0))
         return Choice("play", choice=option)
 
 

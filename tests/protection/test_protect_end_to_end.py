@@ -99,10 +99,22 @@ def test_the_benchmark_reports_rounds_to_flag_and_false_alarms(capsys: pytest.Ca
         import protection as bench
     finally:
         sys.path.remove(str(ROOT / "bench"))
-    args = ["--tables", "1", "--table-rounds", "40", "--rounds", "60", "--null-sessions", "5", "--json"]
+    args = [
+        "--tables",
+        "1",
+        "--table-rounds",
+        "40",
+        "--rounds",
+        "60",
+        "--null-sessions",
+        "5",
+        "--null-deals",
+        "20",
+        "--json",
+    ]
     assert bench.main(args) == 0
     results = json.loads(capsys.readouterr().out)
-    assert set(results) == {"three-card-poker", "pairs-and-up", "perfect-pairs-blackjack"}
+    assert set(results) == {"three-card-poker", "pairs-and-up", "four-card-poker", "perfect-pairs-blackjack"}
     for game, r in results.items():
         assert r["cheat_sessions"] == 1 and r["honest_sessions_through_tracker"] == 5, game
         assert r["honest_flagged_through_tracker"] == 0, game
