@@ -45,19 +45,21 @@ from dealerassist.protection.report import (
 from dealerassist.protection.sessions import Session, sessions_of
 from dealerassist.protection.stats import rank_correlation
 from dealerassist.protection.three_card_poker import suit_class
-from dealerassist.simulation.bets import MAIN_MULTIPLES
+from dealerassist.simulation.bets import MAIN_BET, MAIN_MULTIPLES
 from dealerassist.simulation.players import TableSession, seated
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.tablefiles.tables import load_table
 from dealerassist.tracker import Tracker
 
 SETTINGS = Settings()
-CHEATS = {
-    "three-card-poker": "hole-carder",
-    "pairs-and-up": "hole-carder",
-    "four-card-poker": "hole-carder",
-    "perfect-pairs-blackjack": "counter",
-}
+CASES = (
+    ("three-card-poker", "hole-carder"),
+    ("pairs-and-up", "hole-carder"),
+    ("four-card-poker", "hole-carder"),
+    ("perfect-pairs-blackjack", "counter"),
+    ("perfect-pairs-blackjack", "hole-carder"),
+)
+GAMES = tuple(dict.fromkeys(game for game, _ in CASES))
 # Four Card Poker deals are too many to price every draw of the null (1,370,754 dealer hands
 # each): its null sessions draw from ``--null-deals`` deals priced once (a bootstrap of the deal).
 POOLED = frozenset({"four-card-poker"})
@@ -65,14 +67,16 @@ SEATS = 6
 COUNT_LOOK = 10
 
 
-def simulate(game: str, tables: int, rounds: int, seed: int, sees: float = 1.0) -> list[tuple[str, Session]]:
+def simulate(
+    game: str, cheat: str, tables: int, rounds: int, seed: int, sees: float = 1.0
+) -> list[tuple[str, Session]]:
     """Seat sessions of simulated tables through the real tracker: ``(player kind, session)``."""
     out = []
     for t in range(tables):
         log = EventLog(":memory:")
         tracker = Tracker(load_table(game), log)
         kinds = {seat: "perfect" for seat in range(1, SEATS + 1)}
-        kinds[1 + t % SEATS] = CHEATS[game]
+        kinds[1 + t % SEATS] = cheat
         players = {
             seat: seated(kind, random.Random(seed * 100 + t * 10 + seat), sees)
             for seat, kind in kinds.items()
@@ -124,7 +128,7 @@ class HonestNull:
         self.pool = [self._sample(rng) for _ in range(pool if game in POOLED else 0)]
 
     def _sample(self, rng: random.Random) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple]:
-        own_count = {"three-card-poker": 3, "pairs-and-up": 2, "four-card-poker": 5}[self.game]
+        own_count = {"three-card-poker": 3, "pairs-and-up": 2, "four-card-poker": 5}.get(self.game, 2)
         cards = tuple(rng.sample(self.deck, own_count + (self.game != "three-card-poker")))
         own, up = cards[:own_count], cards[own_count:]
         if self.game == "three-card-poker":
@@ -137,19 +141,18 @@ class HonestNull:
     def chance(self, rng: random.Random) -> float:
         own, up, key = self.deal(rng)
         if key not in self.cache:
-            blind = self.reviewer(
-                DecisionPoint("t", 1, 1, "seat-1", own, up, (), {"ante": 100}, "fold"), self.rules
-            )
+            stake = {MAIN_BET[self.game]: 100}
+            blind = self.reviewer(DecisionPoint("t", 1, 1, "seat-1", own, up, (), stake, "stand"), self.rules)
             option = sorted(blind.optimal)[0]
             action, amount, choice = "play", None, None
-            if option == "fold":
-                action = "fold"
+            if option in ("fold", "hit", "stand", "double", "split"):
+                action = option
             elif option.endswith("x") and option[:-1].isdigit():
                 amount = int(option[:-1]) * 100
             elif option != "play":
                 choice = option
             point = DecisionPoint(
-                "t", 1, 1, "seat-1", own, up, (), {"ante": 100}, action, amount=amount, choice=choice
+                "t", 1, 1, "seat-1", own, up, (), stake, action, amount=amount, choice=choice
             )
             self.cache[key] = self.reviewer(point, self.rules).follow_chance
         return self.cache[key]
@@ -192,13 +195,16 @@ def counting_null(
 def run(args: argparse.Namespace) -> dict[str, dict[str, object]]:
     results: dict[str, dict[str, object]] = {}
     rng = random.Random(args.seed)
-    for game in args.games:
+    for game, kind_of_cheat in CASES:
+        if game not in args.games:
+            continue
+        holes = kind_of_cheat == "hole-carder"
         started = time.monotonic()
-        sessions = simulate(game, args.tables, args.table_rounds, args.seed, args.sees)
+        sessions = simulate(game, kind_of_cheat, args.tables, args.table_rounds, args.seed, args.sees)
         cheat, honest = [], []
         series = []
         for kind, session in sessions:
-            if game in REVIEWERS:
+            if holes:
                 flagged = hole_card_flag_round(session)
             else:
                 rounds = sorted(session.rounds, key=lambda r: r.round_id)
@@ -206,7 +212,7 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, object]]:
                 counts = counts_before(rounds)
                 series.append([counts[r.round_id].true_count for r in rounds if r.round_id in counts])
             (honest if kind == "perfect" else cheat).append(flagged)
-        if game in REVIEWERS:
+        if holes:
             null = HonestNull(game, rng, args.null_deals)
             draws = [null.session(rng, args.rounds) for _ in range(args.null_sessions)]
             fa_end = sum(d[0] for d in draws) / len(draws)
@@ -214,8 +220,9 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, object]]:
         else:
             fa_end, fa_any = counting_null(series, args.null_sessions, args.rounds, rng)
         flagged_rounds = [r for r in cheat if r is not None]
-        results[game] = {
-            "cheat": CHEATS[game],
+        results[f"{game} {kind_of_cheat}"] = {
+            "game": game,
+            "cheat": kind_of_cheat,
             "hole_carder_sees": args.sees,
             "cheat_sessions": len(cheat),
             "cheat_flagged": len(flagged_rounds),
@@ -238,7 +245,8 @@ def report(results: dict[str, dict[str, object]], rounds: int) -> str:
         f"{'game':<24} {'cheat':<12} {'median rounds to flag':>22} {'honest flagged (tracker)':>25} "
         f"{'false alarms: end / any look':>29} {'s':>6}"
     ]
-    for game, r in results.items():
+    for r in results.values():
+        game = r["game"]
         median = r["median_rounds_to_flag"]
         to_flag = f"{'-' if median is None else median} ({r['cheat_flagged']}/{r['cheat_sessions']})"
         honest = f"{r['honest_flagged_through_tracker']}/{r['honest_sessions_through_tracker']}"
@@ -255,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="dealerassist bench protection", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("--games", nargs="+", default=list(CHEATS), choices=list(CHEATS))
+    parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES))
     parser.add_argument("--tables", type=int, default=3, help="simulated tables per game (one cheat each)")
     parser.add_argument("--table-rounds", type=int, default=300, help="rounds per simulated table")
     parser.add_argument(

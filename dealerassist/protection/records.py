@@ -16,7 +16,7 @@ from typing import Any
 
 from dealerassist.core.cards import Card
 from dealerassist.core.decks import load_deck
-from dealerassist.games.base import DEALER, BetLimit, TableRules, parse_position
+from dealerassist.games.base import DEALER, BetLimit, TableRules, parse_position, seat_position
 from dealerassist.protection.decisions import DecisionPoint
 from dealerassist.storage.eventlog import EventLog, LogRecord
 from dealerassist.tablefiles.paytables import load_paytables
@@ -140,6 +140,7 @@ class _Folder:
         place = parse_position(data["position"])
         if place is None:
             return
+        split_before = any(d.seat == place[0] and d.action == "split" for d in round_.decisions)
         turned = TURNED_BY_RULE.get(round_.game, frozenset())
         dealer = sorted(((i, d) for (pos, i), d in round_.cards.items() if pos == DEALER), key=lambda x: x[0])
         up = tuple(d.card for i, d in dealer if d.face_up or i in turned)
@@ -157,8 +158,19 @@ class _Folder:
                 action=data["action"],
                 amount=data.get("amount"),
                 choice=data.get("choice"),
+                split_hand=split_before or place[1] > 1,
             )
         )
+        if data["action"] == "split":
+            self._split(round_, data["position"], place[0])
+
+    @staticmethod
+    def _split(round_: RoundRecord, position: str, seat: int) -> None:
+        """A split moves the pair's second card to the second hand, where the game keeps it (the
+        first hand's next card is logged at the same index)."""
+        moved = round_.cards.pop((position, 1), None)
+        if moved is not None:
+            round_.cards[(seat_position(seat, 2), 0)] = moved
 
 
 def fold_rounds(records: Iterable[LogRecord]) -> list[RoundRecord]:

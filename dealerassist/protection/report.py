@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dealerassist.games.base import TableRules
-from dealerassist.protection import four_card_poker, pairs_and_up, three_card_poker
+from dealerassist.protection import blackjack, four_card_poker, pairs_and_up, three_card_poker
 from dealerassist.protection.counting import counting_test, counts_before
 from dealerassist.protection.dealers import dealer_tests
 from dealerassist.protection.decisions import DecisionPoint, HoleCardTest, Review
@@ -24,6 +24,7 @@ REVIEWERS: Mapping[str, Callable[[DecisionPoint, TableRules], Review]] = {
     "three-card-poker": three_card_poker.review,
     "pairs-and-up": pairs_and_up.review,
     "four-card-poker": four_card_poker.review,
+    "perfect-pairs-blackjack": blackjack.review,
 }
 # Games dealt from a multi-deck shoe whose count a player can follow, and the bet that follows it.
 COUNTED: Mapping[str, str] = {"perfect-pairs-blackjack": "main"}

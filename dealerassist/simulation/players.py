@@ -68,6 +68,8 @@ class PerfectPlayer:
             return Choice("play", view.wagers.get("ante"))
         if option[:-1].isdigit() and option.endswith("x"):
             return Choice("play", int(option[:-1]) * view.wagers.get("ante", 0))
+        if option in view.actions:
+            return Choice(option)
         return Choice("play", choice=option)
 
 
@@ -173,7 +175,19 @@ class TableSession:
             wagers=wagers,
             rules=self.rules,
         )
-        point = DecisionPoint(self.table, int(snap["round_id"]), seat, position, own, up, hidden, wagers, "")  # type: ignore[call-overload]
+        split = f"{position.split('.')[0]}.2" in positions  # type: ignore[operator]
+        point = DecisionPoint(
+            self.table,
+            int(snap["round_id"]),
+            seat,
+            position,
+            own,
+            up,
+            hidden,
+            wagers,
+            "",  # type: ignore[call-overload]
+            split_hand=split,
+        )
         choice = self.players[seat].decide(view, point)
         if choice.action not in view.actions:
             choice = decide(self.rules.game, view)

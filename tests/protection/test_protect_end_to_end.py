@@ -114,10 +114,16 @@ def test_the_benchmark_reports_rounds_to_flag_and_false_alarms(capsys: pytest.Ca
     ]
     assert bench.main(args) == 0
     results = json.loads(capsys.readouterr().out)
-    assert set(results) == {"three-card-poker", "pairs-and-up", "four-card-poker", "perfect-pairs-blackjack"}
+    assert set(results) == {
+        "three-card-poker hole-carder",
+        "pairs-and-up hole-carder",
+        "four-card-poker hole-carder",
+        "perfect-pairs-blackjack counter",
+        "perfect-pairs-blackjack hole-carder",
+    }
     for game, r in results.items():
         assert r["cheat_sessions"] == 1 and r["honest_sessions_through_tracker"] == 5, game
         assert r["honest_flagged_through_tracker"] == 0, game
         assert 0.0 <= r["false_alarm_at_end"] <= r["false_alarm_any_look"] <= 1.0
-    assert results["three-card-poker"]["cheat_flagged"] == 1
-    assert results["three-card-poker"]["median_rounds_to_flag"] <= 40
+    assert results["three-card-poker hole-carder"]["cheat_flagged"] == 1
+    assert results["three-card-poker hole-carder"]["median_rounds_to_flag"] <= 40
