@@ -102,7 +102,7 @@ def counting_flag_round(session: Session, rounds: Sequence[RoundRecord]) -> int 
     """The round at which the counting test first flags, looking every ``COUNT_LOOK`` rounds."""
     counts = counts_before(rounds)
     for end in range(MIN_COUNTED_ROUNDS, len(session.rounds) + 1, COUNT_LOOK):
-        test = counting_test(session.rounds[:end], counts, session.seat, "main")
+        test = counting_test(session.rounds[:end], counts, session.seats, "main")
         if test.p_value < SETTINGS.counting_alpha:
             return end
     return None

@@ -49,6 +49,8 @@ class RoundRecord:
     decisions: list[DecisionPoint] = field(default_factory=list)
     alarms: list[str] = field(default_factory=list)
     corrections: int = 0
+    overrides: int = 0  # supervisors' jackpot (progressive meter) corrections while the round was the table's
+    players: dict[int, str] = field(default_factory=dict)  # seat -> the player id the dealer entered
 
     @property
     def game(self) -> str:
@@ -89,6 +91,7 @@ class _Folder:
         self.current: RoundRecord | None = None
         self.shuffle_pending = False
         self.rounds: dict[int, RoundRecord] = {}
+        self.players: dict[int, str] = {}  # seat -> player id, as the dealer last entered it
 
     def round_of(self, round_id: int | None) -> RoundRecord | None:
         if round_id is None:
@@ -111,6 +114,13 @@ class _Folder:
             if all(data["data"].get(k) == v for k, v in SHUFFLE.items()):
                 self.shuffle_pending = True
             return
+        if kind == "seat-player":
+            self._seat_player(data["seat"], data["player"])
+            return
+        if kind == "progressive-correction":
+            if data.get("user", "") not in ("", "tracker") and self.current is not None:
+                self.current.overrides += 1  # a supervisor's hand on the jackpot, not a void's give-back
+            return
         round_ = self.round_of(data.get("round_id"))
         if round_ is None:
             return
@@ -118,6 +128,8 @@ class _Folder:
             round_.opened_at = record.recorded_at
         elif kind in ("wager", "correct-wager"):
             round_.wagers.setdefault(data["seat"], {})[data["bet"]] = data["amount"]
+            if data["seat"] in self.players:
+                round_.players[data["seat"]] = self.players[data["seat"]]
             if kind == "wager" and data.get("role") == "dealer" and not round_.dealer:
                 round_.dealer = data.get("user", "")
             round_.corrections += kind == "correct-wager"
@@ -135,6 +147,19 @@ class _Folder:
             round_.outcome = "settled"
         elif kind == "round-voided":
             round_.outcome = "voided"
+
+    def _seat_player(self, seat: int, player: str) -> None:
+        """The seat's player from now on; also of the open round's wager there, if any."""
+        if player:
+            self.players[seat] = player
+        else:
+            self.players.pop(seat, None)
+        round_ = self.current
+        if round_ is not None and round_.outcome == "open" and seat in round_.wagers:
+            if player:
+                round_.players[seat] = player
+            else:
+                round_.players.pop(seat, None)
 
     def _decision(self, round_: RoundRecord, data: dict[str, Any]) -> None:
         place = parse_position(data["position"])
@@ -205,7 +230,7 @@ def _window(log: EventLog, since: str | None, until: str | None) -> Iterator[Log
         if (
             since is not None
             and record.recorded_at < since
-            and record.event.kind not in ("table-config", "meta")
+            and record.event.kind not in ("table-config", "meta", "seat-player")
         ):
             continue
         yield record

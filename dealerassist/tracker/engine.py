@@ -86,6 +86,7 @@ class TableEngine:
             "wager": self._wager,
             "betting-closed": self._betting_closed,
             "decision": self._decision,
+            "seat-player": self._seat_player,
             "dice": self._dice,
             "dealer-reveal": self._reveal,
             "dealer-button": self._reveal,
@@ -253,6 +254,11 @@ class TableEngine:
         if not 1 <= seat <= self.rules.seats:
             raise EventError(f"{kind}.seat: this table has seats 1..{self.rules.seats}, got {seat}")
         return seat
+
+    def _seat_player(self, event: ev.SeatPlayer) -> list[Event]:
+        """Recorded as it came (the log is where protection reads it); only the seat is checked."""
+        self._seat(event.kind, event.seat)
+        return []
 
     def _position(self, kind: str, position: str) -> str:
         try:

@@ -86,6 +86,7 @@ def test_the_time_window_and_bad_options_are_clean(tmp_path: Path) -> None:
         (("--alpha", "2"), "--alpha: must be between 0 and 1"),
         (("--from", "yesterday"), "--from: not an ISO-8601"),
         (("--table", "nope"), "--table nope: no records"),
+        (("--shift-hours", "0"), "--shift-hours: must be more than 0"),
     ):
         done = protect("--db", str(db), *args)
         assert done.returncode != 0 and words in done.stderr and "Traceback" not in done.stderr

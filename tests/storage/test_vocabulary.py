@@ -104,6 +104,7 @@ def _write_every_kind(path: Path, users_path: Path) -> _Tables:
         t.send(pu, kind="card-read", source="shoe", card=card)
     t.send(pu, kind="card-read", source="camera", card="AS", position="dealer", confidence=0.99, track="t1")
     t.send(pu, kind="card-removed", position="dealer", card="AS", track="t1")
+    t.send(pu, kind="seat-player", seat=2, player="4417-0021", user="dee")
     t.send(pu, kind="decision", position="seat-1", action="play", choice="four-of-a-kind", amount=1000)
     t.send(pu, kind="decision", position="seat-2", action="fold")
     t.send(pu, kind="round-close")
