@@ -4,7 +4,6 @@ them, and a blackjack hole-carder is found."""
 
 from __future__ import annotations
 
-import random
 from fractions import Fraction
 
 import pytest
@@ -13,12 +12,9 @@ from dealerassist.core.cards import parse_cards
 from dealerassist.games.base import TableRules
 from dealerassist.protection.blackjack import composition, dealer_final, draws_of, review
 from dealerassist.protection.decisions import DecisionPoint
-from dealerassist.protection.records import read_rounds
 from dealerassist.protection.report import protect
-from dealerassist.simulation.players import TableSession, seated
-from dealerassist.storage.eventlog import EventLog
 from dealerassist.tablefiles.tables import load_table
-from dealerassist.tracker import Tracker
+from tests.protection.helpers import simulated_rounds
 
 UPS = "2H 3H 4H 5H 6H 7H 8H 9H TH AH".split()
 LETTER = {"hit": "H", "stand": "S", "double": "D", "split": "P"}
@@ -90,14 +86,8 @@ def test_informed_choice_and_the_chance_of_matching_it_blind(rules: TableRules) 
 
 
 def test_a_split_hand_holds_the_moved_card_and_a_hole_carder_is_flagged() -> None:
-    with EventLog(":memory:") as log:
-        tracker = Tracker(load_table("perfect-pairs-blackjack"), log)
-        kinds = {1: "perfect", 4: "hole-carder", 6: "perfect"}
-        players = {seat: seated(kind, random.Random(seat)) for seat, kind in kinds.items()}
-        session = TableSession(tracker, players, random.Random(11))
-        for _ in range(120):
-            session.play_round()
-        rounds = read_rounds(log)
+    kinds = {1: "perfect", 4: "hole-carder", 6: "perfect"}
+    rounds = simulated_rounds("perfect-pairs-blackjack", kinds, 120, seed=11)
     splits = [(r, d) for r in rounds for d in r.decisions if d.action == "split"]
     assert splits, "no split in 120 rounds"
     for round_, split in splits:

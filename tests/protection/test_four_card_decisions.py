@@ -16,12 +16,9 @@ from dealerassist.hands import best_four
 from dealerassist.hands.batch import best_four_strengths, combinations_array
 from dealerassist.protection.decisions import DecisionPoint
 from dealerassist.protection.four_card_poker import dealer_hands_above, review
-from dealerassist.protection.records import read_rounds
 from dealerassist.protection.report import protect
-from dealerassist.simulation.players import TableSession, seated
-from dealerassist.storage.eventlog import EventLog
 from dealerassist.tablefiles.tables import load_table
-from dealerassist.tracker import Tracker
+from tests.protection.helpers import simulated_rounds
 
 
 @pytest.fixture(scope="module")
@@ -112,14 +109,8 @@ def test_the_best_choices_give_back_the_published_house_edge(rules: TableRules) 
 
 
 def test_a_four_card_hole_carder_is_flagged_in_the_log() -> None:
-    with EventLog(":memory:") as log:
-        tracker = Tracker(load_table("four-card-poker"), log)
-        kinds = {1: "perfect", 3: "hole-carder", 5: "perfect"}
-        players = {seat: seated(kind, random.Random(seat)) for seat, kind in kinds.items()}
-        session = TableSession(tracker, players, random.Random(4))
-        for _ in range(60):
-            session.play_round()
-        report = protect(read_rounds(log))
+    rounds = simulated_rounds("four-card-poker", {1: "perfect", 3: "hole-carder", 5: "perfect"}, 60, seed=4)
+    report = protect(rounds)
     assert [(f.kind, f.subject) for f in report.flags] == [("hole-card", "fcp-1 seat 3 rounds 1-60")]
     honest = [s for s in report.sessions if s["seat"] != 3]
     assert len(honest) == 2 and all(s["hole_card"]["cost_cents"] == 0 for s in honest)
