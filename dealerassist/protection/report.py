@@ -26,6 +26,16 @@ REVIEWERS: Mapping[str, Callable[[DecisionPoint, TableRules], Review]] = {
     "four-card-poker": four_card_poker.review,
     "perfect-pairs-blackjack": blackjack.review,
 }
+# The decisions each reviewer prices; others (Four Card Poker's ``same-player`` declaration) are
+# not choices against the dealer's cards.
+PRICED: Mapping[str, frozenset[str]] = {
+    "three-card-poker": frozenset({"play", "fold"}),
+    "pairs-and-up": frozenset({"play", "fold"}),
+    "four-card-poker": frozenset({"play", "fold"}),
+    "perfect-pairs-blackjack": frozenset(
+        {"hit", "stand", "double", "split", "insurance", "even-money", "decline"}
+    ),
+}
 # Games dealt from a multi-deck shoe whose count a player can follow, and the bet that follows it.
 COUNTED: Mapping[str, str] = {"perfect-pairs-blackjack": "main"}
 MIN_DECISIONS = 10
@@ -86,7 +96,7 @@ def hole_card_steps(session: Session) -> Iterator[tuple[RoundRecord, HoleCardTes
             continue
         seats = session.seats(round_)
         for point in round_.decisions:
-            if point.seat in seats:
+            if point.seat in seats and point.action in PRICED[session.game]:
                 test.add(reviewer(point, round_.rules))
         yield round_, test
 

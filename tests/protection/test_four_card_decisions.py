@@ -11,13 +11,18 @@ import numpy as np
 import pytest
 
 from dealerassist.core.cards import FULL_DECK, Card, parse_cards
+from dealerassist.events import CardRead
 from dealerassist.games.base import TableRules
 from dealerassist.hands import best_four
 from dealerassist.hands.batch import best_four_strengths, combinations_array
 from dealerassist.protection.decisions import DecisionPoint
 from dealerassist.protection.four_card_poker import dealer_hands_above, review
+from dealerassist.protection.records import read_rounds
 from dealerassist.protection.report import protect
+from dealerassist.storage.eventlog import EventLog
 from dealerassist.tablefiles.tables import load_table
+from dealerassist.tracker import Tracker
+from dealerassist.tracker import events as ev
 from tests.protection.helpers import simulated_rounds
 
 
@@ -114,3 +119,30 @@ def test_a_four_card_hole_carder_is_flagged_in_the_log() -> None:
     assert [(f.kind, f.subject) for f in report.flags] == [("hole-card", "fcp-1 seat 3 rounds 1-60")]
     honest = [s for s in report.sessions if s["seat"] != 3]
     assert len(honest) == 2 and all(s["hole_card"]["cost_cents"] == 0 for s in honest)
+
+
+def test_a_two_spot_declaration_is_no_decision_to_price() -> None:
+    with EventLog(":memory:") as log:
+        tracker = Tracker(load_table("four-card-poker"), log)
+        tracker.handle(ev.RoundOpen(table="fcp-1", user="dee"))
+        for seat in (1, 2):
+            tracker.handle(ev.Wager(table="fcp-1", seat=seat, bet="aces-up", amount=600, user="dee"))
+            tracker.handle(ev.Wager(table="fcp-1", seat=seat, bet="ante", amount=300, user="dee"))
+        tracker.handle(
+            ev.PlayerDecision(
+                table="fcp-1", position="seat-1", action="same-player", choice="seat-2", user="dee"
+            )
+        )
+        tracker.handle(ev.BettingClosed(table="fcp-1", user="dee"))
+        cards = tracker.rules.deck.cards()
+        random.Random(5).shuffle(cards)
+        for card in cards[:16]:
+            tracker.handle(CardRead(table="fcp-1", source="shoe", card=card))
+        for seat in (1, 2):
+            tracker.handle(
+                ev.PlayerDecision(table="fcp-1", position=f"seat-{seat}", action="fold", user="dee")
+            )
+        rounds = read_rounds(log)
+    assert rounds[0].outcome == "settled"
+    sessions = protect(rounds).sessions
+    assert [s["hole_card"]["decisions"] for s in sessions] == [1, 1]
