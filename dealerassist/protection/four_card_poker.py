@@ -171,7 +171,8 @@ def review(point: DecisionPoint, rules: TableRules) -> Review:
             f"{' '.join(c.code for c in point.dealer_up) or 'none'}"
         )
     ante = point.wagers.get("ante", 0)
-    recorded = point.amount if point.action == "play" else None
+    # A Play that names no amount is the Ante again (``AnteRound.default_play``).
+    recorded = (ante if point.amount is None else point.amount) if point.action == "play" else None
     amounts = play_amounts(ante, recorded)
     hand = best_four(point.cards)
     above, total = dealer_hands_above(frozenset(point.cards), point.dealer_up[0])

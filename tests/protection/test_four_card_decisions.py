@@ -68,6 +68,7 @@ def test_values_are_the_settlement_codes_over_the_dealer_hands(rules: TableRules
         assert r.values[f"{k}x"] == (1 - lose) * win + lose * loss
     assert r.values["fold"] == -100 and r.chosen == "1x"
     assert r.optimal == {"3x"} and r.cost == r.values["3x"] - r.values["1x"] > 0
+    assert review(point("7S 7H 7D 2C 9H", "KD", "play"), rules).chosen == "1x"  # no amount: the Ante
     odd = review(point("7S 7H 7D 2C 9H", "KD", "play", 150), rules)
     assert odd.chosen == "play 150" and odd.values["1x"] < odd.values["play 150"] < odd.values["2x"]
 
