@@ -5,7 +5,8 @@ The only module of the package that knows the log. It folds records (in log orde
 record before the round). Rounds are rebuilt, never stored, so the log stays the only record.
 
 A multi-deck shoe's shuffle is a ``meta`` record whose data holds ``{"shoe": "shuffled"}`` (what the
-simulated dealer sends when it starts a new shoe); the count starts again at the next round.
+simulated dealers send when they start a new shoe) or a dealer's ``new-shoe`` action; the count
+starts again at the next round.
 """
 
 from __future__ import annotations
@@ -110,9 +111,12 @@ class _Folder:
         if kind == "table-config":
             self.rules = rules_from_config(data["game"], data["config"])
             return
+        if kind == "new-shoe" or (
+            kind == "meta" and all(data["data"].get(k) == v for k, v in SHUFFLE.items())
+        ):
+            self.shuffle_pending = True
+            return
         if kind == "meta":
-            if all(data["data"].get(k) == v for k, v in SHUFFLE.items()):
-                self.shuffle_pending = True
             return
         if kind == "seat-player":
             self._seat_player(data["seat"], data["player"])
@@ -230,7 +234,7 @@ def _window(log: EventLog, since: str | None, until: str | None) -> Iterator[Log
         if (
             since is not None
             and record.recorded_at < since
-            and record.event.kind not in ("table-config", "meta", "seat-player")
+            and record.event.kind not in ("table-config", "meta", "new-shoe", "seat-player")
         ):
             continue
         yield record

@@ -87,6 +87,7 @@ class TableEngine:
             "betting-closed": self._betting_closed,
             "decision": self._decision,
             "seat-player": self._seat_player,
+            "new-shoe": self._new_shoe,
             "dice": self._dice,
             "dealer-reveal": self._reveal,
             "dealer-button": self._reveal,
@@ -258,6 +259,14 @@ class TableEngine:
     def _seat_player(self, event: ev.SeatPlayer) -> list[Event]:
         """Recorded as it came (the log is where protection reads it); only the seat is checked."""
         self._seat(event.kind, event.seat)
+        return []
+
+    def _new_shoe(self, event: ev.NewShoe) -> list[Event]:
+        """Recorded as it came; refused in the middle of a round (a shoe is changed between them)."""
+        if self.status == "open":
+            raise RuleViolation(
+                "round-in-progress", f"round {self.round_id} is in play: change the shoe after it"
+            )
         return []
 
     def _position(self, kind: str, position: str) -> str:

@@ -132,6 +132,14 @@ class SeatPlayer(TrackerInput):
 
 
 @dataclass(frozen=True, kw_only=True)
+class NewShoe(TrackerInput):
+    """The dealer put a freshly shuffled shoe in play, between rounds: game protection's card
+    count starts again at the next round. Changes no round."""
+
+    kind: ClassVar[str] = "new-shoe"
+
+
+@dataclass(frozen=True, kw_only=True)
 class Dice(TrackerInput):
     """The dice total that picks the first seat dealt (pai gow)."""
 
@@ -353,6 +361,7 @@ INPUT_KINDS = frozenset(
         "betting-closed",
         "decision",
         "seat-player",
+        "new-shoe",
         "dice",
         "dealer-reveal",
         "ack-alarm",

@@ -145,6 +145,7 @@ def _write_every_kind(path: Path, users_path: Path) -> _Tables:
     t.send(pu, kind="device-link", device="shoe", up=True)
     t.send(pu, kind="device-alarm", device="shoe", code="protocol", detail="refused unknown type 0x13")
     t.send(pu, kind="meta", data={"note": "shift change"})
+    t.send(pu, kind="new-shoe", user="dee")
     t.log.append(KeyRotated(table=pu, key_id="k-2026-12", previous="k-2026-11"))  # as `keys rotate` writes it
     t.send(pu, kind="round-open")
     t.send(pu, kind="approve-void", reason="table closed", **supervisor)
