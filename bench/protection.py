@@ -45,30 +45,38 @@ from dealerassist.protection.report import (
 from dealerassist.protection.sessions import Session, sessions_of
 from dealerassist.protection.stats import rank_correlation
 from dealerassist.protection.three_card_poker import suit_class
-from dealerassist.simulation.bets import MAIN_MULTIPLES
+from dealerassist.simulation.bets import MAIN_BET, MAIN_MULTIPLES
 from dealerassist.simulation.players import TableSession, seated
 from dealerassist.storage.eventlog import EventLog
 from dealerassist.tablefiles.tables import load_table
 from dealerassist.tracker import Tracker
 
 SETTINGS = Settings()
-CHEATS = {
-    "three-card-poker": "hole-carder",
-    "pairs-and-up": "hole-carder",
-    "perfect-pairs-blackjack": "counter",
-}
+CASES = (
+    ("three-card-poker", "hole-carder"),
+    ("pairs-and-up", "hole-carder"),
+    ("four-card-poker", "hole-carder"),
+    ("perfect-pairs-blackjack", "counter"),
+    ("perfect-pairs-blackjack", "hole-carder"),
+)
+GAMES = tuple(dict.fromkeys(game for game, _ in CASES))
+# Four Card Poker deals are too many to price every draw of the null (1,370,754 dealer hands
+# each): its null sessions draw from ``--null-deals`` deals priced once (a bootstrap of the deal).
+POOLED = frozenset({"four-card-poker"})
 SEATS = 6
 COUNT_LOOK = 10
 
 
-def simulate(game: str, tables: int, rounds: int, seed: int, sees: float = 1.0) -> list[tuple[str, Session]]:
+def simulate(
+    game: str, cheat: str, tables: int, rounds: int, seed: int, sees: float = 1.0
+) -> list[tuple[str, Session]]:
     """Seat sessions of simulated tables through the real tracker: ``(player kind, session)``."""
     out = []
     for t in range(tables):
         log = EventLog(":memory:")
         tracker = Tracker(load_table(game), log)
         kinds = {seat: "perfect" for seat in range(1, SEATS + 1)}
-        kinds[1 + t % SEATS] = CHEATS[game]
+        kinds[1 + t % SEATS] = cheat
         players = {
             seat: seated(kind, random.Random(seed * 100 + t * 10 + seat), sees)
             for seat, kind in kinds.items()
@@ -94,7 +102,7 @@ def counting_flag_round(session: Session, rounds: Sequence[RoundRecord]) -> int 
     """The round at which the counting test first flags, looking every ``COUNT_LOOK`` rounds."""
     counts = counts_before(rounds)
     for end in range(MIN_COUNTED_ROUNDS, len(session.rounds) + 1, COUNT_LOOK):
-        test = counting_test(session.rounds[:end], counts, session.seat, "main")
+        test = counting_test(session.rounds[:end], counts, session.seats, "main")
         if test.p_value < SETTINGS.counting_alpha:
             return end
     return None
@@ -107,34 +115,45 @@ class HonestNull:
     """A perfect honest player's chance of matching the informed choice, per deal (cached).
 
     Three Card Poker: the seat's three cards, cached up to suits (the dealer's are all hidden).
-    Pairs & Up: the seat's two cards and the dealer's turned card.
+    Pairs & Up: the seat's two cards and the dealer's turned card. Four Card Poker: the seat's
+    five cards and the dealer's face-up card, one of ``pool`` deals drawn once.
     """
 
-    def __init__(self, game: str) -> None:
+    def __init__(self, game: str, rng: random.Random, pool: int) -> None:
         self.game = game
         self.rules = load_table(game).rules
         self.deck = self.rules.deck.cards()
         self.reviewer = REVIEWERS[game]
         self.cache: dict[tuple, float] = {}
+        self.pool = [self._sample(rng) for _ in range(pool if game in POOLED else 0)]
+
+    def _sample(self, rng: random.Random) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple]:
+        own_count = {"three-card-poker": 3, "pairs-and-up": 2, "four-card-poker": 5}.get(self.game, 2)
+        cards = tuple(rng.sample(self.deck, own_count + (self.game != "three-card-poker")))
+        own, up = cards[:own_count], cards[own_count:]
+        if self.game == "three-card-poker":
+            return own, up, suit_class(tuple(sorted(own, key=lambda c: c.index)))
+        return own, up, (tuple(sorted(c.code for c in own)), up[0].code)
 
     def deal(self, rng: random.Random) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple]:
-        cards = tuple(rng.sample(self.deck, 3))
-        if self.game == "three-card-poker":
-            return cards, (), suit_class(tuple(sorted(cards, key=lambda c: c.index)))
-        own, up = cards[:2], cards[2:]
-        return own, up, (tuple(sorted(c.code for c in own)), up[0].code)
+        return rng.choice(self.pool) if self.pool else self._sample(rng)
 
     def chance(self, rng: random.Random) -> float:
         own, up, key = self.deal(rng)
         if key not in self.cache:
-            blind = self.reviewer(
-                DecisionPoint("t", 1, 1, "seat-1", own, up, (), {"ante": 100}, "fold"), self.rules
-            )
+            stake = {MAIN_BET[self.game]: 100}
+            blind = self.reviewer(DecisionPoint("t", 1, 1, "seat-1", own, up, (), stake, "stand"), self.rules)
             option = sorted(blind.optimal)[0]
-            action, choice = (
-                ("fold", None) if option == "fold" else ("play", None if option == "play" else option)
+            action, amount, choice = "play", None, None
+            if option in ("fold", "hit", "stand", "double", "split"):
+                action = option
+            elif option.endswith("x") and option[:-1].isdigit():
+                amount = int(option[:-1]) * 100
+            elif option != "play":
+                choice = option
+            point = DecisionPoint(
+                "t", 1, 1, "seat-1", own, up, (), stake, action, amount=amount, choice=choice
             )
-            point = DecisionPoint("t", 1, 1, "seat-1", own, up, (), {"ante": 100}, action, choice=choice)
             self.cache[key] = self.reviewer(point, self.rules).follow_chance
         return self.cache[key]
 
@@ -176,13 +195,16 @@ def counting_null(
 def run(args: argparse.Namespace) -> dict[str, dict[str, object]]:
     results: dict[str, dict[str, object]] = {}
     rng = random.Random(args.seed)
-    for game in args.games:
+    for game, kind_of_cheat in CASES:
+        if game not in args.games:
+            continue
+        holes = kind_of_cheat == "hole-carder"
         started = time.monotonic()
-        sessions = simulate(game, args.tables, args.table_rounds, args.seed, args.sees)
+        sessions = simulate(game, kind_of_cheat, args.tables, args.table_rounds, args.seed, args.sees)
         cheat, honest = [], []
         series = []
         for kind, session in sessions:
-            if game in REVIEWERS:
+            if holes:
                 flagged = hole_card_flag_round(session)
             else:
                 rounds = sorted(session.rounds, key=lambda r: r.round_id)
@@ -190,16 +212,17 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, object]]:
                 counts = counts_before(rounds)
                 series.append([counts[r.round_id].true_count for r in rounds if r.round_id in counts])
             (honest if kind == "perfect" else cheat).append(flagged)
-        if game in REVIEWERS:
-            null = HonestNull(game)
+        if holes:
+            null = HonestNull(game, rng, args.null_deals)
             draws = [null.session(rng, args.rounds) for _ in range(args.null_sessions)]
             fa_end = sum(d[0] for d in draws) / len(draws)
             fa_any = sum(d[1] for d in draws) / len(draws)
         else:
             fa_end, fa_any = counting_null(series, args.null_sessions, args.rounds, rng)
         flagged_rounds = [r for r in cheat if r is not None]
-        results[game] = {
-            "cheat": CHEATS[game],
+        results[f"{game} {kind_of_cheat}"] = {
+            "game": game,
+            "cheat": kind_of_cheat,
             "hole_carder_sees": args.sees,
             "cheat_sessions": len(cheat),
             "cheat_flagged": len(flagged_rounds),
@@ -222,7 +245,8 @@ def report(results: dict[str, dict[str, object]], rounds: int) -> str:
         f"{'game':<24} {'cheat':<12} {'median rounds to flag':>22} {'honest flagged (tracker)':>25} "
         f"{'false alarms: end / any look':>29} {'s':>6}"
     ]
-    for game, r in results.items():
+    for r in results.values():
+        game = r["game"]
         median = r["median_rounds_to_flag"]
         to_flag = f"{'-' if median is None else median} ({r['cheat_flagged']}/{r['cheat_sessions']})"
         honest = f"{r['honest_flagged_through_tracker']}/{r['honest_sessions_through_tracker']}"
@@ -239,13 +263,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="dealerassist bench protection", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("--games", nargs="+", default=list(CHEATS), choices=list(CHEATS))
+    parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES))
     parser.add_argument("--tables", type=int, default=3, help="simulated tables per game (one cheat each)")
     parser.add_argument("--table-rounds", type=int, default=300, help="rounds per simulated table")
     parser.add_argument(
         "--rounds", type=int, default=1000, help="rounds per honest session drawn from the null"
     )
     parser.add_argument("--null-sessions", type=int, default=1000, help="honest sessions drawn from the null")
+    parser.add_argument(
+        "--null-deals", type=int, default=2000, help="Four Card Poker deals the null sessions draw from"
+    )
     parser.add_argument(
         "--sees", type=float, default=1.0, help="the hole-carder's chance to see a round's hidden cards"
     )

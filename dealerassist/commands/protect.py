@@ -38,6 +38,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=Settings.dealer_alpha,
         help="significance of the dealer tests, over all of them together (default 1e-3)",
     )
+    p.add_argument(
+        "--shift-hours",
+        type=float,
+        default=Settings.shift_hours,
+        help="longest dealer shift: a dealer longer at one table starts a new one (default 8)",
+    )
     p.add_argument("--json", action="store_true", help="the whole report as JSON")
     p.set_defaults(handler=_protect)
 
@@ -47,6 +53,8 @@ def _protect(args: argparse.Namespace) -> int:
         value = getattr(args, name)
         if not 0.0 < value < 1.0:
             raise DealerAssistError(f"--{name.replace('_', '-')}: must be between 0 and 1, got {value}")
+    if not args.shift_hours > 0:
+        raise DealerAssistError(f"--shift-hours: must be more than 0, got {args.shift_hours}")
     since = parse_instant(args.since, "--from") if args.since else None
     until = parse_instant(args.until, "--to") if args.until else None
     with EventLog(args.db or default_db(), readonly=True) as log:
@@ -55,7 +63,12 @@ def _protect(args: argparse.Namespace) -> int:
         reviews = ReviewBook().take_all(log.records(table=PIT_WIDE))
     if args.table:
         rounds = [r for r in rounds if r.table == args.table]
-    settings = Settings(hole_card_alpha=args.alpha, counting_alpha=args.alpha, dealer_alpha=args.dealer_alpha)
+    settings = Settings(
+        hole_card_alpha=args.alpha,
+        counting_alpha=args.alpha,
+        dealer_alpha=args.dealer_alpha,
+        shift_hours=args.shift_hours,
+    )
     report = protect(rounds, settings)
     flags = reviews.reviewed(report.flags)
     if args.json:
@@ -67,7 +80,7 @@ def _protect(args: argparse.Namespace) -> int:
 
 def render(report: ProtectionReport, flags: list[ReviewedFlag], rounds: int) -> str:
     lines = [
-        f"{rounds} rounds, {len(report.sessions)} seat sessions, {len(report.dealers)} dealer tests: "
+        f"{rounds} rounds, {len(report.sessions)} player sessions, {len(report.dealers)} dealer tests: "
         f"{len(report.flags)} flag(s)"
     ]
     for reviewed in flags:

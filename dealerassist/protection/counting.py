@@ -15,7 +15,7 @@ player never looked at as a count, so the correlation is zero in expectation.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from dealerassist.core.cards import ACE, Card
@@ -97,12 +97,16 @@ class CountingTest:
 
 
 def counting_test(
-    rounds: Sequence[RoundRecord], counts: dict[int, ShoeCount], seat: int, bet: str
+    rounds: Sequence[RoundRecord],
+    counts: dict[int, ShoeCount],
+    seats: Callable[[RoundRecord], Collection[int]],
+    bet: str,
 ) -> CountingTest:
-    pairs = [
-        (r.round_id, counts[r.round_id].true_count, r.main_bet(seat, bet))
-        for r in rounds
-        if r.round_id in counts and r.main_bet(seat, bet) > 0
-    ]
+    """The player's bet (summed over the seats they bet on) against the true count before it."""
+    pairs = []
+    for r in rounds:
+        staked = sum(r.main_bet(seat, bet) for seat in seats(r))
+        if r.round_id in counts and staked > 0:
+            pairs.append((r.round_id, counts[r.round_id].true_count, staked))
     correlation = rank_correlation([tc for _, tc, _ in pairs], [b for _, _, b in pairs])
     return CountingTest(pairs, correlation)

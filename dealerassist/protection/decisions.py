@@ -41,6 +41,7 @@ class DecisionPoint:
     action: str
     amount: int | None = None
     choice: str | None = None
+    split_hand: bool = False  # a hand made by a split (blackjack: no second split)
 
 
 @dataclass(frozen=True)

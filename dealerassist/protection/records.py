@@ -5,7 +5,8 @@ The only module of the package that knows the log. It folds records (in log orde
 record before the round). Rounds are rebuilt, never stored, so the log stays the only record.
 
 A multi-deck shoe's shuffle is a ``meta`` record whose data holds ``{"shoe": "shuffled"}`` (what the
-simulated dealer sends when it starts a new shoe); the count starts again at the next round.
+simulated dealers send when they start a new shoe) or a dealer's ``new-shoe`` action; the count
+starts again at the next round.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from dealerassist.core.cards import Card
 from dealerassist.core.decks import load_deck
-from dealerassist.games.base import DEALER, BetLimit, TableRules, parse_position
+from dealerassist.games.base import DEALER, BetLimit, TableRules, parse_position, seat_position
 from dealerassist.protection.decisions import DecisionPoint
 from dealerassist.storage.eventlog import EventLog, LogRecord
 from dealerassist.tablefiles.paytables import load_paytables
@@ -49,6 +50,8 @@ class RoundRecord:
     decisions: list[DecisionPoint] = field(default_factory=list)
     alarms: list[str] = field(default_factory=list)
     corrections: int = 0
+    overrides: int = 0  # supervisors' jackpot (progressive meter) corrections while the round was the table's
+    players: dict[int, str] = field(default_factory=dict)  # seat -> the player id the dealer entered
 
     @property
     def game(self) -> str:
@@ -89,6 +92,7 @@ class _Folder:
         self.current: RoundRecord | None = None
         self.shuffle_pending = False
         self.rounds: dict[int, RoundRecord] = {}
+        self.players: dict[int, str] = {}  # seat -> player id, as the dealer last entered it
 
     def round_of(self, round_id: int | None) -> RoundRecord | None:
         if round_id is None:
@@ -107,9 +111,19 @@ class _Folder:
         if kind == "table-config":
             self.rules = rules_from_config(data["game"], data["config"])
             return
+        if kind == "new-shoe" or (
+            kind == "meta" and all(data["data"].get(k) == v for k, v in SHUFFLE.items())
+        ):
+            self.shuffle_pending = True
+            return
         if kind == "meta":
-            if all(data["data"].get(k) == v for k, v in SHUFFLE.items()):
-                self.shuffle_pending = True
+            return
+        if kind == "seat-player":
+            self._seat_player(data["seat"], data["player"])
+            return
+        if kind == "progressive-correction":
+            if data.get("user", "") not in ("", "tracker") and self.current is not None:
+                self.current.overrides += 1  # a supervisor's hand on the jackpot, not a void's give-back
             return
         round_ = self.round_of(data.get("round_id"))
         if round_ is None:
@@ -118,6 +132,8 @@ class _Folder:
             round_.opened_at = record.recorded_at
         elif kind in ("wager", "correct-wager"):
             round_.wagers.setdefault(data["seat"], {})[data["bet"]] = data["amount"]
+            if data["seat"] in self.players:
+                round_.players[data["seat"]] = self.players[data["seat"]]
             if kind == "wager" and data.get("role") == "dealer" and not round_.dealer:
                 round_.dealer = data.get("user", "")
             round_.corrections += kind == "correct-wager"
@@ -136,10 +152,24 @@ class _Folder:
         elif kind == "round-voided":
             round_.outcome = "voided"
 
+    def _seat_player(self, seat: int, player: str) -> None:
+        """The seat's player from now on; also of the open round's wager there, if any."""
+        if player:
+            self.players[seat] = player
+        else:
+            self.players.pop(seat, None)
+        round_ = self.current
+        if round_ is not None and round_.outcome == "open" and seat in round_.wagers:
+            if player:
+                round_.players[seat] = player
+            else:
+                round_.players.pop(seat, None)
+
     def _decision(self, round_: RoundRecord, data: dict[str, Any]) -> None:
         place = parse_position(data["position"])
         if place is None:
             return
+        split_before = any(d.seat == place[0] and d.action == "split" for d in round_.decisions)
         turned = TURNED_BY_RULE.get(round_.game, frozenset())
         dealer = sorted(((i, d) for (pos, i), d in round_.cards.items() if pos == DEALER), key=lambda x: x[0])
         up = tuple(d.card for i, d in dealer if d.face_up or i in turned)
@@ -157,8 +187,19 @@ class _Folder:
                 action=data["action"],
                 amount=data.get("amount"),
                 choice=data.get("choice"),
+                split_hand=split_before or place[1] > 1,
             )
         )
+        if data["action"] == "split":
+            self._split(round_, data["position"], place[0])
+
+    @staticmethod
+    def _split(round_: RoundRecord, position: str, seat: int) -> None:
+        """A split moves the pair's second card to the second hand, where the game keeps it (the
+        first hand's next card is logged at the same index)."""
+        moved = round_.cards.pop((position, 1), None)
+        if moved is not None:
+            round_.cards[(seat_position(seat, 2), 0)] = moved
 
 
 class RoundFolder:
@@ -224,7 +265,7 @@ def _window(log: EventLog, since: str | None, until: str | None) -> Iterator[Log
         if (
             since is not None
             and record.recorded_at < since
-            and record.event.kind not in ("table-config", "meta")
+            and record.event.kind not in ("table-config", "meta", "new-shoe", "seat-player")
         ):
             continue
         yield record

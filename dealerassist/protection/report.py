@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dealerassist.games.base import TableRules
-from dealerassist.protection import pairs_and_up, three_card_poker
+from dealerassist.protection import blackjack, four_card_poker, pairs_and_up, three_card_poker
 from dealerassist.protection.counting import counting_test, counts_before
-from dealerassist.protection.dealers import dealer_tests
+from dealerassist.protection.dealers import DEFAULT_SHIFT_HOURS, dealer_tests
 from dealerassist.protection.decisions import DecisionPoint, HoleCardTest, Review
 from dealerassist.protection.records import RoundRecord
 from dealerassist.protection.sessions import DEFAULT_GAP, Session, sessions_of
@@ -23,6 +23,18 @@ from dealerassist.protection.sessions import DEFAULT_GAP, Session, sessions_of
 REVIEWERS: Mapping[str, Callable[[DecisionPoint, TableRules], Review]] = {
     "three-card-poker": three_card_poker.review,
     "pairs-and-up": pairs_and_up.review,
+    "four-card-poker": four_card_poker.review,
+    "perfect-pairs-blackjack": blackjack.review,
+}
+# The decisions each reviewer prices; others (Four Card Poker's ``same-player`` declaration) are
+# not choices against the dealer's cards.
+PRICED: Mapping[str, frozenset[str]] = {
+    "three-card-poker": frozenset({"play", "fold"}),
+    "pairs-and-up": frozenset({"play", "fold"}),
+    "four-card-poker": frozenset({"play", "fold"}),
+    "perfect-pairs-blackjack": frozenset(
+        {"hit", "stand", "double", "split", "insurance", "even-money", "decline"}
+    ),
 }
 # Games dealt from a multi-deck shoe whose count a player can follow, and the bet that follows it.
 COUNTED: Mapping[str, str] = {"perfect-pairs-blackjack": "main"}
@@ -38,6 +50,7 @@ class Settings:
     counting_alpha: float = 1e-4
     dealer_alpha: float = 1e-3
     gap: int = DEFAULT_GAP
+    shift_hours: float = DEFAULT_SHIFT_HOURS
 
 
 @dataclass(frozen=True)
@@ -87,8 +100,9 @@ def hole_card_steps(session: Session) -> Iterator[tuple[RoundRecord, HoleCardTes
     for round_ in session.rounds:
         if round_.outcome != "settled" or round_.rules is None:
             continue
+        seats = session.seats(round_)
         for point in round_.decisions:
-            if point.seat == session.seat:
+            if point.seat in seats and point.action in PRICED[session.game]:
                 test.add(reviewer(point, round_.rules))
         yield round_, test
 
@@ -113,6 +127,7 @@ def protect(rounds: Sequence[RoundRecord], settings: Settings = Settings()) -> P
         entry: dict[str, Any] = {
             "table": session.table,
             "seat": session.seat,
+            **({"player": session.player, "seats": session.all_seats} if session.player else {}),
             "game": session.game,
             "rounds": [session.first_round, session.last_round],
         }
@@ -134,7 +149,7 @@ def protect(rounds: Sequence[RoundRecord], settings: Settings = Settings()) -> P
                 )
         bet = COUNTED.get(session.game)
         if bet is not None:
-            counted = counting_test(session.rounds, counts[session.table], session.seat, bet)
+            counted = counting_test(session.rounds, counts[session.table], session.seats, bet)
             entry["counting"] = counted.summary()
             if len(counted.rounds) >= MIN_COUNTED_ROUNDS and counted.p_value < settings.counting_alpha:
                 report.flags.append(
@@ -150,7 +165,7 @@ def protect(rounds: Sequence[RoundRecord], settings: Settings = Settings()) -> P
                     )
                 )
         report.sessions.append(entry)
-    tests = dealer_tests(rounds)
+    tests = dealer_tests(rounds, settings.shift_hours)
     for test in tests:
         report.dealers.append(test.summary())
         if test.count and test.p_value * len(tests) < settings.dealer_alpha:
@@ -158,7 +173,7 @@ def protect(rounds: Sequence[RoundRecord], settings: Settings = Settings()) -> P
             report.flags.append(
                 Flag(
                     "dealer",
-                    f"dealer {test.dealer}: {test.incident}",
+                    test.subject,
                     ",".join(tables),
                     test.p_value,
                     {**test.summary(), "tests": len(tests)},

@@ -23,7 +23,9 @@ from typing import Any, Protocol
 
 from dealerassist.core.cards import Card
 from dealerassist.errors import DealerAssistError
+from dealerassist.events import Meta
 from dealerassist.games.base import DEALER, parse_position
+from dealerassist.protection.records import SHUFFLE
 from dealerassist.simulation.bets import plan_wagers
 from dealerassist.simulation.strategies import View, decide
 from dealerassist.tracker import events as ev
@@ -161,6 +163,10 @@ class SimulatedDealer:
         jackpot = self.game in JACKPOT_STACKS and self.rng.random() < self.chances.jackpot
         exposure = self.camera is not None and self.rng.random() < self.chances.exposure
         misread_at = self.rng.randint(0, 3) if self.rng.random() < self.chances.misread else None
+        if self._new_shoe_due() and self.rules.deck.size > 53:
+            self._send(
+                Meta(table=self.table, data=dict(SHUFFLE))
+            )  # before the round: its count starts afresh
         self._send(ev.RoundOpen(table=self.table, user=DEALER_USER))
         round_id = self.tracker.round_id
         stacks = self._place_wagers(round_id, jackpot, stop)
@@ -227,10 +233,16 @@ class SimulatedDealer:
         controller = getattr(self.supervisor, "progressive", {}).get(self.table)
         return controller is not None and bool(controller.state()["pending"])
 
+    def _new_shoe_due(self) -> bool:
+        """A fresh deck every round, or a multi-deck shoe shuffled at its cut card. A new shoe is
+        announced to the log (``meta`` ``{"shoe": "shuffled"}``) so game protection counts from it."""
+        deck = self.rules.deck
+        return deck.size <= 53 or len(self._shoe_cards) < deck.size * SHOE_RESHUFFLE_FRACTION
+
     def _round_deck(self, stacks: Mapping[str, list[Card]]) -> list[Card]:
         """The cards this round draws from: a fresh shuffle, or what is left of a multi-deck shoe."""
         deck = self.rules.deck
-        if deck.size <= 53 or len(self._shoe_cards) < deck.size * SHOE_RESHUFFLE_FRACTION:
+        if self._new_shoe_due():
             self._shoe_cards = deck.cards()
             self.rng.shuffle(self._shoe_cards)
         cards = self._shoe_cards if deck.size > 53 else list(self._shoe_cards)

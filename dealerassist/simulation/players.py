@@ -60,11 +60,16 @@ class PerfectPlayer:
 
     @staticmethod
     def choice(view: View, option: str) -> Choice:
-        """The decision for a reviewer's option: ``fold``, ``play`` (the Ante again) or a hand."""
+        """The decision for a reviewer's option: ``fold``, ``play`` (the Ante again), a Play of
+        ``k`` times the Ante (``3x``) or a hand."""
         if option == "fold":
             return Choice("fold")
         if option == "play":
             return Choice("play", view.wagers.get("ante"))
+        if option[:-1].isdigit() and option.endswith("x"):
+            return Choice("play", int(option[:-1]) * view.wagers.get("ante", 0))
+        if option in view.actions:
+            return Choice(option)
         return Choice("play", choice=option)
 
 
@@ -170,7 +175,19 @@ class TableSession:
             wagers=wagers,
             rules=self.rules,
         )
-        point = DecisionPoint(self.table, int(snap["round_id"]), seat, position, own, up, hidden, wagers, "")  # type: ignore[call-overload]
+        split = f"{position.split('.')[0]}.2" in positions  # type: ignore[operator]
+        point = DecisionPoint(
+            self.table,
+            int(snap["round_id"]),
+            seat,
+            position,
+            own,
+            up,
+            hidden,
+            wagers,
+            "",  # type: ignore[call-overload]
+            split_hand=split,
+        )
         choice = self.players[seat].decide(view, point)
         if choice.action not in view.actions:
             choice = decide(self.rules.game, view)

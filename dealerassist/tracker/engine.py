@@ -86,6 +86,8 @@ class TableEngine:
             "wager": self._wager,
             "betting-closed": self._betting_closed,
             "decision": self._decision,
+            "seat-player": self._seat_player,
+            "new-shoe": self._new_shoe,
             "dice": self._dice,
             "dealer-reveal": self._reveal,
             "dealer-button": self._reveal,
@@ -253,6 +255,19 @@ class TableEngine:
         if not 1 <= seat <= self.rules.seats:
             raise EventError(f"{kind}.seat: this table has seats 1..{self.rules.seats}, got {seat}")
         return seat
+
+    def _seat_player(self, event: ev.SeatPlayer) -> list[Event]:
+        """Recorded as it came (the log is where protection reads it); only the seat is checked."""
+        self._seat(event.kind, event.seat)
+        return []
+
+    def _new_shoe(self, event: ev.NewShoe) -> list[Event]:
+        """Recorded as it came; refused in the middle of a round (a shoe is changed between them)."""
+        if self.status == "open":
+            raise RuleViolation(
+                "round-in-progress", f"round {self.round_id} is in play: change the shoe after it"
+            )
+        return []
 
     def _position(self, kind: str, position: str) -> str:
         try:

@@ -28,6 +28,7 @@ AlarmCode = Literal[
     "progressive",
 ]
 Severity = Literal["info", "warning", "critical"]
+PLAYER_ID_LENGTH = 64
 
 
 def _require(kind: str, name: str, ok: bool, why: str) -> None:
@@ -105,6 +106,37 @@ class PlayerDecision(TrackerInput):
         super().__post_init__()
         _require(self.kind, "amount", self.amount is None or self.amount >= 0, "must be cents >= 0")
         _require(self.kind, "action", bool(self.action), "must name the action")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeatPlayer(TrackerInput):
+    """Who plays at a seat: the player id or card number the dealer enters (``""`` when the player
+    leaves). Changes no round; game protection follows the player across seats with it."""
+
+    kind: ClassVar[str] = "seat-player"
+    seat: int
+    player: str = ""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _require(self.kind, "seat", self.seat >= 1, f"must be 1 or more, got {self.seat}")
+        _require(
+            self.kind,
+            "player",
+            len(self.player) <= PLAYER_ID_LENGTH
+            and self.player == self.player.strip()
+            and self.player.isprintable(),
+            f"must be a player id or card number of at most {PLAYER_ID_LENGTH} printable characters, "
+            "no outer spaces",
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class NewShoe(TrackerInput):
+    """The dealer put a freshly shuffled shoe in play, between rounds: game protection's card
+    count starts again at the next round. Changes no round."""
+
+    kind: ClassVar[str] = "new-shoe"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -328,6 +360,8 @@ INPUT_KINDS = frozenset(
         "wager",
         "betting-closed",
         "decision",
+        "seat-player",
+        "new-shoe",
         "dice",
         "dealer-reveal",
         "ack-alarm",

@@ -50,6 +50,8 @@ ACTIONS: Final[dict[str, Action]] = {
         Action("round-open", "play", "Open a new round for betting."),
         Action("wager", "play", "Place, change (amount) or remove (amount 0) a seat's wager."),
         Action("betting-closed", "play", "No more bets: check every seat and start the deal."),
+        Action("seat-player", "play", "Name the player at a seat: a player id or card number (empty: left)."),
+        Action("new-shoe", "play", "A freshly shuffled shoe is in play (between rounds)."),
         Action("dice", "play", "The dice total that picks the first seat (pai gow)."),
         Action("decision", "play", "A player's decision: play, fold, hit, stand, double, split, set a hand."),
         Action("dealer-reveal", "play", "Reveal the dealer's hand."),

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import random
-
 from dealerassist.core.cards import parse_cards
 from dealerassist.protection.decisions import DecisionPoint
 from dealerassist.protection.pairs_and_up import best, choice_values, review, unseen_cards
-from dealerassist.protection.records import read_rounds
 from dealerassist.protection.report import protect
-from dealerassist.simulation.players import TableSession, seated
 from dealerassist.simulation.strategies import View, pairs_and_up
-from dealerassist.storage.eventlog import EventLog
 from dealerassist.tablefiles.tables import load_table
-from dealerassist.tracker import Tracker
+from tests.protection.helpers import simulated_rounds
 
 
 def test_values_chance_and_informed_choice_follow_the_hidden_card() -> None:
@@ -36,12 +31,6 @@ def test_values_chance_and_informed_choice_follow_the_hidden_card() -> None:
 
 
 def test_a_pairs_and_up_hole_carder_is_flagged_in_the_log() -> None:
-    with EventLog(":memory:") as log:
-        tracker = Tracker(load_table("pairs-and-up"), log)
-        kinds = {1: "perfect", 2: "hole-carder", 4: "perfect"}
-        players = {seat: seated(kind, random.Random(seat)) for seat, kind in kinds.items()}
-        session = TableSession(tracker, players, random.Random(9))
-        for _ in range(60):
-            session.play_round()
-        report = protect(read_rounds(log))
+    rounds = simulated_rounds("pairs-and-up", {1: "perfect", 2: "hole-carder", 4: "perfect"}, 60, seed=9)
+    report = protect(rounds)
     assert [(f.kind, f.subject) for f in report.flags] == [("hole-card", "pu-1 seat 2 rounds 1-60")]

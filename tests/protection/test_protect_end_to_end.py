@@ -86,6 +86,7 @@ def test_the_time_window_and_bad_options_are_clean(tmp_path: Path) -> None:
         (("--alpha", "2"), "--alpha: must be between 0 and 1"),
         (("--from", "yesterday"), "--from: not an ISO-8601"),
         (("--table", "nope"), "--table nope: no records"),
+        (("--shift-hours", "0"), "--shift-hours: must be more than 0"),
     ):
         done = protect("--db", str(db), *args)
         assert done.returncode != 0 and words in done.stderr and "Traceback" not in done.stderr
@@ -99,13 +100,31 @@ def test_the_benchmark_reports_rounds_to_flag_and_false_alarms(capsys: pytest.Ca
         import protection as bench
     finally:
         sys.path.remove(str(ROOT / "bench"))
-    args = ["--tables", "1", "--table-rounds", "40", "--rounds", "60", "--null-sessions", "5", "--json"]
+    args = [
+        "--tables",
+        "1",
+        "--table-rounds",
+        "40",
+        "--rounds",
+        "60",
+        "--null-sessions",
+        "5",
+        "--null-deals",
+        "20",
+        "--json",
+    ]
     assert bench.main(args) == 0
     results = json.loads(capsys.readouterr().out)
-    assert set(results) == {"three-card-poker", "pairs-and-up", "perfect-pairs-blackjack"}
+    assert set(results) == {
+        "three-card-poker hole-carder",
+        "pairs-and-up hole-carder",
+        "four-card-poker hole-carder",
+        "perfect-pairs-blackjack counter",
+        "perfect-pairs-blackjack hole-carder",
+    }
     for game, r in results.items():
         assert r["cheat_sessions"] == 1 and r["honest_sessions_through_tracker"] == 5, game
         assert r["honest_flagged_through_tracker"] == 0, game
         assert 0.0 <= r["false_alarm_at_end"] <= r["false_alarm_any_look"] <= 1.0
-    assert results["three-card-poker"]["cheat_flagged"] == 1
-    assert results["three-card-poker"]["median_rounds_to_flag"] <= 40
+    assert results["three-card-poker hole-carder"]["cheat_flagged"] == 1
+    assert results["three-card-poker hole-carder"]["median_rounds_to_flag"] <= 40

@@ -84,11 +84,11 @@ def test_bets_following_the_count_correlate() -> None:
     low = [f"{rank}{suit}" for rank in "23456" for suit in "SHDC"] * 2  # the count rises by one a round
     rounds = [shoe_round(i + 1, low[i], 10) for i in range(30)]
     rounds[0].shuffled_before = True
-    counted = counting_test(rounds, counts_before(rounds), 1, "main")
+    counted = counting_test(rounds, counts_before(rounds), lambda r: (1,), "main")
     assert counted.p_value == 1.0  # a flat bet follows nothing
     rising = [shoe_round(i + 1, low[i], 10 * (1 + i // 5)) for i in range(30)]
     rising[0].shuffled_before = True
-    assert counting_test(rising, counts_before(rising), 1, "main").p_value < 1e-6
+    assert counting_test(rising, counts_before(rising), lambda r: (1,), "main").p_value < 1e-6
 
 
 def test_a_dealer_with_many_exposures_stands_out_against_the_floor() -> None:

@@ -106,6 +106,7 @@ def _write_every_kind(path: Path, users_path: Path) -> _Tables:
         t.send(pu, kind="card-read", source="shoe", card=card)
     t.send(pu, kind="card-read", source="camera", card="AS", position="dealer", confidence=0.99, track="t1")
     t.send(pu, kind="card-removed", position="dealer", card="AS", track="t1")
+    t.send(pu, kind="seat-player", seat=2, player="4417-0021", user="dee")
     t.send(pu, kind="decision", position="seat-1", action="play", choice="four-of-a-kind", amount=1000)
     t.send(pu, kind="decision", position="seat-2", action="fold")
     t.send(pu, kind="round-close")
@@ -146,6 +147,7 @@ def _write_every_kind(path: Path, users_path: Path) -> _Tables:
     t.send(pu, kind="device-link", device="shoe", up=True)
     t.send(pu, kind="device-alarm", device="shoe", code="protocol", detail="refused unknown type 0x13")
     t.send(pu, kind="meta", data={"note": "shift change"})
+    t.send(pu, kind="new-shoe", user="dee")
     t.log.append(KeyRotated(table=pu, key_id="k-2026-12", previous="k-2026-11"))  # as `keys rotate` writes it
     t.send(pu, kind="round-open")
     t.send(pu, kind="approve-void", reason="table closed", **supervisor)

@@ -143,3 +143,25 @@ def test_openapi_describes_every_action_with_its_fields(dash: Dashboard) -> None
     assert {"round-open", "wager", "approve-void", "correct-card", "confirm-read", "round-close"} <= actions
     void = spec["paths"]["/api/tables/{table}/actions/approve-void"]["post"]
     assert "reason" in void["requestBody"]["content"]["application/json"]["schema"]["required"]
+
+
+def test_the_dealer_names_a_seats_player_and_a_new_shoe_for_game_protection(dash: Dashboard) -> None:
+    from dealerassist.protection.records import read_rounds
+
+    dealer = dash.client("dana")
+    assert dealer.act(TCP, "seat-player", seat=2, player="4417-0021").status_code == 200
+    assert dealer.act(TCP, "new-shoe").status_code == 200
+    bad = dealer.act(TCP, "seat-player", seat=2, player=" 4417")
+    assert bad.status_code == 422 and bad.get_json()["field"] == "player"
+    play_tcp_round(dash, dealer)
+    assert dealer.act(TCP, "round-close").status_code == 200
+    assert dealer.act(TCP, "round-open").status_code == 200
+    assert dealer.act(TCP, "new-shoe").status_code == 409  # not while a round is in play
+    first, second = read_rounds(dash.log)
+    assert first.shuffled_before and first.players == {2: "4417-0021"}
+    assert not second.shuffled_before
+    named = [r.event for r in dash.log.records() if r.event.kind in ("seat-player", "new-shoe")]
+    assert [(e.kind, e.user, e.role) for e in named] == [
+        ("seat-player", "dana", "dealer"),
+        ("new-shoe", "dana", "dealer"),
+    ]
