@@ -3,7 +3,7 @@
 A log must decode in any process whatever that process has imported (a table replays its log
 before the dashboard's code is loaded; ``audit`` loads neither), so the list is explicit: no
 package scanning, no registration as a side effect of importing a module. A new event type is
-added to ``EVENTS`` below and documented in ``docs/events.md``; ``tests/storage/test_vocabulary.py``
+added to ``EVENTS`` below and documented in ``docs/event-kinds.md``; ``tests/storage/test_vocabulary.py``
 fails while an ``Event`` subclass with a ``kind`` in the source is missing here.
 """
 

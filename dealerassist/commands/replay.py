@@ -2,7 +2,7 @@
 
 Prints every alarm, refusal, void and settlement (or, with ``--json``, every event the tracker
 produced, one per line). A refusal is printed as the ``refused`` record the tracker logs (``rule``,
-``field``, ``message``, ``input``, ``round_id``; docs/events.md) plus ``line`` and ``declared``:
+``field``, ``message``, ``input``, ``round_id``; docs/event-kinds.md) plus ``line`` and ``declared``:
 whether the round file declares it (its rule in the round's ``expect.refused``). Exits 1 when a
 refusal is undeclared, a stated expectation is not met or an exported round does not settle as it
 was recorded.

@@ -2,7 +2,7 @@
 
 Inputs name the person (``user``) and their ``role``: only a supervisor or an admin may acknowledge
 an alarm, void a round, forfeit a hand or correct a card or a wager, and those always need a reason.
-Outputs are produced only by the tracker. Every field is documented in ``docs/events.md``.
+Outputs are produced only by the tracker. Every field is documented in ``docs/event-kinds.md``.
 """
 
 from __future__ import annotations
