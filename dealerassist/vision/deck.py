@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,8 +27,6 @@ BACK_GRID = (4, 6)
 # must then be made again (their README gives the command).
 DECK_FORMAT = 3
 SHIPPED = "dealerassist/data/vision"  # in the source tree
-
-log = logging.getLogger(__name__)
 
 
 class DeckFileError(DealerAssistError):
@@ -115,8 +112,7 @@ def remake_command(path: Path) -> str:
 
 
 def vision_code_version() -> str:
-    """A digest of the vision code, for naming the benchmark's kept decks: the benchmark measures
-    what this code enrolls, so a deck enrolled by other code is enrolled again there."""
+    """A digest of the vision code, recorded in each deck file: which code trained its networks."""
     digest = hashlib.sha256()
     for source in sorted(Path(__file__).parent.glob("*.py")):
         digest.update(source.read_bytes())
@@ -169,20 +165,3 @@ def back_feature(
     cells = cv2.resize(inner, BACK_GRID, interpolation=cv2.INTER_AREA)
     cells[:, :, 0] -= white
     return cells.ravel()
-
-
-def load_kept(path: Path) -> DeckModel | None:
-    """A deck the benchmark kept under this code's name, or None when it must be enrolled again:
-    absent, unreadable, or trained by other code. The file's own record decides, not its name: a
-    deck renamed after a change to training would hide that change from the benchmark."""
-    if not path.is_file():
-        return None
-    try:
-        model = DeckModel.load(path)
-    except DeckFileError as exc:
-        log.info("kept deck %s unusable (%s): enrolling again", path, exc)
-        return None
-    if model.enrolled_by != vision_code_version():
-        log.info("kept deck %s was enrolled by other vision code: enrolling again", path)
-        return None
-    return model

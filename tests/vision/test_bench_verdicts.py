@@ -133,10 +133,18 @@ def test_a_design_enrollment_refuses_is_reported_and_fails_the_enrollment_target
     monkeypatch.setattr(vision_bench.artwork, "design_dir", lambda name: name)
     run = vision_bench.run_design("stand-in", 2, [5], True, None, (1, 1, 1))
     assert run.refused.startswith("stand-in: only 3 cards") and run.tallies == {}
-    quick = vision_bench.DesignRun(enroll_cpu_s=12.0)
-    kept = vision_bench.DesignRun()
-    line = vision_bench.enrollment_report({"a": quick, "b": kept, "stand-in": run})
-    assert "a 12 s, b kept, stand-in refused" in line and line.endswith("every design enrolled: not met")
-    assert vision_bench.enrollment_report({"a": quick}).endswith("every design enrolled: met")
-    slow = vision_bench.DesignRun(enroll_cpu_s=61.0)
-    assert vision_bench.enrollment_report({"a": quick, "c": slow}).endswith("not met")
+    quick = vision_bench.DesignRun(enroll_cpu_s={"corner-index": 12.0, "universal": 3.0})
+    kept = vision_bench.DesignRun(enroll_cpu_s={"corner-index": None, "universal": 2.0})
+    per_deck, universal = vision_bench.enrollment_report({"a": quick, "b": kept, "stand-in": run})
+    assert (
+        per_deck.startswith("corner-index enrollment CPU s")
+        and "a 12 s, b kept, stand-in refused" in per_deck
+    )
+    assert universal.startswith("universal enrollment") and "a 3 s, b 2 s, stand-in refused" in universal
+    assert per_deck.endswith("every design enrolled: not met") and universal.endswith("not met")
+    assert vision_bench.enrollment_report({"a": quick})[1].endswith("every design enrolled: met")
+    slow = vision_bench.DesignRun(enroll_cpu_s={"corner-index": 61.0})
+    assert vision_bench.enrollment_report({"c": slow}) == [
+        "corner-index enrollment CPU s (training processes included): c 61 s; at most 60 s a design, "
+        "every design enrolled: not met"
+    ]
