@@ -60,20 +60,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--universal",
-        nargs="?",
-        const="",
         metavar="FILE",
-        help="train nothing: read with the universal classifier (the shipped one, or FILE from "
-        "'vision train-universal'); enrollment then only measures the deck, in seconds",
+        help="train nothing: read with the universal classifier FILE from 'vision train-universal'; "
+        "enrollment then only measures the deck, in seconds",
     )
     p.set_defaults(handler=_enroll)
 
     p = vsub.add_parser(
         "train-universal", help="train the universal index classifier across the training designs"
     )
-    p.add_argument(
-        "--out", required=True, help="file to write (.npz); the shipped one is data/vision/universal.npz"
-    )
+    p.add_argument("--out", required=True, help="file to write (.npz)")
     p.add_argument("--scenes-per-card", type=_positive, default=universal.SCENES_PER_CARD)
     p.add_argument("--tables", type=_positive, default=universal.TABLES, help="whole tables per design")
     p.add_argument("--members", type=_positive, default=universal.MEMBERS)
@@ -129,7 +125,7 @@ def _enroll(args: argparse.Namespace) -> int:
     check_folder(args.folder)
     net = None
     if args.universal is not None:
-        net = universal.load_universal(Path(args.universal) if args.universal else None)
+        net = universal.load_universal(Path(args.universal))
         print(f"enrolling {args.folder} for the universal classifier: measuring it ...", flush=True)
     else:
         print(
@@ -157,13 +153,15 @@ def _train_universal(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     print(f"training the universal classifier on {len(designs)} designs ...", flush=True)
-    net = universal.train_universal(designs, args.scenes_per_card, args.tables, args.members, notice=print)
+    net, learnt = universal.train_universal(
+        designs, args.scenes_per_card, args.tables, args.members, notice=print
+    )
     recipe = (
         f"dealerassist vision train-universal --out {args.out} --scenes-per-card {args.scenes_per_card} "
         f"--tables {args.tables} --members {args.members}"
     )
-    universal.save_universal(net, out, designs, recipe)
-    print(f"universal classifier -> {out}")
+    universal.save_universal(net, out, learnt, recipe)
+    print(f"universal classifier of {len(learnt)} designs -> {out}")
     return 0
 
 

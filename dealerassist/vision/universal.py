@@ -3,8 +3,9 @@
 Every design's index window is sampled at its own measured place and size (``enrollment.
 index_place``), so windows of different designs line up and one committee can learn them all.
 A new deck's enrollment then only measures its index place and its back (``vision enroll
---universal``): seconds, no training. The weights ship as ``data/vision/universal.npz`` with the
-reading format (``deck.DECK_FORMAT``) and the command that made them.
+--universal FILE``): seconds, no training. The file records the reading format
+(``deck.DECK_FORMAT``) and the command that made it. It is not shipped: on the test designs it
+reads far worse than the per-deck networks (docs/vision.md, Measured).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from pathlib import Path
 import numpy as np
 
 from dealerassist.core.cards import FULL_DECK
-from dealerassist.core.configfiles import bundled_dir
 from dealerassist.vision import artwork
 from dealerassist.vision.deck import DECK_FORMAT, DeckFileError, load_card_image
 from dealerassist.vision.enrollment import (
@@ -28,7 +28,7 @@ from dealerassist.vision.enrollment import (
     training_draw,
     training_memory,
 )
-from dealerassist.vision.indexnet import Committee, IndexNet, train
+from dealerassist.vision.indexnet import Committee, IndexNet, IndexWindow, train
 
 # Each member's draw per training design: some seventieth of a per-deck enrollment's, so that
 # the whole draw over some thirty designs is under half of one enrollment's.
@@ -37,32 +37,41 @@ TABLES = 16
 MEMBERS = 2
 
 
-def bundled_universal() -> Path:
-    return bundled_dir() / "vision" / "universal.npz"
-
-
 def train_universal(
     designs: list[str],
     scenes_per_card: int = SCENES_PER_CARD,
     tables: int = TABLES,
     members: int = MEMBERS,
     notice: Callable[[str], None] | None = None,
-) -> Committee:
-    """A committee of ``members`` networks, each on its own draw over all ``designs``."""
-    folders = [artwork.design_dir(name) for name in designs]  # rendered once, before the processes
-    jobs = [(folders, member, scenes_per_card, tables) for member in range(members)]
-    each = training_memory(scenes_per_card * len(designs), tables * len(designs))
-    return Committee(tuple(in_training_processes(_train_member, jobs, each, notice)))
-
-
-def _train_member(job: tuple[list[Path], int, int, int]) -> IndexNet:
-    folders, member, scenes_per_card, tables = job
-    rng = np.random.default_rng([TRAINING_SEED, member, len(folders)])
-    features, labels = [], []
-    for folder in folders:
+) -> tuple[Committee, list[str]]:
+    """A committee of ``members`` networks, each on its own draw over all ``designs`` whose index
+    place can be measured (a design without standard corner indices is left out, and ``notice``
+    told); with the designs it learnt."""
+    places, learnt = [], []
+    for name in designs:
+        folder = artwork.design_dir(name)
         faces = {c.code: load_card_image(folder / f"{c.code}.png") for c in FULL_DECK}
-        place = index_place(check_folder(folder), faces)
-        rows, names = training_draw(folder, place.window, place.rank_box, rng, scenes_per_card, tables)
+        try:
+            place = index_place(check_folder(folder), faces)
+        except DeckFileError as exc:
+            if notice is not None:
+                notice(f"left out: {exc}")
+            continue
+        places.append((folder, place.window, place.rank_box))
+        learnt.append(name)
+    jobs = [(places, member, scenes_per_card, tables) for member in range(members)]
+    each = training_memory(scenes_per_card * len(places), tables * len(places))
+    return Committee(tuple(in_training_processes(_train_member, jobs, each, notice))), learnt
+
+
+def _train_member(
+    job: tuple[list[tuple[Path, IndexWindow, tuple[float, float, float, float]]], int, int, int],
+) -> IndexNet:
+    places, member, scenes_per_card, tables = job
+    rng = np.random.default_rng([TRAINING_SEED, member, len(places)])
+    features, labels = [], []
+    for folder, window, rank_box in places:
+        rows, names = training_draw(folder, window, rank_box, rng, scenes_per_card, tables)
         features.append(rows)
         labels.append(names)
     return train(np.concatenate(features), np.concatenate(labels), rng, hidden=HIDDEN, overwrite=True)
@@ -74,10 +83,9 @@ def save_universal(net: Committee, path: Path, designs: list[str], recipe: str) 
         np.savez_compressed(out, meta=np.array(json.dumps(meta)), **net.arrays())
 
 
-def load_universal(path: Path | None = None) -> Committee:
-    """The universal classifier (the shipped one by default); DeckFileError in one line when it is
-    absent, not one, or of another reading format (then its recipe makes it again)."""
-    path = path or bundled_universal()
+def load_universal(path: Path) -> Committee:
+    """The universal classifier in ``path``; DeckFileError in one line when it is absent, not
+    one, or of another reading format (then its recipe makes it again)."""
     try:
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from dealerassist.cli import main
-from dealerassist.vision import enrollment
+from dealerassist.vision import artwork, enrollment
 from dealerassist.vision.deck import DECK_FORMAT, DeckFileError, DeckModel
 from dealerassist.vision.reader import CardReader
 from dealerassist.vision.universal import load_universal, save_universal
@@ -74,3 +75,28 @@ def test_vision_enroll_universal_writes_exactly_the_file_named(
     assert f"-> {out}\n" in capsys.readouterr().out
     assert sorted(p.name for p in out.parent.iterdir()) == ["house"]
     assert DeckModel.load(out).name == "kennard-2color"
+
+
+@pytest.mark.slow
+def test_train_universal_learns_the_training_designs_and_leaves_out_one_without_indices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    blank = tmp_path / "blank"  # a design whose cards print no index at all
+    blank.mkdir()
+    for name in artwork.card_names():
+        cv2.imwrite(str(blank / f"{name}.png"), np.full((420, 300, 3), 255, np.uint8))
+    monkeypatch.setattr(artwork, "design_split", lambda: {"train": ["kennard-2color", "blank"]})
+    design_dir = artwork.design_dir
+    monkeypatch.setattr(artwork, "design_dir", lambda name: blank if name == "blank" else design_dir(name))
+    out = tmp_path / "u.npz"
+    args = ["vision", "train-universal", "--out", str(out), "--scenes-per-card", "1", "--tables", "1"]
+    assert main([*args, "--members", "1"]) == 0
+    said = capsys.readouterr().out
+    assert f"left out: {blank}: no rank and suit found" in said
+    assert f"universal classifier of 1 designs -> {out}" in said
+    assert len(load_universal(out).members) == 1
+    with np.load(out, allow_pickle=False) as data:
+        meta = json.loads(str(data["meta"]))
+    assert meta["designs"] == ["kennard-2color"] and meta["recipe"].startswith(
+        f"dealerassist vision train-universal --out {out} --scenes-per-card 1 --tables 1 --members 1"
+    )
