@@ -5,7 +5,6 @@ code, and when it is of another reading format the demo's camera is off saying w
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -41,13 +40,11 @@ def test_the_demo_loads_the_shipped_deck_without_training(monkeypatch: pytest.Mo
 
     monkeypatch.setattr(enrollment, "enroll", no_training)
     said: list[str] = []
-    started = time.process_time()
     loaded = load_demo_deck(said.append)
     assert loaded is not None, said
     model, design = loaded
     assert model.name == artwork.TUNING_DESIGN and said == []
     assert set(design) >= {"AS", "KD", "back"}
-    assert time.process_time() - started < 10  # a load, not an enrollment of minutes
 
 
 def test_the_shipped_deck_reads_its_own_cards(deck: DeckModel, design: dict[str, np.ndarray]) -> None:
