@@ -9,8 +9,10 @@ cd "$(dirname "$0")/.."
 action=${1:-install}
 shift || true
 
-# System packages the tests drive for real: a browser, a PostgreSQL server, an SVG renderer.
-system_packages=(chromium chromium-driver postgresql librsvg2-bin)
+# System packages the tests drive for real: a browser, a PostgreSQL server, an SVG renderer and
+# the fonts the generated card designs print their indices in (dealerassist/vision/generated.py).
+system_packages=(chromium chromium-driver postgresql librsvg2-bin
+    fonts-urw-base35 fonts-dejavu fonts-liberation fonts-freefont-ttf)
 
 install_system() {
     local missing=()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -107,13 +106,6 @@ def _demo(args: argparse.Namespace) -> int:
                 set_aside_what_is_loaded()
             _welcome(demo)
             demo.wait()
-        except (BrokenProcessPool, KeyboardInterrupt):
-            if not stop.is_set():
-                raise
-            # A signal to the process group ends the deck's training processes too: a worker
-            # interrupted hands back its KeyboardInterrupt, one terminated breaks the pool.
-            _say("stopped while enrolling the demo deck: nothing was kept, the next start enrolls it")
-            return 130
         finally:
             if stop.is_set():
                 _say("stopping (Ctrl-C) ...")

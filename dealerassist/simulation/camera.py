@@ -11,19 +11,13 @@ compete with the dealers for the CPU.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dealerassist.events import DeviceLink, Event
 from dealerassist.station.camera import camera_filter
-
-if TYPE_CHECKING:
-    from dealerassist.vision.deck import DeckModel
-
-log = logging.getLogger(__name__)
 
 _CPU = threading.Lock()
 STABLE_FRAMES = 2
@@ -36,40 +30,23 @@ def demo_vision_section() -> dict[str, Any]:
     return {"markers": {str(k): list(v) for k, v in DEMO_MARKERS.items()}, "zones": DEMO_ZONES}
 
 
-def load_demo_deck(cache_dir: Path, say: Callable[[str], None]) -> tuple[Any, Any] | None:
-    """The enrolled development deck and its card images, or None when the artwork is absent.
+def load_demo_deck(say: Callable[[str], None]) -> tuple[Any, Any] | None:
+    """The development deck's shipped deck file and its card images, or None (camera off, with
+    the reason said) when either is missing or the deck file is of another reading format.
 
-    Enrolling takes some ten minutes, so the model is kept in ``cache_dir`` for the next start,
-    under a name that changes whenever the vision code does.
+    The deck file ships enrolled, so the demo starts reading at once: nothing trains here.
     """
     from dealerassist.vision import artwork
-    from dealerassist.vision.deck import load_kept, vision_code_version
-    from dealerassist.vision.enrollment import enroll
+    from dealerassist.vision.deck import DeckFileError, DeckModel, bundled_deck
     from dealerassist.vision.scenes import load_design
 
     try:
         folder = artwork.shared_cardart() / artwork.TUNING_DESIGN
-    except artwork.ArtworkError as exc:
+        model = DeckModel.load(bundled_deck(artwork.TUNING_DESIGN))
+    except (artwork.ArtworkError, DeckFileError) as exc:
         say(f"camera: off ({exc})")
         return None
-    cached = cache_dir / f"{artwork.TUNING_DESIGN}-{vision_code_version()}.npz"
-    model = load_kept(cached)  # a damaged cache, or one of other code, is enrolled again
-    if model is None:
-        say(f"camera: enrolling the {artwork.TUNING_DESIGN} deck (once, some ten minutes on two cores)")
-        model = enroll(folder)
-        _cache(model, cached, artwork.TUNING_DESIGN)
     return model, load_design(folder)
-
-
-def _cache(model: DeckModel, cached: Path, design: str) -> None:
-    """Keep the enrolled deck for the next demo; a cache that cannot be written only costs time."""
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        for stale in cached.parent.glob(f"{design}-*.npz"):  # enrolled by older vision code
-            stale.unlink(missing_ok=True)
-        model.save(cached)
-    except OSError as exc:
-        log.warning("deck cache %s not written (%s): the next demo enrolls the deck again", cached, exc)
 
 
 class SyntheticTableCamera:

@@ -176,7 +176,7 @@ class Demo:
             return {}
         from dealerassist.simulation.camera import SyntheticTableCamera, load_demo_deck
 
-        loaded = load_demo_deck(_cache_dir(), self.say)
+        loaded = load_demo_deck(self.say)
         if loaded is None:
             return {}
         model, design = loaded
@@ -248,12 +248,6 @@ def _cents(text: str) -> int:
     from dealerassist.core.money import parse_amount
 
     return parse_amount(str(text))
-
-
-def _cache_dir() -> Path:
-    from dealerassist.vision import artwork
-
-    return artwork.CACHE_DIR.parent / "decks"
 
 
 def earlier_run(data: Path) -> list[str]:

@@ -1,8 +1,9 @@
-"""Card artwork for development: the CC0 Kennard decks in shared/, and the LGPL/GPL decks rendered
-on demand into a cache (never committed) so the benchmark evaluates on designs nobody tuned on.
+"""Card artwork for development: the CC0 Kennard decks in shared/, the LGPL/GPL decks of public
+packages and the designs of ``generated`` rendered on demand into a cache (never committed).
 
 Every design lands as ``<rank><suit>.png`` plus ``back.png`` in one folder, the layout that
-``dealerassist vision enroll`` reads.
+``dealerassist vision enroll`` reads. ``data/vision/designs.toml`` splits them all by design into
+training, validation and test designs.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+import tomllib
 from pathlib import Path
 
 import cv2
@@ -20,18 +22,35 @@ import numpy as np
 from dealerassist.core.cards import FULL_DECK
 from dealerassist.core.configfiles import bundled_dir
 from dealerassist.errors import DealerAssistError
+from dealerassist.vision.generated import card_svgs
 
 REPO_DIR = Path(__file__).resolve().parents[2]
 CACHE_DIR = Path(os.environ.get("DEALERASSIST_CACHE", Path.home() / ".cache" / "dealerassist")) / "cardart"
 SHARED_DESIGNS = ("kennard-2color", "kennard-4color-bf")
-# Decks of KDE's card package (GPL): the deck file of each design in the package's carddecks folder.
-KDE_DECKS = {"kde-standard": "svg-standard/standard.svgz", "nicu-white": "svg-nicu-white/white.svgz"}
+# Decks of KDE's card package (GPL) with French suits: each one's folder and file in carddecks/.
+KDE_DECKS = {
+    "kde-standard": "svg-standard/standard.svgz",
+    "nicu-white": "svg-nicu-white/white.svgz",
+    **{
+        name: f"svg-{name}/{file}.svgz"
+        for name, file in (
+            ("nicu-ornamental", "ornamental"),
+            ("oxygen", "oxygen"),
+            ("oxygen-air", "oxygen-air"),
+            ("oxygen-white", "oxygen-white"),
+            ("gm-paris", "paris"),
+            ("tigullio-international", "tigullio-international"),
+            ("dondorf", "dondorf"),
+            ("jolly-royal", "jolly-royal"),
+            ("future", "future"),
+            ("penguins", "penguins"),
+            ("ancient-egyptians", "Ancient_Egyptians"),
+        )
+    },
+}
 RENDERED_DESIGNS = ("cardsjs", *KDE_DECKS)
+GENERATED = "gen-"  # gen-N: the design ``generated`` draws from seed N
 TUNING_DESIGN = "kennard-2color"  # the demo's deck, and the design thresholds are set on
-# A second design to develop on, never benchmarked: its fans' outlines mislead the size guesses
-# the way the benchmark's cardsJS and KDE decks do, which kennard-2color's seldom do.
-DEVELOPMENT_DESIGNS = (TUNING_DESIGN, "nicu-white")
-EVALUATION_DESIGNS = ("cardsjs", "kde-standard", "kennard-4color-bf")
 CARD_WIDTH = 300
 
 
@@ -59,13 +78,26 @@ def shared_cardart(design: str = TUNING_DESIGN) -> Path:
     )
 
 
+def design_split() -> dict[str, list[str]]:
+    """The designs of each split (``train``, ``validation``, ``test``) from data/vision/designs.toml."""
+    with open(bundled_dir() / "vision" / "designs.toml", "rb") as file:
+        return {split: list(names) for split, names in tomllib.load(file).items()}
+
+
+def _seed(name: str) -> int | None:
+    """N of a generated design's name gen-N, else None."""
+    number = name.removeprefix(GENERATED)
+    return int(number) if name.startswith(GENERATED) and number.isdigit() else None
+
+
 def design_dir(name: str) -> Path:
-    """Folder of one design, rendering it into the cache first if it is an LGPL/GPL deck."""
+    """Folder of one design, rendering it into the cache first unless it is a bundled deck."""
     if name in SHARED_DESIGNS:
         return shared_cardart(name) / name
-    if name not in RENDERED_DESIGNS:
+    if name not in RENDERED_DESIGNS and _seed(name) is None:
         raise ArtworkError(
-            f"unknown card design {name!r} (known: {', '.join(SHARED_DESIGNS + RENDERED_DESIGNS)})"
+            f"unknown card design {name!r} (known: {', '.join(SHARED_DESIGNS + RENDERED_DESIGNS)}, "
+            f"{GENERATED}N for N = 1, 2, ...)"
         )
     out = CACHE_DIR / name
     if all((out / f"{n}.png").is_file() for n in card_names()):
@@ -75,8 +107,10 @@ def design_dir(name: str) -> Path:
         staging.mkdir()
         if name == "cardsjs":
             _render_cardsjs(Path(tmp), staging)
-        else:
+        elif name in KDE_DECKS:
             _render_kde(Path(tmp), staging, KDE_DECKS[name])
+        else:
+            _render_generated(Path(tmp), staging, _seed(name) or 0)
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(out, ignore_errors=True)
         shutil.copytree(staging, out)
@@ -109,9 +143,22 @@ def _render_cardsjs(tmp: Path, out: Path) -> None:
     with tarfile.open(next(tmp.glob("cardsJS-*.tgz"))) as tar:
         tar.extractall(tmp, filter="data")
     cards = tmp / "package" / "cards"
-    for name in card_names():
-        svg = cards / ("Blue_Back.svg" if name == "back" else f"{name}.svg")
-        png = _run(["rsvg-convert", "-w", str(CARD_WIDTH * 4), "-a", str(svg)], tmp)
+    _render_svgs(
+        {name: cards / ("Blue_Back.svg" if name == "back" else f"{name}.svg") for name in card_names()}, out
+    )
+
+
+def _render_generated(tmp: Path, out: Path, seed: int) -> None:
+    svgs = {}
+    for name, text in card_svgs(seed).items():
+        svgs[name] = tmp / f"{name}.svg"
+        svgs[name].write_text(text, encoding="utf-8")
+    _render_svgs(svgs, out)
+
+
+def _render_svgs(svgs: dict[str, Path], out: Path) -> None:
+    for name, svg in svgs.items():
+        png = _run(["rsvg-convert", "-w", str(CARD_WIDTH * 4), "-a", str(svg)], svg.parent)
         _save_width(_trimmed(png), out / f"{name}.png")
 
 

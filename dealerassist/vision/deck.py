@@ -9,21 +9,24 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from dealerassist.core.configfiles import bundled_dir
 from dealerassist.errors import DealerAssistError
 from dealerassist.vision.indexnet import Committee, IndexWindow
 
 BACK_REGION = (0.05, 0.05, 0.2, 0.35)  # x0, y0, x1, y1 in card heights: inside the card either way round
 BACK_GRID = (4, 6)
+# The reading format. Bump it whenever what a deck file's networks are fed changes (the index
+# window, its features, the back features) or the file's layout does: a deck file of another
+# format is refused rather than read wrong, and the deck files shipped in ``data/vision/decks``
+# must then be made again (their README gives the command).
 DECK_FORMAT = 3
-
-log = logging.getLogger(__name__)
+SHIPPED = "dealerassist/data/vision"  # in the source tree
 
 
 class DeckFileError(DealerAssistError):
@@ -70,8 +73,8 @@ class DeckModel:
                 meta = json.loads(str(data["meta"]))
                 if meta.get("format") != DECK_FORMAT:
                     raise DeckFileError(
-                        f"{path}: deck file format {meta.get('format')!r}, expected {DECK_FORMAT}"
-                        " (made by older vision code: enroll the deck again, 'dealerassist vision enroll')"
+                        f"{path}: deck file format {meta.get('format')!r}, this code reads format"
+                        f" {DECK_FORMAT}: enroll the deck again ('{remake_command(path)}')"
                     )
                 return cls(
                     name=meta["name"],
@@ -96,9 +99,20 @@ class DeckModel:
             ) from None
 
 
+def bundled_deck(design: str) -> Path:
+    """The deck file shipped with the package for ``design`` (the demo's deck)."""
+    return bundled_dir() / "vision" / "decks" / f"{design}.npz"
+
+
+def remake_command(path: Path) -> str:
+    """The command that enrolls the deck file ``path`` again: for a shipped deck, its recipe."""
+    if path.resolve() == bundled_deck(path.stem).resolve():
+        return f"dealerassist vision enroll {SHIPPED}/cardart/{path.stem} --out {SHIPPED}/decks/{path.name}"
+    return f"dealerassist vision enroll CARD_FOLDER --out {path}"
+
+
 def vision_code_version() -> str:
-    """A digest of the vision code, for naming kept decks: a deck enrolled by other code is
-    enrolled again, not trusted."""
+    """A digest of the vision code, recorded in each deck file: which code trained its networks."""
     digest = hashlib.sha256()
     for source in sorted(Path(__file__).parent.glob("*.py")):
         digest.update(source.read_bytes())
@@ -151,21 +165,3 @@ def back_feature(
     cells = cv2.resize(inner, BACK_GRID, interpolation=cv2.INTER_AREA)
     cells[:, :, 0] -= white
     return cells.ravel()
-
-
-def load_kept(path: Path) -> DeckModel | None:
-    """A deck kept under this code's name (the demo's cache, the benchmark's decks), or None when
-    it must be enrolled again: absent, unreadable, or trained by other code. The file's own record
-    decides, not its name: the tests and the benchmark hang on what this code enrolls, and a deck
-    renamed after a change to training would hide that change."""
-    if not path.is_file():
-        return None
-    try:
-        model = DeckModel.load(path)
-    except DeckFileError as exc:
-        log.info("kept deck %s unusable (%s): enrolling again", path, exc)
-        return None
-    if model.enrolled_by != vision_code_version():
-        log.info("kept deck %s was enrolled by other vision code: enrolling again", path)
-        return None
-    return model

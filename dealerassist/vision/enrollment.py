@@ -2,8 +2,8 @@
 
 Finds where the design prints its corner index, trains a committee of index classifiers
 (``indexnet``) on windows cut from the design's own images (``training``), and measures the
-back's corners; no other design and nothing trained before is involved, so a new deck needs only
-its 53 images.
+back's corners. Given the universal classifier (``universal``) instead, nothing is trained: the
+deck is only measured, in seconds.
 """
 
 from __future__ import annotations
@@ -166,13 +166,15 @@ def enroll(
     tables: int = TABLES,
     notice: Callable[[str], None] | None = None,
     members: int = MEMBERS,
+    net: Committee | None = None,
 ) -> DeckModel:
     """Learn a design from ``folder`` holding ``AS.png`` .. ``KC.png`` and ``back.png``.
 
     Each classifier of the committee learns from its own ``scenes_per_card`` small scenes around
     each card (about ten windows each) and every candidate corner on its own ``tables`` whole
-    synthetic tables; there are ``members`` of them. ``notice`` is told of cards whose index was
-    not found (``index_place``).
+    synthetic tables; there are ``members`` of them. With ``net`` (the universal classifier) none
+    is trained and the deck reads with ``net``. ``notice`` is told of cards whose index was not
+    found (``index_place``).
     """
     if members < 1:
         raise ValueError(f"a committee needs at least one member, not {members}")
@@ -191,9 +193,10 @@ def enroll(
 
     design = load_design(folder)
     cards = {code: image for code, image in design.items() if code != "back"}
-    jobs = [(folder, window, rank_box, member, scenes_per_card, tables) for member in range(members)]
-    each = training_memory(scenes_per_card, tables)
-    net = Committee(tuple(in_training_processes(_train_member, jobs, each, notice)))
+    if net is None:
+        jobs = [(folder, window, rank_box, member, scenes_per_card, tables) for member in range(members)]
+        each = training_memory(scenes_per_card, tables)
+        net = Committee(tuple(in_training_processes(_train_member, jobs, each, notice)))
     check = _self_check(net, cards, design["back"], window)
 
     back_f = []
@@ -299,15 +302,26 @@ def _train_member(
 ) -> IndexNet:
     """One committee member, trained on its own draw of rendered scenes and mined tables."""
     folder, window, rank_box, member, scenes_per_card, tables = job
+    rng = np.random.default_rng([TRAINING_SEED, member])
+    features, labels = training_draw(folder, window, rank_box, rng, scenes_per_card, tables)
+    return train(features, labels, rng, hidden=HIDDEN, overwrite=True)
+
+
+def training_draw(
+    folder: Path,
+    window: IndexWindow,
+    rank_box: tuple[float, float, float, float],
+    rng: np.random.Generator,
+    scenes_per_card: int,
+    tables: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Feature rows and labels of one design: windows of small scenes around each card and the
+    candidate corners of whole tables."""
     design = load_design(folder)
     cards = {code: image for code, image in design.items() if code != "back"}
-    rng = np.random.default_rng([TRAINING_SEED, member])
     rendered = render_samples(cards, design["back"], window, rng, scenes_per_card)
     mined = scene_samples(design, window, rng, tables, rank_box)
-    features = np.concatenate([rendered[0], mined[0]])
-    labels = np.concatenate([rendered[1], mined[1]])
-    del rendered, mined  # the draw is over a gigabyte: not held three times over while training
-    return train(features, labels, rng, hidden=HIDDEN, overwrite=True)
+    return np.concatenate([rendered[0], mined[0]]), np.concatenate([rendered[1], mined[1]])
 
 
 def _self_check(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import http.cookiejar
 import json
-import os
 import re
 import signal
 import subprocess
@@ -15,8 +14,6 @@ import urllib.parse
 import urllib.request
 from collections import Counter
 from pathlib import Path
-
-import pytest
 
 from dealerassist.simulation.demo import demo_games
 from dealerassist.storage.eventlog import EventLog
@@ -145,54 +142,3 @@ def test_an_unknown_game_or_round_count_is_refused_before_anything_starts(tmp_pa
         )
         assert done.returncode == 1 and message in done.stderr
     assert not (tmp_path / "demo").exists()
-
-
-@pytest.mark.parametrize("stop_with", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_demo_stopped_while_it_enrolls_its_deck_says_so_and_keeps_no_deck(
-    tmp_path: Path, stop_with: signal.Signals
-) -> None:
-    """Ctrl-C in a terminal (or a service manager's stop) signals the whole process group, the
-    deck's training processes too: the demo ends with a line saying why, not a traceback."""
-    cache = tmp_path / "cache"  # empty: the demo must enroll its deck
-    proc = subprocess.Popen(
-        [*CLI, "demo", "--game", "three-card-poker", "--port", "0", "--data-dir", str(tmp_path / "demo")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "DEALERASSIST_CACHE": str(cache)},
-        start_new_session=True,
-    )
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(proc.stdout or []), daemon=True)
-    reader.start()
-    try:
-        wait_for(lambda: any("enrolling" in line for line in lines), timeout=60, what="the enrollment")
-        # Signalled while still starting, a training process can die in its own start-up (a
-        # race this test does not cover): it waits until every one is past that and training.
-        wait_for(lambda: _training(proc.pid), timeout=60, what="the training processes at work")
-    finally:
-        os.killpg(proc.pid, stop_with)
-        code = proc.wait(timeout=60)
-        reader.join(timeout=5)
-    stderr = proc.stderr.read() if proc.stderr else ""
-    out = "".join(lines)
-    assert code == 130, out + stderr
-    assert "Traceback" not in stderr, stderr
-    assert "stopped while enrolling the demo deck" in out
-    assert not list(cache.rglob("*.npz"))
-
-
-def _training(pid: int) -> bool:
-    """Whether ``pid`` has training processes and each has used a second and a half of CPU: past
-    starting Python and importing numpy and OpenCV."""
-    tick = os.sysconf("SC_CLK_TCK")
-    used = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            command = (stat.parent / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if fields[1] == str(pid) and b"spawn_main" in command:  # fields after the name: state, ppid
-            used.append((int(fields[11]) + int(fields[12])) / tick)  # utime and stime
-    return bool(used) and min(used) >= 1.5

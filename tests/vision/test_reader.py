@@ -200,7 +200,7 @@ def _named_by_the_step_alone(without: set[str], found: dict, truth, card: str, a
 # where its window's print lies and read at the named neighbour's size (a fan's lower card, its
 # corner hidden or marked only faintly). The seeds depend on those networks, which come out
 # differently whenever the code that trains them, or the candidate finder that mines their tables,
-# changes (a kept deck of other code is enrolled again: ``deck.load_kept``): look for new ones
+# changes (and the shipped deck is made again with them): look for new ones
 # in seeds 0-299 when they fail (with an earlier deck of networks of two hidden layers, the step
 # named 28 cards in 27 scenes there, none wrong, and lost none; the counts in the comments below
 # are this code's deck's unless they say otherwise). Seed 280's KH left the list with the deck
