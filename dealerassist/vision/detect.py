@@ -20,7 +20,6 @@ import numpy as np
 from dealerassist.vision.compiled import compiled
 from dealerassist.vision.gaussian import gaussian_blurred
 from dealerassist.vision.indexnet import sampling_image
-from dealerassist.vision.opening import centred_runs, opened
 from dealerassist.vision.paper import paper_against_felt
 
 MIN_EDGE_PX = 7.0
@@ -50,8 +49,8 @@ def corner_arrays(corners: Sequence[Corner]) -> tuple[np.ndarray, np.ndarray, np
 
 _SPECKLE = np.ones((3, 3), np.uint8)
 _MEND = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-# The felt's opening, as the reach of each of its rows (see ``opening``).
-_FELT_OPENING = centred_runs(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (35, 35)))
+# Wider than any card at an eighth of the frame's size: the opening leaves only the felt.
+_FELT_OPENING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (35, 35))
 # Opening then closing reaches 1 + 2 pixels out from the paper, and the closing's erosion looks 2 further.
 _CLEANUP_REACH = 5
 
@@ -119,7 +118,7 @@ def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
     _extremes(pixels, darkest, brightest, unwanted_gray if gray is None else gray, small)
     if h % 8 or w % 8:  # cv2's mean of whole 8x8 blocks, as ``_extremes`` takes it, needs whole blocks
         small = cv2.resize(darkest, (w // 8, h // 8), interpolation=cv2.INTER_AREA)
-    small = opened(small, _FELT_OPENING)
+    small = cv2.morphologyEx(small, cv2.MORPH_OPEN, _FELT_OPENING)
     x, y, box_w, box_h = paper_against_felt(darkest, brightest, gaussian_blurred(small, 4.0), paper)
     # The clean-up only changes pixels within a few of some paper: it runs on the box round the paper.
     cleaned = frame_image((h, w))
