@@ -18,7 +18,6 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.compiled import compiled
-from dealerassist.vision.gaussian import gaussian_blurred
 from dealerassist.vision.indexnet import sampling_image
 from dealerassist.vision.paper import paper_against_felt
 
@@ -51,6 +50,7 @@ _SPECKLE = np.ones((3, 3), np.uint8)
 _MEND = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 # Wider than any card at an eighth of the frame's size: the opening leaves only the felt.
 _FELT_OPENING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (35, 35))
+_FELT_SIGMA = 4.0  # the felt level's blur, in eighths of the frame
 # Opening then closing reaches 1 + 2 pixels out from the paper, and the closing's erosion looks 2 further.
 _CLEANUP_REACH = 5
 
@@ -118,8 +118,8 @@ def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
     _extremes(pixels, darkest, brightest, unwanted_gray if gray is None else gray, small)
     if h % 8 or w % 8:  # cv2's mean of whole 8x8 blocks, as ``_extremes`` takes it, needs whole blocks
         small = cv2.resize(darkest, (w // 8, h // 8), interpolation=cv2.INTER_AREA)
-    small = cv2.morphologyEx(small, cv2.MORPH_OPEN, _FELT_OPENING)
-    x, y, box_w, box_h = paper_against_felt(darkest, brightest, gaussian_blurred(small, 4.0), paper)
+    felt = cv2.GaussianBlur(cv2.morphologyEx(small, cv2.MORPH_OPEN, _FELT_OPENING), (0, 0), _FELT_SIGMA)
+    x, y, box_w, box_h = paper_against_felt(darkest, brightest, felt, paper)
     # The clean-up only changes pixels within a few of some paper: it runs on the box round the paper.
     cleaned = frame_image((h, w))
     cleaned.fill(0)
