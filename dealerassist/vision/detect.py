@@ -19,7 +19,6 @@ import numpy as np
 
 from dealerassist.vision.compiled import compiled
 from dealerassist.vision.indexnet import sampling_image
-from dealerassist.vision.paper import paper_against_felt
 
 MIN_EDGE_PX = 7.0
 MIN_BLOB_AREA = 900
@@ -51,6 +50,11 @@ _MEND = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 # Wider than any card at an eighth of the frame's size: the opening leaves only the felt.
 _FELT_OPENING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (35, 35))
 _FELT_SIGMA = 4.0  # the felt level's blur, in eighths of the frame
+# Paper is at least this much brighter than the felt under the same light, and at least half as
+# bright again; its brightest channel differs from its darkest by less than this share of it.
+BRIGHTER_BY = 45
+BRIGHTER_TIMES = 1.5
+COLOUR_SHARE = 0.38
 # Opening then closing reaches 1 + 2 pixels out from the paper, and the closing's erosion looks 2 further.
 _CLEANUP_REACH = 5
 
@@ -100,6 +104,22 @@ def frame_image(shape: tuple[int, int]) -> np.ndarray:
     if len(pool) < _POOL_SIZE:
         pool.append(image)
     return image
+
+
+def paper_against_felt(
+    darkest: np.ndarray, brightest: np.ndarray, felt: np.ndarray, paper: np.ndarray
+) -> tuple[int, int, int, int]:
+    """255 in ``paper`` where a pixel's ``darkest`` and ``brightest`` channels make it paper over
+    the ``felt`` brightness (at a lower resolution, blown up to the frame's), 0 elsewhere; and
+    the box round the paper: x, y, width, height (all 0 if none)."""
+    h, w = darkest.shape
+    felt = cv2.resize(felt, (w, h), interpolation=cv2.INTER_LINEAR)
+    needed = cv2.max(cv2.add(felt, BRIGHTER_BY), cv2.convertScaleAbs(felt, alpha=BRIGHTER_TIMES))
+    tint = cv2.subtract(brightest, darkest)
+    pale = cv2.compare(tint, cv2.convertScaleAbs(brightest, alpha=COLOUR_SHARE), cv2.CMP_LT, dst=tint)
+    bright = cv2.compare(darkest, needed, cv2.CMP_GT, dst=needed)
+    cv2.bitwise_and(bright, pale, dst=paper)
+    return cv2.boundingRect(paper)
 
 
 def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:

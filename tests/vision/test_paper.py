@@ -1,83 +1,52 @@
-"""The one-pass paper test against the OpenCV calls it stands for, bit for bit."""
+"""The paper stage: what counts as card paper against the felt, and the box round it."""
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.paper import paper_against_felt, upscaled
+from dealerassist.vision.detect import BRIGHTER_BY, card_mask, paper_against_felt
+
+FRAME = (720, 1280)
 
 
-def _image(rng: np.random.Generator, shape: tuple[int, int], smooth: bool) -> np.ndarray:
-    image = rng.integers(0, 256, shape, dtype=np.uint8)
-    return cv2.GaussianBlur(image, (0, 0), 4) if smooth else image
+def _paper_of(darkest: np.ndarray, brightest: np.ndarray, felt_level: int) -> np.ndarray:
+    felt = np.full((darkest.shape[0] // 8 or 1, darkest.shape[1] // 8 or 1), felt_level, np.uint8)
+    paper = np.full(darkest.shape, 7, np.uint8)
+    paper_against_felt(darkest, brightest, felt, paper)
+    return paper
 
 
-def _opencv_paper(darkest: np.ndarray, brightest: np.ndarray, felt: np.ndarray) -> np.ndarray:
-    """The paper test as OpenCV's calls make it: felt blown up, the brightness and colour tests."""
-    h, w = darkest.shape
-    felt = cv2.resize(felt, (w, h), interpolation=cv2.INTER_LINEAR)
-    needed = cv2.max(cv2.add(felt, 45), cv2.convertScaleAbs(felt, alpha=1.5))
-    pale = cv2.compare(
-        cv2.subtract(brightest, darkest), cv2.convertScaleAbs(brightest, alpha=0.38), cv2.CMP_LT
-    )
-    return cv2.bitwise_and(cv2.compare(darkest, needed, cv2.CMP_GT), pale)
-
-
-SIZES = [
-    ((90, 160), (720, 1280)),  # the reader's frames
-    ((135, 240), (1080, 1920)),
-    ((90, 160), (721, 1283)),  # a frame of part blocks: not eight times over
-    ((4, 5), (37, 45)),
-    ((1, 1), (9, 17)),
-    ((1, 2), (1, 2)),
-    ((3, 1), (40, 7)),
-]
-
-
-@pytest.mark.parametrize(("small", "shape"), SIZES)
-@pytest.mark.parametrize("smooth", [False, True])
-def test_the_felt_is_blown_up_as_opencv_does_it(
-    small: tuple[int, int], shape: tuple[int, int], smooth: bool
+@pytest.mark.parametrize(
+    ("felt_level", "first_paper"),
+    [
+        (0, BRIGHTER_BY + 1),  # a black felt: brighter by BRIGHTER_BY
+        (60, 60 + BRIGHTER_BY + 1),  # 1.5 x 60 = 90 < 105: still the difference rules
+        (100, 151),  # 1.5 x 100 = 150 > 145: half as bright again rules
+        (167, 251),  # 1.5 x 167 = 250.5, rounded to the even 250: paper from 251
+    ],
+)
+def test_grey_paper_must_be_brighter_than_the_felt_by_a_margin_and_a_half(
+    felt_level: int, first_paper: int
 ) -> None:
-    rng = np.random.default_rng(sum(small) * 7 + sum(shape))
-    for _ in range(3):
-        image = _image(rng, small, smooth)
-        expected = cv2.resize(image, shape[::-1], interpolation=cv2.INTER_LINEAR)
-        assert np.array_equal(upscaled(image, shape), expected)
+    levels = np.repeat(np.arange(256, dtype=np.uint8)[None], 16, axis=0)
+    paper = _paper_of(levels, levels, felt_level)
+    assert set(np.unique(paper)) <= {0, 255}
+    assert (paper[:, first_paper:] == 255).all() and not paper[:, :first_paper].any()
 
 
-def test_the_brightest_and_darkest_felt_blow_up_whole() -> None:
-    for level in (0, 1, 254, 255):
-        assert (upscaled(np.full((9, 16), level, np.uint8), (72, 128)) == level).all()
+def test_nothing_is_paper_on_a_felt_too_bright_to_outshine() -> None:
+    levels = np.repeat(np.arange(256, dtype=np.uint8)[None], 16, axis=0)
+    assert not _paper_of(levels, levels, 211).any()  # 211 + 45 > 255
 
 
-@pytest.mark.parametrize(("small", "shape"), SIZES)
-def test_paper_is_found_as_opencv_finds_it(small: tuple[int, int], shape: tuple[int, int]) -> None:
-    rng = np.random.default_rng(sum(shape))
-    felt = _image(rng, small, smooth=True) // 3  # dark enough that some pixels are paper
-    darkest = rng.integers(0, 256, shape, dtype=np.uint8)
-    brightest = np.maximum(darkest, rng.integers(0, 256, shape, dtype=np.uint8))
-    darkest[-1, 0] = brightest[-1, 0] = 255  # white paper, whatever the draw gave
-    paper = np.full(shape, 7, np.uint8)
-    box = paper_against_felt(darkest, brightest, felt, paper)
-    expected = _opencv_paper(darkest, brightest, felt)
-    assert np.array_equal(paper, expected)
-    assert expected[-1, 0] and box == cv2.boundingRect(expected)
-
-
-def test_every_level_meets_the_tests_as_opencv_rounds_them() -> None:
-    """Every darkest and brightest level against every felt level: each threshold's rounding
-    (a half going to the even side) is met at its edge."""
-    levels = np.arange(256, dtype=np.uint8)
-    darkest, brightest = np.meshgrid(levels, levels)
-    brightest = np.maximum(darkest, brightest)  # a pixel's brightest channel is never below its darkest
-    for felt_level in range(256):
-        felt = np.full((32, 32), felt_level, np.uint8)
-        paper = np.empty((256, 256), np.uint8)
-        paper_against_felt(darkest, brightest, felt, paper)
-        assert np.array_equal(paper, _opencv_paper(darkest, brightest, felt))
+def test_tinted_pixels_are_not_paper() -> None:
+    """Paper is nearly colourless: its brightest channel exceeds its darkest by under 38 % of it."""
+    brightest = np.full((8, 160), 240, np.uint8)
+    darkest = (240 - np.arange(160)).astype(np.uint8)[None].repeat(8, axis=0)
+    paper = _paper_of(darkest, brightest, 30)
+    # 0.38 x 240 = 91.2, rounded to 91: a spread of 90 is pale enough, 91 is a colour
+    assert (paper[:, :91] == 255).all() and not paper[:, 91:].any()
 
 
 def test_a_frame_with_no_paper_has_no_box() -> None:
@@ -94,6 +63,19 @@ def test_a_single_paper_pixel_is_boxed_alone() -> None:
     assert paper_against_felt(darkest, darkest, np.full((8, 12), 40, np.uint8), paper) == (3, 50, 1, 1)
 
 
-def test_an_image_is_not_shrunk() -> None:
-    with pytest.raises(ValueError, match="larger"):
-        upscaled(np.zeros((10, 10), np.uint8), (20, 9))
+def test_cards_are_found_on_a_felt_lit_unevenly() -> None:
+    """The felt level is the felt's own, cards opened away: on a grey felt lit from dim to bright
+    across the frame, a white card in the dim part (darker than the felt's lit part) and one in
+    the lit part are paper edge to edge, and the felt nowhere."""
+    h, w = FRAME
+    light = np.linspace(0.5, 1.4, w, dtype=np.float32)[None, :, None]
+    frame = np.clip(np.float32(100) * light, 0, 255).repeat(h, axis=0).repeat(3, axis=2)
+    cards = [(100, 80, 180, 250), (1000, 400, 180, 250)]  # x, y, width, height: one dim, one lit
+    for x, y, cw, ch in cards:
+        frame[y : y + ch, x : x + cw] = np.clip(235 * light[:, x : x + cw], 0, 255)
+    assert frame[80, 100, 0] < frame[0, -1, 0]  # the dim card is darker than the lit felt
+    mask = card_mask(frame.astype(np.uint8))
+    expected = np.zeros(FRAME, np.uint8)
+    for x, y, cw, ch in cards:
+        expected[y : y + ch, x : x + cw] = 255
+    assert np.array_equal(mask, expected)
