@@ -7,7 +7,8 @@ run across windows, where the processor does several at once. Each window's sums
 the order those library calls take them (OpenCV's area pooling adds a block's pixels row by row
 in runs of four, numpy's sums pair their terms), so every feature equals theirs to the last bit
 and a deck reads the same whichever computes its features. ``window_features`` in ``indexnet``
-hands the windows over pixel-major and turns the kernel's columns into rows.
+hands the windows over pixel-major and turns the kernel's columns into rows. Against those
+whole-array passes the kernel saves about a sixth of a frame's time (docs/vision.md, stage 4).
 """
 
 from __future__ import annotations
