@@ -6,11 +6,10 @@ import argparse
 import json
 from pathlib import Path
 
-from dealerassist.commands.export import parse_instant
 from dealerassist.core.money import format_amount
 from dealerassist.events import EventError
 from dealerassist.floor.search import add_floor_options, check_local, floor_records, floor_rows
-from dealerassist.storage.eventlog import ChainReport, EventLog, default_db, verify_exported
+from dealerassist.storage.eventlog import ChainReport, EventLog, default_db, parse_instant, verify_exported
 from dealerassist.storage.keys import Keyring, keys_dir
 from dealerassist.storage.projection import round_summaries
 from dealerassist.storage.seal import verify_macs

@@ -11,12 +11,11 @@ import csv
 import json
 import sys
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
 from typing import IO
 
 from dealerassist.events import EVENT_FORMAT_VERSION, EventError
 from dealerassist.floor.search import add_floor_options, check_local, floor_rows
-from dealerassist.storage.eventlog import EventLog, default_db
+from dealerassist.storage.eventlog import EventLog, default_db, parse_instant
 
 CSV_COLUMNS = ("seq", "recorded_at", "table", "round_id", "kind", "user", "event", "prev_hash", "hash")
 
@@ -31,17 +30,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output", "-o", default="-", help="file to write (default: standard output)")
     add_floor_options(p)
     p.set_defaults(handler=_export)
-
-
-def parse_instant(text: str, option: str) -> str:
-    """An ISO-8601 date or time to the log's UTC form (``2026-11-29T13:00:00.000000Z``)."""
-    try:
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise EventError(f"{option}: not an ISO-8601 date or time: {text!r}") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def write_jsonl(rows: Iterator[tuple], out: IO[str]) -> int:

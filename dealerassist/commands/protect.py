@@ -11,13 +11,12 @@ import argparse
 import json
 from typing import Any
 
-from dealerassist.commands.export import parse_instant
 from dealerassist.errors import DealerAssistError
 from dealerassist.events import PIT_WIDE
 from dealerassist.protection.records import read_rounds
 from dealerassist.protection.report import ProtectionReport, Settings, protect
 from dealerassist.protection.reviews import ReviewBook, ReviewedFlag
-from dealerassist.storage.eventlog import EventLog, default_db
+from dealerassist.storage.eventlog import EventLog, default_db, parse_instant
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -25,6 +25,7 @@ from math import comb
 import numpy as np
 
 from dealerassist.analysis.three_card_poker import net_of
+from dealerassist.compiled import compiled
 from dealerassist.core.cards import Card
 from dealerassist.core.paytables import PayTable
 from dealerassist.errors import DealerAssistError
@@ -34,7 +35,6 @@ from dealerassist.games.four_card_poker import player_outcome
 from dealerassist.hands import best_four
 from dealerassist.hands.batch import combinations_array, four_card_strengths
 from dealerassist.protection.decisions import DecisionPoint, Review
-from dealerassist.vision.compiled import compiled
 
 RAISES = (1, 2, 3)
 HIDDEN = 5

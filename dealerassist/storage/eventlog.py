@@ -105,6 +105,17 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
+def parse_instant(text: str, option: str) -> str:
+    """An ISO-8601 date or time to the log's UTC form (``2026-11-29T13:00:00.000000Z``)."""
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise EventError(f"{option}: not an ISO-8601 date or time: {text!r}") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
 class EventLog:
     """The durable, hash-chained event log of one or more tables (one SQLite file)."""
 

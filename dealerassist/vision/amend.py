@@ -59,8 +59,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from dealerassist.compiled import compiled
 from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, PROJECTED, TRACED, Candidate, distances
-from dealerassist.vision.compiled import compiled
 from dealerassist.vision.detect import turned
 from dealerassist.vision.indexnet import (
     Committee,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from dealerassist.vision.compiled import compiled
+from dealerassist.compiled import compiled
 from dealerassist.vision.detect import (
     Corner,
     blob_outlines,

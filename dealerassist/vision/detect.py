@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from dealerassist.vision.compiled import compiled
+from dealerassist.compiled import compiled
 from dealerassist.vision.indexnet import sampling_image
 
 MIN_EDGE_PX = 7.0

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from dealerassist.vision.compiled import compiled
+from dealerassist.compiled import compiled
 
 # Where along the line between the neighbours' corners the middle card's corner is looked for:
 # each step of a spread is a third to three fifths of a card's width.

@@ -14,7 +14,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from dealerassist.vision.compiled import compiled
+from dealerassist.compiled import compiled
 from dealerassist.vision.detect import (
     MAX_CARD_HEIGHT,
     MIN_BLOB_AREA,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from dealerassist.vision.compiled import compiled
+from dealerassist.compiled import compiled
 from dealerassist.vision.window_kernel import DARKEST_PAPER, LANES, PAPER_SHARE, feature_columns
 
 WINDOW_PX = (24, 48)  # width, height of a sampled index window

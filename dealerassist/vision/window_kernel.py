@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dealerassist.vision.compiled import compiled
+from dealerassist.compiled import compiled
 
 # Windows worked side by side. Most loops across them run the whole LANES, a number the compiler
 # knows, so it unrolls and vectorises them (a few vectorise only if it does not: see

@@ -12,9 +12,9 @@ from typing import Any
 
 from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
 
-from dealerassist.commands.export import parse_instant
 from dealerassist.errors import DealerAssistError
 from dealerassist.protection.reviews import ReviewedFlag, ReviewError
+from dealerassist.storage.eventlog import parse_instant
 from dealerassist.web.actions import ActionError
 from dealerassist.web.protection import Findings
 from dealerassist.web.runtime import runtime

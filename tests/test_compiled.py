@@ -7,8 +7,8 @@ import logging
 import numpy as np
 import pytest
 
-from dealerassist.vision import compiled as compiled_module
-from dealerassist.vision.compiled import compiled
+from dealerassist import compiled as compiled_module
+from dealerassist.compiled import compiled
 
 
 def _loop_without_a_source_file():
@@ -22,7 +22,7 @@ def _loop_without_a_source_file():
 
 def test_a_loop_without_a_cache_place_still_compiles_and_says_so(monkeypatch, caplog) -> None:
     monkeypatch.setattr(compiled_module, "_warned", False)
-    with caplog.at_level(logging.WARNING, logger="dealerassist.vision.compiled"):
+    with caplog.at_level(logging.WARNING, logger="dealerassist.compiled"):
         total = compiled()(_loop_without_a_source_file())
         again = compiled(inline=True)(_loop_without_a_source_file())
     assert total(np.arange(5.0)) == 10.0

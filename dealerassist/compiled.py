@@ -1,8 +1,9 @@
-"""numba's compiler for the reader's loops, keeping what it compiles where it can.
+"""numba's compiler for the hot loops (the card reader's, the protection reviewers' exact counts),
+keeping what it compiles where it can.
 
 numba keeps compiled loops beside their module, under ``NUMBA_CACHE_DIR``, or in the user's
 cache directory. Where it can write none of them (a read-only install run by a user with no
-writable home), asking for its cache fails as the module is imported. The reader must read all
+writable home), asking for its cache fails as the module is imported. The loops must run all
 the same: the loops are then compiled afresh at each start (a few seconds), and a warning says
 where to point ``NUMBA_CACHE_DIR``.
 """
