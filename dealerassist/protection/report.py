@@ -15,7 +15,13 @@ from dealerassist.games.base import TableRules
 from dealerassist.protection import blackjack, four_card_poker, pairs_and_up, three_card_poker
 from dealerassist.protection.counting import counting_test, counts_before
 from dealerassist.protection.dealers import DEFAULT_SHIFT_HOURS, dealer_tests
-from dealerassist.protection.decisions import DecisionPoint, HoleCardTest, Review
+from dealerassist.protection.decisions import (
+    FULL_VIEW,
+    DecisionPoint,
+    DecisionReviewer,
+    HoleCardTests,
+    Review,
+)
 from dealerassist.protection.records import RoundRecord
 from dealerassist.protection.sessions import DEFAULT_GAP, Session, sessions_of
 
@@ -25,6 +31,12 @@ REVIEWERS: Mapping[str, Callable[[DecisionPoint, TableRules], Review]] = {
     "pairs-and-up": pairs_and_up.review,
     "four-card-poker": four_card_poker.review,
     "perfect-pairs-blackjack": blackjack.review,
+}
+# Partial views of the dealer's hidden cards, each tested as an alternative of its own beside the
+# player who sees them all (the reviewer above): a Three Card Poker player who sees one card of the
+# dealer's three, in the order dealt.
+PARTIAL_VIEWS: Mapping[str, Mapping[str, DecisionReviewer]] = {
+    "three-card-poker": {f"card-{i + 1}": three_card_poker.one_card_reviewer(i) for i in range(3)},
 }
 # The decisions each reviewer prices; others (Four Card Poker's ``same-player`` declaration) are
 # not choices against the dealer's cards.
@@ -93,25 +105,31 @@ class ProtectionReport:
         }
 
 
-def hole_card_steps(session: Session) -> Iterator[tuple[RoundRecord, HoleCardTest]]:
-    """The session's hole-card test as it stands after each settled round (one test, grown)."""
-    reviewer = REVIEWERS[session.game]
-    test = HoleCardTest()
+def hole_card_views(game: str) -> dict[str, DecisionReviewer]:
+    """The alternatives the hole-card test runs for ``game``: every hidden card, then the partial views."""
+    return {FULL_VIEW: REVIEWERS[game], **PARTIAL_VIEWS.get(game, {})}
+
+
+def hole_card_steps(session: Session) -> Iterator[tuple[RoundRecord, HoleCardTests]]:
+    """The session's hole-card tests as they stand after each settled round (one set, grown)."""
+    views = hole_card_views(session.game)
+    tests = HoleCardTests.of(list(views))
     for round_ in session.rounds:
         if round_.outcome != "settled" or round_.rules is None:
             continue
         seats = session.seats(round_)
         for point in round_.decisions:
             if point.seat in seats and point.action in PRICED[session.game]:
-                test.add(reviewer(point, round_.rules))
-        yield round_, test
+                for view, reviewer in views.items():
+                    tests.add(view, reviewer(point, round_.rules))
+        yield round_, tests
 
 
-def hole_card_test(session: Session) -> HoleCardTest | None:
+def hole_card_test(session: Session) -> HoleCardTests | None:
     """Review every decision of a session's settled rounds; None when the game is not priced."""
     if session.game not in REVIEWERS:
         return None
-    last = HoleCardTest()
+    last = HoleCardTests.of(list(hole_card_views(session.game)))
     for _, grown in hole_card_steps(session):
         last = grown
     return last
