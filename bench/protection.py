@@ -32,12 +32,13 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from dealerassist.core.cards import Card
-from dealerassist.protection.counting import counting_test, counts_before
+from dealerassist.protection.counting import counting_test, counts_before, shoes_before
 from dealerassist.protection.decisions import FULL_VIEW, DecisionPoint, HoleCardTests
 from dealerassist.protection.records import RoundRecord, read_rounds
 from dealerassist.protection.report import (
@@ -71,12 +72,14 @@ GAMES = tuple(dict.fromkeys(game for game, _ in CASES))
 POOLED = frozenset({"four-card-poker"})
 SEATS = 6
 COUNT_LOOK = 10
+CardCount = Counter[Card]
 
 
 def simulate(
     game: str, cheat: str, tables: int, rounds: int, seed: int, sees: float = 1.0
-) -> list[tuple[str, Session]]:
-    """Seat sessions of simulated tables through the real tracker: ``(player kind, session)``."""
+) -> list[tuple[str, Session, dict[int, CardCount]]]:
+    """Seat sessions of simulated tables through the real tracker: ``(player kind, session, the
+    cards out of the table's shoe before each round)``."""
     out = []
     for t in range(tables):
         log = EventLog(":memory:")
@@ -90,15 +93,17 @@ def simulate(
         session = TableSession(tracker, players, random.Random(seed + t))
         for _ in range(rounds):
             session.play_round()
-        for found in sessions_of(read_rounds(log), SETTINGS.gap):
-            out.append((kinds[found.seat], found))
+        rounds = read_rounds(log)
+        shoes = shoes_before(sorted(rounds, key=lambda r: r.round_id))
+        for found in sessions_of(rounds, SETTINGS.gap):
+            out.append((kinds[found.seat], found, shoes))
         log.close()
     return out
 
 
-def hole_card_flag_round(session: Session) -> int | None:
+def hole_card_flag_round(session: Session, shoes: Mapping[int, CardCount]) -> int | None:
     """The round at which the hole-card test first flags, looking after every round."""
-    for round_, test in hole_card_steps(session):
+    for round_, test in hole_card_steps(session, shoes):
         if test.decisions >= MIN_DECISIONS and test.p_value < SETTINGS.hole_card_alpha:
             return round_.round_id - session.first_round + 1
     return None
@@ -223,9 +228,9 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, object]]:
         sessions = simulate(game, kind_of_cheat, args.tables, args.table_rounds, args.seed, args.sees)
         cheat, honest = [], []
         series = []
-        for kind, session in sessions:
+        for kind, session, shoes in sessions:
             if holes:
-                flagged = hole_card_flag_round(session)
+                flagged = hole_card_flag_round(session, shoes)
             else:
                 rounds = sorted(session.rounds, key=lambda r: r.round_id)
                 flagged = counting_flag_round(session, rounds)

@@ -42,6 +42,8 @@ class DecisionPoint:
     amount: int | None = None
     choice: str | None = None
     split_hand: bool = False  # a hand made by a split (blackjack: no second split)
+    # Cards out of a multi-deck shoe before this round (dealt since the shuffle), where known.
+    shoe_out: tuple[Card, ...] = ()
 
 
 @dataclass(frozen=True)
