@@ -47,12 +47,8 @@ def test_insurance_is_priced_on_the_tens_left_in_the_shoe_as_it_stood() -> None:
 
 
 def test_the_cards_out_before_each_round_are_those_since_the_shuffle() -> None:
-    rounds = [
-        shoe_round(1, "2S 3S", shuffled=True),
-        shoe_round(2, "KS AH"),
-        shoe_round(3, "6C", shuffled=True),
-        shoe_round(4, "9C"),
-    ]
+    dealt = (("2S 3S", True), ("KS AH", False), ("6C", True), ("9C", False))  # (cards, shuffled before)
+    rounds = [shoe_round(n, cards, shuffled=shuffled) for n, (cards, shuffled) in enumerate(dealt, 1)]
     shoes = shoes_before(rounds)
     assert shoes == {
         1: Counter(),
