@@ -93,9 +93,9 @@ def simulate(
         session = TableSession(tracker, players, random.Random(seed + t))
         for _ in range(rounds):
             session.play_round()
-        rounds = read_rounds(log)
-        shoes = shoes_before(sorted(rounds, key=lambda r: r.round_id))
-        for found in sessions_of(rounds, SETTINGS.gap):
+        dealt = read_rounds(log)
+        shoes = shoes_before(sorted(dealt, key=lambda r: r.round_id))
+        for found in sessions_of(dealt, SETTINGS.gap):
             out.append((kinds[found.seat], found, shoes))
         log.close()
     return out
