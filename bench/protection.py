@@ -10,12 +10,15 @@ default significance, 1e-4 per session, at least 10 decisions / 20 counted round
 * false alarms at scale, from the exact null, ``--null-sessions`` honest sessions of ``--rounds``
   rounds: an honest player's match with the informed choice (Three Card Poker, Pairs & Up) is a
   coin of known bias per deal (``follow_chance``), so deals are drawn at random and the coins
-  thrown; for counting, honest bets are drawn at random against the true counts the tracker tables
-  recorded (joined one after the other to the session's length). Printed: the share of honest
-  sessions flagged at the end, and at any look (after every round; every 10 for counting).
+  thrown (Three Card Poker: the dealer's cards are drawn and every alternative the test runs,
+  all three cards seen or one, is judged on the same deal); for counting, honest bets are drawn
+  at random against the true counts the tracker tables recorded (joined one after the other to
+  the session's length). Printed: the share of honest sessions flagged at the end, and at any
+  look (after every round; every 10 for counting).
 
 Targets: false alarms at most 1 % per 1,000-round session; median rounds to flag a hole-carder who
-sees every hidden card under 200, a 1-8 counter under 2,000.
+sees every hidden card under 200, a 1-8 counter under 2,000. The one-card hole-carder (Three Card
+Poker: sees the dealer's first card only) is reported beside them, with no target.
 
     dealerassist bench protection                 # about two to four minutes on a busy 2-core host
     dealerassist bench protection --table-rounds 100 --tables 1 --null-sessions 100   # a quick look
@@ -29,22 +32,25 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+import numpy as np
 
 from dealerassist.core.cards import Card
-from dealerassist.protection.counting import counting_test, counts_before
-from dealerassist.protection.decisions import DecisionPoint, HoleCardTest
+from dealerassist.protection.counting import counting_test, counts_before, shoes_before
+from dealerassist.protection.decisions import FULL_VIEW, DecisionPoint, HoleCardTests
 from dealerassist.protection.records import RoundRecord, read_rounds
 from dealerassist.protection.report import (
     MIN_COUNTED_ROUNDS,
     MIN_DECISIONS,
-    REVIEWERS,
     Settings,
     hole_card_steps,
+    hole_card_views,
 )
 from dealerassist.protection.sessions import Session, sessions_of
 from dealerassist.protection.stats import rank_correlation
-from dealerassist.protection.three_card_poker import suit_class
+from dealerassist.protection.three_card_poker import Deal, card_mask, deal_of, hand_index, suit_class
 from dealerassist.simulation.bets import MAIN_BET, MAIN_MULTIPLES
 from dealerassist.simulation.players import TableSession, seated
 from dealerassist.storage.eventlog import EventLog
@@ -54,6 +60,7 @@ from dealerassist.tracker import Tracker
 SETTINGS = Settings()
 CASES = (
     ("three-card-poker", "hole-carder"),
+    ("three-card-poker", "one-card-hole-carder"),
     ("pairs-and-up", "hole-carder"),
     ("four-card-poker", "hole-carder"),
     ("perfect-pairs-blackjack", "counter"),
@@ -65,12 +72,14 @@ GAMES = tuple(dict.fromkeys(game for game, _ in CASES))
 POOLED = frozenset({"four-card-poker"})
 SEATS = 6
 COUNT_LOOK = 10
+CardCount = Counter[Card]
 
 
 def simulate(
     game: str, cheat: str, tables: int, rounds: int, seed: int, sees: float = 1.0
-) -> list[tuple[str, Session]]:
-    """Seat sessions of simulated tables through the real tracker: ``(player kind, session)``."""
+) -> list[tuple[str, Session, dict[int, CardCount]]]:
+    """Seat sessions of simulated tables through the real tracker: ``(player kind, session, the
+    cards out of the table's shoe before each round)``."""
     out = []
     for t in range(tables):
         log = EventLog(":memory:")
@@ -84,15 +93,17 @@ def simulate(
         session = TableSession(tracker, players, random.Random(seed + t))
         for _ in range(rounds):
             session.play_round()
-        for found in sessions_of(read_rounds(log), SETTINGS.gap):
-            out.append((kinds[found.seat], found))
+        dealt = read_rounds(log)
+        shoes = shoes_before(sorted(dealt, key=lambda r: r.round_id))
+        for found in sessions_of(dealt, SETTINGS.gap):
+            out.append((kinds[found.seat], found, shoes))
         log.close()
     return out
 
 
-def hole_card_flag_round(session: Session) -> int | None:
+def hole_card_flag_round(session: Session, shoes: Mapping[int, CardCount]) -> int | None:
     """The round at which the hole-card test first flags, looking after every round."""
-    for round_, test in hole_card_steps(session):
+    for round_, test in hole_card_steps(session, shoes):
         if test.decisions >= MIN_DECISIONS and test.p_value < SETTINGS.hole_card_alpha:
             return round_.round_id - session.first_round + 1
     return None
@@ -112,19 +123,22 @@ def counting_flag_round(session: Session, rounds: Sequence[RoundRecord]) -> int 
 
 
 class HonestNull:
-    """A perfect honest player's chance of matching the informed choice, per deal (cached).
+    """A perfect honest player's chance of matching each alternative's informed choice, per deal
+    (cached), and whether they matched.
 
-    Three Card Poker: the seat's three cards, cached up to suits (the dealer's are all hidden).
-    Pairs & Up: the seat's two cards and the dealer's turned card. Four Card Poker: the seat's
-    five cards and the dealer's face-up card, one of ``pool`` deals drawn once.
+    Three Card Poker: the seat's three cards, cached up to suits (the dealer's are all hidden); the
+    dealer's three cards are drawn each deal and every alternative (all three seen, one of them
+    seen) judged on the same cards, so the null holds the alternatives' dependence. Pairs & Up: the
+    seat's two cards and the dealer's turned card. Four Card Poker: the seat's five cards and the
+    dealer's face-up card, one of ``pool`` deals drawn once. Those two have one alternative: a coin.
     """
 
     def __init__(self, game: str, rng: random.Random, pool: int) -> None:
         self.game = game
         self.rules = load_table(game).rules
         self.deck = self.rules.deck.cards()
-        self.reviewer = REVIEWERS[game]
-        self.cache: dict[tuple, float] = {}
+        self.views = hole_card_views(game)
+        self.cache: dict[tuple, tuple[list[float], str, Deal | None, list[Card]]] = {}
         self.pool = [self._sample(rng) for _ in range(pool if game in POOLED else 0)]
 
     def _sample(self, rng: random.Random) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple]:
@@ -138,39 +152,49 @@ class HonestNull:
     def deal(self, rng: random.Random) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple]:
         return rng.choice(self.pool) if self.pool else self._sample(rng)
 
-    def chance(self, rng: random.Random) -> float:
+    def _honest(self, own: tuple[Card, ...], up: tuple[Card, ...]) -> DecisionPoint:
+        """The perfect player's decision on this deal, the dealer's hidden cards unknown."""
+        stake = {MAIN_BET[self.game]: 100}
+        blind = self.views[FULL_VIEW](
+            DecisionPoint("t", 1, 1, "seat-1", own, up, (), stake, "stand"), self.rules
+        )
+        option = sorted(blind.optimal)[0]
+        action, amount, choice = "play", None, None
+        if option in ("fold", "hit", "stand", "double", "split"):
+            action = option
+        elif option.endswith("x") and option[:-1].isdigit():
+            amount = int(option[:-1]) * 100
+        elif option != "play":
+            choice = option
+        return DecisionPoint("t", 1, 1, "seat-1", own, up, (), stake, action, amount=amount, choice=choice)
+
+    def coins(self, rng: random.Random) -> list[tuple[float, bool]]:
+        """One deal: per alternative, the chance of a match and whether the player matched."""
         own, up, key = self.deal(rng)
         if key not in self.cache:
-            stake = {MAIN_BET[self.game]: 100}
-            blind = self.reviewer(DecisionPoint("t", 1, 1, "seat-1", own, up, (), stake, "stand"), self.rules)
-            option = sorted(blind.optimal)[0]
-            action, amount, choice = "play", None, None
-            if option in ("fold", "hit", "stand", "double", "split"):
-                action = option
-            elif option.endswith("x") and option[:-1].isdigit():
-                amount = int(option[:-1]) * 100
-            elif option != "play":
-                choice = option
-            point = DecisionPoint(
-                "t", 1, 1, "seat-1", own, up, (), stake, action, amount=amount, choice=choice
-            )
-            self.cache[key] = self.reviewer(point, self.rules).follow_chance
-        return self.cache[key]
+            point = self._honest(own, up)
+            chances = [reviewer(point, self.rules).follow_chance for reviewer in self.views.values()]
+            deal = deal_of(point, self.rules) if self.game == "three-card-poker" else None
+            self.cache[key] = (chances, point.action, deal, [c for c in self.deck if c not in own])
+        chances, chosen, deal, rest = self.cache[key]
+        if deal is None:
+            return [(chances[0], rng.random() < chances[0])]
+        hidden = rng.sample(rest, 3)
+        row = hand_index()[card_mask(tuple(hidden))]
+        nets = np.array([deal.play[row], *(deal.play_by_card[c.index] for c in hidden)])
+        return list(zip(chances, deal.best(chosen, nets).tolist(), strict=True))
 
     def session(self, rng: random.Random, rounds: int) -> tuple[bool, bool]:
         """One honest session: (flagged at the end, flagged at any look)."""
-        test = HoleCardTest()
+        tests = HoleCardTests.of(list(self.views))
         ever = False
         for _ in range(rounds):
-            p = self.chance(rng)
-            test.null.add(p)
-            test.matches += rng.random() < p
-            if (
-                test.decisions >= MIN_DECISIONS
-                and test.null.upper_tail(test.matches) < SETTINGS.hole_card_alpha
-            ):
+            for test, (p, matched) in zip(tests.tests.values(), self.coins(rng), strict=True):
+                test.null.add(p)
+                test.matches += matched
+            if tests.decisions >= MIN_DECISIONS and tests.p_value < SETTINGS.hole_card_alpha:
                 ever = True
-        return test.p_value < SETTINGS.hole_card_alpha, ever
+        return tests.p_value < SETTINGS.hole_card_alpha, ever
 
 
 def counting_null(
@@ -194,29 +218,33 @@ def counting_null(
 
 def run(args: argparse.Namespace) -> dict[str, dict[str, object]]:
     results: dict[str, dict[str, object]] = {}
+    hole_nulls: dict[str, tuple[float, float]] = {}
     rng = random.Random(args.seed)
     for game, kind_of_cheat in CASES:
         if game not in args.games:
             continue
-        holes = kind_of_cheat == "hole-carder"
+        holes = kind_of_cheat != "counter"
         started = time.monotonic()
         sessions = simulate(game, kind_of_cheat, args.tables, args.table_rounds, args.seed, args.sees)
         cheat, honest = [], []
         series = []
-        for kind, session in sessions:
+        for kind, session, shoes in sessions:
             if holes:
-                flagged = hole_card_flag_round(session)
+                flagged = hole_card_flag_round(session, shoes)
             else:
                 rounds = sorted(session.rounds, key=lambda r: r.round_id)
                 flagged = counting_flag_round(session, rounds)
                 counts = counts_before(rounds)
                 series.append([counts[r.round_id].true_count for r in rounds if r.round_id in counts])
             (honest if kind == "perfect" else cheat).append(flagged)
-        if holes:
+        if holes and game in hole_nulls:  # one null per game: the same test, whichever cheat
+            fa_end, fa_any = hole_nulls[game]
+        elif holes:
             null = HonestNull(game, rng, args.null_deals)
             draws = [null.session(rng, args.rounds) for _ in range(args.null_sessions)]
             fa_end = sum(d[0] for d in draws) / len(draws)
             fa_any = sum(d[1] for d in draws) / len(draws)
+            hole_nulls[game] = fa_end, fa_any
         else:
             fa_end, fa_any = counting_null(series, args.null_sessions, args.rounds, rng)
         flagged_rounds = [r for r in cheat if r is not None]
@@ -242,7 +270,7 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, object]]:
 
 def report(results: dict[str, dict[str, object]], rounds: int) -> str:
     lines = [
-        f"{'game':<24} {'cheat':<12} {'median rounds to flag':>22} {'honest flagged (tracker)':>25} "
+        f"{'game':<24} {'cheat':<20} {'median rounds to flag':>22} {'honest flagged (tracker)':>25} "
         f"{'false alarms: end / any look':>29} {'s':>6}"
     ]
     for r in results.values():
@@ -251,7 +279,7 @@ def report(results: dict[str, dict[str, object]], rounds: int) -> str:
         to_flag = f"{'-' if median is None else median} ({r['cheat_flagged']}/{r['cheat_sessions']})"
         honest = f"{r['honest_flagged_through_tracker']}/{r['honest_sessions_through_tracker']}"
         alarms = f"{r['false_alarm_at_end']:.2%} / {r['false_alarm_any_look']:.2%} of {r['null_sessions']}"
-        lines.append(f"{game:<24} {r['cheat']:<12} {to_flag:>22} {honest:>25} {alarms:>29} {r['seconds']:>6}")
+        lines.append(f"{game:<24} {r['cheat']:<20} {to_flag:>22} {honest:>25} {alarms:>29} {r['seconds']:>6}")
     lines.append(
         f"targets: false alarms <= 1% per {rounds}-round session; median rounds to flag: hole-carder < 200, "
         "counter < 2000"

@@ -8,7 +8,9 @@ table's shoe less the seat's cards and the dealer's up card (and the hole card, 
 choice). Every later card of the round, the player's and the dealer's, is drawn from that same
 composition: the standard basic-strategy calculation with the shoe not depleted within the round,
 an approximation worth a few thousandths of a bet with six decks. The cards of earlier rounds since
-the shuffle are not removed (a player who keeps no count cannot use them).
+the shuffle (``DecisionPoint.shoe_out``, where the record knows them) are out of the composition
+too: the hole card's chances are then those of the shoe as it stood, and the best choice is the
+count-aware one.
 
 The informed choice is the best option with the hole card known; ``follow_chance`` weighs every
 hole card the dealer could hold after the peek (all of them, for insurance and even money, which
@@ -202,7 +204,7 @@ def _best(values: dict[str, Fraction]) -> frozenset[str]:
 def review(point: DecisionPoint, rules: TableRules) -> Review:
     up = card_points(point.dealer_up[0])
     hole = card_points(point.dealer_hidden[0]) if len(point.dealer_hidden) == 1 else None
-    counts = composition(rules, (*point.cards, *point.dealer_up))
+    counts = composition(rules, (*point.shoe_out, *point.cards, *point.dealer_up))
     draws = draws_of(counts)
     chosen = point.action
     if chosen in INSURANCE_ACTIONS:

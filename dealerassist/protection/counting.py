@@ -41,32 +41,37 @@ class ShoeCount:
     true_count: float
 
 
-def counts_before(rounds: Sequence[RoundRecord]) -> dict[int, ShoeCount]:
-    """The count before each round of one table (rounds in order), for rounds where it is known."""
-    counts: dict[int, ShoeCount] = {}
-    running, seen = 0, Counter[Card]()
-    known = False  # the count is known from the first shuffle on, never mid-shoe
+def shoes_before(rounds: Sequence[RoundRecord]) -> dict[int, Counter[Card]]:
+    """The cards out of the shoe before each round of one table (rounds in order): every card the
+    log recorded since the shuffle, for rounds where that is known."""
+    out: dict[int, Counter[Card]] = {}
+    seen = Counter[Card]()
+    known = False  # known from the first shuffle on, never mid-shoe
     for round_ in rounds:
         if round_.rules is None:
             continue
         composition = Counter(round_.rules.deck.cards())
-        shoe_size = sum(composition.values())
         cards = round_.all_cards()
         if round_.shuffled_before:
-            running, seen, known = 0, Counter(), True
+            seen, known = Counter(), True
         elif any(seen[c] + n > composition[c] for c, n in Counter(cards).items()):
-            running, seen, known = 0, Counter(), True
-            seen.update(cards)
-            running += sum(hi_lo(c) for c in cards)
+            seen, known = Counter(cards), True  # a new shoe proved by this round: its count unknown
             continue
-        if not known:
-            seen.update(cards)
-            continue
-        total = sum(seen.values())
-        decks_left = max((shoe_size - total) / DECK, 0.5)
-        counts[round_.round_id] = ShoeCount(running, total, running / decks_left)
+        if known:
+            out[round_.round_id] = Counter(seen)
         seen.update(cards)
-        running += sum(hi_lo(c) for c in cards)
+    return out
+
+
+def counts_before(rounds: Sequence[RoundRecord]) -> dict[int, ShoeCount]:
+    """The count before each round of one table (rounds in order), for rounds where it is known."""
+    counts: dict[int, ShoeCount] = {}
+    sizes = {r.round_id: r.rules.deck.size for r in rounds if r.rules is not None}
+    for round_id, seen in shoes_before(rounds).items():
+        total = seen.total()
+        running = sum(hi_lo(card) * n for card, n in seen.items())
+        decks_left = max((sizes[round_id] - total) / DECK, 0.5)
+        counts[round_id] = ShoeCount(running, total, running / decks_left)
     return counts
 
 

@@ -42,6 +42,8 @@ class DecisionPoint:
     amount: int | None = None
     choice: str | None = None
     split_hand: bool = False  # a hand made by a split (blackjack: no second split)
+    # Cards out of a multi-deck shoe before this round (dealt since the shuffle), where known.
+    shoe_out: tuple[Card, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,56 @@ class HoleCardTest:
             "expected_followed": round(self.expected_followed, 2),
             "p_value": self.p_value,
             "cost_cents": float(self.cost),
+        }
+
+
+FULL_VIEW = "all"  # the alternative of a player who sees every hidden dealer card
+
+
+@dataclass
+class HoleCardTests:
+    """The hole-card test under each alternative of what a player may have seen (every hidden
+    card, or one of them), run side by side on the same decisions. Flagging when any is
+    significant is corrected by Bonferroni: ``p_value`` is the smallest alternative's p-value
+    times the number of alternatives, so an honest player's chance of a flag stays at most the
+    significance whatever the dependence between them."""
+
+    tests: dict[str, HoleCardTest]
+
+    @classmethod
+    def of(cls, views: Sequence[str]) -> HoleCardTests:
+        return cls({view: HoleCardTest() for view in views})
+
+    def add(self, view: str, review: Review) -> None:
+        self.tests[view].add(review)
+
+    @property
+    def strongest(self) -> str:
+        return min(self.tests, key=lambda view: self.tests[view].p_value)
+
+    @property
+    def decisions(self) -> int:
+        return self.tests[FULL_VIEW].decisions
+
+    @property
+    def p_value(self) -> float:
+        return min(1.0, self.tests[self.strongest].p_value * len(self.tests))
+
+    @property
+    def evidence(self) -> list[int]:
+        return self.tests[self.strongest].evidence
+
+    def summary(self) -> dict[str, Any]:
+        """The strongest alternative's statistic with the corrected p-value, then each alternative's
+        own p-value (``p_value_all``, ``p_value_card-1``...). With one alternative, that test's
+        statistic as it is."""
+        if len(self.tests) == 1:
+            return self.tests[FULL_VIEW].summary()
+        return {
+            **self.tests[self.strongest].summary(),
+            "p_value": self.p_value,
+            "alternative": self.strongest,
+            **{f"p_value_{view}": test.p_value for view, test in self.tests.items()},
         }
 
 

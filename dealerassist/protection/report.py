@@ -7,15 +7,24 @@ rounds to look at.
 
 from __future__ import annotations
 
+import dataclasses
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dealerassist.core.cards import Card
 from dealerassist.games.base import TableRules
 from dealerassist.protection import blackjack, four_card_poker, pairs_and_up, three_card_poker
-from dealerassist.protection.counting import counting_test, counts_before
+from dealerassist.protection.counting import counting_test, counts_before, shoes_before
 from dealerassist.protection.dealers import DEFAULT_SHIFT_HOURS, dealer_tests
-from dealerassist.protection.decisions import DecisionPoint, HoleCardTest, Review
+from dealerassist.protection.decisions import (
+    FULL_VIEW,
+    DecisionPoint,
+    DecisionReviewer,
+    HoleCardTests,
+    Review,
+)
 from dealerassist.protection.records import RoundRecord
 from dealerassist.protection.sessions import DEFAULT_GAP, Session, sessions_of
 
@@ -25,6 +34,12 @@ REVIEWERS: Mapping[str, Callable[[DecisionPoint, TableRules], Review]] = {
     "pairs-and-up": pairs_and_up.review,
     "four-card-poker": four_card_poker.review,
     "perfect-pairs-blackjack": blackjack.review,
+}
+# Partial views of the dealer's hidden cards, each tested as an alternative of its own beside the
+# player who sees them all (the reviewer above): a Three Card Poker player who sees one card of the
+# dealer's three, in the order dealt.
+PARTIAL_VIEWS: Mapping[str, Mapping[str, DecisionReviewer]] = {
+    "three-card-poker": {f"card-{i + 1}": three_card_poker.one_card_reviewer(i) for i in range(3)},
 }
 # The decisions each reviewer prices; others (Four Card Poker's ``same-player`` declaration) are
 # not choices against the dealer's cards.
@@ -93,26 +108,46 @@ class ProtectionReport:
         }
 
 
-def hole_card_steps(session: Session) -> Iterator[tuple[RoundRecord, HoleCardTest]]:
-    """The session's hole-card test as it stands after each settled round (one test, grown)."""
-    reviewer = REVIEWERS[session.game]
-    test = HoleCardTest()
+def hole_card_views(game: str) -> dict[str, DecisionReviewer]:
+    """The alternatives the hole-card test runs for ``game``: every hidden card, then the partial views."""
+    return {FULL_VIEW: REVIEWERS[game], **PARTIAL_VIEWS.get(game, {})}
+
+
+def hole_card_steps(
+    session: Session, shoes: Mapping[int, Counter[Card]] | None = None
+) -> Iterator[tuple[RoundRecord, HoleCardTests]]:
+    """The session's hole-card tests as they stand after each settled round (one set, grown).
+
+    ``shoes``: the cards out of the table's shoe before each round (``counting.shoes_before``),
+    priced out of a shoe game's decisions."""
+    views = hole_card_views(session.game)
+    tests = HoleCardTests.of(list(views))
+    shoe_game = session.game in COUNTED
     for round_ in session.rounds:
         if round_.outcome != "settled" or round_.rules is None:
             continue
         seats = session.seats(round_)
+        out = (
+            tuple(shoes[round_.round_id].elements())
+            if shoe_game and shoes and round_.round_id in shoes
+            else ()
+        )
         for point in round_.decisions:
             if point.seat in seats and point.action in PRICED[session.game]:
-                test.add(reviewer(point, round_.rules))
-        yield round_, test
+                point = dataclasses.replace(point, shoe_out=out) if out else point
+                for view, reviewer in views.items():
+                    tests.add(view, reviewer(point, round_.rules))
+        yield round_, tests
 
 
-def hole_card_test(session: Session) -> HoleCardTest | None:
+def hole_card_test(
+    session: Session, shoes: Mapping[int, Counter[Card]] | None = None
+) -> HoleCardTests | None:
     """Review every decision of a session's settled rounds; None when the game is not priced."""
     if session.game not in REVIEWERS:
         return None
-    last = HoleCardTest()
-    for _, grown in hole_card_steps(session):
+    last = HoleCardTests.of(list(hole_card_views(session.game)))
+    for _, grown in hole_card_steps(session, shoes):
         last = grown
     return last
 
@@ -122,7 +157,9 @@ def protect(rounds: Sequence[RoundRecord], settings: Settings = Settings()) -> P
     by_table: dict[str, list[RoundRecord]] = {}
     for round_ in rounds:
         by_table.setdefault(round_.table, []).append(round_)
-    counts = {table: counts_before(sorted(rs, key=lambda r: r.round_id)) for table, rs in by_table.items()}
+    ordered = {table: sorted(rs, key=lambda r: r.round_id) for table, rs in by_table.items()}
+    counts = {table: counts_before(rs) for table, rs in ordered.items()}
+    shoes = {table: shoes_before(rs) for table, rs in ordered.items()}
     for session in sessions_of(rounds, settings.gap):
         entry: dict[str, Any] = {
             "table": session.table,
@@ -131,7 +168,7 @@ def protect(rounds: Sequence[RoundRecord], settings: Settings = Settings()) -> P
             "game": session.game,
             "rounds": [session.first_round, session.last_round],
         }
-        holes = hole_card_test(session)
+        holes = hole_card_test(session, shoes[session.table])
         if holes is not None:
             entry["hole_card"] = holes.summary()
             if holes.decisions >= MIN_DECISIONS and holes.p_value < settings.hole_card_alpha:

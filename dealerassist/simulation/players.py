@@ -8,7 +8,9 @@ the log a live table writes.
   reviewer protection uses, where the game has one; else ``strategies.decide``). Its bet is the
   table minimum times a random multiple, independent of anything dealt.
 * ``HoleCarder``: sees the dealer's hidden cards with probability ``sees`` each round and then
-  plays the informed-best choice; otherwise plays like the perfect player.
+  plays the informed-best choice; otherwise plays like the perfect player. The one-card
+  hole-carder (Three Card Poker) sees only the dealer's first card and plays the best choice
+  given it.
 * ``Counter``: keeps the Hi-Lo count of every card dealt since the shuffle and spreads its bet
   1 to 8 units by the true count; plays the simulation's blackjack strategy.
 """
@@ -23,9 +25,9 @@ from dealerassist.core.cards import Card
 from dealerassist.events import CardRead, Meta
 from dealerassist.games.base import DEALER, TableRules, parse_position
 from dealerassist.protection.counting import DECK, hi_lo
-from dealerassist.protection.decisions import DecisionPoint
+from dealerassist.protection.decisions import FULL_VIEW, DecisionPoint
 from dealerassist.protection.records import SHUFFLE, TURNED_BY_RULE
-from dealerassist.protection.report import REVIEWERS
+from dealerassist.protection.report import REVIEWERS, hole_card_views
 from dealerassist.simulation.bets import MAIN_BET, MAIN_MULTIPLES
 from dealerassist.simulation.strategies import Choice, View, decide
 from dealerassist.tracker import Tracker
@@ -33,6 +35,7 @@ from dealerassist.tracker import events as ev
 
 DEALER_USER = "sim-dealer"
 CUT_FRACTION = 0.25  # a multi-deck shoe is shuffled when a quarter of it is left
+ONE_CARD_SIGHT = "card-1"  # the one-card hole-carder sees the dealer's first card (Three Card Poker)
 
 
 @dataclass(frozen=True)
@@ -74,12 +77,15 @@ class PerfectPlayer:
 
 
 class HoleCarder(PerfectPlayer):
-    def __init__(self, rng: random.Random, sees: float = 1.0) -> None:
+    """Sees what ``sight`` names (every hidden dealer card, or one: ``card-1`` the first dealt)."""
+
+    def __init__(self, rng: random.Random, sees: float = 1.0, sight: str = FULL_VIEW) -> None:
         super().__init__(rng)
         self.sees = sees
+        self.sight = sight
 
     def decide(self, view: View, point: DecisionPoint) -> Choice:
-        reviewer = REVIEWERS.get(view.rules.game)
+        reviewer = hole_card_views(view.rules.game).get(self.sight) if view.rules.game in REVIEWERS else None
         if reviewer is None or self.rng.random() >= self.sees:
             return super().decide(view, point)
         review = reviewer(point, view.rules)
@@ -204,14 +210,18 @@ class TableSession:
 
 
 def seated(kind: str, rng: random.Random, sees: float = 1.0) -> PerfectPlayer:
-    """A player by name: ``perfect``, ``hole-carder`` or ``counter``."""
+    """A player by name: ``perfect``, ``hole-carder``, ``one-card-hole-carder`` or ``counter``."""
     if kind == "perfect":
         return PerfectPlayer(rng)
     if kind == "hole-carder":
         return HoleCarder(rng, sees)
+    if kind == "one-card-hole-carder":
+        return HoleCarder(rng, sees, ONE_CARD_SIGHT)
     if kind == "counter":
         return Counter(rng)
-    raise ValueError(f"unknown simulated player {kind!r} (perfect, hole-carder, counter)")
+    raise ValueError(
+        f"unknown simulated player {kind!r} (perfect, hole-carder, one-card-hole-carder, counter)"
+    )
 
 
 def play_rounds(tracker: Tracker, players: Mapping[int, PerfectPlayer], rounds: int, seed: int) -> None:

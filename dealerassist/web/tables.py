@@ -16,6 +16,7 @@ from dealerassist.core.cards import Card
 from dealerassist.core.money import format_amount
 from dealerassist.games.base import DEALER, parse_position
 from dealerassist.hands import blackjack_total
+from dealerassist.tracker.events import PLAYER_ID_LENGTH
 from dealerassist.web.runtime import runtime
 from dealerassist.web.views import audience
 
@@ -208,6 +209,10 @@ class TableView:
 
     def money(self, cents: int) -> str:
         return format_amount(cents)
+
+    @property
+    def player_id_length(self) -> int:
+        return PLAYER_ID_LENGTH
 
     @staticmethod
     def needs_amount(action: str) -> bool:

@@ -117,6 +117,7 @@ def test_the_benchmark_reports_rounds_to_flag_and_false_alarms(capsys: pytest.Ca
     results = json.loads(capsys.readouterr().out)
     assert set(results) == {
         "three-card-poker hole-carder",
+        "three-card-poker one-card-hole-carder",
         "pairs-and-up hole-carder",
         "four-card-poker hole-carder",
         "perfect-pairs-blackjack counter",

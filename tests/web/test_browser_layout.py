@@ -79,9 +79,15 @@ def test_seven_seats_fit_a_1280x800_touchscreen_at_every_step(
     board, base = site
     tracker = board.pit.tracker(TABLE)
     dealer = board.client("dana")
-    assert dealer.act(TABLE, "round-open").status_code == 200
     sign_in(touchscreen, base, "dana")
     touchscreen.get(f"{base}/tables/{TABLE}")
+    wait(
+        touchscreen,
+        lambda: touchscreen.find_elements(By.CSS_SELECTOR, "button[data-kind='new-shoe']"),
+        "shoe",
+    )
+    assert_fits(touchscreen, "between rounds: new shoe, a seat's player")
+    assert dealer.act(TABLE, "round-open").status_code == 200
     wait(touchscreen, lambda: len(touchscreen.find_elements(By.CSS_SELECTOR, ".seat form.act")) == 7, "bets")
     assert_fits(touchscreen, "betting, no bets yet")
     for seat in PAIRS:
