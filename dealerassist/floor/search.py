@@ -12,9 +12,8 @@ from typing import Any
 
 from dealerassist.core.cards import Card
 from dealerassist.errors import CardError
-from dealerassist.events import EventError
+from dealerassist.events import EventError, event_types
 from dealerassist.storage.eventlog import LogRecord, decode_row
-from dealerassist.vocabulary import EVENT_TYPES
 
 FILTERS = ("seat", "card", "user", "kind")
 # What surveillance asks for by name; anything else must be an event kind.
@@ -75,7 +74,7 @@ def check_kinds(names: list[str]) -> list[str]:
     """``names`` if each is a kind group or an event kind, else ``ValueError`` naming the first
     that is not (a typo would otherwise find nothing, silently)."""
     for name in names:
-        if name not in KIND_GROUPS and name not in EVENT_TYPES:
+        if name not in KIND_GROUPS and name not in event_types():
             raise ValueError(f"{name[:40]!r} is neither {', '.join(KIND_GROUPS)} nor an event kind")
     return names
 
