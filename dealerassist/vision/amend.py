@@ -61,7 +61,7 @@ import numpy as np
 
 from dealerassist.compiled import compiled
 from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, PROJECTED, TRACED, Candidate, distances
-from dealerassist.vision.detect import turned
+from dealerassist.vision.card_corner import turned
 from dealerassist.vision.indexnet import (
     Committee,
     IndexWindow,

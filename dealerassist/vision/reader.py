@@ -1,12 +1,12 @@
 """Read every card in a frame from its corner indices, abstaining rather than guessing.
 
-Candidate corners come from the paper outlines (``detect``); every candidate is looked at, at
-each card size it may have, by the deck's index classifier (``indexnet``) in one batch. A corner's
-read is trusted only when the classifier is sure of rank, suit and that an index is there at all,
-at first sight or when windows placed around an unsure corner confirm its name (a second look);
-corners that grow into the same card are merged, and two reads of one printed index, or two
-confident corners of one card, that disagree make the card unknown unless one is beyond doubt
-and the others are not close to it.
+Candidate corners come from the paper outlines (``paper``, ``outline_corners``); every candidate
+is looked at, at each card size it may have, by the deck's index classifier (``indexnet``) in one
+batch. A corner's read is trusted only when the classifier is sure of rank, suit and that an index
+is there at all, at first sight or when windows placed around an unsure corner confirm its name (a
+second look); corners that grow into the same card are merged, and two reads of one printed index,
+or two confident corners of one card, that disagree make the card unknown unless one is beyond
+doubt and the others are not close to it.
 """
 
 from __future__ import annotations
@@ -44,16 +44,10 @@ from dealerassist.vision.candidates import (
     find_candidates,
     windows_of,
 )
+from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, corner_arrays
+from dealerassist.vision.card_extent import card_quad, paper_coverages
 from dealerassist.vision.closer import BOTH_CORNERS, OWN_CORNER, closer_names, closer_windows
 from dealerassist.vision.deck import DeckModel, back_feature
-from dealerassist.vision.detect import (
-    MAX_CARD_HEIGHT,
-    MIN_CARD_HEIGHT,
-    Corner,
-    card_quad,
-    corner_arrays,
-    paper_coverages,
-)
 from dealerassist.vision.fans import middle_cards, stretches
 from dealerassist.vision.indexnet import (
     SURE,
@@ -157,7 +151,7 @@ class CardReader:
 
     def _read(self, frame: np.ndarray) -> list[CardSighting]:
         # Made once, first: the corner search reads it too (a pixel as one 32-bit word, see
-        # ``detect.card_mask``), and both looks sample their index windows from it.
+        # ``paper.card_mask``), and both looks sample their index windows from it.
         bgra = sampling_image(frame)
         geometry = find_candidates(bgra, self.deck.aspect, self.deck.rank_box, self.deck.window)
         candidates = geometry.candidates

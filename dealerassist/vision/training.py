@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.candidates import find_candidates, windows_of
-from dealerassist.vision.detect import Corner, turned, unit
+from dealerassist.vision.card_corner import Corner, turned, unit
 from dealerassist.vision.indexnet import BACK, NONE, IndexWindow, sample_windows, window_features
 from dealerassist.vision.scenes import SceneCard, make_scene
 

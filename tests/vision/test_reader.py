@@ -24,7 +24,7 @@ from dealerassist.vision.candidates import (
     Candidate,
     find_candidates,
 )
-from dealerassist.vision.detect import Corner, corner_arrays
+from dealerassist.vision.card_corner import Corner, corner_arrays
 from dealerassist.vision.indexnet import sampling_image
 from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _first_look_sizes, _merge
 from dealerassist.vision.scenes import make_scene
@@ -98,7 +98,7 @@ def test_a_second_look_around_an_unsure_corner_reads_small_blurred_cards(
     # networks (a deck enrolled on another machine comes out differently), so the test draws
     # a hundred rows and asks the step to name cards on some and never to name one not there or
     # lose one the first look named (5-8 rows in 60 gained a card for three pairs of networks
-    # at a blur of 1.0-1.5 px; the networks taught on corners fitted by ``_fitted_direction`` read
+    # at a blur of 1.0-1.5 px; the networks taught on corners fitted by ``fitted_direction`` read
     # every card of those rows at first sight, and 29 rows in 100 gained one at 1.4-1.9 px).
     # Both prints of every card show here; their agreement is left out, and so is the closer look
     # at a card left unread, to see the second look alone.
@@ -204,7 +204,7 @@ def _named_by_the_step_alone(without: set[str], found: dict, truth, card: str, a
 # in seeds 0-299 when they fail (with an earlier deck of networks of two hidden layers, the step
 # named 28 cards in 27 scenes there, none wrong, and lost none; the counts in the comments below
 # are this code's deck's unless they say otherwise). Seed 280's KH left the list with the deck
-# taught on corners fitted by ``_fitted_direction``, seed 4's 8H with the deck taught on twice the
+# taught on corners fitted by ``fitted_direction``, seed 4's 8H with the deck taught on twice the
 # draw, which names it without the step.
 @pytest.mark.parametrize(("seed", "moved"), [(18, "QS"), (231, "6C")])
 def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
@@ -235,7 +235,7 @@ def test_a_print_the_plain_match_misses_is_found_by_its_shape(
 # Seeds where the corner lies in place, its print in its window, and none of the sizes tried
 # there is near the named neighbour's: read at that size, the card is named (in seeds 0-999, 10
 # cards that lie there, 9 of them outlined where they lie, none where no card lies, none lost;
-# with the deck taught on corners fitted by ``_fitted_direction``, 12 cards that lie there, 11
+# with the deck taught on corners fitted by ``fitted_direction``, 12 cards that lie there, 11
 # outlined where they lie, and seed 871's AD where no card lies, none lost; look again when they
 # fail).
 @pytest.mark.parametrize(("seed", "resized"), [(247, "4C"), (261, "6H")])
@@ -282,7 +282,7 @@ def test_a_corner_whose_sizes_are_all_off_the_named_cards_is_read_at_theirs(
 # Generated scenes where a card is found only by its print's ink, at a size far off the named
 # cards', and is named once read at theirs (reading ink corners so named no card in seeds 0-999
 # and 3 in 1000-1528, seed 1048's 7C, 1227's JH and 1528's AC, none where no card lies, and lost
-# none; the deck taught on corners fitted by ``_fitted_direction`` names 1227's JH without the
+# none; the deck taught on corners fitted by ``fitted_direction`` names 1227's JH without the
 # step; with the deck taught on twice the draw, which no longer names 1048's 7C by this step
 # alone, in seeds 0-1529 it named 247's 4C, 261's 6H, 368's 5H, this one and 1528's AC, each
 # outlined where it lies, none where no card lies, and lost none; as above, look again when it
@@ -318,7 +318,7 @@ def _without_leaned_look(monkeypatch: pytest.MonkeyPatch) -> None:
 #   is named by those windows (in seeds 11-14 of 150 scenes each that step named this six of
 #   diamonds alone with the deck taught on twice the draw; with the deck before, seed 11's 90th
 #   scene's four of clubs, and seed 11's 38th scene's seven of spades, read as the seven of clubs
-#   without it; with the decks before the one taught on corners fitted by ``_fitted_direction``
+#   without it; with the decks before the one taught on corners fitted by ``fitted_direction``
 #   seed 12's 65th scene's eight of spades).
 # Neither step lost a card there; as above, look again when they fail.
 @pytest.mark.parametrize(
@@ -346,7 +346,7 @@ def test_a_stepped_rows_card_is_named_by_one_second_look_alone(
 # outlined where it lies, none where no card lies, and lost none; in seed 562 the 6 of clubs it
 # names replaces an 8 of clubs read there without it; seed 932's AD, named so by the decks
 # before, is named without the look around by the deck taught on corners fitted by
-# ``_fitted_direction``, and 673's AH by the deck taught on twice the draw. With that deck, in
+# ``fitted_direction``, and 673's AH by the deck taught on twice the draw. With that deck, in
 # seeds 0-999 the look around named 239's 3H, 261's 6H, 368's 5H and this one, each outlined
 # where it lies, and lost none, but also read seed 747's 5 of spades as the 5 of clubs, at 0.98,
 # as the whole reader does; as above, look again when it fails).
@@ -399,7 +399,7 @@ def test_a_fans_middle_card_is_read_between_its_neighbours(
 # A generated scene where two cards hide between a fan's seen neighbours and the windows a third
 # of the way along name one of them (on an earlier deck, the two-hidden
 # spread named 3 cards in seeds 0-1499, two of them in one scene, and lost none; seed 439's QC
-# was this test's card until the deck taught on corners fitted by ``_fitted_direction``, which
+# was this test's card until the deck taught on corners fitted by ``fitted_direction``, which
 # leaves it unread and names 6 cards in 5 of those scenes, each outlined where it lies, losing
 # none; 438's 7C was the card until the deck taught on twice the draw, which there names 181's AC,
 # 190's TD, 197's KC and 908's 5D each alone, and 846's 8D and QH together, each outlined where it
@@ -433,7 +433,7 @@ def test_a_spread_of_five_whose_far_end_is_grown_short_is_looked_at_for_three_hi
 # A generated scene where a card is seen, its outline found, but no read names it, and the grid of
 # windows around its index corners does (in seeds 0-999 the closer look named five cards, each
 # outlined where it lies: seed 415's 3H, 463's JS, 562's 6C, 895's 8D and 960's 5D; it lost none;
-# with the deck taught on corners fitted by ``_fitted_direction`` it named three, each outlined
+# with the deck taught on corners fitted by ``fitted_direction`` it named three, each outlined
 # where it lies: 78's KC, 936's 4D and 960's 5D; with the deck taught on twice the draw four, this
 # one, 728's AD and 975's 6H outlined where they lie and 415's 3H beside it, and it lost none; as
 # above, look again when it fails).
@@ -498,7 +498,7 @@ def test_a_glimpsed_card_is_named_by_a_closer_look_at_its_corner(
     # at again would go on to name the jack of diamonds: the test below). On an earlier deck, in
     # seeds 0-699 of one scene each, glimpses change no frame's names: they are that rare; seed
     # 13's 40th scene's ten of clubs was this test's card before the deck taught on corners fitted
-    # by ``_fitted_direction``, which leaves it unread, and in seeds 11-18 of 150 scenes each
+    # by ``fitted_direction``, which leaves it unread, and in seeds 11-18 of 150 scenes each
     # this is the one card a glimpse names.
     _without_fans(monkeypatch)
     _named_when_switched_on(deck, design, monkeypatch, 14, "7H", _without_glimpses, scene=146)

@@ -7,7 +7,7 @@ from collections import Counter
 
 import numpy as np
 
-from dealerassist.vision.detect import Corner
+from dealerassist.vision.card_corner import Corner
 from dealerassist.vision.indexnet import BACK, NONE, IndexWindow, feature_size
 from dealerassist.vision.scenes import SceneCard
 from dealerassist.vision.training import _label, _spots, render_samples, scene_samples
