@@ -5,6 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from dealerassist.vision.backs import backs_at
 from dealerassist.vision.candidates import _same_spot_same_way, distances, distinct
 from dealerassist.vision.card_corner import Corner
 from dealerassist.vision.card_extent import (
@@ -224,7 +225,7 @@ def test_a_back_is_found_at_its_corner_and_a_face_is_not_taken_for_one(reader: C
         cv2.drawContours(filled, [outline], -1, 255, cv2.FILLED)
         corner = min(outline_corners(outline, 0), key=lambda c: float(c.point.sum()))  # the top-left one
         heights = height_candidates(filled, corner, reader.deck.aspect)
-        seen = reader._backs(frame, filled, [(corner, heights)])[0]
+        seen = backs_at(frame, filled, [(corner, heights)], reader.deck, reader.thresholds.back_distance)[0]
         assert (seen is not None) == expected_back
         if seen is not None:
             assert not seen.face_up and seen.card is None

@@ -26,8 +26,11 @@ from dealerassist.vision.candidates import (
 )
 from dealerassist.vision.card_corner import Corner, corner_arrays
 from dealerassist.vision.indexnet import sampling_image
-from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _first_look_sizes, _merge
+from dealerassist.vision.merging import merge_sightings
+from dealerassist.vision.reader import CardReader, _first_look_sizes
 from dealerassist.vision.scenes import make_scene
+from dealerassist.vision.sighting import CardSighting
+from dealerassist.vision.thresholds import Thresholds
 
 from .conftest import lay_cards
 
@@ -366,7 +369,7 @@ def _without_closer_look(monkeypatch: pytest.MonkeyPatch) -> None:
 def _without_glimpses(monkeypatch: pytest.MonkeyPatch) -> None:
     """No closer look at corners that left no card seen: it names some cards a step names, once
     that step is off."""
-    monkeypatch.setattr(reader_module, "_glimpses", lambda *_: [])
+    monkeypatch.setattr(reader_module, "glimpses", lambda *_: [])
 
 
 def _without_shaped_print(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -513,7 +516,7 @@ def test_a_card_the_closer_look_names_is_a_neighbour_between_which_a_fans_middle
     # between it and the six. (On the development deck it was the only card this named in seeds
     # 11-14 of 150 scenes each, and it lost none; as above, look again when it fails.)
     def no_second_fans(off: pytest.MonkeyPatch) -> None:
-        off.setattr(reader_module, "_named_count", lambda _sightings: 0)
+        off.setattr(reader_module, "named_count", lambda _sightings: 0)
 
     assert "7H" in _named_when_switched_on(deck, design, monkeypatch, 14, "JD", no_second_fans, scene=146)
 
@@ -1003,32 +1006,38 @@ def test_a_name_read_far_smaller_than_the_other_named_cards_is_a_picture_left_un
     # A back that pictures a fan of aces: its printed ace reads sure, at a third of a card's size.
     cards = [_sighting(code, 0.999, (100 + 200 * k, 100), 120.0) for k, code in enumerate(("KS", "JH", "2S"))]
     picture = _sighting("AS", 0.999, (800, 400), 45.0)
-    merged = _merge([*cards, picture], Thresholds())
+    merged = merge_sightings([*cards, picture], Thresholds())
     assert sorted(s.card or "-" for s in merged) == ["-", "2S", "JH", "KS"]
     # A tilted camera's far card, two thirds the size of the near ones, is still a card.
     far = _sighting("AS", 0.999, (800, 400), 80.0)
-    assert sorted(s.card for s in _merge([*cards, far], Thresholds())) == ["2S", "AS", "JH", "KS"]
+    assert sorted(s.card for s in merge_sightings([*cards, far], Thresholds())) == ["2S", "AS", "JH", "KS"]
     # With fewer than three named cards there is no size to hold a name against.
-    assert sorted(s.card for s in _merge([*cards[:1], picture], Thresholds())) == ["AS", "KS"]
+    assert sorted(s.card for s in merge_sightings([*cards[:1], picture], Thresholds())) == ["AS", "KS"]
 
 
 def test_a_read_beyond_doubt_outweighs_a_weak_rival_of_the_same_card() -> None:
     # A fan neighbour's corner, a little off, grows into the same card and reads another name.
-    merged = _merge([_sighting("6H", 0.9999, (100, 100)), _sighting("8H", 0.95, (104, 102))], Thresholds())
+    merged = merge_sightings(
+        [_sighting("6H", 0.9999, (100, 100)), _sighting("8H", 0.95, (104, 102))], Thresholds()
+    )
     assert [s.card for s in merged] == ["6H"]
 
 
 def test_rival_reads_both_close_to_sure_leave_the_card_unread() -> None:
-    merged = _merge([_sighting("6H", 0.999, (100, 100)), _sighting("8H", 0.98, (104, 102))], Thresholds())
+    merged = merge_sightings(
+        [_sighting("6H", 0.999, (100, 100)), _sighting("8H", 0.98, (104, 102))], Thresholds()
+    )
     assert [s.card for s in merged] == [None]
-    merged = _merge([_sighting("6H", 0.985, (100, 100)), _sighting("8H", 0.93, (104, 102))], Thresholds())
+    merged = merge_sightings(
+        [_sighting("6H", 0.985, (100, 100)), _sighting("8H", 0.93, (104, 102))], Thresholds()
+    )
     assert [s.card for s in merged] == [None]
 
 
 def test_two_names_at_one_corner_point_at_different_sizes_cancel_each_other() -> None:
     # The same print read at two card-size guesses: index windows apart, the corner point shared.
     small, large = _sighting("TD", 0.999, (300, 300), 90.0), _sighting("4D", 0.988, (300, 300), 180.0)
-    merged = _merge([small, large], Thresholds())
+    merged = merge_sightings([small, large], Thresholds())
     assert all(s.card is None for s in merged)
 
 
@@ -1037,7 +1046,7 @@ def test_reads_of_one_name_at_two_prints_turned_the_same_way_are_two_cards() -> 
     below, above = _sighting("7H", 0.999, (100, 100)), _sighting("7H", 0.998, (130, 100))
     far = _sighting("7H", 0.9999, (130, 100))
     far.quad, far.index_point = far.quad[[2, 3, 0, 1]], far.quad[2] - (far.index_point - far.quad[0])
-    merged = _merge([far, below, above], Thresholds())
+    merged = merge_sightings([far, below, above], Thresholds())
     assert [s.card for s in merged] == ["7H", "7H"]
     assert sorted(round(float(s.quad[:, 0].min())) for s in merged) == [100, 130]
 
@@ -1067,13 +1076,13 @@ def test_a_card_named_at_both_prints_is_not_merged_into_the_card_it_is_stacked_o
     ace = _sighting("AS", ace_sure, (100, 100))
     jack = _sighting("JC", 0.968, (100 + offset, 100))
     jack_far = _far_read("JC", far_sure, (100 + offset + 120 / 1.4, 220), far_size)
-    merged = _merge([ace, jack_far, jack], Thresholds())
+    merged = merge_sightings([ace, jack_far, jack], Thresholds())
     assert sorted(s.card for s in merged) == ["AS", "JC"]
 
 
 def test_a_lone_read_of_another_name_at_a_cards_far_print_still_cancels_it() -> None:
     # The ace of clubs read at its index, and as the ace of spades at its far print: one card.
-    merged = _merge(
+    merged = merge_sightings(
         [_sighting("AC", 0.979, (100, 100)), _far_read("AS", 0.919, (100 + 120 / 1.4, 220), 120.0)],
         Thresholds(),
     )
@@ -1085,19 +1094,21 @@ def test_a_card_whose_names_cancelled_inside_a_named_card_stays_for_the_closer_l
     # clubs, both sure: the two names cancel, and the card they read stays, unread.
     ten = _sighting("TC", 0.973, (100, 100))
     reads = [_sighting("9S", 1.0, (130, 130)), _sighting("TC", 0.998, (131, 130))]
-    merged = _merge([ten, *reads], Thresholds())
+    merged = merge_sightings([ten, *reads], Thresholds())
     assert sorted(s.card or "-" for s in merged) == ["-", "TC"]
     disputed = next(s for s in merged if s.card is None)
     assert {name for name, _ in disputed.votes} == {"9S", "TC"}
     # An unread corner with no name read inside a named card is that card's other corner.
     plain = CardSighting(None, 0.0, True, _sighting("TC", 0.0, (110, 110)).quad, votes=[(None, 0.0)])
-    assert [s.card for s in _merge([ten, plain], Thresholds())] == ["TC"]
+    assert [s.card for s in merge_sightings([ten, plain], Thresholds())] == ["TC"]
     # Left unread by the closer look, the cancelled card is dropped as a shadow at the end.
-    assert [s.card for s in reader_module._drop_shadows(merged)] == ["TC"]
+    assert [s.card for s in reader_module.drop_shadows(merged)] == ["TC"]
 
 
 def test_one_print_read_twice_a_pixel_apart_is_one_card() -> None:
-    merged = _merge([_sighting("7H", 0.999, (100, 100)), _sighting("7H", 0.99, (103, 101))], Thresholds())
+    merged = merge_sightings(
+        [_sighting("7H", 0.999, (100, 100)), _sighting("7H", 0.99, (103, 101))], Thresholds()
+    )
     assert [s.card for s in merged] == ["7H"]
 
 
@@ -1110,7 +1121,7 @@ def test_a_glimpse_is_looked_at_only_where_no_card_seen_lies() -> None:
         _sighting("-", 0.0, (130, 120)).quad,  # its centre on the named card: that card's print
         _sighting("-", 0.0, (405, 103)).quad,  # the unread card already seen: its look is its own
     ]
-    kept = reader_module._glimpses(glimpses, [named, unread])
+    kept = reader_module.glimpses(glimpses, [named, unread])
     assert len(kept) == 1 and np.allclose(kept[0].quad[0], [700, 100])
     assert kept[0].card is None and kept[0].face_up
 
@@ -1124,20 +1135,20 @@ def test_one_back_outlined_from_two_corners_is_given_once() -> None:
     # From its lower-left corner the long edge was guessed across: the outline runs past the card.
     across = [[100, 220], [100, 135], [268, 135], [268, 220]]
     named = _sighting("KS", 0.999, (400, 100))
-    given = reader_module._one_sighting_a_back([_back(across, 0.8), named, _back(card, 0.9)])
+    given = reader_module.one_sighting_a_back([_back(across, 0.8), named, _back(card, 0.9)])
     assert [s.card for s in given] == ["KS", None]
     assert np.allclose(given[1].quad, card)  # the surer outline stays, the cards in their order
     # With three cards named, the outline of their size stays, though the other matched surer.
     named = [_sighting(code, 0.999, (400 + 100 * k, 100)) for k, code in enumerate(("KS", "QS", "JS"))]
-    given = reader_module._one_sighting_a_back([_back(across, 0.9), *named, _back(card, 0.8)])
+    given = reader_module.one_sighting_a_back([_back(across, 0.9), *named, _back(card, 0.8)])
     assert [s.card for s in given] == ["KS", "QS", "JS", None]
     assert np.allclose(given[3].quad, card)
     # Backs in a fan lie a third of a card apart, no corner in common: two cards.
     fanned = [[p[0] + 29, p[1]] for p in card]
-    assert len(reader_module._one_sighting_a_back([_back(card, 0.9), _back(fanned, 0.8)])) == 2
+    assert len(reader_module.one_sighting_a_back([_back(card, 0.9), _back(fanned, 0.8)])) == 2
     # Backs side by side meet at two corners, but their centres lie a card's width apart.
     beside = [[p[0] + 86, p[1]] for p in card]
-    assert len(reader_module._one_sighting_a_back([_back(card, 0.9), _back(beside, 0.8)])) == 2
+    assert len(reader_module.one_sighting_a_back([_back(card, 0.9), _back(beside, 0.8)])) == 2
     # A face-up card is never dropped for a back, however it lies.
     unread = CardSighting(None, 0.0, True, np.array(across, float), votes=[(None, 0.0)])
-    assert len(reader_module._one_sighting_a_back([_back(card, 0.9), unread])) == 2
+    assert len(reader_module.one_sighting_a_back([_back(card, 0.9), unread])) == 2
