@@ -21,7 +21,7 @@ from dealerassist.vision.card_extent import (
 )
 from dealerassist.vision.edge_junctions import edge_junctions_many
 from dealerassist.vision.index_corners import index_corner_candidates
-from dealerassist.vision.indexnet import IndexWindow, sample_windows
+from dealerassist.vision.index_window import IndexWindow, sample_windows
 from dealerassist.vision.ink_corners import ink_corners_at, on_paper_edge
 from dealerassist.vision.outline_corners import outline_corners, outline_polygon
 from dealerassist.vision.paper import blob_outlines, card_mask, frame_image

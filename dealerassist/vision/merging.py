@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from dealerassist.vision.amend import SAME_WAY
 from dealerassist.vision.candidates import distances
+from dealerassist.vision.second_look import SAME_WAY
 from dealerassist.vision.sighting import CardSighting
 from dealerassist.vision.thresholds import Thresholds
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from dealerassist.compiled import compiled
 from dealerassist.vision.card_corner import MIN_BLOB_AREA
-from dealerassist.vision.indexnet import sampling_image
+from dealerassist.vision.index_window import sampling_image
 
 _SPECKLE = np.ones((3, 3), np.uint8)
 _MEND = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))

@@ -15,7 +15,6 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.amend import (
-    FirstLook,
     around_unsure_new_names,
     around_unsure_reads,
     around_unsure_reads_leaned,
@@ -26,7 +25,6 @@ from dealerassist.vision.amend import (
     confirm_new_names,
     confirm_unsure_reads,
     name_at_both_prints,
-    read_second_looks,
     take_new_names,
     take_other_size_reads,
 )
@@ -45,12 +43,8 @@ from dealerassist.vision.card_extent import card_quad
 from dealerassist.vision.closer import BOTH_CORNERS, OWN_CORNER, closer_names, closer_windows
 from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.fans import middle_cards, stretches
-from dealerassist.vision.indexnet import (
-    ink_maps,
-    sample_windows,
-    sampling_image,
-    window_features,
-)
+from dealerassist.vision.index_features import ink_maps, window_features
+from dealerassist.vision.index_window import sample_windows, sampling_image
 from dealerassist.vision.merging import (
     card_height,
     drop_shadows,
@@ -60,6 +54,7 @@ from dealerassist.vision.merging import (
     one_sighting_a_back,
     smallest_card,
 )
+from dealerassist.vision.second_look import FirstLook, read_second_looks
 from dealerassist.vision.sighting import CardSighting
 from dealerassist.vision.thresholds import Thresholds
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dealerassist.vision.amend import AROUND_WINDOWS
 from dealerassist.vision.indexnet import SURE
+from dealerassist.vision.second_look import AROUND_WINDOWS
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,9 @@ import numpy as np
 import pytest
 
 from dealerassist.core.cards import FULL_DECK
-from dealerassist.vision import amend
+from dealerassist.vision import amend, second_look
 from dealerassist.vision import fans as fans_module
 from dealerassist.vision import reader as reader_module
-from dealerassist.vision.amend import _PRINT_PAD, _best_along, _print_offsets
 from dealerassist.vision.candidates import (
     INK,
     JUNCTION,
@@ -25,8 +24,9 @@ from dealerassist.vision.candidates import (
     find_candidates,
 )
 from dealerassist.vision.card_corner import Corner, corner_arrays
-from dealerassist.vision.indexnet import sampling_image
+from dealerassist.vision.index_window import sampling_image
 from dealerassist.vision.merging import merge_sightings
+from dealerassist.vision.print_match import PRINT_PAD, best_along, print_offsets
 from dealerassist.vision.reader import CardReader, _first_look_sizes
 from dealerassist.vision.scenes import make_scene
 from dealerassist.vision.sighting import CardSighting
@@ -126,7 +126,7 @@ def test_a_second_look_around_an_unsure_corner_reads_small_blurred_cards(
 
 def _around(print_map: np.ndarray, across: int, down: int) -> np.ndarray:
     """The ink around a window whose print lies moved by whole cells from where the map has it."""
-    pad_across, pad_down = _PRINT_PAD
+    pad_across, pad_down = PRINT_PAD
     rows, cols = print_map.shape
     around = np.zeros((rows + 2 * pad_down, cols + 2 * pad_across), np.float32)
     top, left = pad_down + down, pad_across + across
@@ -144,12 +144,12 @@ def _index_print() -> np.ndarray:
 
 def test_where_a_print_lies_off_its_window_is_found_by_its_ink() -> None:
     moves = [(0, 0), (3, 0), (-6, 0), (0, 4), (0, 8), (0, -1), (2, 0), (0, -8)]
-    found = _print_offsets(np.stack([_around(_index_print(), a, d) for a, d in moves]), _index_print())
+    found = print_offsets(np.stack([_around(_index_print(), a, d) for a, d in moves]), _index_print())
     assert [tuple(move) for move in found.astype(int).tolist()] == moves
 
 
 def test_a_print_moved_along_both_edges_is_followed_along_each() -> None:
-    found = _print_offsets(_around(_index_print(), 2, 5)[None], _index_print())
+    found = print_offsets(_around(_index_print(), 2, 5)[None], _index_print())
     assert found.tolist() == [[2.0, 5.0]]
 
 
@@ -163,12 +163,12 @@ def test_each_move_of_a_print_is_scored_as_opencv_scores_a_normalised_match(
     wanted = rng.random((16, 8), dtype=np.float32)
     around = rng.random((30, 32, 20), dtype=np.float32)
     around[:5] = 0.0  # windows with no ink at all: nothing to divide by
-    pad_across, pad_down = _PRINT_PAD
+    pad_across, pad_down = PRINT_PAD
     start = np.stack(
         [rng.integers(-pad_across, pad_across + 1, 30), rng.integers(-pad_down, pad_down + 1, 30)], 1
     )
     for axis in (0, 1):
-        best, match = _best_along(around, wanted, start, axis, zero_mean)
+        best, match = best_along(around, wanted, start, axis, zero_mean)
         for n in range(len(around)):
             if axis == 0:
                 strip, template, pad = around[n, start[n, 1] + pad_down :][:16], wanted, pad_across
@@ -217,7 +217,7 @@ def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
     _without_fans(monkeypatch)
     # No name at the print, and none from the windows around an unsure one there either.
     with monkeypatch.context() as switched_off:
-        switched_off.setattr(reader_module, "around_unsure_new_names", lambda *_: amend._no_windows())
+        switched_off.setattr(reader_module, "around_unsure_new_names", lambda *_: second_look.no_windows())
         unmoved = set(_by_card(CardReader(deck, Thresholds(new_name=1.01)).read(frame)))
     found = _by_card(CardReader(deck).read(frame))
     _named_by_the_step_alone(unmoved, found, truth, moved, alone=False)  # another fan card may join
@@ -309,7 +309,7 @@ def test_an_ink_corner_whose_size_is_off_the_named_cards_is_read_at_theirs(
 def _without_leaned_look(monkeypatch: pytest.MonkeyPatch) -> None:
     """No second look leaned as a measured neighbour (``amend.around_unsure_reads_leaned``): it names
     some cards a step names, once that step is off."""
-    monkeypatch.setattr(reader_module, "around_unsure_reads_leaned", lambda *_: amend._no_windows())
+    monkeypatch.setattr(reader_module, "around_unsure_reads_leaned", lambda *_: second_look.no_windows())
 
 
 # Scenes where a card in a stepped row is named by one second look alone:
@@ -327,7 +327,7 @@ def _without_leaned_look(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("seed", "scene", "card", "switch_off"),
     [
-        (12, 63, "AS", lambda off: off.setattr(amend, "_near_named_size", lambda *_: [])),
+        (12, 63, "AS", lambda off: off.setattr(amend, "near_named_size", lambda *_: [])),
         (11, 61, "6D", _without_leaned_look),
     ],
 )
@@ -375,9 +375,9 @@ def _without_glimpses(monkeypatch: pytest.MonkeyPatch) -> None:
 def _without_shaped_print(monkeypatch: pytest.MonkeyPatch) -> None:
     """The print step's corners moved by the plain match alone (``amend.at_the_print``): the
     zero-mean match's windows name some cards the later steps name."""
-    plain = amend._print_offsets
+    plain = amend.print_offsets
     monkeypatch.setattr(
-        amend, "_print_offsets", lambda around, print_map, zero_mean=False: plain(around, print_map)
+        amend, "print_offsets", lambda around, print_map, zero_mean=False: plain(around, print_map)
     )
 
 
@@ -460,14 +460,14 @@ def _named_by_switching_on(
     in ``kept_off`` off throughout): the step alone names ``card``."""
     _without_fans(monkeypatch)
     for name in kept_off:
-        monkeypatch.setattr(reader_module, name, lambda *_: amend._no_windows())
+        monkeypatch.setattr(reader_module, name, lambda *_: second_look.no_windows())
     _named_when_switched_on(
         deck,
         design,
         monkeypatch,
         seed,
         card,
-        lambda off: off.setattr(reader_module, step, lambda *_: amend._no_windows()),
+        lambda off: off.setattr(reader_module, step, lambda *_: second_look.no_windows()),
     )
 
 
@@ -532,9 +532,11 @@ def test_junctions_and_traced_corners_are_read_first_at_their_first_size_others_
 
 def _second_look(
     points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray, sizes: list[float], cards: list[str] | None
-) -> amend.SecondLook:
+) -> second_look.SecondLook:
     """Windows at these corners and sizes, read for ``cards`` (None: any card)."""
-    return amend.SecondLook(np.arange(len(points)), points, x_axes, y_axes, np.array(sizes), cards=cards)
+    return second_look.SecondLook(
+        np.arange(len(points)), points, x_axes, y_axes, np.array(sizes), cards=cards
+    )
 
 
 def test_second_looks_read_together_read_each_step_as_alone(deck, design) -> None:
@@ -549,30 +551,30 @@ def test_second_looks_read_together_read_each_step_as_alone(deck, design) -> Non
     asked = [None, ["AS", "7H", "QC", "2D"], None, ["KH"] * 7, None]
     look = replace(_look_at_a_junction_and_an_outline(0.5), bgra=bgra)
 
-    def steps() -> list[amend.SecondLook]:
+    def steps() -> list[second_look.SecondLook]:
         return [
             _second_look(points[a:b], x_axes[a:b], y_axes[a:b], sizes[a:b], cards)
             for (a, b), cards in zip(itertools.pairwise(cut), asked, strict=True)
         ]
 
     together = steps()
-    amend.read_second_looks(look, together, deck.net, deck.window, accept=0.9)
+    second_look.read_second_looks(look, together, deck.net, deck.window, accept=0.9)
     for step in steps():
-        amend.read_second_looks(look, [step], deck.net, deck.window, accept=0.9)
+        second_look.read_second_looks(look, [step], deck.net, deck.window, accept=0.9)
         joint = together.pop(0)
         assert np.array_equal(joint.probability, step.probability) and joint.names == step.names
         assert len(step.probability) == len(step.rows)
     named = _second_look(points, x_axes, y_axes, sizes, None)
-    amend.read_second_looks(look, [named], deck.net, deck.window, accept=0.9)
+    second_look.read_second_looks(look, [named], deck.net, deck.window, accept=0.9)
     assert (named.probability >= 0.9).sum() >= 3  # the corners' windows name cards: not a blank test
 
 
-def _look_at_a_junction_and_an_outline(index_kind: float) -> amend.FirstLook:
+def _look_at_a_junction_and_an_outline(index_kind: float) -> second_look.FirstLook:
     """A first look at a junction (sizes 80 and 120, read at 80) and an outline corner (90)."""
     corner = Corner(np.array([100.0, 100.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), blob=0)
     elsewhere = Corner(np.array([400.0, 100.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), blob=1)
     candidates = [Candidate(corner, [80.0, 120.0], JUNCTION), Candidate(elsewhere, [90.0], OUTLINE)]
-    return amend.FirstLook(
+    return second_look.FirstLook(
         bgra=np.zeros((8, 8, 4), np.uint8),
         candidates=candidates,
         points=np.array([[100.0, 100.0], [400.0, 100.0]]),
@@ -625,7 +627,7 @@ def _look_at_two_prints(
     y_second = np.array([-np.sin(turn), np.cos(turn)])
     first = Corner(np.array([100.0, 100.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), blob=0)
     second = Corner(np.array(second_at), x_second, y_second, blob=0)
-    look = amend.FirstLook(
+    look = second_look.FirstLook(
         bgra=np.zeros((8, 8, 4), np.uint8),
         candidates=[Candidate(first, [140.0], OUTLINE), Candidate(second, [size], second_source)],
         points=np.array([first.point, second.point]),
@@ -675,7 +677,7 @@ def test_reads_below_the_unsure_level_name_nothing_at_both_prints() -> None:
     assert look.probability.tolist() == pytest.approx([0.7, 0.65])
 
 
-def _look_beside_named_cards() -> amend.FirstLook:
+def _look_beside_named_cards() -> second_look.FirstLook:
     """Two named cards, of sizes 100 and 110, and four unnamed corners near them: an outline corner
     whose guesses (150, 190) are all far off, one with a guess near (103), a junction far off (150),
     and a traced corner far off (60)."""
@@ -687,7 +689,7 @@ def _look_beside_named_cards() -> amend.FirstLook:
         Candidate(Corner(np.array(p), *turned, blob=i), h, source)
         for i, (p, h, source) in enumerate(zip(at, sizes, sources, strict=True))
     ]
-    return amend.FirstLook(
+    return second_look.FirstLook(
         bgra=np.zeros((8, 8, 4), np.uint8),
         candidates=candidates,
         points=np.array(at),
@@ -704,7 +706,7 @@ def _look_beside_named_cards() -> amend.FirstLook:
 
 
 def test_an_unnamed_corner_whose_sizes_are_all_off_is_read_at_the_named_cards_size() -> None:
-    no_print = amend._no_windows()
+    no_print = second_look.no_windows()
     chosen = amend.at_named_size(_look_beside_named_cards(), accept=0.9, printed=no_print, resized=no_print)
     assert chosen.rows.tolist() == [2, 5]  # the junction and the corner with a near guess are left
     assert chosen.sizes.tolist() == [105.0, 105.0]  # the median of the named cards' sizes
@@ -720,7 +722,7 @@ def test_a_size_guess_left_unread_does_not_keep_a_corner_from_the_named_size() -
     # The traced corner's second guess lies near the named cards' size (105), but the first look
     # reads a traced corner at its first guess only (60, far off).
     look.candidates[5] = replace(look.candidates[5], heights=[60.0, 104.0])
-    none = amend._no_windows()
+    none = second_look.no_windows()
     assert amend.at_named_size(look, accept=0.9, printed=none, resized=none).rows.tolist() == [2, 5]
     # Where its first window shows an index, the other sizes step reads the near guess itself.
     resized = replace(none, rows=np.array([5]), sizes=np.array([104.0]))
@@ -768,7 +770,7 @@ def _look_at_an_unsure_square_corner(
     at: tuple[float, float] = (200.0, 100.0),
     name: str = "KS",
     own_y_axis: tuple[float, float] = (0.0, 1.0),
-) -> amend.FirstLook:
+) -> second_look.FirstLook:
     """An ink corner read unsure (7D at 0.7, card size 100) whose down edge was set square to its
     across edge, and a named corner beside it (``name``, at ``at``), its edges as given: by
     default measured, leaning 100 degrees from across to down."""
@@ -778,7 +780,7 @@ def _look_at_an_unsure_square_corner(
         Candidate(Corner(np.array([100.0, 100.0]), *turned, blob=0), [100.0], INK),
         Candidate(Corner(np.array(at), *other, blob=1), [110.0], OUTLINE),
     ]
-    return amend.FirstLook(
+    return second_look.FirstLook(
         bgra=np.zeros((8, 8, 4), np.uint8),
         candidates=candidates,
         points=np.array([[100.0, 100.0], at]),
@@ -823,14 +825,14 @@ def test_an_unsure_square_corner_is_looked_at_again_leaned_as_a_measured_corner_
     ],
 )
 def test_an_unsure_corner_is_not_leaned_without_a_measured_corner_beside_it_to_lean_as(
-    look: amend.FirstLook,
+    look: second_look.FirstLook,
 ) -> None:
     assert len(amend.around_unsure_reads_leaned(look, unsure=0.3, accept=0.9).rows) == 0
 
 
 def test_a_look_with_no_corners_is_leaned_nowhere() -> None:
     nothing = np.zeros((0, 2))
-    look = amend.FirstLook(
+    look = second_look.FirstLook(
         bgra=np.zeros((8, 8, 4), np.uint8),
         candidates=[],
         points=nothing,
@@ -862,13 +864,13 @@ def test_a_corner_named_by_its_leaned_windows_takes_their_lean_unless_named_befo
 def test_a_corner_the_print_step_reads_in_place_is_not_read_again_at_the_named_size() -> None:
     look = _look_beside_named_cards()
     in_place = amend.at_named_size(
-        look, accept=0.9, printed=_new_names([2], ["7H"], [0.1], across=0.0), resized=amend._no_windows()
+        look, accept=0.9, printed=_new_names([2], ["7H"], [0.1], across=0.0), resized=second_look.no_windows()
     )
     assert in_place.rows.tolist() == [5]
     # A corner the print step moved is still read where it was found: the move may have been
     # pulled off the index (by a court card's picture frame, say).
     moved = amend.at_named_size(
-        look, accept=0.9, printed=_new_names([2], ["7H"], [0.1], across=6.0), resized=amend._no_windows()
+        look, accept=0.9, printed=_new_names([2], ["7H"], [0.1], across=6.0), resized=second_look.no_windows()
     )
     assert moved.rows.tolist() == [2, 5]
     assert moved.points.tolist() == [[500.0, 100.0], [1100.0, 100.0]]
@@ -892,11 +894,11 @@ def test_a_contrary_read_below_the_unsure_level_does_not_hold_a_new_name_back() 
     assert raised == [2] and look.names[2] == "9S"
 
 
-def _new_names(rows: list[int], names: list[str], sure: list[float], across: float) -> amend.SecondLook:
+def _new_names(rows: list[int], names: list[str], sure: list[float], across: float) -> second_look.SecondLook:
     """A step's windows read for any card: each lies ``across`` pixels right of its row's corner."""
     look = _look_beside_named_cards()
     at = look.points[look.owner[rows]] + [across, 0.0]
-    return amend.SecondLook(
+    return second_look.SecondLook(
         np.array(rows),
         at,
         look.x_axes[rows],
@@ -917,7 +919,7 @@ def test_an_unsure_new_name_is_looked_at_again_around_its_window_for_that_name()
     windows = amend.AROUND_WINDOWS
     assert again.rows.tolist() == [2] * windows + [5] * windows
     assert again.cards == ["7H"] * windows + ["QD"] * windows
-    middle = again.points[amend._AROUND_MIDDLE :: windows]
+    middle = again.points[amend.AROUND_MIDDLE :: windows]
     assert middle.tolist() == [[506.0, 100.0], [1096.0, 100.0]]
     assert sorted(set(again.sizes.tolist())) == pytest.approx([105.0 * 0.96, 105.0, 105.0 * 1.04])
 
