@@ -26,8 +26,8 @@ described together (``read_second_looks``) and a frame pays the fixed cost of sa
 then each decides in turn, a later one only for rows still unnamed (3 replaces a read only when
 surer). Pass 6 places windows from 4 and 5's reads, in a read of its own.
 
-Every threshold of the cascade, the levels from ``reader.Thresholds`` (per reader) and the
-geometry from this module (card heights unless given otherwise):
+Every threshold of the cascade, the levels from ``thresholds.Thresholds`` (per reader) and the
+geometry from ``second_look`` (card heights unless given otherwise):
 
 | pass | threshold | value | meaning |
 |---|---|---|---|

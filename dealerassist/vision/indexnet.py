@@ -7,8 +7,9 @@ a fixed size, describes it by gradient orientations, ink and ink colour, and nam
 cards or "no index here". It is trained from the design's own 53 images only (see ``training``),
 so a new deck still needs nothing but ``vision enroll``.
 
-Every candidate corner of a frame is sampled by one ``cv2.remap`` call and classified by one pair
-of matrix products: the per-frame cost does not grow with Python work per corner.
+Every candidate corner of a frame is sampled by one ``cv2.remap`` call (``index_window``),
+described (``index_features``) and classified by one pair of matrix products: the per-frame cost
+does not grow with Python work per corner.
 """
 
 from __future__ import annotations
