@@ -86,21 +86,42 @@ class CardReader:
         return found
 
     def _read(self, frame: np.ndarray) -> list[CardSighting]:
+        """The reader's stages in order (docs/vision.md, "How it reads", says why each)."""
         # Made once, first: the corner search reads it too (a pixel as one 32-bit word, see
         # ``paper.card_mask``), and both looks sample their index windows from it.
         bgra = sampling_image(frame)
         geometry = find_candidates(bgra, self.deck.aspect, self.deck.rank_box, self.deck.window)
-        candidates = geometry.candidates
-        if not candidates:
+        if not geometry.candidates:
             return []
+        look, kind, starts = self._first_look(bgra, geometry.candidates)
+        sure = look.probability.tolist()  # the first look's, where no second look names a card
+        for row in self._look_twice(look):
+            sure[row] = float(look.probability[row])
+        found, glimpsed = self._at_each_corner(look, kind, starts, sure)
+        sightings = self._with_backs(frame, geometry.filled, found)
+        merged = merge_sightings(sightings, self.thresholds)
+        seen = self._fans_middle_cards(bgra, merged) if len(merged) > 1 else merged
+        named = named_count(seen)
+        seen = self._closer_look(bgra, seen, glimpses(glimpsed, seen))
+        if named_count(seen) > named:
+            # A card the closer look named is a neighbour the fans lacked: between it and another
+            # card a middle card may now be found.
+            seen = self._fans_middle_cards(bgra, seen)
+        return one_sighting_a_back(drop_shadows(seen))
+
+    def _first_look(
+        self, bgra: np.ndarray, candidates: list[Candidate]
+    ) -> tuple[FirstLook, np.ndarray, np.ndarray]:
+        """One index window at every candidate corner and first size, all read in one batch: the
+        first look, each row's kinds (nothing, an index, a back) and where each candidate's rows
+        start."""
         corners = corner_arrays([c.corner for c in candidates])
         sizes = [_first_look_sizes(c) for c in candidates]
         windows, owner, heights = windows_of(bgra, candidates, self.deck.window, corners, sizes)
         features = window_features(windows)
         names, probability, kind = self.deck.net.best(features)
-        t = self.thresholds
-        # Each candidate's rows are consecutive: its surest row (the first of equals) and its most
-        # index- and back-like kinds, one array pass each rather than a mask per candidate.
+        # Each candidate's rows are consecutive: its surest row (the first of equals), one array
+        # pass rather than a mask per candidate.
         starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]) if len(owner) else owner
         sure = probability.tolist()
         best = [
@@ -119,23 +140,29 @@ class CardReader:
             best,
             kind[:, 1],
         )
-        for row in self._look_twice(look):
-            sure[row] = float(probability[row])
+        return look, kind, starts
+
+    def _at_each_corner(
+        self, look: FirstLook, kind: np.ndarray, starts: np.ndarray, sure: list[float]
+    ) -> tuple[list[CardSighting | tuple[Corner, list[float], CardSighting | None]], list[np.ndarray]]:
+        """What each candidate corner shows after both looks, in candidate order: a sighting, or a
+        corner that may be a back's with the unread card it is otherwise (if any); and the quads of
+        the corners that showed some index (glimpses, for the closer look)."""
+        t, owner, best, heights = self.thresholds, look.owner, look.best, look.heights
         # Compared in the probabilities' own precision, as a scalar of them is against a threshold.
-        accepted = (probability[best] >= t.accept).tolist()
-        projected_accepted = (probability[best] >= t.projected_accept).tolist()
+        accepted = (look.probability[best] >= t.accept).tolist()
+        projected_accepted = (look.probability[best] >= t.projected_accept).tolist()
+        # Each candidate's most index- and back-like kinds, one array pass each.
         index_seen = np.maximum.reduceat(kind[:, 1], starts).tolist() if len(owner) else []
         back_seen = np.maximum.reduceat(kind[:, 2], starts).tolist() if len(owner) else []
-        # In candidate order: a sighting, or a corner that may be a back's with the unread card it
-        # is otherwise (if any); the backs are looked for together, their paper in one pass.
         found: list[CardSighting | tuple[Corner, list[float], CardSighting | None]] = []
         glimpsed: list[np.ndarray] = []
         for k, row in enumerate(best):
-            i = int(owner[row])
-            corner, tried, source = candidates[i].corner, candidates[i].heights, candidates[i].source
+            candidate = look.candidates[int(owner[row])]
+            corner, tried, source = candidate.corner, candidate.heights, candidate.source
             if projected_accepted[k] if source == PROJECTED else accepted[k]:
                 found.append(
-                    self._named(corner, float(heights[row]), names[row], sure[row], source == PROJECTED)
+                    self._named(corner, float(heights[row]), look.names[row], sure[row], source == PROJECTED)
                 )
                 continue
             if source == PROJECTED:
@@ -151,14 +178,25 @@ class CardReader:
                 found.append(unread)
             if index_seen[k] >= t.glimpse:
                 glimpsed.append(card_quad(corner, float(heights[row]), self.deck.aspect))
+        return found, glimpsed
+
+    def _with_backs(
+        self,
+        frame: np.ndarray,
+        filled: np.ndarray,
+        found: list[CardSighting | tuple[Corner, list[float], CardSighting | None]],
+    ) -> list[CardSighting]:
+        """The sightings, each corner that may be a back's a face-down card where it is one (else
+        the unread card it is otherwise, if any): the backs looked for together, their paper in
+        one pass."""
         asked = [f for f in found if not isinstance(f, CardSighting)]
         backs = iter(
             backs_at(
                 frame,
-                geometry.filled,
+                filled,
                 [(corner, tried) for corner, tried, _ in asked],
                 self.deck,
-                t.back_distance,
+                self.thresholds.back_distance,
             )
         )
         sightings: list[CardSighting] = []
@@ -166,15 +204,7 @@ class CardReader:
             seen = f if isinstance(f, CardSighting) else next(backs) or f[2]
             if seen is not None:
                 sightings.append(seen)
-        merged = merge_sightings(sightings, t)
-        seen = self._fans_middle_cards(bgra, merged) if len(merged) > 1 else merged
-        named = named_count(seen)
-        seen = self._closer_look(bgra, seen, glimpses(glimpsed, seen))
-        if named_count(seen) > named:
-            # A card the closer look named is a neighbour the fans lacked: between it and another
-            # card a middle card may now be found.
-            seen = self._fans_middle_cards(bgra, seen)
-        return one_sighting_a_back(drop_shadows(seen))
+        return sightings
 
     def _named(
         self, corner: Corner, size: float, name: str, sure: float, projected: bool = False
