@@ -73,20 +73,11 @@ def projected_corners(
     return found
 
 
-def projected_many(
-    corners: Sequence[Corner], arms: Sequence[tuple[float, float]], aspect: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``projected_corners`` of many corners at once, as arrays: points, x axes, y axes, card heights
-    and the corner each was projected from, in the order corner by corner would give them."""
-    if not corners:
-        return projected_at(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), aspect)
-    return projected_at(*corner_arrays(corners), np.array(arms, float), aspect)
-
-
 def projected_at(
     p: np.ndarray, a: np.ndarray, b: np.ndarray, along: np.ndarray, aspect: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``projected_many`` of corners given as (k, 2) arrays: points, x axes, y axes and arms."""
+    """``projected_corners`` of corners given as (k, 2) arrays (points, x axes, y axes and arms), all
+    at once: points, x axes, y axes, card heights and the corner each was projected from."""
     if not len(p):
         return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0, np.intp)
     along_a, along_b = along[:, 0], along[:, 1]
