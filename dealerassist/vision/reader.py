@@ -1,12 +1,13 @@
 """Read every card in a frame from its corner indices, abstaining rather than guessing.
 
-Candidate corners come from the paper outlines (``paper``, ``outline_corners``); every candidate
-is looked at, at each card size it may have, by the deck's index classifier (``indexnet``) in one
-batch. A corner's read is trusted only when the classifier is sure of rank, suit and that an index
-is there at all, at first sight or when windows placed around an unsure corner confirm its name (a
-second look); corners that grow into the same card are merged, and two reads of one printed index,
-or two confident corners of one card, that disagree make the card unknown unless one is beyond
-doubt and the others are not close to it.
+``CardReader`` runs the stages in order, each a call into its module: the paper and its candidate
+corners with their card sizes (``candidates``), a first look at one index window per corner and
+size (``index_window``, ``index_features``, the deck's ``indexnet`` committee, in one batch), the
+second looks' cascade (``amend``), a sighting per corner, face-down cards (``backs``), one sighting
+per card (``merging``), a fan's middle cards (``fans``), a closer look at cards seen but not read
+(``closer``) and the clean-up (``merging``). A corner's read is trusted only when the classifier is
+sure of rank, suit and that an index is there at all; reads that disagree make a card unknown
+unless one is beyond doubt. docs/vision.md says why each stage is as it is.
 """
 
 from __future__ import annotations
