@@ -13,7 +13,7 @@ from dealerassist.errors import DealerAssistError
 from dealerassist.vision import artwork, universal
 from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.enrollment import MEMBERS, SCENES_PER_CARD, TABLES, check_folder, enroll
-from dealerassist.vision.reader import CardReader, CardSighting
+from dealerassist.vision.reader import CardReader
 from dealerassist.vision.registration import (
     LayoutRegistration,
     RegistrationError,
@@ -24,6 +24,7 @@ from dealerassist.vision.registration import (
     save_calibration,
 )
 from dealerassist.vision.scenes import write_scenes
+from dealerassist.vision.sighting import CardSighting
 
 
 class FrameError(DealerAssistError):

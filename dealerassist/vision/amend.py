@@ -26,8 +26,8 @@ described together (``read_second_looks``) and a frame pays the fixed cost of sa
 then each decides in turn, a later one only for rows still unnamed (3 replaces a read only when
 surer). Pass 6 places windows from 4 and 5's reads, in a read of its own.
 
-Every threshold of the cascade, the levels from ``reader.Thresholds`` (per reader) and the
-geometry from this module (card heights unless given otherwise):
+Every threshold of the cascade, the levels from ``thresholds.Thresholds`` (per reader) and the
+geometry from ``second_look`` (card heights unless given otherwise):
 
 | pass | threshold | value | meaning |
 |---|---|---|---|
@@ -55,138 +55,39 @@ geometry from this module (card heights unless given otherwise):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
-from dealerassist.compiled import compiled
-from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, PROJECTED, TRACED, Candidate, distances
-from dealerassist.vision.detect import turned
-from dealerassist.vision.indexnet import (
-    Committee,
-    IndexWindow,
-    ink_around,
-    ink_cell,
-    sample_windows,
-    window_features,
+from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, PROJECTED, TRACED, distances
+from dealerassist.vision.card_corner import turned
+from dealerassist.vision.index_features import ink_around, ink_cell
+from dealerassist.vision.index_window import IndexWindow
+from dealerassist.vision.named_size import named_sizes_near, near_named_size, sizes_read
+from dealerassist.vision.print_match import PRINT_PAD, print_offsets
+from dealerassist.vision.second_look import (
+    AROUND_MIDDLE,
+    AROUND_WINDOWS,
+    BOTH_PRINTS_REACH,
+    BOTH_PRINTS_SIZE,
+    PRINT_MOVE,
+    PRINT_REACH,
+    PRINT_RESIZE,
+    SAME_NAME_NEAR,
+    SAME_WAY,
+    SHEAR_DEGREES,
+    SQUARE_COSINE,
+    FirstLook,
+    SecondLook,
+    joined,
+    no_windows,
+    surest,
+    unsure_rows,
+    windows_around,
 )
 
-# Two corners are turned the same way when the cosines between both their edges reach this.
-SAME_WAY = 0.9
-# A second look at an unsure corner: its window where it was and moved by this share of the card
-# height (at least a pixel) either way along either edge, each at these sizes: 15 windows.
-AROUND_STEP = 0.015
-AROUND_SIZES = (0.96, 1.0, 1.04)
-_AROUND_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
-AROUND_WINDOWS = len(_AROUND_MOVES) * len(AROUND_SIZES)
-_AROUND_MIDDLE = AROUND_SIZES.index(1.0)  # the window unmoved (the first move) at its own size
-# An unnamed corner within PRINT_REACH card heights of a named corner turned the same way is moved
-# to where the ink around its window best matches the named index windows' ink, when that move is
-# PRINT_MOVE card heights or more.
-PRINT_REACH = 1.5
-PRINT_MOVE = 0.02
-# ... or when every card size tried at the corner is more than PRINT_RESIZE of the named card's
-# size off it, moved or not.
-PRINT_RESIZE = 0.06
-_PRINT_PAD = (6, 8)  # ink cells (across, down) the match may move a window
-# An unnamed outline, traced or ink corner whose every size guess is more than PRINT_RESIZE off
-# the median size of the NEAREST_NAMED named corners nearest it is read at that median size.
-NEAREST_NAMED = 3
-# A junction's size guess left unread is read where it lies within JUNCTION_NEAR_NAMED of that
-# median size and none read does (within PRINT_RESIZE): 0.06 is too tight for a camera whose
-# scale changes some 8 % between a card and its named neighbours.
-JUNCTION_NEAR_NAMED = 0.1
 # Corners whose size guesses come from their own card's edges (an ink corner's from the edge it is on).
 _OWN_CARD = frozenset({OUTLINE, TRACED, INK})
-# A corner's edges meet square (as set, not measured) when their cosine is at most SQUARE_COSINE; a
-# neighbour's lean is given to an unsure square corner when it turns the down edge SHEAR_DEGREES or more.
-SQUARE_COSINE = 1e-6
-SHEAR_DEGREES = 3.0
-SAME_NAME_NEAR = 0.1  # card heights within which a corner's name read surely is that card's already
-# Two unsure reads of one name are one card's two prints when the second corner lies within
-# BOTH_PRINTS_REACH card heights of the first's far corner, turned half round from it, and its
-# card size is within BOTH_PRINTS_SIZE of the first's.
-BOTH_PRINTS_REACH = 0.1
-BOTH_PRINTS_SIZE = 0.15
-
-
-@dataclass
-class FirstLook:
-    """A frame's first reading, which the second looks amend in place.
-
-    Every (candidate, height) pair is a row: its candidate (``owner``), the height it was sampled
-    at, its window's pooled ink (``ink``), and the card it names with its probability; ``best`` is
-    each candidate's surest row. ``points``, ``x_axes`` and ``y_axes`` are the candidates' corners
-    as arrays. A candidate may have sizes the first look did not read (see ``at_other_sizes``).
-    """
-
-    bgra: np.ndarray  # the frame's sampling image, made once for every look at the index windows
-    candidates: list[Candidate]
-    points: np.ndarray
-    x_axes: np.ndarray
-    y_axes: np.ndarray
-    owner: np.ndarray
-    heights: np.ndarray
-    ink: np.ndarray
-    names: list[str]
-    probability: np.ndarray
-    best: list[int]
-    index_kind: np.ndarray  # each row's probability that its window holds an index at all
-
-
-@dataclass
-class SecondLook:
-    """The windows one step chose: for each, the first-look row it may amend, where it lies, its
-    card size, and the card it is read for (``cards``; None: whatever card it shows). Filled in
-    by ``read_second_looks`` with the names and probabilities read."""
-
-    rows: np.ndarray
-    points: np.ndarray
-    x_axes: np.ndarray
-    y_axes: np.ndarray
-    sizes: np.ndarray
-    cards: list[str] | None = None
-    names: list[str] = field(default_factory=list)
-    probability: np.ndarray = field(default_factory=lambda: np.zeros(0))
-
-
-def _no_windows() -> SecondLook:
-    empty = np.zeros((0, 2))
-    return SecondLook(np.zeros(0, int), empty, empty, empty, np.zeros(0))
-
-
-def read_second_looks(
-    look: FirstLook, steps: list[SecondLook], net: Committee, window: IndexWindow, accept: float
-) -> None:
-    """Sample and describe every step's windows in one pass, then read them in two: the steps
-    that ask for one card each (``probability_of``, where it can reach ``accept``), and those that
-    ask for any card. The network reads each row alone, so a step's rows read as they would by
-    themselves; a pass over many rows costs less than several over few."""
-    asked = [step for step in steps if len(step.rows) and step.cards is not None]
-    any_card = [step for step in steps if len(step.rows) and step.cards is None]
-    if not asked and not any_card:
-        return
-    joined = _joined(asked + any_card)
-    windows = sample_windows(look.bgra, joined.points, joined.x_axes, joined.y_axes, joined.sizes, window)
-    features = window_features(windows)
-    split = sum(len(step.rows) for step in asked)
-    if asked:
-        cards = [card for step in asked for card in step.cards or []]
-        _share(asked, net.probability_of(features[:split], cards, accept), [])
-    if any_card:
-        names, probability, _ = net.best(features[split:])
-        _share(any_card, probability, names)
-
-
-def _share(steps: list[SecondLook], probability: np.ndarray, names: list[str]) -> None:
-    """Give each step its own rows' part of a joint read (``names`` empty where none were read)."""
-    start = 0
-    for step in steps:
-        end = start + len(step.rows)
-        step.probability = probability[start:end]
-        if names:
-            step.names = names[start:end]
-        start = end
 
 
 def around_unsure_reads(look: FirstLook, unsure: float, accept: float) -> SecondLook:
@@ -198,11 +99,11 @@ def around_unsure_reads(look: FirstLook, unsure: float, accept: float) -> Second
     card the first look named (``confirm_unsure_reads`` decides), so this pass can confirm a name
     but never bring a new one.
     """
-    rows = _unsure_rows(look, unsure, accept)
+    rows = unsure_rows(look, unsure, accept)
     if not len(rows):
-        return _no_windows()
+        return no_windows()
     corner = look.owner[rows]
-    return _windows_around(
+    return windows_around(
         rows,
         look.points[corner],
         look.x_axes[corner],
@@ -226,10 +127,10 @@ def around_unsure_reads_leaned(look: FirstLook, unsure: float, accept: float) ->
     """
     x_axes, y_axes = look.x_axes, look.y_axes
     lean = np.einsum("ij,ij->i", x_axes, y_axes)  # the cosine between a corner's two edges
-    rows = _unsure_rows(look, unsure, accept)
+    rows = unsure_rows(look, unsure, accept)
     rows = rows[np.abs(lean[look.owner[rows]]) <= SQUARE_COSINE]
     if not len(rows):
-        return _no_windows()
+        return no_windows()
     first = np.array(look.best)
     named = first[look.probability[first] >= accept]
     if len(named):
@@ -239,12 +140,12 @@ def around_unsure_reads_leaned(look: FirstLook, unsure: float, accept: float) ->
         same = np.array([[look.names[row] == look.names[other] for other in named] for row in rows.tolist()])
         rows = rows[~((apart < SAME_NAME_NEAR * look.heights[rows][:, None]) & same).any(axis=1)]
     if not len(rows):
-        return _no_windows()  # every one named surely nearby
+        return no_windows()  # every one named surely nearby
     far = np.flatnonzero(
         (np.abs(lean) > SQUARE_COSINE) & np.array([c.source != PROJECTED for c in look.candidates], bool)
     )
     if not len(far):
-        return _no_windows()
+        return no_windows()
     corner = look.owner[rows]
     alike = (np.abs(x_axes[corner] @ x_axes[far].T) > SAME_WAY) & (
         np.abs(y_axes[corner] @ y_axes[far].T) > SAME_WAY
@@ -261,47 +162,15 @@ def around_unsure_reads_leaned(look: FirstLook, unsure: float, accept: float) ->
     leaned = turned(x_axes[corner], turn)
     off = np.einsum("ij,ij->i", leaned, y_axes[corner]) < np.cos(np.radians(SHEAR_DEGREES))
     if not off.any():
-        return _no_windows()
+        return no_windows()
     rows, corner = rows[off], corner[off]
-    return _windows_around(
+    return windows_around(
         rows,
         look.points[corner],
         x_axes[corner],
         leaned[off],
         look.heights[rows],
         [look.names[row] for row in rows.tolist()],
-    )
-
-
-def _unsure_rows(look: FirstLook, unsure: float, accept: float) -> np.ndarray:
-    """Each corner's best row whose read reaches ``unsure`` but not ``accept``."""
-    return np.array([row for row in look.best if unsure <= look.probability[row] < accept], int)
-
-
-def _windows_around(
-    rows: np.ndarray,
-    points: np.ndarray,
-    x_axes: np.ndarray,
-    y_axes: np.ndarray,
-    sizes: np.ndarray,
-    cards: list[str],
-) -> SecondLook:
-    """The ``AROUND_WINDOWS`` windows around each given window, read for its card; each
-    window's windows together."""
-    at, x_axes, y_axes = (v[:, None, None, :] for v in (points, x_axes, y_axes))
-    size = sizes[:, None, None]
-    step = np.maximum(1.0, AROUND_STEP * size)[..., None]
-    # Shape (window, move, size, 2).
-    shape = (len(rows), len(_AROUND_MOVES), len(AROUND_SIZES), 2)
-    across, down = _AROUND_MOVES[None, :, None, :1], _AROUND_MOVES[None, :, None, 1:]
-    moved = at + (across * x_axes + down * y_axes) * step
-    return SecondLook(
-        np.repeat(rows, AROUND_WINDOWS),
-        np.broadcast_to(moved, shape).reshape(-1, 2),
-        np.broadcast_to(x_axes, shape).reshape(-1, 2),
-        np.broadcast_to(y_axes, shape).reshape(-1, 2),
-        np.broadcast_to(size * np.array(AROUND_SIZES), shape[:3]).reshape(-1),
-        cards=[card for card in cards for _ in range(AROUND_WINDOWS)],
     )
 
 
@@ -327,19 +196,19 @@ def at_other_sizes(look: FirstLook, seen: float, accept: float) -> SecondLook:
         for corner, candidate in enumerate(look.candidates)
         if left[corner] and unseen[corner] and candidate.source == JUNCTION
     ]
-    named_sizes = dict(zip(asked, _named_sizes_near(look, np.array(asked, int), accept), strict=True))
+    named_sizes = dict(zip(asked, named_sizes_near(look, np.array(asked, int), accept), strict=True))
     rows, corners, sizes = [], [], []
     for corner, candidate in enumerate(look.candidates):
         unread = left[corner]
         if unread and unseen[corner]:
-            unread = _near_named_size(unread, candidate.heights[: read[corner]], named_sizes.get(corner))
+            unread = near_named_size(unread, candidate.heights[: read[corner]], named_sizes.get(corner))
         row = look.best[corner]
         for size in unread:
             rows.append(row)
             corners.append(corner)
             sizes.append(size)
     if not rows:
-        return _no_windows()
+        return no_windows()
     return SecondLook(
         np.array(rows),
         look.points[corners],
@@ -347,31 +216,6 @@ def at_other_sizes(look: FirstLook, seen: float, accept: float) -> SecondLook:
         look.y_axes[corners],
         np.array(sizes, float),
     )
-
-
-def _near_named_size(unread: list[float], tried: list[float], named: float | None) -> list[float]:
-    """The ``unread`` sizes within JUNCTION_NEAR_NAMED of the ``named`` cards' size, where no size
-    ``tried`` lies within PRINT_RESIZE of it (none without a named size)."""
-    if named is None or any(abs(size / named - 1.0) <= PRINT_RESIZE for size in tried):
-        return []
-    return [size for size in unread if abs(size / named - 1.0) <= JUNCTION_NEAR_NAMED]
-
-
-def _named_sizes_near(look: FirstLook, corners: np.ndarray, accept: float) -> list[float | None]:
-    """The median card size of the NEAREST_NAMED named corners nearest each of ``corners``
-    (None each where the first look named none)."""
-    first = np.array(look.best)
-    named = np.flatnonzero(look.probability[first] >= accept)
-    if not len(named) or not len(corners):
-        return [None] * len(corners)
-    apart = distances(look.points[corners], look.points[named])
-    nearest = np.argsort(apart, axis=1)[:, :NEAREST_NAMED]
-    # ``np.median`` along the rows, the same values, without its checks' cost on a few short rows.
-    near = np.sort(look.heights[first[named]][nearest], axis=1)
-    middle = near.shape[1] // 2
-    if near.shape[1] % 2:
-        return near[:, middle].tolist()
-    return ((near[:, middle - 1] + near[:, middle]) / 2.0).tolist()
 
 
 def take_other_size_reads(look: FirstLook, other: SecondLook, accept: float) -> list[int]:
@@ -400,7 +244,7 @@ def confirm_unsure_reads(
         return []
     rows = around.rows[::AROUND_WINDOWS].tolist()
     raised = []
-    for row, value in zip(rows, _surest(around, needed).tolist(), strict=True):
+    for row, value in zip(rows, surest(around, needed).tolist(), strict=True):
         if value >= accept and row not in done:
             look.probability[row] = value
             raised.append(row)
@@ -423,12 +267,6 @@ def confirm_leaned_reads(
     return raised
 
 
-def _surest(around: SecondLook, needed: int) -> np.ndarray:
-    """The ``needed``-th surest read of each window's ``AROUND_WINDOWS`` windows around."""
-    sure = around.probability.reshape(-1, AROUND_WINDOWS)
-    return -np.partition(-sure, needed - 1, axis=1)[:, needed - 1]
-
-
 def around_unsure_new_names(
     look: FirstLook, steps: list[SecondLook], unsure: float, level: float, accept: float
 ) -> SecondLook:
@@ -446,7 +284,7 @@ def around_unsure_new_names(
             if unnamed and unsure <= value < level and value > chosen.get(row, (0.0,))[0]:
                 chosen[row] = (value, step, i)
     if not chosen:
-        return _no_windows()
+        return no_windows()
     picks = list(chosen.values())
 
     def gathered(key: str) -> np.ndarray:
@@ -454,7 +292,7 @@ def around_unsure_new_names(
 
     names = [step.names[i] for _, step, i in picks]
     rows = np.array(list(chosen), int)
-    return _windows_around(
+    return windows_around(
         rows, gathered("points"), gathered("x_axes"), gathered("y_axes"), gathered("sizes"), names
     )
 
@@ -465,7 +303,7 @@ def confirm_new_names(look: FirstLook, around: SecondLook, accept: float, needed
     size; the rows named."""
     if not len(around.rows):
         return []
-    middle = slice(_AROUND_MIDDLE, None, AROUND_WINDOWS)
+    middle = slice(AROUND_MIDDLE, None, AROUND_WINDOWS)
     read = SecondLook(
         around.rows[middle],
         around.points[middle],
@@ -473,7 +311,7 @@ def confirm_new_names(look: FirstLook, around: SecondLook, accept: float, needed
         around.y_axes[middle],
         around.sizes[middle],
         names=(around.cards or [])[middle],
-        probability=_surest(around, needed),
+        probability=surest(around, needed),
     )
     return take_new_names(look, read, accept, accept)
 
@@ -503,7 +341,7 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     seen = np.array([c.source != PROJECTED for c in look.candidates])[look.owner[first]]
     unnamed = np.flatnonzero(~named & seen)
     if not named.any() or not len(unnamed):
-        return _no_windows()
+        return no_windows()
     points, x_axes, y_axes = look.points, look.x_axes, look.y_axes
     near, far = look.owner[first[unnamed]], look.owner[first[named]]
     sizes = look.heights[first[named]]
@@ -512,13 +350,13 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     nearest = np.argmin(apart, axis=1)
     beside = np.flatnonzero(apart[np.arange(len(near)), nearest] < PRINT_REACH * sizes[nearest])
     if not len(beside):
-        return _no_windows()
+        return no_windows()
     rows, near, size = first[unnamed[beside]], near[beside], sizes[nearest[beside]]
-    around = ink_around(look.bgra, points[near], x_axes[near], y_axes[near], size, window, _PRINT_PAD)
+    around = ink_around(look.bgra, points[near], x_axes[near], y_axes[near], size, window, PRINT_PAD)
     print_map = look.ink[first[named]].mean(axis=0)  # where the frame's named indices print
     cell = np.array(ink_cell(window)) * size[:, None]
-    plain = _print_offsets(around, print_map)
-    shaped = _print_offsets(around, print_map, zero_mean=True)
+    plain = print_offsets(around, print_map)
+    shaped = print_offsets(around, print_map, zero_mean=True)
     resized = np.array(
         [
             all(abs(tried / named_size - 1.0) > PRINT_RESIZE for tried in look.candidates[corner].heights)
@@ -535,13 +373,7 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
         moved = np.hypot(moves[:, 0], moves[:, 1]) >= PRINT_MOVE * size
         keep = np.flatnonzero((moved | resized) & ~landed.any(axis=1) & own_place)
         placed.append(SecondLook(rows[keep], at[keep], x_axes[near[keep]], y_axes[near[keep]], size[keep]))
-    return _joined(placed)
-
-
-def _joined(looks: list[SecondLook]) -> SecondLook:
-    """Several steps' windows as one, in their order, before they are read."""
-    keys = ("rows", "points", "x_axes", "y_axes", "sizes")
-    return SecondLook(*(np.concatenate([getattr(look, key) for look in looks]) for key in keys))
+    return joined(placed)
 
 
 def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: SecondLook) -> SecondLook:
@@ -569,15 +401,15 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: 
     in_place = np.all(printed.points == look.points[look.owner[printed.rows]], axis=1)
     unnamed = np.flatnonzero(~named & own & ~np.isin(first, printed.rows[in_place]))
     if not named.any() or not len(unnamed):
-        return _no_windows()
-    sizes = np.array(_named_sizes_near(look, unnamed, accept))
+        return no_windows()
+    sizes = np.array(named_sizes_near(look, unnamed, accept))
     read = np.bincount(look.owner, minlength=len(look.candidates)).tolist()
     widened = set(resized.rows.tolist())  # the best rows of corners read at their other sizes too
     off = np.array(
         [
             all(
                 abs(tried / size - 1.0) > PRINT_RESIZE
-                for tried in _sizes_read(
+                for tried in sizes_read(
                     look.candidates[corner].heights, read[corner], look.best[corner] in widened
                 )
             )
@@ -588,12 +420,6 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: 
     corners = unnamed[off]
     points, x_axes, y_axes = look.points[corners], look.x_axes[corners], look.y_axes[corners]
     return SecondLook(first[corners], points, x_axes, y_axes, sizes[off])
-
-
-def _sizes_read(heights: list[float], first_look: int, widened: bool) -> list[float]:
-    """A corner's size guesses that are read: the first ``first_look`` of them, or all of them
-    where ``at_other_sizes`` reads the rest (``widened``)."""
-    return heights if widened else heights[:first_look]
 
 
 def take_new_names(
@@ -617,107 +443,6 @@ def take_new_names(
             look.points[corner] = point
             raised.append(row)
     return raised
-
-
-def _print_offsets(around: np.ndarray, print_map: np.ndarray, zero_mean: bool = False) -> np.ndarray:
-    """How many ink cells (across, down) each print lies from where ``print_map`` has it in its
-    window (``around``: the ink of each window and of ``_PRINT_PAD`` cells beyond it).
-
-    The map is placed at every move straight across and straight down, and the better of the two
-    best placings (normalised, as ``cv2.TM_CCORR_NORMED`` scores them, or with ``zero_mean`` as
-    ``cv2.TM_CCOEFF_NORMED`` does) is kept; then the map is moved along the other edge from
-    there. A corner found off its card mostly lies along one of the card's edges; the second move
-    mends the rest. Every window of a frame at once.
-    """
-    count = len(around)
-    wanted = print_map.astype(np.float32)
-    start = np.zeros((count, 2), int)
-    first = [_best_along(around, wanted, start, axis, zero_mean) for axis in (0, 1)]
-    along_x = first[0][1] >= first[1][1]
-    start[:, 0] = np.where(along_x, first[0][0], 0)
-    start[:, 1] = np.where(along_x, 0, first[1][0])
-    then_y, _ = _best_along(around, wanted, start, 1, zero_mean)
-    then_x, _ = _best_along(around, wanted, start, 0, zero_mean)
-    start[:, 1] = np.where(along_x, then_y, start[:, 1])
-    start[:, 0] = np.where(along_x, start[:, 0], then_x)
-    return start.astype(float)
-
-
-def _best_along(
-    around: np.ndarray, wanted: np.ndarray, start: np.ndarray, axis: int, zero_mean: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
-    """The best move of ``wanted`` along one axis (0 across, 1 down) of each window's ``around``
-    map, the other axis held at ``start``'s move, with its normalised match."""
-    across, down = _PRINT_PAD
-    if axis == 0:
-        best, match = _best_placings(around, wanted, start[:, 1] + down, zero_mean)
-        return best - across, match
-    down_rows = np.ascontiguousarray(around.transpose(0, 2, 1))
-    best, match = _best_placings(down_rows, np.ascontiguousarray(wanted.T), start[:, 0] + across, zero_mean)
-    return best - down, match
-
-
-@compiled()
-def _best_placings(
-    around: np.ndarray, wanted: np.ndarray, held: np.ndarray, zero_mean: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """For each window, the first placing of ``wanted`` along the last axis of its ``around`` map
-    that matches best (as ``cv2.TM_CCORR_NORMED`` scores, or with ``zero_mean`` as
-    ``cv2.TM_CCOEFF_NORMED`` does, but for the map's own norm), the map's first row held at ``held``.
-
-    The products' sums run over the placings innermost: each placing adds to its own sum, none
-    waiting on another's. The ink under a placing and its square are summed from the columns'
-    sums, taken once for all placings. The zero-mean score needs no sums of its own beyond
-    the ink's: with the map's mean taken off its weights, the products are those of both means
-    taken off. Each row of ``around`` is read whole, fastest when it lies contiguous
-    (``_best_along`` copies the maps turned down the card so).
-    """
-    count, _, width = around.shape
-    rows, cols = wanted.shape
-    moves = width - cols + 1
-    cells = rows * cols
-    mean = 0.0
-    if zero_mean:
-        for r in range(rows):
-            for c in range(cols):
-                mean += np.float64(wanted[r, c])
-        mean /= cells
-    weights = np.empty((rows, cols))
-    for r in range(rows):
-        for c in range(cols):
-            weights[r, c] = np.float64(wanted[r, c]) - mean
-    best = np.empty(count, np.int64)
-    score = np.empty(count, np.float64)
-    products = np.empty(moves)
-    line = np.empty(width)
-    column_ink = np.empty(width)
-    column_energy = np.empty(width)
-    for n in range(count):
-        products[:] = 0.0
-        column_ink[:] = 0.0
-        column_energy[:] = 0.0
-        for r in range(rows):
-            source = around[n, held[n] + r]
-            for x in range(width):
-                value = np.float64(source[x])
-                line[x] = value
-                column_ink[x] += value
-                column_energy[x] += value * value
-            for c in range(cols):
-                weight = weights[r, c]
-                for m in range(moves):
-                    products[m] += line[m + c] * weight
-        best[n], score[n] = 0, -np.inf
-        for m in range(moves):
-            ink, energy = 0.0, 0.0
-            for c in range(cols):
-                ink += column_ink[m + c]
-                energy += column_energy[m + c]
-            spread = energy - ink * ink / cells if zero_mean else energy
-            match = products[m] / np.sqrt(max(spread, 1e-12))
-            if match > score[n]:
-                best[n], score[n] = m, match
-    return best, score
 
 
 def name_at_both_prints(look: FirstLook, aspect: float, unsure: float, accept: float) -> list[int]:

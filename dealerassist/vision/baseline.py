@@ -14,7 +14,7 @@ import numpy as np
 
 from dealerassist.core.cards import FULL_DECK
 from dealerassist.vision.deck import load_card_image
-from dealerassist.vision.reader import CardSighting
+from dealerassist.vision.sighting import CardSighting
 
 WARP_SIZE = (200, 280)
 TEMPLATE = (5, 5, 32, 80)  # x, y, w, h of the index in the warped clean card

@@ -12,23 +12,19 @@ import cv2
 import numpy as np
 
 from dealerassist.compiled import compiled
-from dealerassist.vision.detect import (
-    Corner,
-    blob_outlines,
-    card_mask,
+from dealerassist.vision.card_corner import Corner, corner_arrays
+from dealerassist.vision.card_extent import (
     corner_arms_at,
-    corner_arrays,
     edge_evidence_at,
-    edge_junctions_many,
-    frame_image,
     height_candidates_many,
-    outline_corners,
-    outline_polygon,
     projected_at,
 )
+from dealerassist.vision.edge_junctions import edge_junctions_many
 from dealerassist.vision.index_corners import index_corner_candidates
-from dealerassist.vision.indexnet import IndexWindow, sample_windows
+from dealerassist.vision.index_window import IndexWindow, sample_windows
 from dealerassist.vision.ink_corners import ink_corners_at, on_paper_edge
+from dealerassist.vision.outline_corners import outline_corners, outline_polygon
+from dealerassist.vision.paper import blob_outlines, card_mask, frame_image
 
 OUTLINE, JUNCTION, TRACED, PROJECTED, INK = "outline", "junction", "traced", "projected", "ink"
 
@@ -64,7 +60,7 @@ def find_candidates(
     in a BGR frame or its ``sampling_image``; given where the deck prints its rank
     (``rank_box``) and how far its index reaches (``window``), also the corners where an index
     starts along a shared outline edge; with ``notches``, outline corners across a notch too
-    (``detect.outline_corners``).
+    (``outline_corners.outline_corners``).
 
     Every outline and junction corner is gathered first, so that how far the paper runs from each
     is measured in one pass, and the projected corners' edges are checked in one pass too.

@@ -17,7 +17,8 @@ import numpy as np
 
 from dealerassist.core.configfiles import bundled_dir
 from dealerassist.errors import DealerAssistError
-from dealerassist.vision.indexnet import Committee, IndexWindow
+from dealerassist.vision.index_window import IndexWindow
+from dealerassist.vision.indexnet import Committee
 
 BACK_REGION = (0.05, 0.05, 0.2, 0.35)  # x0, y0, x1, y1 in card heights: inside the card either way round
 BACK_GRID = (4, 6)

@@ -32,7 +32,8 @@ from dealerassist.vision.deck import (
     load_card_image,
     vision_code_version,
 )
-from dealerassist.vision.indexnet import BACK, NONE, SURE, Committee, IndexNet, IndexWindow, train
+from dealerassist.vision.index_window import IndexWindow
+from dealerassist.vision.indexnet import BACK, NONE, SURE, Committee, IndexNet, train
 from dealerassist.vision.scenes import load_design
 from dealerassist.vision.training import render_samples, scene_samples
 

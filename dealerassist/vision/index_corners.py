@@ -15,17 +15,9 @@ import cv2
 import numpy as np
 
 from dealerassist.compiled import compiled
-from dealerassist.vision.detect import (
-    MAX_CARD_HEIGHT,
-    MIN_BLOB_AREA,
-    MIN_CARD_HEIGHT,
-    Corner,
-    corner_arms_many,
-    first_visits,
-    following,
-    height_candidates_many,
-    outline_polygon,
-)
+from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_BLOB_AREA, MIN_CARD_HEIGHT, Corner, following
+from dealerassist.vision.card_extent import corner_arms_many, height_candidates_many
+from dealerassist.vision.outline_corners import first_visits, outline_polygon
 
 STANDARD_ASPECT = 1.4  # card height / width of a poker-size card, when the deck's own is not given
 MIN_EDGE = 14.0  # pixels: a shorter piece of outline gives no reliable direction

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from dealerassist.vision.detect import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, corner_arrays
+from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, corner_arrays
 
 INK = 0.72  # darker than this share of the edge band's paper is print
 BAND_ROWS = 6  # samples across the band where the rank is printed

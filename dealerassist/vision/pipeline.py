@@ -8,8 +8,9 @@ import numpy as np
 
 from dealerassist.events import Event
 from dealerassist.vision.camera import CameraLink
-from dealerassist.vision.reader import CardReader, CardSighting
+from dealerassist.vision.reader import CardReader
 from dealerassist.vision.registration import LayoutRegistration, Zones
+from dealerassist.vision.sighting import CardSighting
 from dealerassist.vision.temporal import CardStabiliser
 
 

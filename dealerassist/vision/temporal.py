@@ -21,7 +21,7 @@ import numpy as np
 
 from dealerassist.core.cards import Card
 from dealerassist.events import CardRead, CardRemoved, Event
-from dealerassist.vision.reader import CardSighting
+from dealerassist.vision.sighting import CardSighting
 
 SNAPSHOT_SIZE = (126, 176)
 

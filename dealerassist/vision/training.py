@@ -15,8 +15,10 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.candidates import find_candidates, windows_of
-from dealerassist.vision.detect import Corner, turned, unit
-from dealerassist.vision.indexnet import BACK, NONE, IndexWindow, sample_windows, window_features
+from dealerassist.vision.card_corner import Corner, turned, unit
+from dealerassist.vision.index_features import window_features
+from dealerassist.vision.index_window import IndexWindow, sample_windows
+from dealerassist.vision.indexnet import BACK, NONE
 from dealerassist.vision.scenes import SceneCard, make_scene
 
 HEIGHTS = (66.0, 200.0)  # card heights in pixels, sampled evenly in log scale

@@ -28,7 +28,8 @@ from dealerassist.vision.enrollment import (
     training_draw,
     training_memory,
 )
-from dealerassist.vision.indexnet import Committee, IndexNet, IndexWindow, train
+from dealerassist.vision.index_window import IndexWindow
+from dealerassist.vision.indexnet import Committee, IndexNet, train
 
 # Each member's draw per training design: some seventieth of a per-deck enrollment's, so that
 # the whole draw over some thirty designs is under half of one enrollment's.

@@ -45,7 +45,8 @@ def test_enrollment_finds_where_the_index_is_printed(deck: DeckModel) -> None:
 
 def test_the_classifier_names_every_card_from_its_clean_image(deck: DeckModel, design) -> None:
     """Each card's own top-left index, at a camera size, names that card and no other."""
-    from dealerassist.vision.indexnet import sample_windows, window_features
+    from dealerassist.vision.index_features import window_features
+    from dealerassist.vision.index_window import sample_windows
 
     from .conftest import lay_cards
 

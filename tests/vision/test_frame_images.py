@@ -9,14 +9,9 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.candidates import find_candidates
-from dealerassist.vision.detect import (
-    blob_outlines,
-    card_mask,
-    edge_junctions,
-    edge_junctions_many,
-    frame_image,
-)
-from dealerassist.vision.indexnet import sampling_image
+from dealerassist.vision.edge_junctions import edge_junctions, edge_junctions_many
+from dealerassist.vision.index_window import sampling_image
+from dealerassist.vision.paper import blob_outlines, card_mask, frame_image
 
 from .conftest import lay_cards
 

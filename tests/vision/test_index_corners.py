@@ -6,8 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.detect import blob_outlines, card_mask
 from dealerassist.vision.index_corners import _grid, index_corner_candidates
+from dealerassist.vision.paper import blob_outlines, card_mask
 
 from .conftest import lay_cards
 

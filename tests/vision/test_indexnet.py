@@ -7,29 +7,19 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.indexnet import (
-    BACK,
-    HEADS,
-    INK_CELL,
+from dealerassist.vision.index_features import INK_CELL, feature_size, ink_around, ink_cell, window_features
+from dealerassist.vision.index_window import (
     LARGEST_SAMPLED,
     MARGIN,
-    NONE,
     REMAP_WINDOWS,
     WINDOW_PX,
-    Committee,
-    IndexNet,
     IndexWindow,
-    _flush_subnormals,
     _remap_windows,
     _window_maps,
-    feature_size,
-    ink_around,
-    ink_cell,
     sample_windows,
     sampling_image,
-    train,
-    window_features,
 )
+from dealerassist.vision.indexnet import BACK, HEADS, NONE, Committee, IndexNet, _flush_subnormals, train
 
 WINDOW = IndexWindow(0.125, 0.25)
 

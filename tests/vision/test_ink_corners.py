@@ -6,14 +6,11 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.detect import (
-    Corner,
-    blob_outlines,
-    card_mask,
-    corner_arms_many,
-    outline_corners,
-)
+from dealerassist.vision.card_corner import Corner
+from dealerassist.vision.card_extent import corner_arms_many
 from dealerassist.vision.ink_corners import ink_corners, on_paper_edge
+from dealerassist.vision.outline_corners import outline_corners
+from dealerassist.vision.paper import blob_outlines, card_mask
 
 from .conftest import lay_cards
 

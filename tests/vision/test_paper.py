@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dealerassist.vision.detect import BRIGHTER_BY, card_mask, paper_against_felt
+from dealerassist.vision.paper import BRIGHTER_BY, card_mask, paper_against_felt
 
 FRAME = (720, 1280)
 

@@ -11,10 +11,9 @@ import numpy as np
 import pytest
 
 from dealerassist.core.cards import FULL_DECK
-from dealerassist.vision import amend
+from dealerassist.vision import amend, second_look
 from dealerassist.vision import fans as fans_module
 from dealerassist.vision import reader as reader_module
-from dealerassist.vision.amend import _PRINT_PAD, _best_along, _print_offsets
 from dealerassist.vision.candidates import (
     INK,
     JUNCTION,
@@ -24,10 +23,14 @@ from dealerassist.vision.candidates import (
     Candidate,
     find_candidates,
 )
-from dealerassist.vision.detect import Corner, corner_arrays
-from dealerassist.vision.indexnet import sampling_image
-from dealerassist.vision.reader import CardReader, CardSighting, Thresholds, _first_look_sizes, _merge
+from dealerassist.vision.card_corner import Corner, corner_arrays
+from dealerassist.vision.index_window import sampling_image
+from dealerassist.vision.merging import merge_sightings
+from dealerassist.vision.print_match import PRINT_PAD, best_along, print_offsets
+from dealerassist.vision.reader import CardReader, _first_look_sizes
 from dealerassist.vision.scenes import make_scene
+from dealerassist.vision.sighting import CardSighting
+from dealerassist.vision.thresholds import Thresholds
 
 from .conftest import lay_cards
 
@@ -98,7 +101,7 @@ def test_a_second_look_around_an_unsure_corner_reads_small_blurred_cards(
     # networks (a deck enrolled on another machine comes out differently), so the test draws
     # a hundred rows and asks the step to name cards on some and never to name one not there or
     # lose one the first look named (5-8 rows in 60 gained a card for three pairs of networks
-    # at a blur of 1.0-1.5 px; the networks taught on corners fitted by ``_fitted_direction`` read
+    # at a blur of 1.0-1.5 px; the networks taught on corners fitted by ``fitted_direction`` read
     # every card of those rows at first sight, and 29 rows in 100 gained one at 1.4-1.9 px).
     # Both prints of every card show here; their agreement is left out, and so is the closer look
     # at a card left unread, to see the second look alone.
@@ -123,7 +126,7 @@ def test_a_second_look_around_an_unsure_corner_reads_small_blurred_cards(
 
 def _around(print_map: np.ndarray, across: int, down: int) -> np.ndarray:
     """The ink around a window whose print lies moved by whole cells from where the map has it."""
-    pad_across, pad_down = _PRINT_PAD
+    pad_across, pad_down = PRINT_PAD
     rows, cols = print_map.shape
     around = np.zeros((rows + 2 * pad_down, cols + 2 * pad_across), np.float32)
     top, left = pad_down + down, pad_across + across
@@ -141,12 +144,12 @@ def _index_print() -> np.ndarray:
 
 def test_where_a_print_lies_off_its_window_is_found_by_its_ink() -> None:
     moves = [(0, 0), (3, 0), (-6, 0), (0, 4), (0, 8), (0, -1), (2, 0), (0, -8)]
-    found = _print_offsets(np.stack([_around(_index_print(), a, d) for a, d in moves]), _index_print())
+    found = print_offsets(np.stack([_around(_index_print(), a, d) for a, d in moves]), _index_print())
     assert [tuple(move) for move in found.astype(int).tolist()] == moves
 
 
 def test_a_print_moved_along_both_edges_is_followed_along_each() -> None:
-    found = _print_offsets(_around(_index_print(), 2, 5)[None], _index_print())
+    found = print_offsets(_around(_index_print(), 2, 5)[None], _index_print())
     assert found.tolist() == [[2.0, 5.0]]
 
 
@@ -160,12 +163,12 @@ def test_each_move_of_a_print_is_scored_as_opencv_scores_a_normalised_match(
     wanted = rng.random((16, 8), dtype=np.float32)
     around = rng.random((30, 32, 20), dtype=np.float32)
     around[:5] = 0.0  # windows with no ink at all: nothing to divide by
-    pad_across, pad_down = _PRINT_PAD
+    pad_across, pad_down = PRINT_PAD
     start = np.stack(
         [rng.integers(-pad_across, pad_across + 1, 30), rng.integers(-pad_down, pad_down + 1, 30)], 1
     )
     for axis in (0, 1):
-        best, match = _best_along(around, wanted, start, axis, zero_mean)
+        best, match = best_along(around, wanted, start, axis, zero_mean)
         for n in range(len(around)):
             if axis == 0:
                 strip, template, pad = around[n, start[n, 1] + pad_down :][:16], wanted, pad_across
@@ -204,7 +207,7 @@ def _named_by_the_step_alone(without: set[str], found: dict, truth, card: str, a
 # in seeds 0-299 when they fail (with an earlier deck of networks of two hidden layers, the step
 # named 28 cards in 27 scenes there, none wrong, and lost none; the counts in the comments below
 # are this code's deck's unless they say otherwise). Seed 280's KH left the list with the deck
-# taught on corners fitted by ``_fitted_direction``, seed 4's 8H with the deck taught on twice the
+# taught on corners fitted by ``fitted_direction``, seed 4's 8H with the deck taught on twice the
 # draw, which names it without the step.
 @pytest.mark.parametrize(("seed", "moved"), [(18, "QS"), (231, "6C")])
 def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
@@ -214,7 +217,7 @@ def test_a_corner_beside_a_named_one_is_moved_to_its_print_and_read(
     _without_fans(monkeypatch)
     # No name at the print, and none from the windows around an unsure one there either.
     with monkeypatch.context() as switched_off:
-        switched_off.setattr(reader_module, "around_unsure_new_names", lambda *_: amend._no_windows())
+        switched_off.setattr(reader_module, "around_unsure_new_names", lambda *_: second_look.no_windows())
         unmoved = set(_by_card(CardReader(deck, Thresholds(new_name=1.01)).read(frame)))
     found = _by_card(CardReader(deck).read(frame))
     _named_by_the_step_alone(unmoved, found, truth, moved, alone=False)  # another fan card may join
@@ -235,7 +238,7 @@ def test_a_print_the_plain_match_misses_is_found_by_its_shape(
 # Seeds where the corner lies in place, its print in its window, and none of the sizes tried
 # there is near the named neighbour's: read at that size, the card is named (in seeds 0-999, 10
 # cards that lie there, 9 of them outlined where they lie, none where no card lies, none lost;
-# with the deck taught on corners fitted by ``_fitted_direction``, 12 cards that lie there, 11
+# with the deck taught on corners fitted by ``fitted_direction``, 12 cards that lie there, 11
 # outlined where they lie, and seed 871's AD where no card lies, none lost; look again when they
 # fail).
 @pytest.mark.parametrize(("seed", "resized"), [(247, "4C"), (261, "6H")])
@@ -282,7 +285,7 @@ def test_a_corner_whose_sizes_are_all_off_the_named_cards_is_read_at_theirs(
 # Generated scenes where a card is found only by its print's ink, at a size far off the named
 # cards', and is named once read at theirs (reading ink corners so named no card in seeds 0-999
 # and 3 in 1000-1528, seed 1048's 7C, 1227's JH and 1528's AC, none where no card lies, and lost
-# none; the deck taught on corners fitted by ``_fitted_direction`` names 1227's JH without the
+# none; the deck taught on corners fitted by ``fitted_direction`` names 1227's JH without the
 # step; with the deck taught on twice the draw, which no longer names 1048's 7C by this step
 # alone, in seeds 0-1529 it named 247's 4C, 261's 6H, 368's 5H, this one and 1528's AC, each
 # outlined where it lies, none where no card lies, and lost none; as above, look again when it
@@ -306,7 +309,7 @@ def test_an_ink_corner_whose_size_is_off_the_named_cards_is_read_at_theirs(
 def _without_leaned_look(monkeypatch: pytest.MonkeyPatch) -> None:
     """No second look leaned as a measured neighbour (``amend.around_unsure_reads_leaned``): it names
     some cards a step names, once that step is off."""
-    monkeypatch.setattr(reader_module, "around_unsure_reads_leaned", lambda *_: amend._no_windows())
+    monkeypatch.setattr(reader_module, "around_unsure_reads_leaned", lambda *_: second_look.no_windows())
 
 
 # Scenes where a card in a stepped row is named by one second look alone:
@@ -318,13 +321,13 @@ def _without_leaned_look(monkeypatch: pytest.MonkeyPatch) -> None:
 #   is named by those windows (in seeds 11-14 of 150 scenes each that step named this six of
 #   diamonds alone with the deck taught on twice the draw; with the deck before, seed 11's 90th
 #   scene's four of clubs, and seed 11's 38th scene's seven of spades, read as the seven of clubs
-#   without it; with the decks before the one taught on corners fitted by ``_fitted_direction``
+#   without it; with the decks before the one taught on corners fitted by ``fitted_direction``
 #   seed 12's 65th scene's eight of spades).
 # Neither step lost a card there; as above, look again when they fail.
 @pytest.mark.parametrize(
     ("seed", "scene", "card", "switch_off"),
     [
-        (12, 63, "AS", lambda off: off.setattr(amend, "_near_named_size", lambda *_: [])),
+        (12, 63, "AS", lambda off: off.setattr(amend, "near_named_size", lambda *_: [])),
         (11, 61, "6D", _without_leaned_look),
     ],
 )
@@ -346,7 +349,7 @@ def test_a_stepped_rows_card_is_named_by_one_second_look_alone(
 # outlined where it lies, none where no card lies, and lost none; in seed 562 the 6 of clubs it
 # names replaces an 8 of clubs read there without it; seed 932's AD, named so by the decks
 # before, is named without the look around by the deck taught on corners fitted by
-# ``_fitted_direction``, and 673's AH by the deck taught on twice the draw. With that deck, in
+# ``fitted_direction``, and 673's AH by the deck taught on twice the draw. With that deck, in
 # seeds 0-999 the look around named 239's 3H, 261's 6H, 368's 5H and this one, each outlined
 # where it lies, and lost none, but also read seed 747's 5 of spades as the 5 of clubs, at 0.98,
 # as the whole reader does; as above, look again when it fails).
@@ -366,15 +369,15 @@ def _without_closer_look(monkeypatch: pytest.MonkeyPatch) -> None:
 def _without_glimpses(monkeypatch: pytest.MonkeyPatch) -> None:
     """No closer look at corners that left no card seen: it names some cards a step names, once
     that step is off."""
-    monkeypatch.setattr(reader_module, "_glimpses", lambda *_: [])
+    monkeypatch.setattr(reader_module, "glimpses", lambda *_: [])
 
 
 def _without_shaped_print(monkeypatch: pytest.MonkeyPatch) -> None:
     """The print step's corners moved by the plain match alone (``amend.at_the_print``): the
     zero-mean match's windows name some cards the later steps name."""
-    plain = amend._print_offsets
+    plain = amend.print_offsets
     monkeypatch.setattr(
-        amend, "_print_offsets", lambda around, print_map, zero_mean=False: plain(around, print_map)
+        amend, "print_offsets", lambda around, print_map, zero_mean=False: plain(around, print_map)
     )
 
 
@@ -399,7 +402,7 @@ def test_a_fans_middle_card_is_read_between_its_neighbours(
 # A generated scene where two cards hide between a fan's seen neighbours and the windows a third
 # of the way along name one of them (on an earlier deck, the two-hidden
 # spread named 3 cards in seeds 0-1499, two of them in one scene, and lost none; seed 439's QC
-# was this test's card until the deck taught on corners fitted by ``_fitted_direction``, which
+# was this test's card until the deck taught on corners fitted by ``fitted_direction``, which
 # leaves it unread and names 6 cards in 5 of those scenes, each outlined where it lies, losing
 # none; 438's 7C was the card until the deck taught on twice the draw, which there names 181's AC,
 # 190's TD, 197's KC and 908's 5D each alone, and 846's 8D and QH together, each outlined where it
@@ -433,7 +436,7 @@ def test_a_spread_of_five_whose_far_end_is_grown_short_is_looked_at_for_three_hi
 # A generated scene where a card is seen, its outline found, but no read names it, and the grid of
 # windows around its index corners does (in seeds 0-999 the closer look named five cards, each
 # outlined where it lies: seed 415's 3H, 463's JS, 562's 6C, 895's 8D and 960's 5D; it lost none;
-# with the deck taught on corners fitted by ``_fitted_direction`` it named three, each outlined
+# with the deck taught on corners fitted by ``fitted_direction`` it named three, each outlined
 # where it lies: 78's KC, 936's 4D and 960's 5D; with the deck taught on twice the draw four, this
 # one, 728's AD and 975's 6H outlined where they lie and 415's 3H beside it, and it lost none; as
 # above, look again when it fails).
@@ -457,14 +460,14 @@ def _named_by_switching_on(
     in ``kept_off`` off throughout): the step alone names ``card``."""
     _without_fans(monkeypatch)
     for name in kept_off:
-        monkeypatch.setattr(reader_module, name, lambda *_: amend._no_windows())
+        monkeypatch.setattr(reader_module, name, lambda *_: second_look.no_windows())
     _named_when_switched_on(
         deck,
         design,
         monkeypatch,
         seed,
         card,
-        lambda off: off.setattr(reader_module, step, lambda *_: amend._no_windows()),
+        lambda off: off.setattr(reader_module, step, lambda *_: second_look.no_windows()),
     )
 
 
@@ -498,7 +501,7 @@ def test_a_glimpsed_card_is_named_by_a_closer_look_at_its_corner(
     # at again would go on to name the jack of diamonds: the test below). On an earlier deck, in
     # seeds 0-699 of one scene each, glimpses change no frame's names: they are that rare; seed
     # 13's 40th scene's ten of clubs was this test's card before the deck taught on corners fitted
-    # by ``_fitted_direction``, which leaves it unread, and in seeds 11-18 of 150 scenes each
+    # by ``fitted_direction``, which leaves it unread, and in seeds 11-18 of 150 scenes each
     # this is the one card a glimpse names.
     _without_fans(monkeypatch)
     _named_when_switched_on(deck, design, monkeypatch, 14, "7H", _without_glimpses, scene=146)
@@ -513,7 +516,7 @@ def test_a_card_the_closer_look_names_is_a_neighbour_between_which_a_fans_middle
     # between it and the six. (On the development deck it was the only card this named in seeds
     # 11-14 of 150 scenes each, and it lost none; as above, look again when it fails.)
     def no_second_fans(off: pytest.MonkeyPatch) -> None:
-        off.setattr(reader_module, "_named_count", lambda _sightings: 0)
+        off.setattr(reader_module, "named_count", lambda _sightings: 0)
 
     assert "7H" in _named_when_switched_on(deck, design, monkeypatch, 14, "JD", no_second_fans, scene=146)
 
@@ -529,9 +532,11 @@ def test_junctions_and_traced_corners_are_read_first_at_their_first_size_others_
 
 def _second_look(
     points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray, sizes: list[float], cards: list[str] | None
-) -> amend.SecondLook:
+) -> second_look.SecondLook:
     """Windows at these corners and sizes, read for ``cards`` (None: any card)."""
-    return amend.SecondLook(np.arange(len(points)), points, x_axes, y_axes, np.array(sizes), cards=cards)
+    return second_look.SecondLook(
+        np.arange(len(points)), points, x_axes, y_axes, np.array(sizes), cards=cards
+    )
 
 
 def test_second_looks_read_together_read_each_step_as_alone(deck, design) -> None:
@@ -546,30 +551,30 @@ def test_second_looks_read_together_read_each_step_as_alone(deck, design) -> Non
     asked = [None, ["AS", "7H", "QC", "2D"], None, ["KH"] * 7, None]
     look = replace(_look_at_a_junction_and_an_outline(0.5), bgra=bgra)
 
-    def steps() -> list[amend.SecondLook]:
+    def steps() -> list[second_look.SecondLook]:
         return [
             _second_look(points[a:b], x_axes[a:b], y_axes[a:b], sizes[a:b], cards)
             for (a, b), cards in zip(itertools.pairwise(cut), asked, strict=True)
         ]
 
     together = steps()
-    amend.read_second_looks(look, together, deck.net, deck.window, accept=0.9)
+    second_look.read_second_looks(look, together, deck.net, deck.window, accept=0.9)
     for step in steps():
-        amend.read_second_looks(look, [step], deck.net, deck.window, accept=0.9)
+        second_look.read_second_looks(look, [step], deck.net, deck.window, accept=0.9)
         joint = together.pop(0)
         assert np.array_equal(joint.probability, step.probability) and joint.names == step.names
         assert len(step.probability) == len(step.rows)
     named = _second_look(points, x_axes, y_axes, sizes, None)
-    amend.read_second_looks(look, [named], deck.net, deck.window, accept=0.9)
+    second_look.read_second_looks(look, [named], deck.net, deck.window, accept=0.9)
     assert (named.probability >= 0.9).sum() >= 3  # the corners' windows name cards: not a blank test
 
 
-def _look_at_a_junction_and_an_outline(index_kind: float) -> amend.FirstLook:
+def _look_at_a_junction_and_an_outline(index_kind: float) -> second_look.FirstLook:
     """A first look at a junction (sizes 80 and 120, read at 80) and an outline corner (90)."""
     corner = Corner(np.array([100.0, 100.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), blob=0)
     elsewhere = Corner(np.array([400.0, 100.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), blob=1)
     candidates = [Candidate(corner, [80.0, 120.0], JUNCTION), Candidate(elsewhere, [90.0], OUTLINE)]
-    return amend.FirstLook(
+    return second_look.FirstLook(
         bgra=np.zeros((8, 8, 4), np.uint8),
         candidates=candidates,
         points=np.array([[100.0, 100.0], [400.0, 100.0]]),
@@ -622,7 +627,7 @@ def _look_at_two_prints(
     y_second = np.array([-np.sin(turn), np.cos(turn)])
     first = Corner(np.array([100.0, 100.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), blob=0)
     second = Corner(np.array(second_at), x_second, y_second, blob=0)
-    look = amend.FirstLook(
+    look = second_look.FirstLook(
         bgra=np.zeros((8, 8, 4), np.uint8),
         candidates=[Candidate(first, [140.0], OUTLINE), Candidate(second, [size], second_source)],
         points=np.array([first.point, second.point]),
@@ -672,7 +677,7 @@ def test_reads_below_the_unsure_level_name_nothing_at_both_prints() -> None:
     assert look.probability.tolist() == pytest.approx([0.7, 0.65])
 
 
-def _look_beside_named_cards() -> amend.FirstLook:
+def _look_beside_named_cards() -> second_look.FirstLook:
     """Two named cards, of sizes 100 and 110, and four unnamed corners near them: an outline corner
     whose guesses (150, 190) are all far off, one with a guess near (103), a junction far off (150),
     and a traced corner far off (60)."""
@@ -684,7 +689,7 @@ def _look_beside_named_cards() -> amend.FirstLook:
         Candidate(Corner(np.array(p), *turned, blob=i), h, source)
         for i, (p, h, source) in enumerate(zip(at, sizes, sources, strict=True))
     ]
-    return amend.FirstLook(
+    return second_look.FirstLook(
         bgra=np.zeros((8, 8, 4), np.uint8),
         candidates=candidates,
         points=np.array(at),
@@ -701,7 +706,7 @@ def _look_beside_named_cards() -> amend.FirstLook:
 
 
 def test_an_unnamed_corner_whose_sizes_are_all_off_is_read_at_the_named_cards_size() -> None:
-    no_print = amend._no_windows()
+    no_print = second_look.no_windows()
     chosen = amend.at_named_size(_look_beside_named_cards(), accept=0.9, printed=no_print, resized=no_print)
     assert chosen.rows.tolist() == [2, 5]  # the junction and the corner with a near guess are left
     assert chosen.sizes.tolist() == [105.0, 105.0]  # the median of the named cards' sizes
@@ -717,7 +722,7 @@ def test_a_size_guess_left_unread_does_not_keep_a_corner_from_the_named_size() -
     # The traced corner's second guess lies near the named cards' size (105), but the first look
     # reads a traced corner at its first guess only (60, far off).
     look.candidates[5] = replace(look.candidates[5], heights=[60.0, 104.0])
-    none = amend._no_windows()
+    none = second_look.no_windows()
     assert amend.at_named_size(look, accept=0.9, printed=none, resized=none).rows.tolist() == [2, 5]
     # Where its first window shows an index, the other sizes step reads the near guess itself.
     resized = replace(none, rows=np.array([5]), sizes=np.array([104.0]))
@@ -765,7 +770,7 @@ def _look_at_an_unsure_square_corner(
     at: tuple[float, float] = (200.0, 100.0),
     name: str = "KS",
     own_y_axis: tuple[float, float] = (0.0, 1.0),
-) -> amend.FirstLook:
+) -> second_look.FirstLook:
     """An ink corner read unsure (7D at 0.7, card size 100) whose down edge was set square to its
     across edge, and a named corner beside it (``name``, at ``at``), its edges as given: by
     default measured, leaning 100 degrees from across to down."""
@@ -775,7 +780,7 @@ def _look_at_an_unsure_square_corner(
         Candidate(Corner(np.array([100.0, 100.0]), *turned, blob=0), [100.0], INK),
         Candidate(Corner(np.array(at), *other, blob=1), [110.0], OUTLINE),
     ]
-    return amend.FirstLook(
+    return second_look.FirstLook(
         bgra=np.zeros((8, 8, 4), np.uint8),
         candidates=candidates,
         points=np.array([[100.0, 100.0], at]),
@@ -820,14 +825,14 @@ def test_an_unsure_square_corner_is_looked_at_again_leaned_as_a_measured_corner_
     ],
 )
 def test_an_unsure_corner_is_not_leaned_without_a_measured_corner_beside_it_to_lean_as(
-    look: amend.FirstLook,
+    look: second_look.FirstLook,
 ) -> None:
     assert len(amend.around_unsure_reads_leaned(look, unsure=0.3, accept=0.9).rows) == 0
 
 
 def test_a_look_with_no_corners_is_leaned_nowhere() -> None:
     nothing = np.zeros((0, 2))
-    look = amend.FirstLook(
+    look = second_look.FirstLook(
         bgra=np.zeros((8, 8, 4), np.uint8),
         candidates=[],
         points=nothing,
@@ -859,13 +864,13 @@ def test_a_corner_named_by_its_leaned_windows_takes_their_lean_unless_named_befo
 def test_a_corner_the_print_step_reads_in_place_is_not_read_again_at_the_named_size() -> None:
     look = _look_beside_named_cards()
     in_place = amend.at_named_size(
-        look, accept=0.9, printed=_new_names([2], ["7H"], [0.1], across=0.0), resized=amend._no_windows()
+        look, accept=0.9, printed=_new_names([2], ["7H"], [0.1], across=0.0), resized=second_look.no_windows()
     )
     assert in_place.rows.tolist() == [5]
     # A corner the print step moved is still read where it was found: the move may have been
     # pulled off the index (by a court card's picture frame, say).
     moved = amend.at_named_size(
-        look, accept=0.9, printed=_new_names([2], ["7H"], [0.1], across=6.0), resized=amend._no_windows()
+        look, accept=0.9, printed=_new_names([2], ["7H"], [0.1], across=6.0), resized=second_look.no_windows()
     )
     assert moved.rows.tolist() == [2, 5]
     assert moved.points.tolist() == [[500.0, 100.0], [1100.0, 100.0]]
@@ -889,11 +894,11 @@ def test_a_contrary_read_below_the_unsure_level_does_not_hold_a_new_name_back() 
     assert raised == [2] and look.names[2] == "9S"
 
 
-def _new_names(rows: list[int], names: list[str], sure: list[float], across: float) -> amend.SecondLook:
+def _new_names(rows: list[int], names: list[str], sure: list[float], across: float) -> second_look.SecondLook:
     """A step's windows read for any card: each lies ``across`` pixels right of its row's corner."""
     look = _look_beside_named_cards()
     at = look.points[look.owner[rows]] + [across, 0.0]
-    return amend.SecondLook(
+    return second_look.SecondLook(
         np.array(rows),
         at,
         look.x_axes[rows],
@@ -914,7 +919,7 @@ def test_an_unsure_new_name_is_looked_at_again_around_its_window_for_that_name()
     windows = amend.AROUND_WINDOWS
     assert again.rows.tolist() == [2] * windows + [5] * windows
     assert again.cards == ["7H"] * windows + ["QD"] * windows
-    middle = again.points[amend._AROUND_MIDDLE :: windows]
+    middle = again.points[amend.AROUND_MIDDLE :: windows]
     assert middle.tolist() == [[506.0, 100.0], [1096.0, 100.0]]
     assert sorted(set(again.sizes.tolist())) == pytest.approx([105.0 * 0.96, 105.0, 105.0 * 1.04])
 
@@ -1003,32 +1008,38 @@ def test_a_name_read_far_smaller_than_the_other_named_cards_is_a_picture_left_un
     # A back that pictures a fan of aces: its printed ace reads sure, at a third of a card's size.
     cards = [_sighting(code, 0.999, (100 + 200 * k, 100), 120.0) for k, code in enumerate(("KS", "JH", "2S"))]
     picture = _sighting("AS", 0.999, (800, 400), 45.0)
-    merged = _merge([*cards, picture], Thresholds())
+    merged = merge_sightings([*cards, picture], Thresholds())
     assert sorted(s.card or "-" for s in merged) == ["-", "2S", "JH", "KS"]
     # A tilted camera's far card, two thirds the size of the near ones, is still a card.
     far = _sighting("AS", 0.999, (800, 400), 80.0)
-    assert sorted(s.card for s in _merge([*cards, far], Thresholds())) == ["2S", "AS", "JH", "KS"]
+    assert sorted(s.card for s in merge_sightings([*cards, far], Thresholds())) == ["2S", "AS", "JH", "KS"]
     # With fewer than three named cards there is no size to hold a name against.
-    assert sorted(s.card for s in _merge([*cards[:1], picture], Thresholds())) == ["AS", "KS"]
+    assert sorted(s.card for s in merge_sightings([*cards[:1], picture], Thresholds())) == ["AS", "KS"]
 
 
 def test_a_read_beyond_doubt_outweighs_a_weak_rival_of_the_same_card() -> None:
     # A fan neighbour's corner, a little off, grows into the same card and reads another name.
-    merged = _merge([_sighting("6H", 0.9999, (100, 100)), _sighting("8H", 0.95, (104, 102))], Thresholds())
+    merged = merge_sightings(
+        [_sighting("6H", 0.9999, (100, 100)), _sighting("8H", 0.95, (104, 102))], Thresholds()
+    )
     assert [s.card for s in merged] == ["6H"]
 
 
 def test_rival_reads_both_close_to_sure_leave_the_card_unread() -> None:
-    merged = _merge([_sighting("6H", 0.999, (100, 100)), _sighting("8H", 0.98, (104, 102))], Thresholds())
+    merged = merge_sightings(
+        [_sighting("6H", 0.999, (100, 100)), _sighting("8H", 0.98, (104, 102))], Thresholds()
+    )
     assert [s.card for s in merged] == [None]
-    merged = _merge([_sighting("6H", 0.985, (100, 100)), _sighting("8H", 0.93, (104, 102))], Thresholds())
+    merged = merge_sightings(
+        [_sighting("6H", 0.985, (100, 100)), _sighting("8H", 0.93, (104, 102))], Thresholds()
+    )
     assert [s.card for s in merged] == [None]
 
 
 def test_two_names_at_one_corner_point_at_different_sizes_cancel_each_other() -> None:
     # The same print read at two card-size guesses: index windows apart, the corner point shared.
     small, large = _sighting("TD", 0.999, (300, 300), 90.0), _sighting("4D", 0.988, (300, 300), 180.0)
-    merged = _merge([small, large], Thresholds())
+    merged = merge_sightings([small, large], Thresholds())
     assert all(s.card is None for s in merged)
 
 
@@ -1037,7 +1048,7 @@ def test_reads_of_one_name_at_two_prints_turned_the_same_way_are_two_cards() -> 
     below, above = _sighting("7H", 0.999, (100, 100)), _sighting("7H", 0.998, (130, 100))
     far = _sighting("7H", 0.9999, (130, 100))
     far.quad, far.index_point = far.quad[[2, 3, 0, 1]], far.quad[2] - (far.index_point - far.quad[0])
-    merged = _merge([far, below, above], Thresholds())
+    merged = merge_sightings([far, below, above], Thresholds())
     assert [s.card for s in merged] == ["7H", "7H"]
     assert sorted(round(float(s.quad[:, 0].min())) for s in merged) == [100, 130]
 
@@ -1067,13 +1078,13 @@ def test_a_card_named_at_both_prints_is_not_merged_into_the_card_it_is_stacked_o
     ace = _sighting("AS", ace_sure, (100, 100))
     jack = _sighting("JC", 0.968, (100 + offset, 100))
     jack_far = _far_read("JC", far_sure, (100 + offset + 120 / 1.4, 220), far_size)
-    merged = _merge([ace, jack_far, jack], Thresholds())
+    merged = merge_sightings([ace, jack_far, jack], Thresholds())
     assert sorted(s.card for s in merged) == ["AS", "JC"]
 
 
 def test_a_lone_read_of_another_name_at_a_cards_far_print_still_cancels_it() -> None:
     # The ace of clubs read at its index, and as the ace of spades at its far print: one card.
-    merged = _merge(
+    merged = merge_sightings(
         [_sighting("AC", 0.979, (100, 100)), _far_read("AS", 0.919, (100 + 120 / 1.4, 220), 120.0)],
         Thresholds(),
     )
@@ -1085,19 +1096,21 @@ def test_a_card_whose_names_cancelled_inside_a_named_card_stays_for_the_closer_l
     # clubs, both sure: the two names cancel, and the card they read stays, unread.
     ten = _sighting("TC", 0.973, (100, 100))
     reads = [_sighting("9S", 1.0, (130, 130)), _sighting("TC", 0.998, (131, 130))]
-    merged = _merge([ten, *reads], Thresholds())
+    merged = merge_sightings([ten, *reads], Thresholds())
     assert sorted(s.card or "-" for s in merged) == ["-", "TC"]
     disputed = next(s for s in merged if s.card is None)
     assert {name for name, _ in disputed.votes} == {"9S", "TC"}
     # An unread corner with no name read inside a named card is that card's other corner.
     plain = CardSighting(None, 0.0, True, _sighting("TC", 0.0, (110, 110)).quad, votes=[(None, 0.0)])
-    assert [s.card for s in _merge([ten, plain], Thresholds())] == ["TC"]
+    assert [s.card for s in merge_sightings([ten, plain], Thresholds())] == ["TC"]
     # Left unread by the closer look, the cancelled card is dropped as a shadow at the end.
-    assert [s.card for s in reader_module._drop_shadows(merged)] == ["TC"]
+    assert [s.card for s in reader_module.drop_shadows(merged)] == ["TC"]
 
 
 def test_one_print_read_twice_a_pixel_apart_is_one_card() -> None:
-    merged = _merge([_sighting("7H", 0.999, (100, 100)), _sighting("7H", 0.99, (103, 101))], Thresholds())
+    merged = merge_sightings(
+        [_sighting("7H", 0.999, (100, 100)), _sighting("7H", 0.99, (103, 101))], Thresholds()
+    )
     assert [s.card for s in merged] == ["7H"]
 
 
@@ -1110,7 +1123,7 @@ def test_a_glimpse_is_looked_at_only_where_no_card_seen_lies() -> None:
         _sighting("-", 0.0, (130, 120)).quad,  # its centre on the named card: that card's print
         _sighting("-", 0.0, (405, 103)).quad,  # the unread card already seen: its look is its own
     ]
-    kept = reader_module._glimpses(glimpses, [named, unread])
+    kept = reader_module.glimpses(glimpses, [named, unread])
     assert len(kept) == 1 and np.allclose(kept[0].quad[0], [700, 100])
     assert kept[0].card is None and kept[0].face_up
 
@@ -1124,20 +1137,20 @@ def test_one_back_outlined_from_two_corners_is_given_once() -> None:
     # From its lower-left corner the long edge was guessed across: the outline runs past the card.
     across = [[100, 220], [100, 135], [268, 135], [268, 220]]
     named = _sighting("KS", 0.999, (400, 100))
-    given = reader_module._one_sighting_a_back([_back(across, 0.8), named, _back(card, 0.9)])
+    given = reader_module.one_sighting_a_back([_back(across, 0.8), named, _back(card, 0.9)])
     assert [s.card for s in given] == ["KS", None]
     assert np.allclose(given[1].quad, card)  # the surer outline stays, the cards in their order
     # With three cards named, the outline of their size stays, though the other matched surer.
     named = [_sighting(code, 0.999, (400 + 100 * k, 100)) for k, code in enumerate(("KS", "QS", "JS"))]
-    given = reader_module._one_sighting_a_back([_back(across, 0.9), *named, _back(card, 0.8)])
+    given = reader_module.one_sighting_a_back([_back(across, 0.9), *named, _back(card, 0.8)])
     assert [s.card for s in given] == ["KS", "QS", "JS", None]
     assert np.allclose(given[3].quad, card)
     # Backs in a fan lie a third of a card apart, no corner in common: two cards.
     fanned = [[p[0] + 29, p[1]] for p in card]
-    assert len(reader_module._one_sighting_a_back([_back(card, 0.9), _back(fanned, 0.8)])) == 2
+    assert len(reader_module.one_sighting_a_back([_back(card, 0.9), _back(fanned, 0.8)])) == 2
     # Backs side by side meet at two corners, but their centres lie a card's width apart.
     beside = [[p[0] + 86, p[1]] for p in card]
-    assert len(reader_module._one_sighting_a_back([_back(card, 0.9), _back(beside, 0.8)])) == 2
+    assert len(reader_module.one_sighting_a_back([_back(card, 0.9), _back(beside, 0.8)])) == 2
     # A face-up card is never dropped for a back, however it lies.
     unread = CardSighting(None, 0.0, True, np.array(across, float), votes=[(None, 0.0)])
-    assert len(reader_module._one_sighting_a_back([_back(card, 0.9), unread])) == 2
+    assert len(reader_module.one_sighting_a_back([_back(card, 0.9), unread])) == 2

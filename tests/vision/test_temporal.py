@@ -10,7 +10,7 @@ import pytest
 
 from dealerassist.core.cards import Card
 from dealerassist.events import CardRead, CardRemoved
-from dealerassist.vision.reader import CardSighting
+from dealerassist.vision.sighting import CardSighting
 from dealerassist.vision.temporal import CardStabiliser
 
 FRAME = np.full((720, 1280, 3), 90, np.uint8)

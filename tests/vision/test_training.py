@@ -7,8 +7,10 @@ from collections import Counter
 
 import numpy as np
 
-from dealerassist.vision.detect import Corner
-from dealerassist.vision.indexnet import BACK, NONE, IndexWindow, feature_size
+from dealerassist.vision.card_corner import Corner
+from dealerassist.vision.index_features import feature_size
+from dealerassist.vision.index_window import IndexWindow
+from dealerassist.vision.indexnet import BACK, NONE
 from dealerassist.vision.scenes import SceneCard
 from dealerassist.vision.training import _label, _spots, render_samples, scene_samples
 

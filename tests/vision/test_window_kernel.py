@@ -11,15 +11,15 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.indexnet import (
+from dealerassist.vision.index_features import (
     _DIRECTIONS,
     CELL,
     COLOUR_CELL,
     INK_CELL,
-    WINDOW_PX,
     feature_size,
     window_features,
 )
+from dealerassist.vision.index_window import WINDOW_PX
 from dealerassist.vision.window_kernel import (
     DARKEST_PAPER,
     LANES,
@@ -181,7 +181,7 @@ def test_loops_loaded_from_the_cache_give_what_the_first_compile_gave(tmp_path) 
     np.save(tmp_path / "windows.npy", _windows(np.random.default_rng(5), 40))
     script = (
         "import sys, numpy as np\n"
-        "from dealerassist.vision.indexnet import window_features\n"
+        "from dealerassist.vision.index_features import window_features\n"
         "np.save(sys.argv[2], window_features(np.load(sys.argv[1])))\n"
     )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}

@@ -5,26 +5,27 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from dealerassist.vision.backs import backs_at
 from dealerassist.vision.candidates import _same_spot_same_way, distances, distinct
-from dealerassist.vision.detect import (
-    Corner,
-    _extremes,
-    _fitted_direction,
-    _local_directions,
-    blob_outlines,
-    card_mask,
+from dealerassist.vision.card_corner import Corner
+from dealerassist.vision.card_extent import (
     card_quad,
     corner_arms,
     corner_arms_many,
     edge_evidence,
     edge_evidence_many,
-    first_visits,
     height_candidates,
-    outline_corners,
     paper_coverage,
     paper_coverages,
     projected_corners,
 )
+from dealerassist.vision.outline_corners import (
+    _local_directions,
+    first_visits,
+    fitted_direction,
+    outline_corners,
+)
+from dealerassist.vision.paper import _extremes, blob_outlines, card_mask
 from dealerassist.vision.reader import CardReader
 
 from .conftest import lay_cards
@@ -224,7 +225,7 @@ def test_a_back_is_found_at_its_corner_and_a_face_is_not_taken_for_one(reader: C
         cv2.drawContours(filled, [outline], -1, 255, cv2.FILLED)
         corner = min(outline_corners(outline, 0), key=lambda c: float(c.point.sum()))  # the top-left one
         heights = height_candidates(filled, corner, reader.deck.aspect)
-        seen = reader._backs(frame, filled, [(corner, heights)])[0]
+        seen = backs_at(frame, filled, [(corner, heights)], reader.deck, reader.thresholds.back_distance)[0]
         assert (seen is not None) == expected_back
         if seen is not None:
             assert not seen.face_up and seen.card is None
@@ -244,10 +245,10 @@ def test_a_fitted_direction_follows_an_outline_edge_past_stray_points() -> None:
         # The stretch's last points step onto the edge of a card lying a few px further out.
         strays = int(rng.integers(2, count // 4 + 1))
         edge = cv2.fitLine(points[:-strays].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()[:2]
-        clean = _fitted_direction(points.astype(np.int32))
+        clean = fitted_direction(points.astype(np.int32))
         assert _sine_between(clean, true) < 0.03 + _sine_between(edge, true)
         points[-strays:] += np.round(rng.uniform(3.0, 8.0) * np.array([-true[1], true[0]]))
-        fitted = _fitted_direction(points.astype(np.int32))
+        fitted = fitted_direction(points.astype(np.int32))
         assert abs(np.hypot(*fitted) - 1.0) < 1e-12
         # The strays have no say: the line is the edge's own points' least-squares line.
         assert _sine_between(fitted, edge) < 0.005
@@ -258,7 +259,7 @@ def test_a_fitted_direction_follows_an_outline_edge_past_stray_points() -> None:
 def test_a_fitted_direction_reads_any_view_of_an_outline() -> None:
     outline = np.array([[x, 2 * x + (x % 3 == 0)] for x in range(40)], np.int32)
     backwards = outline[30:10:-1]  # as the reader walks back from a corner
-    fitted, again = _fitted_direction(backwards), _fitted_direction(np.ascontiguousarray(backwards))
+    fitted, again = fitted_direction(backwards), fitted_direction(np.ascontiguousarray(backwards))
     assert fitted == again
     assert abs(fitted[0] * 2 - fitted[1]) < 0.05  # along (1, 2), whichever way round
 

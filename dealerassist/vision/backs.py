@@ -1,0 +1,66 @@
+"""Face-down cards: a corner unread as an index whose look matches the enrolled back's, at the
+largest card size that lies on paper."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner
+from dealerassist.vision.card_extent import card_quad, paper_coverages
+from dealerassist.vision.deck import DeckModel, back_feature
+from dealerassist.vision.sighting import CardSighting
+
+MIN_COVERAGE = 0.9  # share of a back's outline that must lie on card paper
+
+
+def backs_at(
+    frame: np.ndarray,
+    filled: np.ndarray,
+    corners: list[tuple[Corner, list[float]]],
+    deck: DeckModel,
+    back_distance: float,
+) -> list[CardSighting | None]:
+    """A face-down card at each corner (with its card heights), or None: the largest card on
+    paper whose corner looks like the enrolled back's (either edge may be the long one). How
+    much of each size lies on paper is measured for all corners in one pass."""
+    aspect = deck.aspect
+    choices = []
+    for _, heights in corners:
+        options = [(h, False) for h in heights] + [(h * aspect, True) for h in heights]
+        choices.append(
+            sorted(((h, lng) for h, lng in options if MIN_CARD_HEIGHT <= h <= MAX_CARD_HEIGHT), reverse=True)
+        )
+    quads = [
+        card_quad(corner, h, aspect, lng)
+        for (corner, _), options in zip(corners, choices, strict=True)
+        for h, lng in options
+    ]
+    on_paper = (paper_coverages(filled, np.array(quads)) >= MIN_COVERAGE).tolist() if quads else []
+    found: list[CardSighting | None] = []
+    end = 0
+    for (corner, _), options in zip(corners, choices, strict=True):
+        start, end = end, end + len(options)
+        full, long_across = next(
+            (option for option, ok in zip(options, on_paper[start:end], strict=True) if ok), (None, False)
+        )
+        found.append(
+            None if full is None else _back_of_size(frame, corner, full, long_across, deck, back_distance)
+        )
+    return found
+
+
+def _back_of_size(
+    frame: np.ndarray, corner: Corner, full: float, long_across: bool, deck: DeckModel, back_distance: float
+) -> CardSighting | None:
+    """A face-down card of this size at this corner, or None when its corner is unlike the back's."""
+    feature = back_feature(frame, corner.point, corner.x_axis, corner.y_axis, full)
+    distance = float(np.abs(deck.back_features - feature).mean(axis=1).min())
+    if distance > back_distance:
+        return None
+    return CardSighting(
+        None,
+        float(max(0.0, 1.0 - distance / (2 * back_distance))),
+        False,
+        card_quad(corner, full, deck.aspect, long_across),
+        votes=[("back", 1.0)],
+    )

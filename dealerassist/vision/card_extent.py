@@ -1,0 +1,307 @@
+"""How big the card at a corner is: how far the paper runs along the corner's two edges, which
+card heights that allows, whether a card edge is seen there, and the card's quad.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from dealerassist.compiled import compiled
+from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, corner_arrays
+
+
+def _median(values: np.ndarray) -> float:
+    """``np.median`` of a 1-D array without NaNs, same value, without its per-call overhead."""
+    m = len(values)
+    middle = np.partition(values, [(m - 1) // 2, m // 2])
+    if m % 2:
+        return middle[m // 2]
+    return (middle[m // 2 - 1] + middle[m // 2]) / 2
+
+
+def corner_arms(mask: np.ndarray, corner: Corner) -> tuple[float, float]:
+    """How far the paper runs from the corner along its x and its y edge (shared by the size guesses)."""
+    return corner_arms_at(mask, corner.point[None], corner.x_axis[None], corner.y_axis[None])[0]
+
+
+def corner_arms_many(mask: np.ndarray, corners: Sequence[Corner]) -> list[tuple[float, float]]:
+    """``corner_arms`` of many corners in one pass: the same lengths, without a pass per corner."""
+    if not corners:
+        return []
+    return corner_arms_at(mask, *corner_arrays(corners))
+
+
+def corner_arms_at(
+    mask: np.ndarray, points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray
+) -> list[tuple[float, float]]:
+    """``corner_arms_many`` of corners given as (k, 2) arrays of points and axes (a caller that
+    has them as arrays need not make them again from the corners)."""
+    if not len(points):
+        return []
+    # Two walks per corner, in turn: along x just inside the x edge, then along y inside the y edge.
+    start = np.stack([points + y_axes * 4.0, points + x_axes * 4.0], axis=1).reshape(-1, 2)
+    along = np.stack([x_axes, y_axes], axis=1).reshape(-1, 2)
+    lengths = _walk_arms(mask, start, along)
+    return list(zip(lengths[::2], lengths[1::2], strict=True))
+
+
+def projected_corners(
+    mask: np.ndarray, corner: Corner, aspect: float, arms: tuple[float, float] | None = None
+) -> list[tuple[Corner, float]]:
+    """The card's other index corners, reached from this corner along its edges.
+
+    In a fan the corner of an upper card often lies inside the blob (over a lower card), where no
+    outline can show it; another corner of the same card is on the outline. Read as a corner whose
+    first edge is the long one (a top-right or bottom-left corner), the card's top-left corner is a
+    card width along the second edge and its bottom-right corner a card height along the first;
+    read the usual way round, the opposite corner is the other index.
+    """
+    a, b = corner.x_axis, corner.y_axis
+    along_a, along_b = arms or corner_arms(mask, corner)
+    found = []
+    height = min(along_a, along_b * aspect)  # a along the long edge
+    if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT:
+        width = height / aspect
+        found.append((Corner(point=corner.point + width * b, x_axis=-b, y_axis=a, blob=corner.blob), height))
+        found.append((Corner(point=corner.point + height * a, x_axis=b, y_axis=-a, blob=corner.blob), height))
+    height = min(along_b, along_a * aspect)  # b along the long edge: the usual way round
+    if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT:
+        far = corner.point + (height / aspect) * a + height * b
+        found.append((Corner(point=far, x_axis=-a, y_axis=-b, blob=corner.blob), height))
+    return found
+
+
+def projected_at(
+    p: np.ndarray, a: np.ndarray, b: np.ndarray, along: np.ndarray, aspect: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``projected_corners`` of corners given as (k, 2) arrays (points, x axes, y axes and arms), all
+    at once: points, x axes, y axes, card heights and the corner each was projected from."""
+    if not len(p):
+        return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0, np.intp)
+    along_a, along_b = along[:, 0], along[:, 1]
+    turned = np.minimum(along_a, along_b * aspect)  # a along the long edge
+    usual = np.minimum(along_b, along_a * aspect)  # b along the long edge: the usual way round
+    points = np.stack(
+        [
+            p + (turned / aspect)[:, None] * b,
+            p + turned[:, None] * a,
+            p + (usual / aspect)[:, None] * a + usual[:, None] * b,
+        ],
+        axis=1,
+    )
+    x_axes = np.stack([-b, b, -a], axis=1)
+    y_axes = np.stack([a, -a, -b], axis=1)
+    heights = np.stack([turned, turned, usual], axis=1)
+    keep = (heights >= MIN_CARD_HEIGHT) & (heights <= MAX_CARD_HEIGHT)
+    source = np.repeat(np.arange(len(p))[:, None], 3, axis=1)
+    return points[keep], x_axes[keep], y_axes[keep], heights[keep], source[keep]
+
+
+def height_candidates_many(arms: Sequence[tuple[float, float]], aspect: float) -> list[list[float]]:
+    """``height_candidates`` of many corners from their measured arms, all at once."""
+    if not arms:
+        return []
+    along = np.array(arms, float)
+    down, across = along[:, 1], along[:, 0] * aspect
+    low, high = np.minimum(down, across), np.maximum(down, across)
+    low_fits = (low >= MIN_CARD_HEIGHT) & (low <= MAX_CARD_HEIGHT)
+    high_fits = (
+        (high >= MIN_CARD_HEIGHT) & (high <= MAX_CARD_HEIGHT) & (~low_fits | (np.abs(high - low) > 0.1 * low))
+    )
+    return [
+        ([lo] if lo_ok else []) + ([hi] if hi_ok else [])
+        for lo, hi, lo_ok, hi_ok in zip(
+            low.tolist(), high.tolist(), low_fits.tolist(), high_fits.tolist(), strict=True
+        )
+    ]
+
+
+_EVIDENCE_SPAN = np.linspace(0.05, 0.25, 9)  # card heights from the corner where an edge is checked
+
+
+def edge_evidence(gray: np.ndarray, mask: np.ndarray, corner: Corner, height: float) -> bool:
+    """Whether both edges of a supposed corner are really there: felt beyond them, or a visible line.
+
+    A corner reached along a card's edges may land inside another card's face; there no edge runs
+    from it, and reading there would read that card's pips.
+    """
+    h, w = gray.shape
+    xx, xy = corner.x_axis.tolist()
+    yx, yy = corner.y_axis.tolist()
+    base = corner.point + (_EVIDENCE_SPAN * height)[None, :, None] * np.array([[[xx, xy]], [[yx, yy]]])
+    # Samples just inside and just outside both edges, (inside/outside, edge, step, xy), in one array.
+    inward = [[yx * 2.5, yy * 2.5], [xx * 2.5, xy * 2.5]]
+    outward = [[-yx * 2.5, -yy * 2.5], [-xx * 2.5, -xy * 2.5]]
+    sides = np.round(base + np.array([inward, outward])[:, :, None, :]).astype(np.intp)
+    xs, ys = sides[..., 0], sides[..., 1]
+    ok = ((xs < w) & (ys < h) & ((xs | ys) >= 0)).all(axis=0)
+    counts = ok.sum(axis=1)
+    if counts.min() < 5:
+        return False
+    levels = np.take(gray, np.where(ok, ys * w + xs, 0)).astype(np.int16)
+    step = np.abs(levels[0] - levels[1])
+    seen = np.where(np.take(mask, np.where(ok, ys[1] * w + xs[1], 0)) == 0, 255, step)
+    if counts.sum() == ok.size:
+        middle = np.sort(seen, axis=1)[:, len(_EVIDENCE_SPAN) // 2]
+        return bool((middle >= EDGE_STEP).all())
+    for edge in range(2):
+        if float(_median(seen[edge][ok[edge]])) < EDGE_STEP:
+            return False
+    return True
+
+
+def edge_evidence_many(
+    gray: np.ndarray, mask: np.ndarray, corners: Sequence[Corner], heights: Sequence[float]
+) -> np.ndarray:
+    """``edge_evidence`` of many corners (each with its card height) in one pass.
+
+    The same answers as asking corner by corner, at a fraction of the cost when there are dozens.
+    """
+    if not corners:
+        return np.zeros(0, bool)
+    return edge_evidence_at(gray, mask, *corner_arrays(corners), np.array(heights, float))
+
+
+def edge_evidence_at(
+    gray: np.ndarray,
+    mask: np.ndarray,
+    points: np.ndarray,
+    x_axes: np.ndarray,
+    y_axes: np.ndarray,
+    heights: np.ndarray,
+) -> np.ndarray:
+    """``edge_evidence_many`` of corners given as (k, 2) arrays of points and axes, and heights."""
+    if not len(points):
+        return np.zeros(0, bool)
+    h, w = gray.shape
+    axes = np.stack([x_axes, y_axes], axis=1)  # (k, 2, 2)
+    points = points[:, None, None, :]
+    spans = _EVIDENCE_SPAN * heights[:, None]
+    base = points + spans[:, None, :, None] * axes[:, :, None, :]  # (k, edge, step, xy)
+    # Samples just inside and just outside both edges: inward along the other edge's direction.
+    inward = axes[:, ::-1] * 2.5
+    sides = np.round(base[None] + np.stack([inward, -inward])[:, :, :, None, :]).astype(np.intp)
+    xs, ys = sides[..., 0], sides[..., 1]
+    ok = ((xs < w) & (ys < h) & ((xs | ys) >= 0)).all(axis=0)  # (k, edge, step)
+    counts = ok.sum(axis=2)
+    levels = np.take(gray, np.where(ok, ys * w + xs, 0)).astype(np.int16)
+    step = np.abs(levels[0] - levels[1])
+    seen = np.where(np.take(mask, np.where(ok, ys[1] * w + xs[1], 0)) == 0, 255, step)
+    middle = np.sort(seen, axis=2)[:, :, len(_EVIDENCE_SPAN) // 2].astype(float)
+    for k, edge in zip(*np.nonzero(counts < len(_EVIDENCE_SPAN)), strict=True):
+        # Some samples fell off the frame: the median of the rest (none when too few are left).
+        middle[k, edge] = _median(seen[k, edge][ok[k, edge]]) if counts[k, edge] >= 5 else -1.0
+    return (counts.min(axis=1) >= 5) & (middle >= EDGE_STEP).all(axis=1)
+
+
+EDGE_STEP = 10  # grey levels across a card edge lying on another card (its border line and shadow)
+
+
+def card_quad(corner: Corner, height: float, aspect: float, long_across: bool = False) -> np.ndarray:
+    """The four card corners grown from ``corner``: across is the short edge unless ``long_across``."""
+    across = height if long_across else height / aspect
+    down = height / aspect if long_across else height
+    px, py = corner.point.tolist()
+    xx, xy = corner.x_axis.tolist()
+    yx, yy = corner.y_axis.tolist()
+    bx, by = px + xx * across, py + xy * across
+    dx, dy = yx * down, yy * down
+    return np.array([[px, py], [bx, by], [bx + dx, by + dy], [px + dx, py + dy]])
+
+
+_ARM_STEPS = int(MAX_CARD_HEIGHT * 1.5)  # one-pixel samples along an arm, the corner's own first
+_ARM_START = 6  # samples next to the corner that never end an arm (the rounded corner)
+
+
+def _paper_at(mask: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The mask at integer (x, y) points, 0 for points off the frame."""
+    h, w = mask.shape
+    unsigned = at.view(np.uintp)  # a negative coordinate becomes huge: one test per axis
+    inside = (unsigned[..., 0] < w) & (unsigned[..., 1] < h)
+    values = np.take(mask, np.where(inside, at[..., 1] * w + at[..., 0], 0))
+    if mask[0, 0]:  # points off the frame read the corner pixel, which is paper here
+        values[~inside] = 0
+    return values
+
+
+def _walk_arms(mask: np.ndarray, start: np.ndarray, along: np.ndarray) -> list[float]:
+    """How far the paper runs along each ``start`` + step * ``along`` walk ((r, 2) arrays).
+
+    The paper ends at the first of three samples in a row off it (off the frame counts as off).
+    A corner's size is asked for at every candidate corner, some two hundred walks a frame, each
+    of up to 540 one-pixel steps that mostly end within a hundred: walked in compiled loops
+    (``_paper_runs``), each stops where it ends, with the coordinates rounded as numpy rounds them.
+    """
+    lengths = _paper_runs(
+        np.ascontiguousarray(mask),
+        *(np.ascontiguousarray(v, np.float64) for v in (start[:, 0], start[:, 1], along[:, 0], along[:, 1])),
+        _ARM_START,
+        _ARM_STEPS,
+    )
+    return lengths.tolist()
+
+
+@compiled()
+def _paper_runs(
+    mask: np.ndarray,
+    start_x: np.ndarray,
+    start_y: np.ndarray,
+    along_x: np.ndarray,
+    along_y: np.ndarray,
+    first: int,
+    steps: int,
+) -> np.ndarray:
+    """The step at which each walk's paper ends (``steps`` - 1 where it runs on to the last):
+    the first step from ``first`` on of three in a row off the mask's paper."""
+    h, w = mask.shape
+    lengths = np.empty(len(start_x))
+    for k in range(len(start_x)):
+        lengths[k] = steps - 1
+        off = 0
+        for i in range(first, steps):
+            x = int(np.rint(start_x[k] + np.float64(i) * along_x[k]))
+            y = int(np.rint(start_y[k] + np.float64(i) * along_y[k]))
+            if 0 <= x < w and 0 <= y < h and mask[y, x]:
+                off = 0
+            else:
+                off += 1
+                if off == 3:
+                    lengths[k] = i - 2
+                    break
+    return lengths
+
+
+_GRID = np.stack(np.meshgrid(np.linspace(0.08, 0.92, 6), np.linspace(0.08, 0.92, 8)), axis=-1).reshape(-1, 2)
+_GRID_ACROSS, _GRID_DOWN = _GRID[None, :, :1], _GRID[None, :, 1:]
+
+
+def paper_coverage(mask: np.ndarray, quad: np.ndarray) -> float:
+    """Share of a grid over the quad that lies on card paper: a real card lies wholly on paper."""
+    return float(paper_coverages(mask, quad[None])[0])
+
+
+def paper_coverages(mask: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """``paper_coverage`` of several (k, 4, 2) quads in one pass over the mask."""
+    p0 = quads[:, 0, None, :]
+    pts = p0 + _GRID_ACROSS * (quads[:, 1, None, :] - p0) + _GRID_DOWN * (quads[:, 3, None, :] - p0)
+    hits = _paper_at(mask, np.round(pts).astype(np.intp))
+    return np.count_nonzero(hits, axis=1) / hits.shape[1]
+
+
+def height_candidates(
+    mask: np.ndarray, corner: Corner, aspect: float, arms: tuple[float, float] | None = None
+) -> list[float]:
+    """Card heights worth trying at this corner, most likely first.
+
+    The long edge usually gives the height; in a stepped fan the short edge steps out early, and in
+    cards touching end to end the long edge runs on, so the short edge's guess is kept as well.
+    """
+    along_x, down = arms or corner_arms(mask, corner)
+    across = along_x * aspect
+    found: list[float] = []
+    for height in (min(down, across), max(down, across)):
+        if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT and all(abs(height - f) > 0.1 * f for f in found):
+            found.append(height)
+    return found

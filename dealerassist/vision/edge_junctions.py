@@ -1,0 +1,230 @@
+"""Corners of cards buried inside a blob: where a card edge lying on another card meets the
+blob's outline, found as the strongest brightness step a few pixels inside the outline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from dealerassist.compiled import compiled
+from dealerassist.vision.card_corner import Corner, following
+from dealerassist.vision.outline_corners import fitted_direction, outline_polygon
+
+JUNCTION_DEPTH = (3, 16)  # pixels inside the outline where a buried card edge is looked for
+
+_PEAK_REACH = 4  # samples either side within which a buried edge must be the strongest change
+_PEAK_WINDOW = np.ones((1, 2 * _PEAK_REACH + 1), np.uint8)
+
+
+def _points_along(
+    outlines: Sequence[np.ndarray],
+    starts: np.ndarray,
+    segs: np.ndarray,
+    lengths: np.ndarray,
+    owner: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each polygon edge, the points (in outline order) of its own outline lying along its
+    middle: all edges' points, edge after edge, and their bounds (edge e's points are
+    ``near[bounds[e] : bounds[e + 1]]``). ``owner`` is the outline of each edge; all outlines
+    are measured in one compiled pass.
+    """
+    sizes = [len(outline) for outline in outlines]
+    points = np.concatenate([outline.reshape(-1, 2) for outline in outlines]).astype(np.float64)
+    firsts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    return _along_edges(points, firsts, starts, segs, lengths, np.asarray(owner, np.int64))
+
+
+@compiled()
+def _along_edges(
+    points: np.ndarray,
+    firsts: np.ndarray,
+    starts: np.ndarray,
+    segs: np.ndarray,
+    lengths: np.ndarray,
+    owner: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``_points_along`` of outlines laid end to end (outline k is ``points[firsts[k] :
+    firsts[k + 1]]``): a point lies along an edge's middle when it projects onto the middle 70 %
+    of the edge, within 2 px of its line. Whole-pixel points: every product and sum is exact."""
+    edges = len(starts)
+    bounds = np.zeros(edges + 1, np.int64)
+    room = 0
+    for e in range(edges):
+        room += firsts[owner[e] + 1] - firsts[owner[e]]
+    near = np.empty((room, 2))
+    count = 0
+    for e in range(edges):
+        seg_x, seg_y, length = segs[e, 0], segs[e, 1], lengths[e]
+        for i in range(firsts[owner[e]], firsts[owner[e] + 1]):
+            rel_x, rel_y = points[i, 0] - starts[e, 0], points[i, 1] - starts[e, 1]
+            t = (rel_x * seg_x + rel_y * seg_y) / (length * length)
+            off = abs(rel_x * seg_y - rel_y * seg_x) / length
+            if 0.15 < t < 0.85 and off < 2.0:
+                near[count, 0], near[count, 1] = points[i, 0], points[i, 1]
+                count += 1
+        bounds[e + 1] = count
+    return near[:count], bounds
+
+
+@compiled()
+def _edge_directions(near: np.ndarray, bounds: np.ndarray, segs: np.ndarray) -> np.ndarray:
+    """Each polygon edge's direction (``segs``, its vector) fitted to its outline points
+    ``near[bounds[e]:bounds[e + 1]]``, turned the edge's way; under five points are too little
+    straight outline to fit, and the polygon edge itself is taken."""
+    directions = np.empty((len(segs), 2))
+    for e in range(len(segs)):
+        sx, sy = segs[e, 0], segs[e, 1]
+        if bounds[e + 1] - bounds[e] < 5:
+            length = max(np.hypot(sx, sy), 1e-9)
+            directions[e, 0], directions[e, 1] = sx / length, sy / length
+            continue
+        vx, vy = fitted_direction(near[bounds[e] : bounds[e + 1]])
+        directions[e, 0], directions[e, 1] = (vx, vy) if vx * sx + vy * sy > 0 else (-vx, -vy)
+    return directions
+
+
+def edge_junctions(gray: np.ndarray, filled: np.ndarray, contour: np.ndarray, blob: int) -> list[Corner]:
+    """Corners of cards whose corner sits on another card's straight edge (fans, touching cards).
+
+    Along every long outline edge, a card edge that runs inward from it shows as a line of strong
+    brightness change across the whole strip just inside; where it meets the outline a card has
+    a corner, with one edge along the outline and one along the buried line.
+    """
+    return edge_junctions_many(gray, filled, [contour], [blob])[0]
+
+
+def edge_junctions_many(
+    gray: np.ndarray,
+    filled: np.ndarray,
+    outlines: Sequence[np.ndarray],
+    blobs: Sequence[int] | None = None,
+    polygons: Sequence[np.ndarray] | None = None,
+) -> list[list[Corner]]:
+    """``edge_junctions`` of every outline (blob numbers: their places, unless given; polygons:
+    their ``outline_polygon``, when the caller has them) in one pass.
+
+    The same corners in the same order as outline by outline: every strip pixel is sampled on its
+    own and every edge's profile is judged on its own, so joining them changes nothing.
+    """
+    blobs = list(range(len(outlines))) if blobs is None else list(blobs)
+    starts_of, segs_of, owners = [], [], []
+    for k, contour in enumerate(outlines):
+        poly = (outline_polygon(contour) if polygons is None else polygons[k]).astype(np.float64)
+        seg_all = following(poly) - poly
+        long = np.flatnonzero(np.hypot(seg_all[:, 0], seg_all[:, 1]) >= 30.0)
+        starts_of.append(poly[long])
+        segs_of.append(seg_all[long])
+        owners.append(np.full(len(long), k))
+    found: list[list[Corner]] = [[] for _ in outlines]
+    if not outlines or not sum(len(o) for o in owners):
+        return found
+    starts, segs, owner = np.concatenate(starts_of), np.concatenate(segs_of), np.concatenate(owners)
+    lengths = np.hypot(segs[:, 0], segs[:, 1])
+    depths = np.arange(*JUNCTION_DEPTH, dtype=np.float32)
+    h, w = filled.shape
+    directions = _edge_directions(*_points_along(outlines, starts, segs, lengths, owner), segs)
+    # The inward normal: the side where paper lies just off the middle of the edge.
+    normals = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
+    probes = np.round(starts + directions * lengths[:, None] / 2 + normals * 5).astype(np.intp)
+    on_frame = (probes[:, 0] >= 0) & (probes[:, 0] < w) & (probes[:, 1] >= 0) & (probes[:, 1] < h)
+    on_paper = filled[np.where(on_frame, probes[:, 1], 0), np.where(on_frame, probes[:, 0], 0)] != 0
+    normals[~(on_frame & on_paper)] *= -1
+    # Each edge's strip runs from 8 px past its start to 8 px before its end, a sample a pixel
+    # (``np.arange(8.0, length - 8.0)`` of each, all at once: its count and its whole-number values).
+    counts = np.maximum(np.ceil((lengths - 8.0) - 8.0), 0).astype(np.intp)
+    kept = np.flatnonzero(counts >= 8)
+    if not len(kept):
+        return found
+    counts = counts[kept]
+    ts_all = (np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts) + 8).astype(
+        np.float32
+    )
+    # Every strip's sample grid at once: each column carries its edge's start, normal and direction.
+    maps = _strip_maps(starts[kept], normals[kept], directions[kept], counts, depths, ts_all)
+    # One remap for all edges (in pieces narrower than remap allows): each pixel is sampled on its own.
+    joined = np.concatenate(
+        [
+            cv2.remap(
+                gray, maps[0][:, c : c + _REMAP_WIDTH], maps[1][:, c : c + _REMAP_WIDTH], cv2.INTER_LINEAR
+            )
+            for c in range(0, maps[0].shape[1], _REMAP_WIDTH)
+        ],
+        axis=1,
+    ).astype(np.float32)
+    steps = np.abs(joined[:, 2:] - joined[:, :-2])
+    profiles = np.partition(steps, len(depths) // 2, axis=0)[len(depths) // 2]  # the median of each column
+    # Each edge's profile: its own columns but the last two (their steps reach into the next edge).
+    sizes = counts - 2
+    first_step = np.cumsum(sizes) - sizes
+    strip = np.repeat(np.arange(len(kept)), sizes)
+    place = np.arange(int(sizes.sum()))
+    profile = profiles[place + (np.cumsum(counts) - counts - first_step)[strip]]
+    levels = np.maximum(10.0, 4.0 * _medians(profile, strip, sizes).astype(np.float64))
+    # A buried edge is the strongest change within four samples either side (the ends see less):
+    # the profiles laid end to end, four samples of -1 (below any change) before and after each.
+    at = place + _PEAK_REACH * (strip + 1)
+    spaced = np.full(len(place) + _PEAK_REACH * (len(kept) + 1), -1.0, np.float32)
+    spaced[at] = profile
+    # A running maximum is a dilation of the one-row image (the -1 padding keeps off its border).
+    strongest = cv2.dilate(spaced[None], _PEAK_WINDOW).ravel()[at]
+    peaks = np.flatnonzero((profile > levels[strip]) & (profile >= strongest))
+    # Every junction's point and both ways round it at once: the same sums as peak by peak. Each
+    # way is ordered (across, down) as a card lies face up: across x down > 0.
+    edges = kept[strip[peaks]]
+    ts = ts_all[(np.cumsum(counts) - counts - first_step)[strip[peaks]] + peaks + 1].astype(np.float64)
+    d, n = directions[edges], normals[edges]
+    points = starts[edges] + d * ts[:, None]
+    back = -d
+    d_first = (d[:, 0] * n[:, 1] - d[:, 1] * n[:, 0] > 0).tolist()
+    back_first = (back[:, 0] * n[:, 1] - back[:, 1] * n[:, 0] > 0).tolist()
+    for k, e in enumerate(edges.tolist()):
+        outline = int(owner[e])
+        for x_axis, y_axis in (
+            (d[k], n[k]) if d_first[k] else (n[k], d[k]),
+            (back[k], n[k]) if back_first[k] else (n[k], back[k]),
+        ):
+            found[outline].append(Corner(point=points[k], x_axis=x_axis, y_axis=y_axis, blob=blobs[outline]))
+    return found
+
+
+_REMAP_WIDTH = 32000  # remap's maps must stay under 32767 columns
+
+
+@compiled()
+def _strip_maps(
+    starts: np.ndarray,
+    normals: np.ndarray,
+    directions: np.ndarray,
+    counts: np.ndarray,
+    depths: np.ndarray,
+    along: np.ndarray,
+) -> np.ndarray:
+    """(2, depths, samples) single-precision x and y of every edge's strip: edge e's ``counts[e]``
+    columns in turn, each its start plus a depth along its normal, plus its place ``along`` it,
+    summed in double precision in that order and rounded once, as numpy's arrays summed them."""
+    maps = np.empty((2, len(depths), len(along)), np.float32)
+    for axis in range(2):
+        for d in range(len(depths)):
+            column = 0
+            for e in range(len(counts)):
+                inward, step = starts[e, axis] + np.float64(depths[d]) * normals[e, axis], directions[e, axis]
+                for _ in range(counts[e]):
+                    maps[axis, d, column] = np.float32(inward + np.float64(along[column]) * step)
+                    column += 1
+    return maps
+
+
+def _medians(values: np.ndarray, group: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """``_median`` of each group of float32 ``values`` (groups consecutive, none empty), all at once.
+
+    Groups are kept apart by adding a multiple of 1024 (the values are grey-level steps, under 256),
+    which float64 holds exactly; the two middle values are averaged in float32 as ``_median`` does.
+    """
+    ordered = np.sort(values.astype(np.float64) + 1024.0 * group)
+    begin = np.cumsum(sizes) - sizes
+    low = (ordered[begin + (sizes - 1) // 2] - 1024.0 * np.arange(len(sizes))).astype(np.float32)
+    high = (ordered[begin + sizes // 2] - 1024.0 * np.arange(len(sizes))).astype(np.float32)
+    return np.where(sizes % 2 == 1, high, (low + high) / np.float32(2))

@@ -1,0 +1,182 @@
+"""Find the paper on the felt, whatever its colour and however the light falls.
+
+Cards are paper: brighter than the felt around them and without its tint. The felt's own
+brightness is estimated at low resolution (an opening wipes the cards out of it), so a lighting
+gradient divides away. Touching and fanned cards merge into one blob, whose outline the corner
+stages follow.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import cv2
+import numpy as np
+
+from dealerassist.compiled import compiled
+from dealerassist.vision.card_corner import MIN_BLOB_AREA
+from dealerassist.vision.index_window import sampling_image
+
+_SPECKLE = np.ones((3, 3), np.uint8)
+_MEND = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+# Wider than any card at an eighth of the frame's size: the opening leaves only the felt.
+_FELT_OPENING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (35, 35))
+_FELT_SIGMA = 4.0  # the felt level's blur, in eighths of the frame
+# Paper is at least this much brighter than the felt under the same light, and at least half as
+# bright again; its brightest channel differs from its darkest by less than this share of it.
+BRIGHTER_BY = 45
+BRIGHTER_TIMES = 1.5
+COLOUR_SHARE = 0.38
+# Opening then closing reaches 1 + 2 pixels out from the paper, and the closing's erosion looks 2 further.
+_CLEANUP_REACH = 5
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch_planes(shape: tuple[int, int]) -> list[np.ndarray]:
+    """Four frame-sized working images kept from frame to frame (per thread).
+
+    A fresh frame-sized image costs more to fault into memory than the step that fills it; the
+    working images never leave ``card_mask``, so reusing them changes nothing.
+    """
+    planes = getattr(_SCRATCH, "planes", None)
+    if planes is None or planes[0].shape != shape:
+        planes = [np.empty(shape, np.uint8) for _ in range(4)]
+        _SCRATCH.planes = planes
+    return planes
+
+
+_POOL = threading.local()
+_POOL_SIZE = 8  # frame-sized images kept per thread for reuse
+
+
+def _reference_counts(images: list[np.ndarray]) -> list[int]:
+    return [sys.getrefcount(image) for image in images]
+
+
+# The count of an image held by nothing but the pool, measured here: interpreters count differently.
+_UNHELD = _reference_counts([np.empty(1, np.uint8)])[0]
+
+
+def frame_image(shape: tuple[int, int]) -> np.ndarray:
+    """A uint8 image of ``shape`` with undefined contents: one from an earlier frame that nothing
+    holds any more (not even a view of it), or a new one.
+
+    A fresh frame-sized image costs more to fault into memory than the step that fills it: the
+    three a frame's corner search returns cost about 2 ms a frame when new.
+    """
+    pool = getattr(_POOL, "images", None)
+    if pool is None:
+        pool = _POOL.images = []
+    for image, count in zip(pool, _reference_counts(pool), strict=True):
+        if count == _UNHELD and image.shape == shape:
+            return image
+    image = np.empty(shape, np.uint8)
+    if len(pool) < _POOL_SIZE:
+        pool.append(image)
+    return image
+
+
+def paper_against_felt(
+    darkest: np.ndarray, brightest: np.ndarray, felt: np.ndarray, paper: np.ndarray
+) -> tuple[int, int, int, int]:
+    """255 in ``paper`` where a pixel's ``darkest`` and ``brightest`` channels make it paper over
+    the ``felt`` brightness (at a lower resolution, blown up to the frame's), 0 elsewhere; and
+    the box round the paper: x, y, width, height (all 0 if none)."""
+    h, w = darkest.shape
+    felt = cv2.resize(felt, (w, h), interpolation=cv2.INTER_LINEAR)
+    needed = cv2.max(cv2.add(felt, BRIGHTER_BY), cv2.convertScaleAbs(felt, alpha=BRIGHTER_TIMES))
+    tint = cv2.subtract(brightest, darkest)
+    pale = cv2.compare(tint, cv2.convertScaleAbs(brightest, alpha=COLOUR_SHARE), cv2.CMP_LT, dst=tint)
+    bright = cv2.compare(darkest, needed, cv2.CMP_GT, dst=needed)
+    cv2.bitwise_and(bright, pale, dst=paper)
+    return cv2.boundingRect(paper)
+
+
+def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
+    """255 where a pixel looks like card paper (face or the white border of a back), in a BGR
+    frame or its BGRA ``sampling_image`` (the reader's: one conversion serves both); with
+    ``gray``, the frame's grey written there too (``cv2.cvtColor``'s, to the bit).
+
+    Every full-frame step writes into a working image already made (see ``_scratch_planes``), and
+    the returned mask is one no earlier caller still holds (see ``frame_image``).
+    """
+    h, w = frame.shape[:2]
+    darkest, brightest, paper, unwanted_gray = _scratch_planes((h, w))
+    frame = sampling_image(frame)  # as given when it is one already
+    small = np.empty((h // 8, w // 8), np.uint8)
+    pixels = np.ascontiguousarray(frame).view(np.uint32)[..., 0]
+    _extremes(pixels, darkest, brightest, unwanted_gray if gray is None else gray, small)
+    if h % 8 or w % 8:  # cv2's mean of whole 8x8 blocks, as ``_extremes`` takes it, needs whole blocks
+        small = cv2.resize(darkest, (w // 8, h // 8), interpolation=cv2.INTER_AREA)
+    felt = cv2.GaussianBlur(cv2.morphologyEx(small, cv2.MORPH_OPEN, _FELT_OPENING), (0, 0), _FELT_SIGMA)
+    x, y, box_w, box_h = paper_against_felt(darkest, brightest, felt, paper)
+    # The clean-up only changes pixels within a few of some paper: it runs on the box round the paper.
+    cleaned = frame_image((h, w))
+    cleaned.fill(0)
+    if box_w == 0:
+        return cleaned
+    x0, y0 = max(x - _CLEANUP_REACH, 0), max(y - _CLEANUP_REACH, 0)
+    x1, y1 = min(x + box_w + _CLEANUP_REACH, w), min(y + box_h + _CLEANUP_REACH, h)
+    despeckled = cv2.morphologyEx(paper[y0:y1, x0:x1], cv2.MORPH_OPEN, _SPECKLE, dst=brightest[y0:y1, x0:x1])
+    # Index ink printed close to the edge can cut the thin white margin; closing mends the outline.
+    cv2.morphologyEx(despeckled, cv2.MORPH_CLOSE, _MEND, dst=cleaned[y0:y1, x0:x1])
+    return cleaned
+
+
+# cv2.cvtColor's grey of 8-bit colour: weights in 15-bit fixed point, rounded to nearest (checked
+# against OpenCV for every one of the 2^24 colours by the tests).
+_GRAY_WEIGHTS = (3735, 19235, 9798)  # blue, green, red
+_GRAY_SHIFT = 15
+
+
+@compiled()
+def _extremes(
+    pixels: np.ndarray, darkest: np.ndarray, brightest: np.ndarray, gray: np.ndarray, means: np.ndarray
+) -> None:
+    """Each pixel's darkest and brightest channel and its grey, and the darkest channel's mean
+    over each whole 8x8 block (rounded half to even, as ``cv2.resize(INTER_AREA)`` rounds it), in
+    one pass.
+
+    ``pixels`` is a BGRA image seen as one 32-bit word a pixel: blue in the low byte (every
+    processor the reader runs on keeps the low byte first). Read so, the pass takes about a third
+    of the time of splitting the channels, comparing them in four more passes and converting the
+    frame to grey.
+    """
+    h, w = darkest.shape
+    # Worked in 32-bit integers throughout (numba's arithmetic widens to 64 bits unless told):
+    # the compiler then does twice as many pixels an instruction.
+    to_blue, to_green, to_red = (
+        np.int32(_GRAY_WEIGHTS[0]),
+        np.int32(_GRAY_WEIGHTS[1]),
+        np.int32(_GRAY_WEIGHTS[2]),
+    )
+    half = np.int32(1 << (_GRAY_SHIFT - 1))
+    sums = np.zeros(w // 8, np.int32)
+    for y in range(h):
+        row, row_darkest, row_brightest, row_gray = pixels[y], darkest[y], brightest[y], gray[y]
+        for x in range(w):
+            pixel = np.int32(row[x] & np.uint32(0xFFFFFF))  # the fourth byte is not read
+            blue, green, red = np.int32(pixel & 255), np.int32((pixel >> 8) & 255), np.int32(pixel >> 16)
+            row_darkest[x] = min(min(blue, green), red)
+            row_brightest[x] = max(max(blue, green), red)
+            weighted = np.int32(
+                np.int32(blue * to_blue) + np.int32(green * to_green) + np.int32(red * to_red)
+            )
+            row_gray[x] = np.int32(np.int32(weighted + half) >> _GRAY_SHIFT)
+        for block in range(w // 8):
+            total = np.int32(0)
+            for k in range(8):
+                total += np.int32(row_darkest[8 * block + k])
+            sums[block] += total
+        if y % 8 == 7:
+            for block in range(w // 8):
+                means[y // 8, block] = np.uint8(np.rint(sums[block] / 64.0))
+                sums[block] = 0
+
+
+def blob_outlines(mask: np.ndarray) -> list[np.ndarray]:
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return [c for c in contours if cv2.contourArea(c) >= MIN_BLOB_AREA]

@@ -1,0 +1,112 @@
+"""Where a corner's print lies: its window's ink slid over the ink of a named neighbour's print,
+so an unnamed corner found a little off its card can be moved onto its index.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dealerassist.compiled import compiled
+
+PRINT_PAD = (6, 8)  # ink cells (across, down) the match may move a window
+
+
+def print_offsets(around: np.ndarray, print_map: np.ndarray, zero_mean: bool = False) -> np.ndarray:
+    """How many ink cells (across, down) each print lies from where ``print_map`` has it in its
+    window (``around``: the ink of each window and of ``PRINT_PAD`` cells beyond it).
+
+    The map is placed at every move straight across and straight down, and the better of the two
+    best placings (normalised, as ``cv2.TM_CCORR_NORMED`` scores them, or with ``zero_mean`` as
+    ``cv2.TM_CCOEFF_NORMED`` does) is kept; then the map is moved along the other edge from
+    there. A corner found off its card mostly lies along one of the card's edges; the second move
+    mends the rest. Every window of a frame at once.
+    """
+    count = len(around)
+    wanted = print_map.astype(np.float32)
+    start = np.zeros((count, 2), int)
+    first = [best_along(around, wanted, start, axis, zero_mean) for axis in (0, 1)]
+    along_x = first[0][1] >= first[1][1]
+    start[:, 0] = np.where(along_x, first[0][0], 0)
+    start[:, 1] = np.where(along_x, 0, first[1][0])
+    then_y, _ = best_along(around, wanted, start, 1, zero_mean)
+    then_x, _ = best_along(around, wanted, start, 0, zero_mean)
+    start[:, 1] = np.where(along_x, then_y, start[:, 1])
+    start[:, 0] = np.where(along_x, start[:, 0], then_x)
+    return start.astype(float)
+
+
+def best_along(
+    around: np.ndarray, wanted: np.ndarray, start: np.ndarray, axis: int, zero_mean: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """The best move of ``wanted`` along one axis (0 across, 1 down) of each window's ``around``
+    map, the other axis held at ``start``'s move, with its normalised match."""
+    across, down = PRINT_PAD
+    if axis == 0:
+        best, match = _best_placings(around, wanted, start[:, 1] + down, zero_mean)
+        return best - across, match
+    down_rows = np.ascontiguousarray(around.transpose(0, 2, 1))
+    best, match = _best_placings(down_rows, np.ascontiguousarray(wanted.T), start[:, 0] + across, zero_mean)
+    return best - down, match
+
+
+@compiled()
+def _best_placings(
+    around: np.ndarray, wanted: np.ndarray, held: np.ndarray, zero_mean: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each window, the first placing of ``wanted`` along the last axis of its ``around`` map
+    that matches best (as ``cv2.TM_CCORR_NORMED`` scores, or with ``zero_mean`` as
+    ``cv2.TM_CCOEFF_NORMED`` does, but for the map's own norm), the map's first row held at ``held``.
+
+    The products' sums run over the placings innermost: each placing adds to its own sum, none
+    waiting on another's. The ink under a placing and its square are summed from the columns'
+    sums, taken once for all placings. The zero-mean score needs no sums of its own beyond
+    the ink's: with the map's mean taken off its weights, the products are those of both means
+    taken off. Each row of ``around`` is read whole, fastest when it lies contiguous
+    (``best_along`` copies the maps turned down the card so).
+    """
+    count, _, width = around.shape
+    rows, cols = wanted.shape
+    moves = width - cols + 1
+    cells = rows * cols
+    mean = 0.0
+    if zero_mean:
+        for r in range(rows):
+            for c in range(cols):
+                mean += np.float64(wanted[r, c])
+        mean /= cells
+    weights = np.empty((rows, cols))
+    for r in range(rows):
+        for c in range(cols):
+            weights[r, c] = np.float64(wanted[r, c]) - mean
+    best = np.empty(count, np.int64)
+    score = np.empty(count, np.float64)
+    products = np.empty(moves)
+    line = np.empty(width)
+    column_ink = np.empty(width)
+    column_energy = np.empty(width)
+    for n in range(count):
+        products[:] = 0.0
+        column_ink[:] = 0.0
+        column_energy[:] = 0.0
+        for r in range(rows):
+            source = around[n, held[n] + r]
+            for x in range(width):
+                value = np.float64(source[x])
+                line[x] = value
+                column_ink[x] += value
+                column_energy[x] += value * value
+            for c in range(cols):
+                weight = weights[r, c]
+                for m in range(moves):
+                    products[m] += line[m + c] * weight
+        best[n], score[n] = 0, -np.inf
+        for m in range(moves):
+            ink, energy = 0.0, 0.0
+            for c in range(cols):
+                ink += column_ink[m + c]
+                energy += column_energy[m + c]
+            spread = energy - ink * ink / cells if zero_mean else energy
+            match = products[m] / np.sqrt(max(spread, 1e-12))
+            if match > score[n]:
+                best[n], score[n] = m, match
+    return best, score

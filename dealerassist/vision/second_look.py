@@ -1,0 +1,175 @@
+"""What a second look is: the first reading it amends, the windows a pass places (around a
+corner, joined with other passes'), their reading in one pass, and the geometry levels of the
+cascade that ``amend`` tabulates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dealerassist.vision.candidates import Candidate
+from dealerassist.vision.index_features import window_features
+from dealerassist.vision.index_window import IndexWindow, sample_windows
+from dealerassist.vision.indexnet import Committee
+
+# Two corners are turned the same way when the cosines between both their edges reach this.
+SAME_WAY = 0.9
+# A second look at an unsure corner: its window where it was and moved by this share of the card
+# height (at least a pixel) either way along either edge, each at these sizes: 15 windows.
+AROUND_STEP = 0.015
+AROUND_SIZES = (0.96, 1.0, 1.04)
+AROUND_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
+AROUND_WINDOWS = len(AROUND_MOVES) * len(AROUND_SIZES)
+AROUND_MIDDLE = AROUND_SIZES.index(1.0)  # the window unmoved (the first move) at its own size
+# An unnamed corner within PRINT_REACH card heights of a named corner turned the same way is moved
+# to where the ink around its window best matches the named index windows' ink, when that move is
+# PRINT_MOVE card heights or more.
+PRINT_REACH = 1.5
+PRINT_MOVE = 0.02
+# ... or when every card size tried at the corner is more than PRINT_RESIZE of the named card's
+# size off it, moved or not.
+PRINT_RESIZE = 0.06
+# An unnamed outline, traced or ink corner whose every size guess is more than PRINT_RESIZE off
+# the median size of the NEAREST_NAMED named corners nearest it is read at that median size.
+NEAREST_NAMED = 3
+# A junction's size guess left unread is read where it lies within JUNCTION_NEAR_NAMED of that
+# median size and none read does (within PRINT_RESIZE): 0.06 is too tight for a camera whose
+# scale changes some 8 % between a card and its named neighbours.
+JUNCTION_NEAR_NAMED = 0.1
+# A corner's edges meet square (as set, not measured) when their cosine is at most SQUARE_COSINE; a
+# neighbour's lean is given to an unsure square corner when it turns the down edge SHEAR_DEGREES or more.
+SQUARE_COSINE = 1e-6
+SHEAR_DEGREES = 3.0
+SAME_NAME_NEAR = 0.1  # card heights within which a corner's name read surely is that card's already
+# Two unsure reads of one name are one card's two prints when the second corner lies within
+# BOTH_PRINTS_REACH card heights of the first's far corner, turned half round from it, and its
+# card size is within BOTH_PRINTS_SIZE of the first's.
+BOTH_PRINTS_REACH = 0.1
+BOTH_PRINTS_SIZE = 0.15
+
+
+@dataclass
+class FirstLook:
+    """A frame's first reading, which the second looks amend in place.
+
+    Every (candidate, height) pair is a row: its candidate (``owner``), the height it was sampled
+    at, its window's pooled ink (``ink``), and the card it names with its probability; ``best`` is
+    each candidate's surest row. ``points``, ``x_axes`` and ``y_axes`` are the candidates' corners
+    as arrays. A candidate may have sizes the first look did not read (see ``at_other_sizes``).
+    """
+
+    bgra: np.ndarray  # the frame's sampling image, made once for every look at the index windows
+    candidates: list[Candidate]
+    points: np.ndarray
+    x_axes: np.ndarray
+    y_axes: np.ndarray
+    owner: np.ndarray
+    heights: np.ndarray
+    ink: np.ndarray
+    names: list[str]
+    probability: np.ndarray
+    best: list[int]
+    index_kind: np.ndarray  # each row's probability that its window holds an index at all
+
+
+@dataclass
+class SecondLook:
+    """The windows one step chose: for each, the first-look row it may amend, where it lies, its
+    card size, and the card it is read for (``cards``; None: whatever card it shows). Filled in
+    by ``read_second_looks`` with the names and probabilities read."""
+
+    rows: np.ndarray
+    points: np.ndarray
+    x_axes: np.ndarray
+    y_axes: np.ndarray
+    sizes: np.ndarray
+    cards: list[str] | None = None
+    names: list[str] = field(default_factory=list)
+    probability: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+def no_windows() -> SecondLook:
+    empty = np.zeros((0, 2))
+    return SecondLook(np.zeros(0, int), empty, empty, empty, np.zeros(0))
+
+
+def read_second_looks(
+    look: FirstLook, steps: list[SecondLook], net: Committee, window: IndexWindow, accept: float
+) -> None:
+    """Sample and describe every step's windows in one pass, then read them in two: the steps
+    that ask for one card each (``probability_of``, where it can reach ``accept``), and those that
+    ask for any card. The network reads each row alone, so a step's rows read as they would by
+    themselves; a pass over many rows costs less than several over few."""
+    asked = [step for step in steps if len(step.rows) and step.cards is not None]
+    any_card = [step for step in steps if len(step.rows) and step.cards is None]
+    if not asked and not any_card:
+        return
+    together = joined(asked + any_card)
+    windows = sample_windows(
+        look.bgra, together.points, together.x_axes, together.y_axes, together.sizes, window
+    )
+    features = window_features(windows)
+    split = sum(len(step.rows) for step in asked)
+    if asked:
+        cards = [card for step in asked for card in step.cards or []]
+        _share(asked, net.probability_of(features[:split], cards, accept), [])
+    if any_card:
+        names, probability, _ = net.best(features[split:])
+        _share(any_card, probability, names)
+
+
+def _share(steps: list[SecondLook], probability: np.ndarray, names: list[str]) -> None:
+    """Give each step its own rows' part of a joint read (``names`` empty where none were read)."""
+    start = 0
+    for step in steps:
+        end = start + len(step.rows)
+        step.probability = probability[start:end]
+        if names:
+            step.names = names[start:end]
+        start = end
+
+
+def unsure_rows(look: FirstLook, unsure: float, accept: float) -> np.ndarray:
+    """Each corner's best row whose read reaches ``unsure`` but not ``accept``."""
+    return np.array([row for row in look.best if unsure <= look.probability[row] < accept], int)
+
+
+def windows_around(
+    rows: np.ndarray,
+    points: np.ndarray,
+    x_axes: np.ndarray,
+    y_axes: np.ndarray,
+    sizes: np.ndarray,
+    cards: list[str],
+) -> SecondLook:
+    """The ``AROUND_WINDOWS`` windows around each given window, read for its card; each
+    window's windows together."""
+    at, x_axes, y_axes = (v[:, None, None, :] for v in (points, x_axes, y_axes))
+    size = sizes[:, None, None]
+    step = np.maximum(1.0, AROUND_STEP * size)[..., None]
+    # Shape (window, move, size, 2).
+    shape = (len(rows), len(AROUND_MOVES), len(AROUND_SIZES), 2)
+    across, down = AROUND_MOVES[None, :, None, :1], AROUND_MOVES[None, :, None, 1:]
+    moved = at + (across * x_axes + down * y_axes) * step
+    return SecondLook(
+        np.repeat(rows, AROUND_WINDOWS),
+        np.broadcast_to(moved, shape).reshape(-1, 2),
+        np.broadcast_to(x_axes, shape).reshape(-1, 2),
+        np.broadcast_to(y_axes, shape).reshape(-1, 2),
+        np.broadcast_to(size * np.array(AROUND_SIZES), shape[:3]).reshape(-1),
+        cards=[card for card in cards for _ in range(AROUND_WINDOWS)],
+    )
+
+
+def surest(around: SecondLook, needed: int) -> np.ndarray:
+    """The ``needed``-th surest read of each window's ``AROUND_WINDOWS`` windows around."""
+    sure = around.probability.reshape(-1, AROUND_WINDOWS)
+    return -np.partition(-sure, needed - 1, axis=1)[:, needed - 1]
+
+
+def joined(looks: list[SecondLook]) -> SecondLook:
+    """Several steps' windows as one, in their order, before they are read."""
+    keys = ("rows", "points", "x_axes", "y_axes", "sizes")
+    return SecondLook(*(np.concatenate([getattr(look, key) for look in looks]) for key in keys))
