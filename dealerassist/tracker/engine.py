@@ -79,6 +79,7 @@ class TableEngine:
         self.settlement: Settlement | None = None
         self.reads_seen = 0
         self.shoe = ShoePosition()
+        self.players: dict[int, str] = {}  # seat -> the player id the dealer entered there
         self.leading: list[Event] = []
         self._reset_round_state()
         self._handlers: dict[str, Callable[[Any], list[Event]]] = {
@@ -160,6 +161,7 @@ class TableEngine:
             shoe_boot=self.shoe.boot,
             shoe_sequence=self.shoe.sequence,
             shoe_recent=self.shoe.to_record(),
+            players={str(seat): player for seat, player in sorted(self.players.items())},
         )
 
     def restore(self, state: ev.TableState) -> None:
@@ -173,6 +175,7 @@ class TableEngine:
         self.alarms.raised = state.alarms_raised
         self.reads_seen = state.reads_seen
         self.shoe = ShoePosition.from_record(state.shoe_boot, state.shoe_sequence, state.shoe_recent)
+        self.players = {int(seat): player for seat, player in state.players.items()}
 
     # --- round lifecycle -------------------------------------------------------------------
 
@@ -257,8 +260,13 @@ class TableEngine:
         return seat
 
     def _seat_player(self, event: ev.SeatPlayer) -> list[Event]:
-        """Recorded as it came (the log is where protection reads it); only the seat is checked."""
-        self._seat(event.kind, event.seat)
+        """Recorded as it came (the log is where protection reads it); the seat is checked, and the
+        dealer's screen shows who sits there until the player leaves (an empty id)."""
+        seat = self._seat(event.kind, event.seat)
+        if event.player:
+            self.players[seat] = event.player
+        else:
+            self.players.pop(seat, None)
         return []
 
     def _new_shoe(self, event: ev.NewShoe) -> list[Event]:
@@ -733,6 +741,7 @@ class TableEngine:
             "phase": self.phase,
             "positions": positions,
             "wagers": {str(seat): bets for seat, bets in (book.wagers() if book else {}).items()},
+            "players": {str(seat): player for seat, player in sorted(self.players.items())},
             "next_deal": None
             if step is None
             else {"position": step.position, "index": step.index, "face_up": step.face_up},

@@ -342,6 +342,7 @@ class TableState(Event):
     shoe_boot: int | None = None
     shoe_sequence: int = 0
     shoe_recent: dict[str, str] = dc_field(default_factory=dict)
+    players: dict[str, str] = dc_field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)

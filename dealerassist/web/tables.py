@@ -116,6 +116,7 @@ class SeatView:
     wagers: dict[str, int] = field(default_factory=dict)
     results: list[ResultView] = field(default_factory=list)
     jackpots: list[dict[str, Any]] = field(default_factory=list)
+    player: str = ""  # the player id the dealer entered for the seat
 
     @property
     def to_pay(self) -> int:
@@ -278,6 +279,9 @@ def dealer_view(table: str) -> TableView:
     for seat_text, bets in (snap.get("wagers") or {}).items():
         if str(seat_text).isdigit() and int(seat_text) in seats:
             seats[int(seat_text)].wagers = {str(b): int(a) for b, a in bets.items()}
+    for seat_text, player in (snap.get("players") or {}).items():
+        if str(seat_text).isdigit() and int(seat_text) in seats:
+            seats[int(seat_text)].player = str(player)
     for r in (snap.get("settlement") or {}).get("results", []):
         result_seat = int(r.get("seat", 0))
         if result_seat in seats:

@@ -93,6 +93,11 @@ def test_the_dealer_presses_new_shoe_and_names_a_player_and_protect_counts_from_
                 driver, lambda: driver.find_element(By.NAME, "player").get_property("value") == "", "cleared"
             )
             assert not driver.find_element(By.ID, "action-error").is_displayed()
+            named_at = wait(
+                driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#seat-2 .player"), "the name at seat 2"
+            )
+            assert named_at[0].text == PLAYER  # the dealer sees who was entered where
+            assert not driver.find_elements(By.CSS_SELECTOR, "#seat-1 .player")
             page = driver.page_source
             for word in ("protection", "hole-card", "counting", "surveillance"):
                 assert word not in page.lower(), word

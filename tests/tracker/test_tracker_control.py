@@ -318,3 +318,27 @@ def test_a_round_closed_by_the_next_open_is_checkpointed_too(db_path: Path) -> N
     assert opened.seq == checkpoint.seq + 1
     assert Tracker(high_card_rules(TABLE), log).snapshot() == before
     log.close()
+
+
+def test_the_players_named_at_seats_survive_a_restart_and_leave_with_an_empty_id(db_path: Path) -> None:
+    """The dealer's screen shows who sits where: from the `table-state` checkpoint and the inputs
+    after it, so a restart between rounds or in one shows the same names."""
+    log = EventLog(db_path)
+    table = Table(Tracker(high_card_rules(TABLE), log))
+    table.send(ev.SeatPlayer(table=TABLE, seat=1, player="card 4471"))
+    table.send(ev.SeatPlayer(table=TABLE, seat=2, player="P-19"))
+    table.deal_round({1: 500}, ["KS", "9D"])
+    table.decide(1, "fold")
+    table.send(ev.RoundClose(table=TABLE))
+    table.send(ev.SeatPlayer(table=TABLE, seat=2, player=""))  # left, after the checkpoint
+    table.send(ev.SeatPlayer(table=TABLE, seat=3, player="P-7"))
+    before = table.tracker.snapshot()
+    assert before["players"] == {"1": "card 4471", "3": "P-7"}
+    log.close()
+
+    log = EventLog(db_path)
+    checkpoint = log.latest(TABLE, "table-state")
+    assert checkpoint is not None and checkpoint.event.players == {"1": "card 4471", "2": "P-19"}
+    again = Table(Tracker(high_card_rules(TABLE), log))
+    assert again.tracker.snapshot() == before
+    log.close()

@@ -87,6 +87,11 @@ def test_seven_seats_fit_a_1280x800_touchscreen_at_every_step(
         "shoe",
     )
     assert_fits(touchscreen, "between rounds: new shoe, a seat's player")
+    for seat in range(1, 8):  # every seat named, one with the longest id a dealer may enter
+        player = "W" * 64 if seat == 4 else f"card {seat:04d}"
+        assert dealer.act(TABLE, "seat-player", seat=seat, player=player).status_code == 200
+    wait(touchscreen, lambda: len(touchscreen.find_elements(By.CSS_SELECTOR, ".seat .player")) == 7, "names")
+    assert_fits(touchscreen, "between rounds, every seat named")
     assert dealer.act(TABLE, "round-open").status_code == 200
     wait(touchscreen, lambda: len(touchscreen.find_elements(By.CSS_SELECTOR, ".seat form.act")) == 7, "bets")
     assert_fits(touchscreen, "betting, no bets yet")
