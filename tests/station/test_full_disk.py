@@ -18,7 +18,7 @@ import pytest
 from firmware_bridge.emulators.shoe import ShoeEmulator
 from tests.commands.test_run import Process, _healthz
 from tests.mounts import fill, read_only, small_disk
-from tests.station.helpers import table_data, wait_for, write_table
+from tests.station.helpers import shoe_on_tcp, table_data, wait_for, write_table
 from tests.web.dashboard_http import HttpUser
 
 CLI = [sys.executable, "-m", "dealerassist"]
@@ -27,11 +27,8 @@ DEALER = ("dee", "dealer password 1")
 
 @pytest.fixture
 def shoe(tmp_path: Path) -> Iterator[ShoeEmulator]:
-    emulator = ShoeEmulator(deck="standard-52", seed=3, heartbeat=0.2, state=tmp_path / "shoe.json")
-    emulator.serve_tcp("127.0.0.1", 0)
-    emulator.start()
-    yield emulator
-    emulator.stop()
+    with shoe_on_tcp(tmp_path / "shoe.json", seed=3, deck="standard-52") as emulator:
+        yield emulator
 
 
 def _records(db: Path) -> list[dict]:

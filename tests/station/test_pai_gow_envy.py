@@ -18,7 +18,7 @@ from dealerassist.station.tables import check_table
 from dealerassist.tablefiles.tables import table_from_mapping
 from dealerassist.tracker import events as ev
 from firmware_bridge.emulators.shoe import ShoeEmulator
-from tests.station.helpers import table_data, wait_for
+from tests.station.helpers import shoe_on_tcp, table_data, wait_for
 
 TABLE = "fupg-1"
 # Dice 9 deal the dealer first, then seats 1 to 3 (rules: the dealer's place counts 1).
@@ -33,11 +33,8 @@ FRONTS = {"seat-1": "KS 3H", "seat-2": "QS 5H", "seat-3": "JD TC"}
 
 @pytest.fixture
 def shoe(tmp_path: Path) -> Iterator[ShoeEmulator]:
-    emulator = ShoeEmulator(deck="standard-53-joker", seed=1, heartbeat=0.2, state=tmp_path / "shoe.json")
-    emulator.serve_tcp("127.0.0.1", 0)
-    emulator.start()
-    yield emulator
-    emulator.stop()
+    with shoe_on_tcp(tmp_path / "shoe.json", seed=1, deck="standard-53-joker") as emulator:
+        yield emulator
 
 
 def _station(tmp_path: Path, shoe: ShoeEmulator) -> Station:
