@@ -17,6 +17,7 @@ import numpy as np
 
 from dealerassist.core.configfiles import bundled_dir
 from dealerassist.errors import DealerAssistError
+from dealerassist.vision.index_cnn import IndexCNN
 from dealerassist.vision.index_window import IndexWindow
 from dealerassist.vision.indexnet import Committee
 
@@ -42,7 +43,7 @@ class DeckModel:
     aspect: float  # card height / width
     rank_box: tuple[float, float, float, float]  # where the rank is printed (card heights)
     window: IndexWindow  # the corner region the classifier looks at
-    net: Committee
+    net: Committee | IndexCNN
     back_features: np.ndarray  # (m, k)
     check: dict[str, float] = field(default_factory=dict)  # enrollment's self-check on fresh windows
     # ``vision_code_version()`` of the code that enrolled it ("" before decks recorded it): a file
@@ -59,11 +60,16 @@ class DeckModel:
             "check": self.check,
             "enrolled_by": self.enrolled_by,
         }
+        arrays = {}
+        if isinstance(self.net, IndexCNN):
+            meta["classifier"] = classifier_name(self.net.path)
+        else:
+            arrays = self.net.arrays()
         # Written through an open file: given a name, numpy would add ".npz" to one without it, and
         # the file written would not be the file named.
         with open(path, "wb") as out:
             np.savez_compressed(
-                out, meta=np.array(json.dumps(meta)), back_features=self.back_features, **self.net.arrays()
+                out, meta=np.array(json.dumps(meta)), back_features=self.back_features, **arrays
             )
 
     @classmethod
@@ -82,7 +88,7 @@ class DeckModel:
                     aspect=float(meta["aspect"]),
                     rank_box=tuple(meta["rank_box"]),
                     window=IndexWindow(*(float(v) for v in meta["window"])),
-                    net=Committee.from_arrays(data),
+                    net=_classifier(meta, data, path),
                     back_features=data["back_features"],
                     check={k: float(v) for k, v in meta.get("check", {}).items()},
                     enrolled_by=str(meta.get("enrolled_by", "")),
@@ -103,6 +109,27 @@ class DeckModel:
 def bundled_deck(design: str) -> Path:
     """The deck file shipped with the package for ``design`` (the demo's deck)."""
     return bundled_dir() / "vision" / "decks" / f"{design}.npz"
+
+
+def bundled_classifier(name: str) -> Path:
+    """The universal classifier shipped with the package under ``name``."""
+    return bundled_dir() / "vision" / "classifiers" / f"{name}.onnx"
+
+
+def classifier_name(path: Path) -> str:
+    """How a deck file names its universal classifier: a shipped one by name, another by path."""
+    return path.stem if path.resolve() == bundled_classifier(path.stem).resolve() else str(path.resolve())
+
+
+def _classifier(meta: dict, data: np.lib.npyio.NpzFile, path: Path) -> Committee | IndexCNN:
+    """The deck's own committee, or the universal classifier its file names."""
+    name = meta.get("classifier")
+    if name is None:
+        return Committee.from_arrays(data)
+    onnx = Path(name) if Path(name).is_absolute() else bundled_classifier(name)
+    if not onnx.is_file():
+        raise DeckFileError(f"{path}: its classifier {name} is not installed ({onnx})")
+    return IndexCNN(onnx)
 
 
 def remake_command(path: Path) -> str:

@@ -126,6 +126,12 @@ class Committee:
 
     members: tuple[IndexNet, ...]
 
+    def describe(self, windows: np.ndarray) -> np.ndarray:
+        """What the members read of sampled windows: their feature rows."""
+        from dealerassist.vision.index_features import window_features
+
+        return window_features(windows)
+
     @property
     def needed(self) -> int:
         """Members that must name a card: a majority."""

@@ -46,6 +46,7 @@ from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.fans import middle_cards, stretches
 from dealerassist.vision.index_features import ink_maps, window_features
 from dealerassist.vision.index_window import sample_windows, sampling_image
+from dealerassist.vision.indexnet import Committee
 from dealerassist.vision.merging import (
     card_height,
     drop_shadows,
@@ -119,7 +120,7 @@ class CardReader:
         corners = corner_arrays([c.corner for c in candidates])
         sizes = [_first_look_sizes(c) for c in candidates]
         windows, owner, heights = windows_of(bgra, candidates, self.deck.window, corners, sizes)
-        features = window_features(windows)
+        features = self.deck.net.describe(windows)
         names, probability, kind = self.deck.net.best(features)
         # Each candidate's rows are consecutive: its surest row (the first of equals), one array
         # pass rather than a mask per candidate.
@@ -135,7 +136,7 @@ class CardReader:
             *corners,
             owner,
             heights,
-            ink_maps(features),
+            ink_maps(features if isinstance(self.deck.net, Committee) else window_features(windows)),
             names,
             probability,
             best,
@@ -232,7 +233,7 @@ class CardReader:
         windows = sample_windows(
             bgra, found.points, found.x_axes, found.y_axes, found.sizes, self.deck.window
         )
-        names, probability, _ = self.deck.net.best(window_features(windows))
+        names, probability, _ = self.deck.net.best(self.deck.net.describe(windows))
         named = {s.card for s in merged if s.card is not None}
         middle = middle_cards(found, names, probability, self.thresholds.fan_middle, named)
         if not middle:
@@ -268,7 +269,7 @@ class CardReader:
         unread += glimpsed
         grid = closer_windows([s.quad for s in unread], corners)
         windows = sample_windows(bgra, grid.points, grid.x_axes, grid.y_axes, grid.sizes, self.deck.window)
-        names, probability, _ = self.deck.net.best(window_features(windows))
+        names, probability, _ = self.deck.net.best(self.deck.net.describe(windows))
         reads = closer_names(
             names, probability, self.thresholds.accept, {s.card for s in named if s.card}, grid.counts
         )

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dealerassist.vision.candidates import Candidate
-from dealerassist.vision.index_features import window_features
 from dealerassist.vision.index_window import IndexWindow, sample_windows
 from dealerassist.vision.indexnet import Committee
 
@@ -110,7 +109,7 @@ def read_second_looks(
     windows = sample_windows(
         look.bgra, together.points, together.x_axes, together.y_axes, together.sizes, window
     )
-    features = window_features(windows)
+    features = net.describe(windows)
     split = sum(len(step.rows) for step in asked)
     if asked:
         cards = [card for step in asked for card in step.cards or []]
