@@ -20,7 +20,7 @@ import pytest
 from dealerassist.vision import fans as fans_module
 from dealerassist.vision import reader as reader_module
 from dealerassist.vision import second_look
-from dealerassist.vision.candidates import OUTLINE, find_candidates
+from dealerassist.vision.candidates import INK, OUTLINE, Candidate, find_candidates
 from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.index_features import ink_cell
 from dealerassist.vision.index_window import sampling_image
@@ -47,34 +47,47 @@ def _fill(frame: np.ndarray, quad: np.ndarray, colour: tuple[int, int, int]) -> 
 
 
 def _card(
-    frame: np.ndarray, corner: tuple[float, float], aspect: float, moved: tuple[float, float] = (0.0, 0.0)
+    frame: np.ndarray,
+    corner: tuple[float, float],
+    aspect: float,
+    moved: tuple[float, float] = (0.0, 0.0),
+    lean: float = 0.0,
 ) -> np.ndarray:
-    """An upright card drawn with its top-left corner at ``corner``, each index printed ``moved``
-    (across, down) pixels from where an index prints; the card's quad."""
-    x, y = corner
-    width = HEIGHT / aspect
-    quad = np.array([[x, y], [x + width, y], [x + width, y + HEIGHT], [x, y + HEIGHT]])
+    """A card drawn with its top-left corner at ``corner``, its long edges leaned ``lean`` degrees
+    from upright (as a tilted camera shears a card), each index printed ``moved`` (across, down)
+    pixels from where an index prints; the card's quad."""
+    start = np.array(corner, float)
+    width, shear = HEIGHT / aspect, np.tan(np.radians(lean))
+    across, down = np.array([1.0, 0.0]), np.array([shear, 1.0])
+    quad = start + np.array([np.zeros(2), width * across, width * across + HEIGHT * down, HEIGHT * down])
     _fill(frame, quad, (235, 235, 235))
-    for start, (across, down) in ((quad[0], UPRIGHT), (quad[2], HALF_ROUND)):
-        at = start + moved[0] * np.array(across) + moved[1] * np.array(down)
+    for index, turn in ((quad[0], 1.0), (quad[2], -1.0)):
+        at = index + turn * (moved[0] * across + moved[1] * down)
         for (a0, a1), (d0, d1) in GLYPHS:
             box = [
-                at + HEIGHT * (a * np.array(across) + d * np.array(down))
+                at + turn * HEIGHT * (a * across + d * down)
                 for a, d in ((a0, d0), (a1, d0), (a1, d1), (a0, d1))
             ]
             _fill(frame, np.array(box), (30, 30, 30))
     return quad
 
 
+def _found(
+    frame: np.ndarray, deck: DeckModel, drawn: np.ndarray, turn=UPRIGHT, source: str = OUTLINE
+) -> Candidate:
+    """The corner the reader finds (of ``source``) nearest ``drawn``, its edges turned as ``turn``."""
+    found = find_candidates(sampling_image(frame), deck.aspect, deck.rank_box, deck.window).candidates
+    turned = [
+        c
+        for c in found
+        if c.source == source and c.corner.x_axis @ turn[0] > 0.99 and c.corner.y_axis @ turn[1] > 0.99
+    ]
+    return min(turned, key=lambda c: float(np.hypot(*(c.corner.point - drawn))))
+
+
 def _outline_corner(frame: np.ndarray, deck: DeckModel, drawn: np.ndarray, turn=UPRIGHT) -> np.ndarray:
     """Where the reader finds the outline corner drawn at ``drawn``, turned as ``turn``."""
-    found = find_candidates(sampling_image(frame), deck.aspect, deck.rank_box, deck.window).candidates
-    at = [
-        c.corner.point
-        for c in found
-        if c.source == OUTLINE and c.corner.x_axis @ turn[0] > 0.99 and c.corner.y_axis @ turn[1] > 0.99
-    ]
-    point = min(at, key=lambda p: float(np.hypot(*(p - drawn))))
+    point = _found(frame, deck, drawn, turn).corner.point
     assert np.hypot(*(point - drawn)) < 1.5, (drawn, point)
     return point
 
@@ -212,13 +225,14 @@ def test_unsure_reads_that_agree_at_a_cards_two_prints_name_it(deck, monkeypatch
     _named_by_the_stage_alone(reader, frame, monkeypatch, off, "TD", quad)
 
 
-def _fan(deck: DeckModel, count: int) -> tuple[np.ndarray, list[np.ndarray]]:
+def _fan(deck: DeckModel, count: int, lean: float = 0.0) -> tuple[np.ndarray, list[np.ndarray]]:
     """``count`` cards fanned left to right, each on the one before, 0.45 of a card width and
-    6 px down a step: only the first card's top-left corner and the last one's bottom-right corner
-    are corners of the outline. The frame and the cards' quads."""
+    6 px down a step (their long edges leaned ``lean`` degrees): only the first card's top-left
+    corner and the last one's bottom-right corner are corners of the outline. The frame and the
+    cards' quads."""
     frame = _felt()
     step = 0.45 * HEIGHT / deck.aspect
-    quads = [_card(frame, (300 + k * step, 250 + 6 * k), deck.aspect) for k in range(count)]
+    quads = [_card(frame, (300 + k * step, 250 + 6 * k), deck.aspect, lean=lean) for k in range(count)]
     return frame, quads
 
 
@@ -291,3 +305,30 @@ def test_a_card_the_closer_look_names_is_a_neighbour_for_a_fans_middle_card(
     off = _replaced(reader_module, "named_count", lambda _sightings: 0)
     found = _named_by_the_stage_alone(reader, frame, monkeypatch, off, "8D", quads[1])
     assert "JD" in found
+
+
+def test_an_unsure_square_set_corner_is_named_leaned_as_a_measured_corner_beside_it(
+    deck, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A fan sheared 14 degrees: the middle card's corner is found by its print's ink alone, its
+    # down edge set square to its across edge; the fan's first card's outline corner measures how
+    # the cards lean. Read square the middle card is unsure; leaned as its neighbour, sure.
+    frame, quads = _fan(deck, 3, lean=14.0)
+    edge = quads[0][3] - quads[0][0]
+    leaned = (UPRIGHT[0], tuple(edge / np.hypot(*edge)))
+    first = _outline_corner(frame, deck, quads[0][0], leaned)  # measured: leaned as drawn
+    middle = _found(frame, deck, quads[1][0], source=INK)  # set square: its down edge straight down
+    assert np.hypot(*(middle.corner.point - quads[1][0])) < 0.05 * HEIGHT
+    point, size = tuple(middle.corner.point.tolist()), middle.heights[0]
+    around = 1.5 * max(1.0, second_look.AROUND_STEP * size)
+    shown = [
+        _shown("2C", first, leaned),
+        Shown("6D", point, *UPRIGHT, size, sure=0.7, reach=around, resize=0.05),
+        Shown("6D", point, *leaned, size, reach=around, resize=0.05, aligned=np.cos(np.radians(2.0))),
+    ]
+    reader = known_reader(deck, shown, monkeypatch)
+    _named_by_the_stage_alone(reader, frame, monkeypatch, _no("around_unsure_reads_leaned"), "6D", quads[1])
+    # Outlined leaned as it lies: its edge from the index corner down runs along the drawn one.
+    named = next(s.quad for s in reader.read(frame) if s.card == "6D")
+    down = named[3] - named[0]
+    assert down @ leaned[1] > np.cos(np.radians(1.0)) * np.hypot(*down)
