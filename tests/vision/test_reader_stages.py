@@ -225,14 +225,16 @@ def test_unsure_reads_that_agree_at_a_cards_two_prints_name_it(deck, monkeypatch
     _named_by_the_stage_alone(reader, frame, monkeypatch, off, "TD", quad)
 
 
-def _fan(deck: DeckModel, count: int, lean: float = 0.0) -> tuple[np.ndarray, list[np.ndarray]]:
-    """``count`` cards fanned left to right, each on the one before, 0.45 of a card width and
+def _fan(
+    deck: DeckModel, count: int, lean: float = 0.0, step: float = 0.45
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``count`` cards fanned left to right, each on the one before, ``step`` of a card width and
     6 px down a step (their long edges leaned ``lean`` degrees): only the first card's top-left
     corner and the last one's bottom-right corner are corners of the outline. The frame and the
     cards' quads."""
     frame = _felt()
-    step = 0.45 * HEIGHT / deck.aspect
-    quads = [_card(frame, (300 + k * step, 250 + 6 * k), deck.aspect, lean=lean) for k in range(count)]
+    along = step * HEIGHT / deck.aspect
+    quads = [_card(frame, (300 + k * along, 250 + 6 * k), deck.aspect, lean=lean) for k in range(count)]
     return frame, quads
 
 
@@ -246,21 +248,30 @@ def _fan_ends(
     ]
 
 
-@pytest.mark.parametrize(("count", "hidden"), [(3, 1), (4, 1), (4, 2)])
+@pytest.mark.parametrize(
+    ("count", "step", "hidden"),
+    [
+        (3, 0.45, 1),  # one hidden card: half way between its neighbours
+        (4, 0.45, 1),  # two: a third of the way from either neighbour
+        (4, 0.45, 2),
+        (5, 0.3, 2),  # three, the ends 1.2 card widths apart: half way ...
+        (5, 0.3, 3),  # ... and a quarter of the way from the far neighbour
+    ],
+)
 def test_a_fans_hidden_card_is_read_between_its_neighbours(
-    deck, monkeypatch: pytest.MonkeyPatch, count: int, hidden: int
+    deck, monkeypatch: pytest.MonkeyPatch, count: int, step: float, hidden: int
 ) -> None:
     # The hidden card's corner lies on the card below it, no corner of the outline: only the
     # windows along the line between its neighbours' index corners lie on its print.
-    frame, quads = _fan(deck, count)
-    shown = [*_fan_ends(frame, deck, quads, "KS"), _shown("8D", quads[hidden][0], reach=5.0)]
+    frame, quads = _fan(deck, count, step=step)
+    shown = [*_fan_ends(frame, deck, quads, "KS"), _shown("8D", quads[hidden][0], reach=4.5)]
     reader = known_reader(deck, shown, monkeypatch)
     off = _replaced(CardReader, "_fans_middle_cards", lambda _self, _bgra, merged: merged)
     _named_by_the_stage_alone(reader, frame, monkeypatch, off, "8D", quads[hidden])
-    if count == 4:  # two hidden cards: looked for a third of the way from either neighbour
-        one_hidden = fans_module.SPREADS[:1]
-        off = _replaced(fans_module, "SPREADS", one_hidden)
-        _named_by_the_stage_alone(reader, frame, monkeypatch, off, "8D", quads[hidden])
+    # The spread for as many hidden cards as lie between the ends is the one that names it.
+    others = tuple(spread for spread in fans_module.SPREADS if len(spread.hidden) != count - 2)
+    off = _replaced(fans_module, "SPREADS", others)
+    _named_by_the_stage_alone(reader, frame, monkeypatch, off, "8D", quads[hidden])
 
 
 def _closer_only(corner: np.ndarray, card: str, index: float, turn=UPRIGHT) -> list[Shown]:
