@@ -29,9 +29,11 @@ from dealerassist.vision.thresholds import Thresholds
 
 from .known_reads import Shown, known_reader
 
+Turn = tuple[tuple[float, float], tuple[float, float]]  # a corner's across and down edges
+
 HEIGHT = 150.0
-UPRIGHT = ((1.0, 0.0), (0.0, 1.0))  # a card's top-left index corner: across, down
-HALF_ROUND = ((-1.0, 0.0), (0.0, -1.0))  # its bottom-right one
+UPRIGHT: Turn = ((1.0, 0.0), (0.0, 1.0))  # a card's top-left index corner: across, down
+HALF_ROUND: Turn = ((-1.0, 0.0), (0.0, -1.0))  # its bottom-right one
 # The index as drawn: a rank bar and a suit block, (across, down) spans in card heights.
 GLYPHS = (((0.045, 0.085), (0.05, 0.13)), ((0.05, 0.08), (0.15, 0.2)))
 
@@ -73,7 +75,7 @@ def _card(
 
 
 def _found(
-    frame: np.ndarray, deck: DeckModel, drawn: np.ndarray, turn=UPRIGHT, source: str = OUTLINE
+    frame: np.ndarray, deck: DeckModel, drawn: np.ndarray, turn: Turn = UPRIGHT, source: str = OUTLINE
 ) -> Candidate:
     """The corner the reader finds (of ``source``) nearest ``drawn``, its edges turned as ``turn``."""
     found = find_candidates(sampling_image(frame), deck.aspect, deck.rank_box, deck.window).candidates
@@ -85,14 +87,16 @@ def _found(
     return min(turned, key=lambda c: float(np.hypot(*(c.corner.point - drawn))))
 
 
-def _outline_corner(frame: np.ndarray, deck: DeckModel, drawn: np.ndarray, turn=UPRIGHT) -> np.ndarray:
+def _outline_corner(
+    frame: np.ndarray, deck: DeckModel, drawn: np.ndarray, turn: Turn = UPRIGHT
+) -> np.ndarray:
     """Where the reader finds the outline corner drawn at ``drawn``, turned as ``turn``."""
     point = _found(frame, deck, drawn, turn).corner.point
     assert np.hypot(*(point - drawn)) < 1.5, (drawn, point)
     return point
 
 
-def _shown(card: str, point: np.ndarray, turn=UPRIGHT, **how: float) -> Shown:
+def _shown(card: str, point: np.ndarray, turn: Turn = UPRIGHT, **how: float) -> Shown:
     return Shown(card, (float(point[0]), float(point[1])), turn[0], turn[1], HEIGHT, **how)
 
 
@@ -150,10 +154,12 @@ def test_an_unsure_read_is_named_by_the_windows_around_it(deck, monkeypatch: pyt
     _named_by_the_stage_alone(reader, frame, monkeypatch, _no("around_unsure_reads"), "7H", quad)
 
 
-def _beside_a_named_card(deck: DeckModel, moved: tuple[float, float]) -> tuple[np.ndarray, np.ndarray, ...]:
+def _beside_a_named_card(
+    deck: DeckModel, moved: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A named card and, a little to its right, turned alike, a card whose prints lie ``moved``
-    (across, down) pixels off where an index prints: the frame, the second card's quad and where
-    its moved print's corner lies."""
+    (across, down) pixels off where an index prints: the frame, the second card's quad, the named
+    card's corner and where the second card's moved print's corner lies."""
     frame = _felt()
     named = _card(frame, (300, 250), deck.aspect)
     quad = _card(frame, (300 + HEIGHT / deck.aspect + 30, 250), deck.aspect, moved)
@@ -274,7 +280,7 @@ def test_a_fans_hidden_card_is_read_between_its_neighbours(
     _named_by_the_stage_alone(reader, frame, monkeypatch, off, "8D", quads[hidden])
 
 
-def _closer_only(corner: np.ndarray, card: str, index: float, turn=UPRIGHT) -> list[Shown]:
+def _closer_only(corner: np.ndarray, card: str, index: float, turn: Turn = UPRIGHT) -> list[Shown]:
     """A corner whose own window shows an index (``index`` sure of one) it cannot name, its print
     lying off it by more than the windows around reach: of the closer look's grid, its windows
     moved 4 % of the card height name ``card``."""
