@@ -5,8 +5,8 @@ The reader's stages after the first look (the second looks, a fan's middle card,
 place windows by geometry and decide by what the classifier reads there. With a trained network
 which windows name a card is its luck on one scene; with ``KnownReads`` it is the test's answer,
 so a test says "this card is named only by a window at this place" and checks that the stage puts
-one there. ``reads_by_place`` makes each feature row carry the place its window was sampled at,
-the one thing the fake reads.
+one there. ``reads_by_place`` records where each batch of windows was sampled, and the fake's
+``describe`` makes each row carry that place, the one thing the fake reads.
 """
 
 from __future__ import annotations
@@ -62,8 +62,14 @@ class KnownReads:
     """``indexnet.Committee``'s reading interface, reading what ``shown`` says each place shows:
     where several show something, the surest; elsewhere no index at all."""
 
-    def __init__(self, shown: Sequence[Shown]) -> None:
+    def __init__(self, shown: Sequence[Shown], sampled: list[tuple[np.ndarray, np.ndarray]]) -> None:
         self.shown = list(shown)
+        self.sampled = sampled
+
+    def describe(self, windows: np.ndarray) -> np.ndarray:
+        """The real feature rows (the print step matches their ink), each ending with its place."""
+        place = next(place for each, place in self.sampled if each is windows)
+        return np.hstack([index_features.window_features(windows), place])
 
     def _each(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         places = features[:, -_PLACE:].astype(np.float64)
@@ -87,9 +93,8 @@ class KnownReads:
         return sure
 
 
-def reads_by_place(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every window the reader samples gives feature rows that end with the place it was sampled
-    at (the features before are the real ones: the print step matches their ink)."""
+def reads_by_place(monkeypatch: pytest.MonkeyPatch) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Where the reader sampled its last batch of windows, kept up to date in the list returned."""
     sampled: list[tuple[np.ndarray, np.ndarray]] = []
 
     def sample(
@@ -105,14 +110,9 @@ def reads_by_place(monkeypatch: pytest.MonkeyPatch) -> None:
         sampled[:] = [(windows, place)]
         return windows
 
-    def features(windows: np.ndarray) -> np.ndarray:
-        place = next(place for each, place in sampled if each is windows)
-        return np.hstack([index_features.window_features(windows), place])
-
     for module in (candidates, reader_module, second_look):
         monkeypatch.setattr(module, "sample_windows", sample)
-    for module in (reader_module, second_look):
-        monkeypatch.setattr(module, "window_features", features)
+    return sampled
 
 
 def known_reader(
@@ -122,5 +122,4 @@ def known_reader(
     thresholds: Thresholds | None = None,
 ) -> CardReader:
     """A reader of ``deck``'s geometry whose classifier reads what ``shown`` says."""
-    reads_by_place(monkeypatch)
-    return CardReader(replace(deck, net=KnownReads(shown)), thresholds)
+    return CardReader(replace(deck, net=KnownReads(shown, reads_by_place(monkeypatch))), thresholds)

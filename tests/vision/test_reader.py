@@ -199,9 +199,9 @@ def test_second_looks_read_together_read_each_step_as_alone(
         [
             Shown(codes[k % 52], tuple(points[k]), tuple(x_axes[k]), tuple(y_axes[k]), size, 0.5 + k / 200)
             for k, size in enumerate(sizes)
-        ]
+        ],
+        reads_by_place(monkeypatch),
     )
-    reads_by_place(monkeypatch)
     cut = [0, 5, 9, 9, 16, len(points)]
     assert len(points) > cut[-2] and len(points) < 100  # every step has rows; the levels stay below 1
     asked = [None, codes[5:9], None, ["KH"] * 7, None]  # the second step's cards are there
