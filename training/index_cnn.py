@@ -7,9 +7,10 @@ The recipe, run from the repository with the ``train`` extra installed
     python training/index_cnn.py train --draw var/index-draw \\
         --out dealerassist/data/vision/classifiers/index-cnn-1.onnx
 
-``draw`` renders, for each training design of ``data/vision/designs.toml``, the same training
-scenes a per-deck enrollment renders (``enrollment.training_draw``), sampled at that design's own
-measured index place, and keeps the windows themselves (uint8) with their labels. ``train``
+``draw`` renders, for each training design of ``data/vision/designs.toml`` (``train`` and, at half
+the draw each, ``train_more``), the same training scenes a per-deck enrollment renders
+(``enrollment.training_draw``), sampled at that design's own measured index place, and keeps the
+windows themselves (uint8, ``x``) with their labels (``y``). ``train``
 fits one small network over all of them in torch, with fixed seeds, and writes the ONNX file the
 reader runs with OpenCV's ``dnn`` module, plus ``.json`` beside it recording the designs and the
 command. Validation and test designs are never drawn.
@@ -38,14 +39,16 @@ from dealerassist.vision.indexnet import BACK, HEADS, NONE, RANKS, SUITS
 if TYPE_CHECKING:
     import torch
 
-SEED = 56
-SCENES_PER_CARD = 30  # per design: about a fifth of a per-deck enrollment's draw
+SEED = 7
+SCENES_PER_CARD = 30  # per design of ``train``: a fifth of a per-deck enrollment's draw
 TABLES = 60
 NONE_PER_INDEX = 2  # "nothing" windows drawn afresh each epoch, per index or back window
 WIDTHS = (8, 16, 32)  # channels of the three convolution blocks
 HIDDEN = 64
-EPOCHS = 6
+EPOCHS = 4
 BATCH = 512
+SWAPPED = 0.4  # share of training windows shown with their colour channels swapped about
+GREY = 0.1  # and in grey
 LEARNING_RATE = 3e-3
 
 
@@ -70,7 +73,7 @@ def draw_design(job: tuple[str, Path, int, int]) -> str:
         folder, place.window, place.rank_box, rng, scenes_per_card, tables, describe=_raw
     )
     partial = target.with_suffix(".partial.npz")
-    np.savez(partial, windows=windows, labels=labels)
+    np.savez(partial, x=windows, y=labels)
     partial.rename(target)
     return f"{name}: {len(labels)} windows"
 
@@ -82,6 +85,20 @@ def _targets(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rank = np.array([RANKS.index(n[0]) if k == 1 else -100 for n, k in zip(names, kind, strict=True)])
     suit = np.array([SUITS.index(n[1]) if k == 1 else -100 for n, k in zip(names, kind, strict=True)])
     return rank, suit, kind
+
+
+def _recoloured(windows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The windows with their ink in other colours: a share with the channels swapped about, a
+    share in grey. Suits are told by shape, and a deck prints its suits in any colours (a
+    four-colour deck's green clubs read as queens by a network that knew only red and black)."""
+    out = windows.copy()
+    turn = rng.random(len(out))
+    swapped = turn < SWAPPED
+    for row in np.flatnonzero(swapped).tolist():
+        out[row] = out[row][..., rng.permutation(3)]
+    grey = (turn >= SWAPPED) & (turn < SWAPPED + GREY)
+    out[grey] = out[grey].min(axis=-1, keepdims=True)
+    return out
 
 
 def build_network(widths: tuple[int, int, int], hidden: int) -> torch.nn.Sequential:
@@ -112,13 +129,13 @@ def train(args: argparse.Namespace) -> None:
     import torch
     import torch.nn.functional as F
 
-    torch.manual_seed(SEED)
+    torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    rng = np.random.default_rng(SEED)
+    rng = np.random.default_rng(args.seed)
     files = sorted(Path(args.draw).glob("*.npz"))
     drawn = [np.load(f) for f in files]
-    windows = np.concatenate([d["windows"] for d in drawn])
-    rank, suit, kind = _targets(np.concatenate([d["labels"] for d in drawn]))
+    windows = np.concatenate([d["x"] for d in drawn])
+    rank, suit, kind = _targets(np.concatenate([d["y"] for d in drawn]))
     print(f"{len(windows)} windows of {len(files)} designs, {(kind == 1).sum()} of them indices", flush=True)
     network = build_network(args.widths, args.hidden)
     optimiser = torch.optim.AdamW(network.parameters(), lr=LEARNING_RATE, weight_decay=1e-4)
@@ -137,7 +154,7 @@ def train(args: argparse.Namespace) -> None:
         total = 0.0
         for b in range(batches):
             rows = np.sort(order[b * BATCH : (b + 1) * BATCH])
-            logits = network(torch.from_numpy(normalise(windows[rows])))
+            logits = network(torch.from_numpy(normalise(_recoloured(windows[rows], rng))))
             r, s = HEADS[0], HEADS[0] + HEADS[1]
             loss = (
                 F.cross_entropy(logits[:, s:], torch.from_numpy(kind[rows]))
@@ -178,10 +195,11 @@ def draw(args: argparse.Namespace) -> None:
     from dealerassist.core.configfiles import bundled_dir
 
     with open(bundled_dir() / "vision" / "designs.toml", "rb") as split:
-        designs = tomllib.load(split)["train"]
+        designs = tomllib.load(split)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = [(name, out, args.scenes_per_card, args.tables) for name in designs]
+    jobs = [(name, out, args.scenes_per_card, args.tables) for name in designs["train"]]
+    jobs += [(name, out, args.scenes_per_card // 2, args.tables // 2) for name in designs["train_more"]]
     with ProcessPoolExecutor(args.processes) as pool:
         for line in pool.map(draw_design, jobs):
             print(line, flush=True)
@@ -203,6 +221,7 @@ def main() -> None:
     p.add_argument("--widths", type=lambda v: tuple(int(w) for w in v.split(",")), default=WIDTHS)
     p.add_argument("--hidden", type=int, default=HIDDEN)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--seed", type=int, default=SEED, help="another seed trains another committee member")
     p.set_defaults(handler=train)
     args = parser.parse_args()
     args.handler(args)

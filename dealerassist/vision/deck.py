@@ -17,7 +17,7 @@ import numpy as np
 
 from dealerassist.core.configfiles import bundled_dir
 from dealerassist.errors import DealerAssistError
-from dealerassist.vision.index_cnn import IndexCNN
+from dealerassist.vision.index_cnn import IndexCNN, cnn_committee
 from dealerassist.vision.index_window import IndexWindow
 from dealerassist.vision.indexnet import Committee
 
@@ -43,7 +43,7 @@ class DeckModel:
     aspect: float  # card height / width
     rank_box: tuple[float, float, float, float]  # where the rank is printed (card heights)
     window: IndexWindow  # the corner region the classifier looks at
-    net: Committee | IndexCNN
+    net: Committee
     back_features: np.ndarray  # (m, k)
     check: dict[str, float] = field(default_factory=dict)  # enrollment's self-check on fresh windows
     # ``vision_code_version()`` of the code that enrolled it ("" before decks recorded it): a file
@@ -61,8 +61,8 @@ class DeckModel:
             "enrolled_by": self.enrolled_by,
         }
         arrays = {}
-        if isinstance(self.net, IndexCNN):
-            meta["classifier"] = classifier_name(self.net.path)
+        if isinstance(self.net.members[0], IndexCNN):
+            meta["classifier"] = classifier_name(self.net.members[0].path.parent)
         else:
             arrays = self.net.arrays()
         # Written through an open file: given a name, numpy would add ".npz" to one without it, and
@@ -112,24 +112,26 @@ def bundled_deck(design: str) -> Path:
 
 
 def bundled_classifier(name: str) -> Path:
-    """The universal classifier shipped with the package under ``name``."""
-    return bundled_dir() / "vision" / "classifiers" / f"{name}.onnx"
+    """The folder of the universal classifier shipped with the package under ``name``."""
+    return bundled_dir() / "vision" / "classifiers" / name
 
 
-def classifier_name(path: Path) -> str:
+def classifier_name(folder: Path) -> str:
     """How a deck file names its universal classifier: a shipped one by name, another by path."""
-    return path.stem if path.resolve() == bundled_classifier(path.stem).resolve() else str(path.resolve())
+    shipped = folder.resolve() == bundled_classifier(folder.name).resolve()
+    return folder.name if shipped else str(folder.resolve())
 
 
-def _classifier(meta: dict, data: np.lib.npyio.NpzFile, path: Path) -> Committee | IndexCNN:
+def _classifier(meta: dict, data: np.lib.npyio.NpzFile, path: Path) -> Committee:
     """The deck's own committee, or the universal classifier its file names."""
     name = meta.get("classifier")
     if name is None:
         return Committee.from_arrays(data)
-    onnx = Path(name) if Path(name).is_absolute() else bundled_classifier(name)
-    if not onnx.is_file():
-        raise DeckFileError(f"{path}: its classifier {name} is not installed ({onnx})")
-    return IndexCNN(onnx)
+    folder = Path(name) if Path(name).is_absolute() else bundled_classifier(name)
+    try:
+        return cnn_committee(folder)
+    except ValueError as exc:
+        raise DeckFileError(f"{path}: its classifier is not installed ({exc})") from None
 
 
 def remake_command(path: Path) -> str:

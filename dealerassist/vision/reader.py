@@ -44,9 +44,8 @@ from dealerassist.vision.card_extent import card_quad
 from dealerassist.vision.closer import BOTH_CORNERS, OWN_CORNER, closer_names, closer_windows
 from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.fans import middle_cards, stretches
-from dealerassist.vision.index_features import ink_maps, window_features
+from dealerassist.vision.index_features import ink_maps
 from dealerassist.vision.index_window import sample_windows, sampling_image
-from dealerassist.vision.indexnet import Committee
 from dealerassist.vision.merging import (
     card_height,
     drop_shadows,
@@ -136,7 +135,7 @@ class CardReader:
             *corners,
             owner,
             heights,
-            ink_maps(features if isinstance(self.deck.net, Committee) else window_features(windows)),
+            ink_maps(windows),
             names,
             probability,
             best,
