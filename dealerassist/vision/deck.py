@@ -1,8 +1,8 @@
 """What the reader knows about one deck design, saved as one ``.npz`` deck file.
 
 A deck file is made by ``enrollment.enroll`` from one clean image per card: where the design
-prints its corner index, the committee of index classifiers trained for it, and its back's
-corner colours.
+prints its corner index, the name of the index classifier it reads with (a folder of ONNX
+networks shipped in ``data/vision/classifiers``), and its back's corner colours.
 """
 
 from __future__ import annotations
@@ -23,11 +23,12 @@ from dealerassist.vision.indexnet import Committee
 
 BACK_REGION = (0.05, 0.05, 0.2, 0.35)  # x0, y0, x1, y1 in card heights: inside the card either way round
 BACK_GRID = (4, 6)
-# The reading format. Bump it whenever what a deck file's networks are fed changes (the index
-# window, its features, the back features) or the file's layout does: a deck file of another
-# format is refused rather than read wrong, and the deck files shipped in ``data/vision/decks``
-# must then be made again (their README gives the command).
-DECK_FORMAT = 3
+# The reading format. Bump it whenever what a deck file's classifier is fed changes (the index
+# window, the back features) or the file's layout does: a deck file of another format is refused
+# rather than read wrong, and the deck files shipped in ``data/vision/decks`` must then be made
+# again (their README gives the command).
+DECK_FORMAT = 4
+UNIVERSAL_CLASSIFIER = "index-cnn-1"  # the shipped classifier every deck enrolled now reads with
 SHIPPED = "dealerassist/data/vision"  # in the source tree
 
 
@@ -46,8 +47,8 @@ class DeckModel:
     net: Committee
     back_features: np.ndarray  # (m, k)
     check: dict[str, float] = field(default_factory=dict)  # enrollment's self-check on fresh windows
-    # ``vision_code_version()`` of the code that enrolled it ("" before decks recorded it): a file
-    # renamed to a newer code's name still says which code trained its networks.
+    # ``vision_code_version()`` of the code that enrolled it: a file renamed to a newer code's
+    # name still says which code measured it.
     enrolled_by: str = ""
 
     def save(self, path: str | Path) -> None:
@@ -59,18 +60,19 @@ class DeckModel:
             "window": [self.window.across, self.window.down],
             "check": self.check,
             "enrolled_by": self.enrolled_by,
+            "classifier": classifier_name(self._classifier_folder()),
         }
-        arrays = {}
-        if isinstance(self.net.members[0], IndexCNN):
-            meta["classifier"] = classifier_name(self.net.members[0].path.parent)
-        else:
-            arrays = self.net.arrays()
         # Written through an open file: given a name, numpy would add ".npz" to one without it, and
         # the file written would not be the file named.
         with open(path, "wb") as out:
-            np.savez_compressed(
-                out, meta=np.array(json.dumps(meta)), back_features=self.back_features, **arrays
-            )
+            np.savez_compressed(out, meta=np.array(json.dumps(meta)), back_features=self.back_features)
+
+    def _classifier_folder(self) -> Path:
+        """The folder of the ONNX networks this deck reads with (what its file names)."""
+        member = self.net.members[0]
+        if not isinstance(member, IndexCNN):
+            raise TypeError(f"a deck file names a folder of ONNX networks, not a {type(member).__name__}")
+        return member.path.parent
 
     @classmethod
     def load(cls, path: str | Path) -> DeckModel:
@@ -88,7 +90,7 @@ class DeckModel:
                     aspect=float(meta["aspect"]),
                     rank_box=tuple(meta["rank_box"]),
                     window=IndexWindow(*(float(v) for v in meta["window"])),
-                    net=_classifier(meta, data, path),
+                    net=_classifier(meta, path),
                     back_features=data["back_features"],
                     check={k: float(v) for k, v in meta.get("check", {}).items()},
                     enrolled_by=str(meta.get("enrolled_by", "")),
@@ -122,11 +124,9 @@ def classifier_name(folder: Path) -> str:
     return folder.name if shipped else str(folder.resolve())
 
 
-def _classifier(meta: dict, data: np.lib.npyio.NpzFile, path: Path) -> Committee:
-    """The deck's own committee, or the universal classifier its file names."""
-    name = meta.get("classifier")
-    if name is None:
-        return Committee.from_arrays(data)
+def _classifier(meta: dict, path: Path) -> Committee:
+    """The universal classifier the deck file names: a shipped one by name, another by path."""
+    name = meta["classifier"]
     folder = Path(name) if Path(name).is_absolute() else bundled_classifier(name)
     try:
         return cnn_committee(folder)
@@ -142,7 +142,7 @@ def remake_command(path: Path) -> str:
 
 
 def vision_code_version() -> str:
-    """A digest of the vision code, recorded in each deck file: which code trained its networks."""
+    """A digest of the vision code, recorded in each deck file: which code measured it."""
     digest = hashlib.sha256()
     for source in sorted(Path(__file__).parent.glob("*.py")):
         digest.update(source.read_bytes())

@@ -1,9 +1,9 @@
 """The corner-index classifier as a small convolutional network, trained once across designs.
 
 It reads the index window itself (each channel measured against the window's own paper white,
-so felt, light and tint cancel) and answers as ``indexnet.IndexNet`` does: rank, suit and kind
+so felt, light and tint cancel) and answers as ``indexnet.Member`` says: rank, suit and kind
 (nothing, an index, a back). The network is an ONNX file run by OpenCV's ``dnn`` module; its
-recipe is ``tools/train_index_cnn.py``.
+recipe is ``training/index_cnn.py``.
 """
 
 from __future__ import annotations
