@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     vsub = vision.add_subparsers(dest="vision_command", metavar="SUBCOMMAND", required=True)
 
     p = vsub.add_parser(
-        "enroll", help="measure a deck design from AS.png .. KC.png and back.png (seconds, no training)"
+        "enroll", help="learn a deck design from AS.png .. KC.png and back.png (about half a minute)"
     )
     p.add_argument("folder", help="folder holding one clean image per card and back.png")
     p.add_argument("--out", required=True, help="deck file to write, exactly as named (.npz)")
@@ -81,7 +81,7 @@ def _design_folder(text: str) -> Path:
 
 def _enroll(args: argparse.Namespace) -> int:
     check_folder(args.folder)
-    print(f"enrolling {args.folder}: measuring its index place and back ...", flush=True)
+    print(f"enrolling {args.folder}: learning its index and back (about half a minute) ...", flush=True)
     model = enroll(args.folder, args.name, notice=print)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

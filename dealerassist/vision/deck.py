@@ -1,8 +1,8 @@
 """What the reader knows about one deck design, saved as one ``.npz`` deck file.
 
 A deck file is made by ``enrollment.enroll`` from one clean image per card: where the design
-prints its corner index, the name of the index classifier it reads with (a folder of ONNX
-networks shipped in ``data/vision/classifiers``), and its back's corner colours.
+prints its corner index, the deck's own classifier heads and the name of the universal trunk
+they read (an ONNX file shipped in ``data/vision``), and its back's corner colours.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 
 from dealerassist.core.configfiles import bundled_dir
 from dealerassist.errors import DealerAssistError
-from dealerassist.vision.index_cnn import IndexCNN, cnn_committee
+from dealerassist.vision.index_cnn import IndexTrunk
 from dealerassist.vision.index_window import IndexWindow
 from dealerassist.vision.indexnet import Committee
 
@@ -28,7 +28,7 @@ BACK_GRID = (4, 6)
 # rather than read wrong, and the deck files shipped in ``data/vision/decks`` must then be made
 # again (their README gives the command).
 DECK_FORMAT = 4
-UNIVERSAL_CLASSIFIER = "index-cnn-1"  # the shipped classifier every deck enrolled now reads with
+TRUNK = "index-cnn-1"  # the shipped trunk (``index_cnn``) every deck enrolled now reads with
 SHIPPED = "dealerassist/data/vision"  # in the source tree
 
 
@@ -60,19 +60,23 @@ class DeckModel:
             "window": [self.window.across, self.window.down],
             "check": self.check,
             "enrolled_by": self.enrolled_by,
-            "classifier": classifier_name(self._classifier_folder()),
+            "trunk": self.trunk_name,
         }
         # Written through an open file: given a name, numpy would add ".npz" to one without it, and
         # the file written would not be the file named.
         with open(path, "wb") as out:
-            np.savez_compressed(out, meta=np.array(json.dumps(meta)), back_features=self.back_features)
+            np.savez_compressed(
+                out, meta=np.array(json.dumps(meta)), back_features=self.back_features, **self.net.arrays()
+            )
 
-    def _classifier_folder(self) -> Path:
-        """The folder of the ONNX networks this deck reads with (what its file names)."""
-        member = self.net.members[0]
-        if not isinstance(member, IndexCNN):
-            raise TypeError(f"a deck file names a folder of ONNX networks, not a {type(member).__name__}")
-        return member.path.parent
+    @property
+    def trunk_name(self) -> str:
+        """The shipped trunk this deck's heads read (what its file names)."""
+        trunk = self.net.trunk
+        shipped = isinstance(trunk, IndexTrunk) and trunk.path == bundled_trunk(trunk.path.stem)
+        if not shipped:
+            raise TypeError("a deck file names a trunk shipped with the package")
+        return trunk.path.stem
 
     @classmethod
     def load(cls, path: str | Path) -> DeckModel:
@@ -90,7 +94,7 @@ class DeckModel:
                     aspect=float(meta["aspect"]),
                     rank_box=tuple(meta["rank_box"]),
                     window=IndexWindow(*(float(v) for v in meta["window"])),
-                    net=_classifier(meta, path),
+                    net=Committee.from_arrays(data, _trunk(meta, path)),
                     back_features=data["back_features"],
                     check={k: float(v) for k, v in meta.get("check", {}).items()},
                     enrolled_by=str(meta.get("enrolled_by", "")),
@@ -113,25 +117,24 @@ def bundled_deck(design: str) -> Path:
     return bundled_dir() / "vision" / "decks" / f"{design}.npz"
 
 
-def bundled_classifier(name: str) -> Path:
-    """The folder of the universal classifier shipped with the package under ``name``."""
-    return bundled_dir() / "vision" / "classifiers" / name
+def bundled_trunk(name: str) -> Path:
+    """The universal trunk shipped with the package under ``name``."""
+    return bundled_dir() / "vision" / f"{name}.onnx"
 
 
-def classifier_name(folder: Path) -> str:
-    """How a deck file names its universal classifier: a shipped one by name, another by path."""
-    shipped = folder.resolve() == bundled_classifier(folder.name).resolve()
-    return folder.name if shipped else str(folder.resolve())
-
-
-def _classifier(meta: dict, path: Path) -> Committee:
-    """The universal classifier the deck file names: a shipped one by name, another by path."""
-    name = meta["classifier"]
-    folder = Path(name) if Path(name).is_absolute() else bundled_classifier(name)
+def load_trunk(name: str = TRUNK) -> IndexTrunk:
+    """The shipped trunk ``name``; DeckFileError in one line when it is not installed."""
     try:
-        return cnn_committee(folder)
+        return IndexTrunk(bundled_trunk(name))
     except ValueError as exc:
-        raise DeckFileError(f"{path}: its classifier is not installed ({exc})") from None
+        raise DeckFileError(f"the index trunk {name} is not installed ({exc})") from None
+
+
+def _trunk(meta: dict, path: Path) -> IndexTrunk:
+    try:
+        return load_trunk(str(meta["trunk"]))
+    except DeckFileError as exc:
+        raise DeckFileError(f"{path}: {exc}") from None
 
 
 def remake_command(path: Path) -> str:

@@ -1,18 +1,22 @@
-"""The corner-index classifiers' shared reading interface: their classes and heads, and the
-committee whose majority names a card.
+"""The index classifier's heads, learnt per deck at enrollment, and the committee of them.
 
-A classifier (``index_cnn.IndexCNN``) looks at the whole index window of a corner (rank, suit and
-a little of the card edge) sampled at a fixed size and answers with three heads: rank, suit, and
+The whole index window of a corner (rank, suit and a little of the card edge), sampled at a fixed
+size, is described by the universal convolutional trunk (``index_cnn``, trained once across many
+designs); a deck's own small networks read that description with three heads: rank, suit, and
 what the corner is (nothing, an index, a card back). Rank and suit are learnt separately (every
-queen teaches the queen, whatever its suit); a card's probability is rank x suit x index.
+queen teaches the queen, whatever its suit); a card's probability is rank x suit x index. The
+trunk carries what designs share, the heads what this deck does its own way (its font, a second
+pair of indices, its back), learnt in seconds from the deck's 53 images.
 
-Every candidate corner of a frame is sampled by one ``cv2.remap`` call (``index_window``) and
-classified in one batch: the per-frame cost does not grow with Python work per corner.
+Every candidate corner of a frame is sampled by one ``cv2.remap`` call (``index_window``),
+described by one trunk pass and classified by one pair of matrix products: the per-frame cost
+does not grow with Python work per corner.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -22,21 +26,91 @@ SURE = 0.9  # card probability from which the reader names a card (its default a
 SCREENED = 0.9  # a committee's first member this sure a window holds nothing settles it alone
 NONE = "none"  # the class of a window that holds no index of this design
 BACK = "back"  # the class of a window at the corner of a card lying face down
+_SMALLEST_NORMAL = np.finfo(np.float32).tiny  # float32 values below this are subnormal
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 _CARD_CODES = [r + s for r in RANKS for s in SUITS]  # rank by rank, each in SUITS order
+_LABELS = frozenset([*_CARD_CODES, NONE, BACK])
 HEADS = (len(RANKS), len(SUITS), 3)  # rank, suit, and what the corner is: nothing, an index, a back
 
 
-class Member(Protocol):
-    """One classifier of a committee: it describes sampled windows (what it reads of them) and
-    names the most likely card of each."""
+class Trunk(Protocol):
+    """What turns sampled windows into the rows the heads read (``index_cnn.IndexTrunk``)."""
 
     def describe(self, windows: np.ndarray) -> np.ndarray: ...
 
-    def best(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]: ...
 
-    def probability_of(self, features: np.ndarray, cards: Sequence[str]) -> np.ndarray: ...
+@dataclass(frozen=True)
+class IndexNet:
+    """Standardised features -> hidden ReLU layers -> three softmax heads: rank, suit, kind.
+
+    Rank and suit are learned separately (every queen teaches the queen, whatever its suit), which
+    needs far fewer samples per class than 52 card classes; the third head says whether the window
+    holds an index, a card back's corner, or neither. A card's probability is rank x suit x index.
+    ``weights`` and ``biases`` run from the features to the heads, so a deck file may hold any
+    number of hidden layers.
+    """
+
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: tuple[np.ndarray, ...]
+    biases: tuple[np.ndarray, ...]
+
+    def __post_init__(self) -> None:
+        # A deck enrolled before training flushed its subnormals may still hold them.
+        object.__setattr__(self, "weights", tuple(_without_subnormals(w) for w in self.weights))
+        object.__setattr__(self, "biases", tuple(_without_subnormals(b) for b in self.biases))
+
+    def heads(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rank, suit, kind) probabilities of each row; kind columns: nothing, index, back."""
+        # numpy's products, not cv2.gemm: below about a hundred rows (a committee's later members,
+        # a second look) OpenCV multiplies without its BLAS, some twenty times slower. Each layer's
+        # bias and ReLU are applied in place (the same sums in the same order), sparing a fresh
+        # array a step: about 0.03 ms a frame.
+        layer = np.subtract(features, self.mean)
+        layer *= self.scale
+        for weight, bias in zip(self.weights[:-1], self.biases[:-1], strict=True):
+            layer = layer @ weight
+            layer += bias
+            np.maximum(layer, 0.0, out=layer)
+        logits = layer @ self.weights[-1]
+        logits += self.biases[-1]
+        return softmax_heads(logits)
+
+    def best(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """The most likely card of each row, its probability (rank x suit x index), and the kind
+        probabilities (nothing, index, back) of each row."""
+        if not len(features):
+            return [], np.zeros(0, np.float32), np.zeros((0, HEADS[2]), np.float32)
+        return best_of(*self.heads(features))
+
+    def probability_of(self, features: np.ndarray, cards: Sequence[str]) -> np.ndarray:
+        """Each row's probability (rank x suit x index) that it shows its card of ``cards``."""
+        return probability_of(*self.heads(features), cards)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        layers = {
+            f"net_{kind}{i}": array
+            for i, (weight, bias) in enumerate(zip(self.weights, self.biases, strict=True), start=1)
+            for kind, array in (("w", weight), ("b", bias))
+        }
+        return {"net_mean": self.mean, "net_scale": self.scale, **layers}
+
+    @classmethod
+    def from_arrays(cls, data: Mapping[str, np.ndarray]) -> IndexNet:
+        count = _in_a_row(data, "net_w{}", 1)
+        if not count:
+            raise KeyError("no network layers in the arrays")
+
+        def array(key: str) -> np.ndarray:
+            return np.asarray(data[f"net_{key}"], np.float32)
+
+        return cls(
+            array("mean"),
+            array("scale"),
+            tuple(array(f"w{i}") for i in range(1, count + 1)),
+            tuple(array(f"b{i}") for i in range(1, count + 1)),
+        )
 
 
 @dataclass(frozen=True)
@@ -50,11 +124,12 @@ class Committee:
     With three, one member's slip no longer silences two that agree.
     """
 
-    members: tuple[Member, ...]
+    members: tuple[IndexNet, ...]
+    trunk: Trunk  # what every member reads of a window
 
     def describe(self, windows: np.ndarray) -> np.ndarray:
-        """What the members read of sampled windows (all read the same: they are of one kind)."""
-        return self.members[0].describe(windows)
+        """The members' input of sampled windows: the trunk's features."""
+        return self.trunk.describe(windows)
 
     @property
     def needed(self) -> int:
@@ -62,9 +137,8 @@ class Committee:
         return len(self.members) // 2 + 1
 
     def best(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """The most likely card of each row as the committee names it (the majority's names),
-        its probability (rank x suit x index, the ``needed`` surest members' geometric mean),
-        and the members' mean kind probabilities (nothing, index, back).
+        """As ``IndexNet.best``, for the committee: the majority's names, their joint
+        probability, and the members' mean kind probabilities.
 
         The first member screens: a window it is sure holds nothing (most windows of a frame,
         and none it could name) is not shown to the others, and keeps its probabilities.
@@ -118,6 +192,57 @@ class Committee:
         surest = np.sort(each, axis=0)[count - self.needed :]
         return np.prod(surest, axis=0) ** (1.0 / self.needed)
 
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {
+            f"member{i}_{key}": array
+            for i, member in enumerate(self.members)
+            for key, array in member.arrays().items()
+        }
+
+    @classmethod
+    def from_arrays(cls, data: Mapping[str, np.ndarray], trunk: Trunk) -> Committee:
+        count = _in_a_row(data, "member{}_net_mean", 0)
+        if not count:
+            raise KeyError("no committee members in the arrays")
+        return cls(
+            tuple(
+                IndexNet.from_arrays(
+                    {key[len(f"member{i}_") :]: data[key] for key in data if key.startswith(f"member{i}_")}
+                )
+                for i in range(count)
+            ),
+            trunk,
+        )
+
+
+def _without_subnormals(values: np.ndarray) -> np.ndarray:
+    """A copy of ``values`` with every subnormal number made zero.
+
+    A hidden unit that no training window switches on keeps only weight decay's pull, and its
+    weights shrink into float32's subnormal range. On many x86 processors a product with a
+    subnormal operand takes a microcode assist a hundred times slower than a plain one: measured
+    here, a frame's first layer took 50 ms with some 7,000 subnormal weights of 115,000, and half
+    a millisecond with them zeroed. Zero and a subnormal weight give the same sums to float32's
+    precision wherever any other term is a normal number.
+    """
+    flushed = values.copy()
+    _flush_subnormals(flushed)
+    return flushed
+
+
+def _flush_subnormals(values: np.ndarray) -> None:
+    """Make every subnormal number in ``values`` zero, in place (see ``_without_subnormals``)."""
+    values[np.abs(values) < _SMALLEST_NORMAL] = 0
+
+
+def _in_a_row(data: Mapping[str, np.ndarray], key: str, first: int) -> int:
+    """How many numbered arrays ``key`` names in ``data``, counting from ``first`` until one is
+    missing: a deck file says by its keys how many members and layers it holds."""
+    count = 0
+    while key.format(first + count) in data:
+        count += 1
+    return count
+
 
 def best_of(rank: np.ndarray, suit: np.ndarray, kind: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Each row's most likely card, its probability (rank x suit x index), and its kinds."""
@@ -144,3 +269,86 @@ def softmax_heads(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
         out.append(part / part.sum(axis=1, keepdims=True))
         start += size
     return out[0], out[1], out[2]
+
+
+def train(
+    features: np.ndarray,
+    labels: np.ndarray,
+    rng: np.random.Generator,
+    hidden: Sequence[int] = (256, 128),
+    epochs: int = 20,
+    batch: int = 256,
+    rate: float = 2e-3,
+    decay: float = 1e-4,
+    overwrite: bool = False,
+) -> IndexNet:
+    """Fit the network by minibatch Adam on the three heads' cross-entropies (rank and suit count
+    only on windows that hold an index); ``labels`` are card codes, ``NONE`` or ``BACK``;
+    ``hidden`` gives each hidden layer's width. Deterministic for a given ``rng``.
+
+    The rows are standardised in a copy, or with ``overwrite`` in ``features`` itself where they
+    are float32 already: an enrollment's draw is a gigabyte, and a copy would double it.
+    """
+    x = features.astype(np.float32, copy=not overwrite)
+    mean = x.mean(axis=0)
+    scale = (1.0 / np.maximum(x.std(axis=0), 1e-3)).astype(np.float32)
+    x -= mean
+    x *= scale
+    unknown = sorted({str(label) for label in labels} - set(_LABELS))
+    if unknown:
+        raise ValueError(f"training labels must be card codes, {NONE!r} or {BACK!r}; got {unknown[:5]}")
+    kind = np.array([0 if str(label) == NONE else 2 if str(label) == BACK else 1 for label in labels])
+    is_index = kind == 1
+    rank = np.array(
+        [RANKS.index(str(label)[0]) if i else 0 for label, i in zip(labels, is_index, strict=True)]
+    )
+    suit = np.array(
+        [SUITS.index(str(label)[1]) if i else 0 for label, i in zip(labels, is_index, strict=True)]
+    )
+    widths = [x.shape[1], *hidden, sum(HEADS)]
+    params: list[np.ndarray] = []
+    for k, (into, out) in enumerate(itertools.pairwise(widths)):
+        gain = 2.0 if k < len(hidden) else 1.0  # He's for a ReLU layer; the heads' logits plain
+        params.append((rng.standard_normal((into, out)) * np.sqrt(gain / into)).astype(np.float32))
+        params.append(np.zeros(out, np.float32))
+    moments = [np.zeros_like(p) for p in params]
+    squares = [np.zeros_like(p) for p in params]
+    step = 0
+    for epoch in range(epochs):
+        lr = np.float32(rate * (0.5 * (1 + np.cos(np.pi * epoch / epochs))))
+        order = rng.permutation(len(x))
+        for start in range(0, len(x), batch):
+            idx = order[start : start + batch]
+            n = len(idx)
+            layers = [x[idx]]  # each layer's input, the features first
+            for weight, bias in zip(params[0:-2:2], params[1:-2:2], strict=True):
+                layers.append(np.maximum(layers[-1] @ weight + bias, 0.0))
+            p_rank, p_suit, p_index = softmax_heads(layers[-1] @ params[-2] + params[-1])
+            rows = np.arange(n)
+            positive = is_index[idx].astype(np.float32)[:, None]
+            p_rank[rows, rank[idx]] -= 1.0
+            p_suit[rows, suit[idx]] -= 1.0
+            p_index[rows, kind[idx]] -= 1.0
+            g = np.concatenate([p_rank * positive, p_suit * positive, p_index], axis=1) / n
+            grads: list[np.ndarray] = []
+            for k in range(len(layers) - 1, -1, -1):  # back from the heads, layer by layer
+                weight = params[2 * k]
+                grads[:0] = [layers[k].T @ g + decay * weight, g.sum(axis=0)]
+                if k:
+                    g = (g @ weight.T) * (layers[k] > 0)
+            step += 1
+            for k, grad in enumerate(grads):
+                moments[k] = 0.9 * moments[k] + 0.1 * grad
+                squares[k] = 0.999 * squares[k] + 0.001 * grad * grad
+                m_hat = moments[k] / np.float32(1 - 0.9**step)
+                v_hat = squares[k] / np.float32(1 - 0.999**step)
+                params[k] = params[k] - lr * m_hat / (np.sqrt(v_hat) + 1e-8)
+                # A dead unit's weights and moments would sink into the slow subnormal range.
+                for values in (params[k], moments[k], squares[k]):
+                    _flush_subnormals(values)
+    return IndexNet(
+        mean.astype(np.float32),
+        scale,
+        tuple(p.astype(np.float32) for p in params[0::2]),
+        tuple(p.astype(np.float32) for p in params[1::2]),
+    )

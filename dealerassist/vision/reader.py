@@ -48,6 +48,7 @@ from dealerassist.vision.index_features import ink_maps
 from dealerassist.vision.index_window import sample_windows, sampling_image
 from dealerassist.vision.merging import (
     card_height,
+    drop_off_paper,
     drop_shadows,
     glimpses,
     merge_sightings,
@@ -108,7 +109,7 @@ class CardReader:
             # A card the closer look named is a neighbour the fans lacked: between it and another
             # card a middle card may now be found.
             seen = self._fans_middle_cards(bgra, seen)
-        return one_sighting_a_back(drop_shadows(seen))
+        return one_sighting_a_back(drop_shadows(drop_off_paper(seen, geometry.filled)))
 
     def _first_look(
         self, bgra: np.ndarray, candidates: list[Candidate]

@@ -1,5 +1,5 @@
-"""Deck enrollment: one image per card in, a deck file that names the shipped classifier out, in
-seconds and with nothing trained; bad folders named clearly."""
+"""Deck enrollment: one image per card in, a deck file with its own classifier heads on the shipped
+trunk out; bad folders named clearly."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 from dealerassist.core.cards import FULL_DECK
-from dealerassist.vision import enrollment
+from dealerassist.vision import deck as deck_module
 from dealerassist.vision.deck import (
     DECK_FORMAT,
-    UNIVERSAL_CLASSIFIER,
+    TRUNK,
     DeckFileError,
     DeckModel,
-    bundled_classifier,
+    bundled_trunk,
     load_card_image,
 )
 from dealerassist.vision.enrollment import MIN_INDEXES_FOUND, enroll, index_place
@@ -69,42 +69,43 @@ def test_deck_file_round_trip(deck: DeckModel, tmp_path: Path) -> None:
     assert loaded.name == deck.name
     assert loaded.rank_box == pytest.approx(deck.rank_box)
     assert loaded.window == deck.window
-    assert [m.path for m in loaded.net.members] == [m.path for m in deck.net.members]
+    assert loaded.net.trunk.path == deck.net.trunk.path == bundled_trunk(TRUNK)
     np.testing.assert_array_equal(loaded.back_features, deck.back_features)
-    with np.load(path) as data:  # the file names the shipped classifier, and holds no network
-        assert sorted(data.files) == ["back_features", "meta"]
-        assert json.loads(str(data["meta"]))["classifier"] == UNIVERSAL_CLASSIFIER
+    rows = deck.net.describe(np.random.default_rng(1).integers(0, 255, (5, 48, 24, 3), dtype=np.uint8))
+    assert deck.net.best(rows)[1].tolist() == loaded.net.best(rows)[1].tolist()  # the same heads
+    with np.load(path) as data:  # the file names the shipped trunk and holds the deck's own heads
+        assert json.loads(str(data["meta"]))["trunk"] == TRUNK
+        assert any(name.startswith("member1_") for name in data.files)
 
 
-def test_enrollment_measures_the_deck_for_the_shipped_classifier_and_trains_nothing(
-    kennard_dir: Path, tmp_path: Path
-) -> None:
-    enrolled = enroll(kennard_dir)
-    shipped = sorted(bundled_classifier(UNIVERSAL_CLASSIFIER).glob("member-*.onnx"))
-    assert shipped and [m.path for m in enrolled.net.members] == shipped
+def test_enrollment_learns_heads_on_the_shipped_trunk(kennard_dir: Path, tmp_path: Path) -> None:
+    enrolled = enroll(kennard_dir, members=1)
+    assert enrolled.net.trunk.path == bundled_trunk(TRUNK) and len(enrolled.net.members) == 1
     assert enrolled.check["index_windows"] > 200 and 0.0 <= enrolled.check["named_wrong"] <= 0.02
+    assert enrolled.check["named_right"] > 0.6
     enrolled.save(tmp_path / "deck.npz")
     assert DeckModel.load(tmp_path / "deck.npz").window == enrolled.window
 
 
-def test_enrolling_without_the_shipped_classifier_says_so(
+def test_enrolling_without_the_shipped_trunk_says_so(
     kennard_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(enrollment, "bundled_classifier", lambda name: tmp_path / name)
-    missing = rf"^the universal index classifier is not installed \({tmp_path}"
+    monkeypatch.setattr(deck_module, "bundled_trunk", lambda name: tmp_path / f"{name}.onnx")
+    missing = r"^the index trunk index-cnn-1 is not installed \("
     with pytest.raises(DeckFileError, match=missing):
         enroll(kennard_dir)
 
 
-def test_a_deck_file_naming_a_classifier_not_installed_is_refused(deck: DeckModel, tmp_path: Path) -> None:
+def test_a_deck_file_naming_a_trunk_not_installed_is_refused(deck: DeckModel, tmp_path: Path) -> None:
     path = tmp_path / "deck.npz"
     deck.save(path)
     with np.load(path) as data:
         meta = json.loads(str(data["meta"]))
-        back_features = data["back_features"]
-    other = json.dumps(meta | {"classifier": "index-cnn-0"})
-    np.savez(path, meta=np.array(other), back_features=back_features)
-    with pytest.raises(DeckFileError, match=r"deck\.npz: its classifier is not installed") as refused:
+        arrays = {name: data[name] for name in data.files if name != "meta"}
+    other = json.dumps(meta | {"trunk": "index-cnn-0"})
+    np.savez(path, meta=np.array(other), **arrays)
+    refusal = r"deck\.npz: the index trunk index-cnn-0 is not installed"
+    with pytest.raises(DeckFileError, match=refusal) as refused:
         DeckModel.load(path)
     assert "\n" not in str(refused.value)
 

@@ -1,5 +1,6 @@
-"""The index classifier's parts: window sampling, the ink maps the second looks match, and the
-committee whose majority names a card (its members stand-ins that read what the test says)."""
+"""The index classifier's parts: window sampling, the ink maps the second looks match, the deck's
+heads and their training, and the committee whose majority names a card (its members stand-ins
+that read what the test says)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from dealerassist.vision.index_window import (
     sample_windows,
     sampling_image,
 )
-from dealerassist.vision.indexnet import BACK, NONE, Committee
+from dealerassist.vision.indexnet import BACK, HEADS, NONE, Committee, IndexNet, _flush_subnormals, train
 
 WINDOW = IndexWindow(0.125, 0.25)
 
@@ -226,6 +227,15 @@ class _Reads:
         return np.where(self.names[rows] == np.array(cards), self.sure[rows], 0.01).astype(np.float32)
 
 
+class _RowsAsFeatures:
+    """A trunk whose features are the rows the test gives: the members read them as they are."""
+
+    def describe(self, windows: np.ndarray) -> np.ndarray:
+        return windows
+
+
+_ROWS = _RowsAsFeatures()
+FEATURES = 576  # the shipped trunk's features a window
 ROWS = np.arange(44, dtype=np.float32)[:, None]  # an ace, a king, nothing, a back, 40 more cards
 CARDS = ["AS", "KH"] + ["KH" if i % 2 else "AS" for i in range(40)]  # what rows 0-1 and 4-43 are asked of
 
@@ -242,10 +252,10 @@ def _member(seed: int, swapped: bool = False) -> _Reads:
 def test_a_committee_names_only_what_all_members_name() -> None:
     honest, swapped = _member(6), _member(7, swapped=True)
     _, alone, _ = honest.best(ROWS[:2])
-    names, probability, _ = Committee((honest, honest)).best(ROWS[:2])
+    names, probability, _ = Committee((honest, honest), _ROWS).best(ROWS[:2])
     assert names == ["AS", "KH"]
     np.testing.assert_allclose(probability, alone, rtol=1e-6)  # agreeing with itself changes nothing
-    names, probability, kind = Committee((honest, swapped)).best(ROWS)
+    names, probability, kind = Committee((honest, swapped), _ROWS).best(ROWS)
     assert (probability[:2] == 0).all()  # one says ace, the other king: no card
     assert kind[2].argmax() == 0 and kind[3].argmax() == 2  # both still see nothing, and the back
 
@@ -253,13 +263,13 @@ def test_a_committee_names_only_what_all_members_name() -> None:
 def test_two_of_three_members_name_a_card_the_third_calls_another() -> None:
     honest, also_honest, swapped = _member(6), _member(8), _member(7, swapped=True)
     also_honest.sure[:2] = [0.91, 0.99]
-    three = Committee((swapped, honest, also_honest))
-    assert three.needed == 2 and Committee((honest, swapped)).needed == 2
+    three = Committee((swapped, honest, also_honest), _ROWS)
+    assert three.needed == 2 and Committee((honest, swapped), _ROWS).needed == 2
     names, probability, kind = three.best(ROWS)
     assert names[:2] == ["AS", "KH"]  # the first member is outvoted
     np.testing.assert_allclose(probability[:2], np.sqrt([0.97 * 0.91, 0.95 * 0.99]), rtol=1e-6)
     assert kind[3].argmax() == 2  # all three still see the back
-    names, probability, _ = Committee((honest, swapped, _member(7, swapped=True))).best(ROWS[:2])
+    names, probability, _ = Committee((honest, swapped, _member(7, swapped=True)), _ROWS).best(ROWS[:2])
     assert names == ["KH", "AS"]  # two sure of the wrong card outvote one: a majority, not a veto
 
 
@@ -268,7 +278,7 @@ def test_three_members_give_the_probability_of_a_card_two_of_them_are_sure_of() 
     rows, cards = np.delete(ROWS, [2, 3], axis=0), CARDS
     own = np.array([m.probability_of(rows, cards).astype(np.float64) for m in members])
     surest_two = np.sort(own, axis=0)[1:]
-    joint = Committee(members).probability_of(rows, cards, 0.9)
+    joint = Committee(members, _ROWS).probability_of(rows, cards, 0.9)
     reachable = (surest_two >= 0.81).all(axis=0)
     np.testing.assert_allclose(joint[reachable], np.sqrt(surest_two.prod(axis=0))[reachable], rtol=1e-6)
     assert (joint[~reachable] < 0.9).all()
@@ -281,12 +291,98 @@ def test_a_committee_gives_the_probability_of_a_named_card_where_it_can_be_sure(
     rows, cards = np.delete(ROWS, [2, 3], axis=0), CARDS
     own = [member.probability_of(rows, cards).astype(np.float64) for member in (first, second)]
     mean = np.sqrt(own[0] * own[1])
-    joint = Committee((first, second)).probability_of(rows, cards, 0.9)
+    joint = Committee((first, second), _ROWS).probability_of(rows, cards, 0.9)
     reachable = own[0] >= 0.81  # the first member's share of a geometric mean of 0.9
     np.testing.assert_allclose(joint[reachable], mean[reachable], rtol=1e-6)
     assert (joint[~reachable] == 0).all()
     assert reachable[:2].all() and (joint[:2] > 0.9).all()  # the ace and king themselves
     assert (~reachable).any()  # rows that name the other card: they cannot be sure of it
+
+
+def _toy_problem() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Four well-separated classes (an ace, a king, nothing, a back): their centres, 800 noisy
+    feature rows around them and the rows' labels."""
+    rng = np.random.default_rng(5)
+    codes = ["AS", "KH", NONE, BACK]
+    centres = rng.normal(0, 1, (len(codes), FEATURES)).astype(np.float32) * 3
+    labels = np.array([codes[i % 4] for i in range(800)])
+    features = centres[np.arange(800) % 4] + rng.normal(0, 1, (800, FEATURES)).astype(np.float32)
+    return centres, features, labels
+
+
+@pytest.mark.parametrize("hidden", [(32,), (32, 16)])
+def test_the_network_learns_a_separable_toy_problem_and_survives_its_arrays(hidden: tuple[int, ...]) -> None:
+    centres, features, labels = _toy_problem()
+    net = train(features, labels, np.random.default_rng(6), hidden=hidden, epochs=16)
+    assert [w.shape[1] for w in net.weights] == [*hidden, sum(HEADS)]
+    names, probability, kind = net.best(centres)
+    assert names[:2] == ["AS", "KH"] and (probability[:2] > 0.9).all()
+    assert kind[2].argmax() == 0 and kind[3].argmax() == 2  # nothing; a back
+    copy = IndexNet.from_arrays(net.arrays())
+    np.testing.assert_array_equal(copy.best(centres)[1], probability)
+
+
+def test_training_over_its_own_rows_trains_the_same_network_and_standardises_them() -> None:
+    # Enrollment lets a network standardise its gigabyte draw in place rather than in a copy.
+    _, features, labels = _toy_problem()
+    kept = features.copy()
+    copied = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=2)
+    np.testing.assert_array_equal(features, kept)  # by default the caller's rows are left alone
+    in_place = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=2, overwrite=True)
+    for key, value in copied.arrays().items():
+        np.testing.assert_array_equal(in_place.arrays()[key], value)
+    np.testing.assert_allclose(features.mean(axis=0), 0.0, atol=1e-4)
+    np.testing.assert_allclose(features, (kept - copied.mean) * copied.scale, rtol=1e-6, atol=1e-6)
+
+
+def test_a_deck_network_of_one_hidden_layer_keeps_the_arrays_it_was_saved_with() -> None:
+    # Decks enrolled before the second hidden layer hold net_w1, net_b1, net_w2, net_b2 only.
+    centres, features, labels = _toy_problem()
+    net = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=2)
+    arrays = net.arrays()
+    assert sorted(arrays) == ["net_b1", "net_b2", "net_mean", "net_scale", "net_w1", "net_w2"]
+    standardised = (centres - arrays["net_mean"]) * arrays["net_scale"]
+    hidden = np.maximum(standardised @ arrays["net_w1"] + arrays["net_b1"], 0)
+    logits = hidden @ arrays["net_w2"] + arrays["net_b2"]
+    rank = IndexNet.from_arrays(arrays).heads(centres)[0]
+    expected = np.exp(logits[:, :13] - logits[:, :13].max(axis=1, keepdims=True))
+    np.testing.assert_allclose(rank, expected / expected.sum(axis=1, keepdims=True), rtol=1e-5)
+    with pytest.raises(KeyError, match="no network layers"):
+        IndexNet.from_arrays({"net_mean": arrays["net_mean"], "net_scale": arrays["net_scale"]})
+
+
+def _subnormal_count(values: np.ndarray) -> int:
+    return int(((values != 0) & (np.abs(values) < np.finfo(np.float32).tiny)).sum())
+
+
+def test_a_network_saved_with_subnormal_weights_reads_as_with_them_zeroed_and_keeps_none() -> None:
+    # A unit no window switches on: its weights shrank into the subnormal range during training.
+    _, features, labels = _toy_problem()
+    arrays = train(features, labels, np.random.default_rng(6), hidden=(32, 16), epochs=2).arrays()
+    dead = {key: value.copy() for key, value in arrays.items()}
+    dead["net_w1"][:, 3] = np.float32(3e-39)
+    dead["net_w2"][3, :] = -np.float32(2e-40)
+    dead["net_b1"][3] = -1.0
+    zeroed = {key: value.copy() for key, value in dead.items()}
+    zeroed["net_w1"][:, 3] = 0
+    zeroed["net_w2"][3, :] = 0
+    loaded = IndexNet.from_arrays(dead)
+    assert sum(_subnormal_count(w) for w in loaded.weights) == 0
+    assert _subnormal_count(dead["net_w1"]) == len(dead["net_w1"])  # the saved arrays stay as saved
+    for mine, plain in zip(loaded.heads(features), IndexNet.from_arrays(zeroed).heads(features), strict=True):
+        np.testing.assert_array_equal(mine, plain)
+
+
+def test_flushing_zeroes_subnormals_only() -> None:
+    tiny = np.finfo(np.float32).tiny
+    values = np.array([0.0, tiny, -tiny, tiny / 2, -tiny / 1e6, 1.5, -3e-30, 1e30], np.float32)
+    _flush_subnormals(values)
+    np.testing.assert_array_equal(values, np.array([0.0, tiny, -tiny, 0, 0, 1.5, -3e-30, 1e30], np.float32))
+
+
+def test_training_refuses_an_unknown_label() -> None:
+    with pytest.raises(ValueError, match=r"card codes, 'none' or 'back'; got \['ZZ'\]"):
+        train(np.zeros((2, FEATURES), np.float32), np.array(["AS", "ZZ"]), np.random.default_rng(0))
 
 
 def test_freed_frame_buffers_are_kept_where_the_c_library_allows() -> None:
