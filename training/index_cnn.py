@@ -5,7 +5,7 @@ The recipe, run from the repository with the ``train`` extra installed
 
     python training/index_cnn.py draw --out var/index-draw          # windows of every training design
     python training/index_cnn.py train --draw var/index-draw \\
-        --out dealerassist/data/vision/index-cnn-1.onnx --threads 1 --seed 7
+        --out dealerassist/data/vision/classifiers/index-cnn-1.onnx
 
 ``draw`` renders, for each training design of ``data/vision/designs.toml`` (``train`` and, at half
 the draw each, ``train_more``), the same training scenes a per-deck enrollment renders
@@ -101,26 +101,20 @@ def _recoloured(windows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def build_network(widths: tuple[int, int, int], hidden: int, strided: bool) -> torch.nn.Sequential:
-    """Three convolution blocks, each halving the window, then one hidden layer and the heads.
-
-    With ``strided`` the first block halves by its stride instead of a pooling: a frame's some 340
-    windows then cost some two thirds of the time (the first block, on the whole window, is most
-    of it).
-    """
+def build_network(widths: tuple[int, int, int], hidden: int) -> torch.nn.Sequential:
     import torch.nn as nn
 
-    def block(inputs: int, outputs: int, stride: int = 1) -> list:
-        layers = [
-            nn.Conv2d(inputs, outputs, 3, stride=stride, padding=1, bias=False),
+    def block(inputs: int, outputs: int) -> list:
+        return [
+            nn.Conv2d(inputs, outputs, 3, padding=1, bias=False),
             nn.BatchNorm2d(outputs),
             nn.ReLU(inplace=True),
+            nn.MaxPool2d(2),
         ]
-        return layers if stride > 1 else [*layers, nn.MaxPool2d(2)]
 
     a, b, c = widths
     return nn.Sequential(
-        *block(3, a, 2 if strided else 1),
+        *block(3, a),
         *block(a, b),
         *block(b, c),
         nn.Flatten(),
@@ -143,7 +137,7 @@ def train(args: argparse.Namespace) -> None:
     windows = np.concatenate([d["x"] for d in drawn])
     rank, suit, kind = _targets(np.concatenate([d["y"] for d in drawn]))
     print(f"{len(windows)} windows of {len(files)} designs, {(kind == 1).sum()} of them indices", flush=True)
-    network = build_network(args.widths, args.hidden, args.strided)
+    network = build_network(args.widths, args.hidden)
     optimiser = torch.optim.AdamW(network.parameters(), lr=LEARNING_RATE, weight_decay=1e-4)
     shown = np.flatnonzero(kind != 0)
     nothing = np.flatnonzero(kind == 0)
@@ -177,14 +171,13 @@ def train(args: argparse.Namespace) -> None:
     network.eval()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    trunk = network[: [type(layer).__name__ for layer in network].index("Flatten") + 1]
     torch.onnx.export(
-        trunk,
+        network,
         torch.zeros(1, 3, 48, 24),
         str(out),
         input_names=["windows"],
-        output_names=["features"],
-        dynamic_axes={"windows": {0: "n"}, "features": {0: "n"}},
+        output_names=["logits"],
+        dynamic_axes={"windows": {0: "n"}, "logits": {0: "n"}},
         dynamo=False,
     )
     recipe = {
@@ -227,7 +220,6 @@ def main() -> None:
     p.add_argument("--epochs", type=int, default=EPOCHS)
     p.add_argument("--widths", type=lambda v: tuple(int(w) for w in v.split(",")), default=WIDTHS)
     p.add_argument("--hidden", type=int, default=HIDDEN)
-    p.add_argument("--strided", action="store_true", help="the first block halves by stride (faster)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=SEED, help="another seed trains another committee member")
     p.set_defaults(handler=train)

@@ -10,9 +10,9 @@ import cv2
 import numpy as np
 
 from dealerassist.errors import DealerAssistError
-from dealerassist.vision import artwork
+from dealerassist.vision import artwork, universal
 from dealerassist.vision.deck import DeckModel
-from dealerassist.vision.enrollment import check_folder, enroll
+from dealerassist.vision.enrollment import MEMBERS, SCENES_PER_CARD, TABLES, check_folder, enroll
 from dealerassist.vision.reader import CardReader
 from dealerassist.vision.registration import (
     LayoutRegistration,
@@ -35,13 +35,46 @@ def register(sub: argparse._SubParsersAction) -> None:
     vision = sub.add_parser("vision", help="card recognition: enroll decks, read frames, calibrate, scenes")
     vsub = vision.add_subparsers(dest="vision_command", metavar="SUBCOMMAND", required=True)
 
-    p = vsub.add_parser(
-        "enroll", help="learn a deck design from AS.png .. KC.png and back.png (about half a minute)"
-    )
+    p = vsub.add_parser("enroll", help="learn a deck design from AS.png .. KC.png and back.png")
     p.add_argument("folder", help="folder holding one clean image per card and back.png")
-    p.add_argument("--out", required=True, help="deck file to write, exactly as named (.npz)")
+    p.add_argument("--out", required=True, help="deck file to write (.npz)")
     p.add_argument("--name", help="design name stored in the deck file (default: the folder name)")
+    p.add_argument(
+        "--training-scenes",
+        type=_positive,
+        default=SCENES_PER_CARD,
+        help="small scenes rendered around each card for each network "
+        f"(default {SCENES_PER_CARD}; fewer is faster, less sure)",
+    )
+    p.add_argument(
+        "--tables",
+        type=_positive,
+        default=TABLES,
+        help=f"whole synthetic tables whose corners each network learns (default {TABLES})",
+    )
+    p.add_argument(
+        "--members",
+        type=_positive,
+        default=MEMBERS,
+        help=f"networks in the deck's committee (default {MEMBERS}): a card is named where a majority "
+        "of them name it; each network adds its own training time",
+    )
+    p.add_argument(
+        "--universal",
+        metavar="FILE",
+        help="train nothing: read with the universal classifier FILE from 'vision train-universal'; "
+        "enrollment then only measures the deck, in seconds",
+    )
     p.set_defaults(handler=_enroll)
+
+    p = vsub.add_parser(
+        "train-universal", help="train the universal index classifier across the training designs"
+    )
+    p.add_argument("--out", required=True, help="file to write (.npz)")
+    p.add_argument("--scenes-per-card", type=_positive, default=universal.SCENES_PER_CARD)
+    p.add_argument("--tables", type=_positive, default=universal.TABLES, help="whole tables per design")
+    p.add_argument("--members", type=_positive, default=universal.MEMBERS)
+    p.set_defaults(handler=_train_universal)
 
     p = vsub.add_parser("read", help="read the cards in camera frames and print them as JSON")
     p.add_argument("frames", nargs="+", metavar="FRAME", help="image files")
@@ -74,6 +107,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_scenes)
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
 def _design_folder(text: str) -> Path:
     path = Path(text)
     return path if path.is_dir() else artwork.design_dir(text)
@@ -81,8 +124,18 @@ def _design_folder(text: str) -> Path:
 
 def _enroll(args: argparse.Namespace) -> int:
     check_folder(args.folder)
-    print(f"enrolling {args.folder}: learning its index and back (about half a minute) ...", flush=True)
-    model = enroll(args.folder, args.name, notice=print)
+    net = None
+    if args.universal is not None:
+        net = universal.load_universal(Path(args.universal))
+        print(f"enrolling {args.folder} for the universal classifier: measuring it ...", flush=True)
+    else:
+        print(
+            f"enrolling {args.folder}: training its index classifiers (some ten minutes on two cores) ...",
+            flush=True,
+        )
+    model = enroll(
+        args.folder, args.name, args.training_scenes, args.tables, notice=print, members=args.members, net=net
+    )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     model.save(out)
@@ -93,6 +146,23 @@ def _enroll(args: argparse.Namespace) -> int:
         f"{100 * check['named_right']:.1f} % named right, {100 * check['named_wrong']:.2f} % named wrong; "
         f"{100 * check['other_windows_named']:.2f} % of other windows named a card"
     )
+    return 0
+
+
+def _train_universal(args: argparse.Namespace) -> int:
+    designs = artwork.design_split()["train"]
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    print(f"training the universal classifier on {len(designs)} designs ...", flush=True)
+    net, learnt = universal.train_universal(
+        designs, args.scenes_per_card, args.tables, args.members, notice=print
+    )
+    recipe = (
+        f"dealerassist vision train-universal --out {args.out} --scenes-per-card {args.scenes_per_card} "
+        f"--tables {args.tables} --members {args.members}"
+    )
+    universal.save_universal(net, out, learnt, recipe)
+    print(f"universal classifier of {len(learnt)} designs -> {out}")
     return 0
 
 

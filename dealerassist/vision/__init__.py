@@ -5,9 +5,9 @@ enrolled by ``enrollment`` (``deck``), ``registration`` places each card in a la
 ``temporal`` turns reads that hold for a few frames into ``CardRead``/``CardRemoved`` events.
 The reader's stages, in order: ``paper`` (the card mask), ``outline_corners`` and
 ``edge_junctions`` (corners), ``card_extent`` (card sizes), ``candidates`` (every corner source),
-``index_window`` (index windows), ``index_cnn`` and ``indexnet`` (the shipped trunk and the deck's
-own heads), ``index_features`` (the ink the second looks match), ``amend`` (the
-second looks' cascade), ``merging`` (one sighting a card), ``backs`` (face-down cards), ``fans`` (a
-fan's middle cards) and ``closer`` (a closer look); ``reader`` calls them in order.
+``index_window`` and ``index_features`` (index windows and what the classifier sees of them),
+``indexnet`` (the classifiers), ``amend`` (the second looks' cascade), ``merging`` (one sighting
+a card), ``backs`` (face-down cards), ``fans`` (a fan's middle cards) and ``closer`` (a closer
+look); ``reader`` calls them in order.
 docs/vision.md describes each and why.
 """

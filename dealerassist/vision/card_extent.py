@@ -282,18 +282,12 @@ def paper_coverage(mask: np.ndarray, quad: np.ndarray) -> float:
     return float(paper_coverages(mask, quad[None])[0])
 
 
-def paper_coverages(mask: np.ndarray, quads: np.ndarray, in_frame_only: bool = False) -> np.ndarray:
-    """``paper_coverage`` of several (k, 4, 2) quads in one pass over the mask; with
-    ``in_frame_only``, the share of the grid points inside the frame (a card partly out of view
-    is judged by what shows)."""
+def paper_coverages(mask: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """``paper_coverage`` of several (k, 4, 2) quads in one pass over the mask."""
     p0 = quads[:, 0, None, :]
-    pts = np.round(p0 + _GRID_ACROSS * (quads[:, 1, None, :] - p0) + _GRID_DOWN * (quads[:, 3, None, :] - p0))
-    hits = _paper_at(mask, pts.astype(np.intp))
-    if not in_frame_only:
-        return np.count_nonzero(hits, axis=1) / hits.shape[1]
-    h, w = mask.shape
-    inside = (pts[..., 0] >= 0) & (pts[..., 0] < w) & (pts[..., 1] >= 0) & (pts[..., 1] < h)
-    return np.count_nonzero(hits & inside, axis=1) / np.maximum(np.count_nonzero(inside, axis=1), 1)
+    pts = p0 + _GRID_ACROSS * (quads[:, 1, None, :] - p0) + _GRID_DOWN * (quads[:, 3, None, :] - p0)
+    hits = _paper_at(mask, np.round(pts).astype(np.intp))
+    return np.count_nonzero(hits, axis=1) / hits.shape[1]
 
 
 def height_candidates(

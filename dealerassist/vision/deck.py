@@ -1,8 +1,8 @@
 """What the reader knows about one deck design, saved as one ``.npz`` deck file.
 
 A deck file is made by ``enrollment.enroll`` from one clean image per card: where the design
-prints its corner index, the deck's own classifier heads and the name of the universal trunk
-they read (an ONNX file shipped in ``data/vision``), and its back's corner colours.
+prints its corner index, the committee of index classifiers trained for it, and its back's
+corner colours.
 """
 
 from __future__ import annotations
@@ -17,18 +17,17 @@ import numpy as np
 
 from dealerassist.core.configfiles import bundled_dir
 from dealerassist.errors import DealerAssistError
-from dealerassist.vision.index_cnn import IndexTrunk
+from dealerassist.vision.index_cnn import IndexCNN, cnn_committee
 from dealerassist.vision.index_window import IndexWindow
 from dealerassist.vision.indexnet import Committee
 
 BACK_REGION = (0.05, 0.05, 0.2, 0.35)  # x0, y0, x1, y1 in card heights: inside the card either way round
 BACK_GRID = (4, 6)
-# The reading format. Bump it whenever what a deck file's classifier is fed changes (the index
-# window, the back features) or the file's layout does: a deck file of another format is refused
-# rather than read wrong, and the deck files shipped in ``data/vision/decks`` must then be made
-# again (their README gives the command).
-DECK_FORMAT = 4
-TRUNK = "index-cnn-1"  # the shipped trunk (``index_cnn``) every deck enrolled now reads with
+# The reading format. Bump it whenever what a deck file's networks are fed changes (the index
+# window, its features, the back features) or the file's layout does: a deck file of another
+# format is refused rather than read wrong, and the deck files shipped in ``data/vision/decks``
+# must then be made again (their README gives the command).
+DECK_FORMAT = 3
 SHIPPED = "dealerassist/data/vision"  # in the source tree
 
 
@@ -47,8 +46,8 @@ class DeckModel:
     net: Committee
     back_features: np.ndarray  # (m, k)
     check: dict[str, float] = field(default_factory=dict)  # enrollment's self-check on fresh windows
-    # ``vision_code_version()`` of the code that enrolled it: a file renamed to a newer code's
-    # name still says which code measured it.
+    # ``vision_code_version()`` of the code that enrolled it ("" before decks recorded it): a file
+    # renamed to a newer code's name still says which code trained its networks.
     enrolled_by: str = ""
 
     def save(self, path: str | Path) -> None:
@@ -60,23 +59,18 @@ class DeckModel:
             "window": [self.window.across, self.window.down],
             "check": self.check,
             "enrolled_by": self.enrolled_by,
-            "trunk": self.trunk_name,
         }
+        arrays = {}
+        if isinstance(self.net.members[0], IndexCNN):
+            meta["classifier"] = classifier_name(self.net.members[0].path.parent)
+        else:
+            arrays = self.net.arrays()
         # Written through an open file: given a name, numpy would add ".npz" to one without it, and
         # the file written would not be the file named.
         with open(path, "wb") as out:
             np.savez_compressed(
-                out, meta=np.array(json.dumps(meta)), back_features=self.back_features, **self.net.arrays()
+                out, meta=np.array(json.dumps(meta)), back_features=self.back_features, **arrays
             )
-
-    @property
-    def trunk_name(self) -> str:
-        """The shipped trunk this deck's heads read (what its file names)."""
-        trunk = self.net.trunk
-        shipped = isinstance(trunk, IndexTrunk) and trunk.path == bundled_trunk(trunk.path.stem)
-        if not shipped:
-            raise TypeError("a deck file names a trunk shipped with the package")
-        return trunk.path.stem
 
     @classmethod
     def load(cls, path: str | Path) -> DeckModel:
@@ -94,7 +88,7 @@ class DeckModel:
                     aspect=float(meta["aspect"]),
                     rank_box=tuple(meta["rank_box"]),
                     window=IndexWindow(*(float(v) for v in meta["window"])),
-                    net=Committee.from_arrays(data, _trunk(meta, path)),
+                    net=_classifier(meta, data, path),
                     back_features=data["back_features"],
                     check={k: float(v) for k, v in meta.get("check", {}).items()},
                     enrolled_by=str(meta.get("enrolled_by", "")),
@@ -117,24 +111,27 @@ def bundled_deck(design: str) -> Path:
     return bundled_dir() / "vision" / "decks" / f"{design}.npz"
 
 
-def bundled_trunk(name: str) -> Path:
-    """The universal trunk shipped with the package under ``name``."""
-    return bundled_dir() / "vision" / f"{name}.onnx"
+def bundled_classifier(name: str) -> Path:
+    """The folder of the universal classifier shipped with the package under ``name``."""
+    return bundled_dir() / "vision" / "classifiers" / name
 
 
-def load_trunk(name: str = TRUNK) -> IndexTrunk:
-    """The shipped trunk ``name``; DeckFileError in one line when it is not installed."""
+def classifier_name(folder: Path) -> str:
+    """How a deck file names its universal classifier: a shipped one by name, another by path."""
+    shipped = folder.resolve() == bundled_classifier(folder.name).resolve()
+    return folder.name if shipped else str(folder.resolve())
+
+
+def _classifier(meta: dict, data: np.lib.npyio.NpzFile, path: Path) -> Committee:
+    """The deck's own committee, or the universal classifier its file names."""
+    name = meta.get("classifier")
+    if name is None:
+        return Committee.from_arrays(data)
+    folder = Path(name) if Path(name).is_absolute() else bundled_classifier(name)
     try:
-        return IndexTrunk(bundled_trunk(name))
+        return cnn_committee(folder)
     except ValueError as exc:
-        raise DeckFileError(f"the index trunk {name} is not installed ({exc})") from None
-
-
-def _trunk(meta: dict, path: Path) -> IndexTrunk:
-    try:
-        return load_trunk(str(meta["trunk"]))
-    except DeckFileError as exc:
-        raise DeckFileError(f"{path}: {exc}") from None
+        raise DeckFileError(f"{path}: its classifier is not installed ({exc})") from None
 
 
 def remake_command(path: Path) -> str:
@@ -145,7 +142,7 @@ def remake_command(path: Path) -> str:
 
 
 def vision_code_version() -> str:
-    """A digest of the vision code, recorded in each deck file: which code measured it."""
+    """A digest of the vision code, recorded in each deck file: which code trained its networks."""
     digest = hashlib.sha256()
     for source in sorted(Path(__file__).parent.glob("*.py")):
         digest.update(source.read_bytes())

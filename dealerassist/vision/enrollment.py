@@ -1,50 +1,69 @@
 """Learn a deck design from one clean image per card (``dealerassist vision enroll``).
 
-Finds where the design prints its corner index, learns the deck's own classifier heads on the
-universal trunk's features (``indexnet``, ``index_cnn``) from small scenes rendered around its
-cards (``training``), and measures the back's corners: some half a minute of CPU. A self-check
-reads fresh windows of the design's own cards, the operator's first sign that the deck is (or is
-not) readable.
+Finds where the design prints its corner index, trains a committee of index classifiers
+(``indexnet``) on windows cut from the design's own images (``training``), and measures the
+back's corners. Given the universal classifier (``universal``) instead, nothing is trained: the
+deck is only measured, in seconds.
 """
 
 from __future__ import annotations
 
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import cv2
 import numpy as np
 
 from dealerassist.core.cards import FULL_DECK
+from dealerassist.vision.blas import training_kernels
 from dealerassist.vision.corner import Glyph, find_glyphs, rectify
 from dealerassist.vision.deck import (
     DeckFileError,
     DeckModel,
     back_feature,
     load_card_image,
-    load_trunk,
     vision_code_version,
 )
+from dealerassist.vision.index_features import window_features
 from dealerassist.vision.index_window import IndexWindow
-from dealerassist.vision.indexnet import BACK, NONE, SURE, Committee, Trunk, train
+from dealerassist.vision.indexnet import BACK, NONE, SURE, Committee, IndexNet, train
 from dealerassist.vision.scenes import load_design
 from dealerassist.vision.training import Describe, render_samples, scene_samples
 
 ENROLL_HEIGHTS = (72, 86, 100, 120, 145, 175, 210)
 FIRST_PASS_RANK_BOX = (0.0, 0.0, 0.16, 0.16)
 WINDOW_SLACK = 0.03  # card heights of paper kept around the printed index in the classifier window
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
 MIN_INDEXES_FOUND = 26  # cards whose rank and suit must be found to learn where the deck prints them
 TRAINING_SEED = 20261129  # enrollment is repeatable: the same images give the same deck file
 CHECK_SEED = TRAINING_SEED + 1
 CHECK_SCENES = 4  # fresh scenes per card for the self-check (about 3 windows each)
-# The deck's heads: a committee of MEMBERS, each learnt on its own draw of SCENES_PER_CARD small
-# scenes around every card and the candidate corners of TABLES whole synthetic tables. On the
-# validation designs this read 98.9 % of the cards right in some 30 CPU seconds a deck.
+HIDDEN = (256, 128)  # units of the index classifier's hidden layers
+# Classifiers in the deck's committee by default, each trained on its own draw of scenes; a card is
+# named where a majority of them name it (``indexnet.Committee``: both of two, two of three).
 MEMBERS = 2
-SCENES_PER_CARD = 20
-TABLES = 40
-HIDDEN = (128,)  # units of each head's hidden layer
+# Each member's training draw: small scenes rendered around every card, and whole synthetic
+# tables whose candidate corners it learns. Half this draw read fewer cards of all three untuned
+# designs and of one development design, and as many of the other.
+SCENES_PER_CARD = 600
+TABLES = 1200
+# A training process's memory: its draw's feature rows (about 1.4 MB a scene per card and 0.35 MB
+# a table), held twice over at the peak (joined from parts, standardised), and the rest (the
+# libraries, the scenes being drawn): 3.42 GB at the defaults, where one peaked at 3.36 GB.
+DRAW_BYTES_PER_SCENE = 1_400_000
+DRAW_BYTES_PER_TABLE = 350_000
+PROCESS_BYTES = 900_000_000
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def _scaled(image: np.ndarray, height: int, pad: int, blur: float = 0.5) -> tuple[np.ndarray, float]:
@@ -78,7 +97,7 @@ def _glyphs_of(
 
 
 def check_folder(folder: str | Path) -> Path:
-    """The folder, or DeckFileError naming what is missing, before any image is read."""
+    """The folder, or DeckFileError naming what is missing: before minutes of training, not after."""
     folder = Path(folder)
     if not folder.is_dir():
         raise DeckFileError(f"{folder}: not a folder of card images: {FOLDER_LAYOUT}")
@@ -145,19 +164,23 @@ def index_place(folder: Path, faces: dict[str, np.ndarray]) -> IndexPlace:
 def enroll(
     folder: str | Path,
     name: str | None = None,
+    scenes_per_card: int = SCENES_PER_CARD,
+    tables: int = TABLES,
     notice: Callable[[str], None] | None = None,
-    trunk: Trunk | None = None,
     members: int = MEMBERS,
+    net: Committee | None = None,
 ) -> DeckModel:
     """Learn a design from ``folder`` holding ``AS.png`` .. ``KC.png`` and ``back.png``.
 
-    The deck's ``members`` heads read the shipped trunk (``deck.TRUNK``) unless given another.
-    ``notice`` is told of cards whose index was not found (``index_place``).
+    Each classifier of the committee learns from its own ``scenes_per_card`` small scenes around
+    each card (about ten windows each) and every candidate corner on its own ``tables`` whole
+    synthetic tables; there are ``members`` of them. With ``net`` (the universal classifier) none
+    is trained and the deck reads with ``net``. ``notice`` is told of cards whose index was not
+    found (``index_place``).
     """
     if members < 1:
         raise ValueError(f"a committee needs at least one member, not {members}")
     folder = check_folder(folder)
-    trunk = load_trunk() if trunk is None else trunk
     faces = {c.code: load_card_image(folder / f"{c.code}.png") for c in FULL_DECK}
     back = load_card_image(folder / "back.png")
     aspect = float(np.median([im.shape[0] / im.shape[1] for im in faces.values()]))
@@ -170,15 +193,12 @@ def enroll(
         )
     rank_box, window = place.rank_box, place.window
 
-    heads = []
-    for member in range(members):
-        rng = np.random.default_rng([TRAINING_SEED, member])
-        draw = training_draw(folder, window, rank_box, rng, SCENES_PER_CARD, TABLES, trunk.describe)
-        features, labels = draw
-        heads.append(train(features, labels, rng, hidden=HIDDEN, overwrite=True))
-    net = Committee(tuple(heads), trunk)
     design = load_design(folder)
     cards = {code: image for code, image in design.items() if code != "back"}
+    if net is None:
+        jobs = [(folder, window, rank_box, member, scenes_per_card, tables) for member in range(members)]
+        each = training_memory(scenes_per_card, tables)
+        net = Committee(tuple(in_training_processes(_train_member, jobs, each, notice)))
     check = _self_check(net, cards, design["back"], window)
 
     back_f = []
@@ -202,6 +222,93 @@ def enroll(
     )
 
 
+def training_memory(scenes_per_card: int, tables: int) -> int:
+    """Bytes one training process peaks at for a draw of this size."""
+    draw = scenes_per_card * DRAW_BYTES_PER_SCENE + tables * DRAW_BYTES_PER_TABLE
+    return 2 * draw + PROCESS_BYTES
+
+
+def available_memory() -> int | None:
+    """Bytes the kernel can give without swapping (Linux's MemAvailable), or None where unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def training_workers(jobs: int, each: int, cores: int | None, available: int | None) -> int:
+    """Processes to train ``jobs`` networks in: one per core and per job, no more than the memory
+    ``available`` holds at ``each`` bytes apiece, and always at least one."""
+    workers = min(jobs, cores or 1)
+    if available is not None:
+        workers = min(workers, available // each)
+    return max(1, workers)
+
+
+def in_training_processes(
+    work: Callable[[T], R],
+    jobs: list[T],
+    each: int = PROCESS_BYTES,
+    notice: Callable[[str], None] | None = None,
+) -> list[R]:
+    """``work`` done for each job in processes of its own, one per core up to one per job and as
+    many as the free memory holds at ``each`` bytes apiece (``training_workers``), on the pinned
+    training kernels (``blas.training_kernels``). ``notice`` is told when memory, not the cores,
+    holds them back, as the operator then waits longer.
+
+    The processes are spawned, so no lock of a threaded parent is inherited, and numpy loads afresh
+    in each. The seeds, not the processes, decide what each network learns: fewer processes take
+    longer and train the same networks. A Ctrl-C to the process group ends them and this raises
+    ``BrokenProcessPool``; a parent killed outright takes them with it (``_join_training``).
+    """
+    cores = os.cpu_count()
+    workers = training_workers(len(jobs), each, cores, available_memory())
+    if notice is not None and workers < training_workers(len(jobs), each, cores, None):
+        notice(
+            f"the free memory holds {workers} training process(es) of some {each / 1e9:.1f} GB: "
+            f"the {len(jobs)} networks train {workers} at a time, which takes longer"
+        )
+    context = multiprocessing.get_context("spawn")
+    with (
+        training_kernels(),
+        ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_join_training, initargs=(os.getpid(),)
+        ) as pool,
+    ):
+        return list(pool.map(work, jobs))
+
+
+def _join_training(parent: int) -> None:
+    """Ready a training process to end with its parent.
+
+    An interrupt ends it there, as SIGTERM would: raised as KeyboardInterrupt it could land
+    anywhere, and inside numba's compiler it is swallowed and an unrelated error ("no compiled
+    object yet") comes back in its place. And on Linux the kernel sends it SIGTERM when the parent
+    dies: a benchmark killed while enrolling once left its trainers running, orphaned, for half an
+    hour, each holding a core and some 600 MB.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the parent died before the kernel was told to watch it
+            os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _train_member(
+    job: tuple[Path, IndexWindow, tuple[float, float, float, float], int, int, int],
+) -> IndexNet:
+    """One committee member, trained on its own draw of rendered scenes and mined tables."""
+    folder, window, rank_box, member, scenes_per_card, tables = job
+    rng = np.random.default_rng([TRAINING_SEED, member])
+    features, labels = training_draw(folder, window, rank_box, rng, scenes_per_card, tables)
+    return train(features, labels, rng, hidden=HIDDEN, overwrite=True)
+
+
 def training_draw(
     folder: Path,
     window: IndexWindow,
@@ -209,10 +316,10 @@ def training_draw(
     rng: np.random.Generator,
     scenes_per_card: int,
     tables: int,
-    describe: Describe,
+    describe: Describe = window_features,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """What ``describe`` keeps of one design's training windows, and their labels: windows of
-    small scenes around each card and the candidate corners of whole tables."""
+    """Feature rows (or what ``describe`` keeps of the windows) and labels of one design: windows
+    of small scenes around each card and the candidate corners of whole tables."""
     design = load_design(folder)
     cards = {code: image for code, image in design.items() if code != "back"}
     rendered = render_samples(cards, design["back"], window, rng, scenes_per_card, describe=describe)
@@ -223,8 +330,8 @@ def training_draw(
 def _self_check(
     net: Committee, cards: dict[str, np.ndarray], back: np.ndarray, window: IndexWindow
 ) -> dict[str, float]:
-    """How the classifier does on fresh windows of the design: the operator's first sign that a
-    deck is (or is not) readable."""
+    """How the trained classifier does on fresh windows of the same design it never trained on:
+    the operator's first sign that a deck is (or is not) learnable."""
     features, labels = render_samples(
         cards, back, window, np.random.default_rng(CHECK_SEED), CHECK_SCENES, 1, describe=net.describe
     )

@@ -1,22 +1,21 @@
-"""The universal trunk of the index classifier: a small convolutional network trained once
-across many designs, that turns an index window into a row of features.
+"""The corner-index classifier as a small convolutional network, trained once across designs.
 
-It reads the window itself, each channel measured against the window's own paper white (felt,
-light and tint cancel). Trained with heads of its own over some seventy designs, its three
-convolution blocks learnt what the indices of every design share; a deck's own heads
-(``indexnet.IndexNet``, learnt at enrollment) read its features. It is an ONNX file run by
-OpenCV's ``dnn`` module; ``training/index_cnn.py`` is its recipe.
+It reads the index window itself (each channel measured against the window's own paper white,
+so felt, light and tint cancel) and answers as ``indexnet.IndexNet`` does: rank, suit and kind
+(nothing, an index, a back). The network is an ONNX file run by OpenCV's ``dnn`` module; its
+recipe is ``tools/train_index_cnn.py``.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from dealerassist.vision.index_window import WINDOW_PX
+from dealerassist.vision.indexnet import HEADS, Committee, best_of, probability_of, softmax_heads
 
 WHITE_SHARE = 0.9  # the share of a window's pixels at or below its paper white, per channel
 DARKEST_WHITE = 16.0  # a window darker than this all over is measured against this
@@ -39,9 +38,9 @@ def normalise(windows: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(pixels.transpose(0, 3, 1, 2))
 
 
-class IndexTrunk:
-    """The convolutional trunk in the ONNX file at ``path``: windows in, one row of features
-    each out. Run by an OpenCV net of each thread's own (a net is not shared safely)."""
+class IndexCNN:
+    """One network of a committee (``indexnet.Committee``): the ONNX file at ``path``, read by an
+    OpenCV net of each thread's own (a net is not shared across threads safely)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -58,18 +57,28 @@ class IndexTrunk:
         return net
 
     def describe(self, windows: np.ndarray) -> np.ndarray:
-        """(n, features) float32 rows of (n, rows, cols, >=3) uint8 BGR windows."""
-        if not len(windows):
-            return np.zeros((0, self.width), np.float32)
-        net = self._net()
-        net.setInput(normalise(windows))
-        return net.forward().reshape(len(windows), -1)
+        return normalise(windows)
 
-    @property
-    def width(self) -> int:
-        """Features a window: the trunk's output for one blank window."""
-        if not hasattr(self, "_width"):
-            net = self._net()
-            net.setInput(np.zeros((1, 3, WINDOW_PX[1], WINDOW_PX[0]), np.float32))
-            self._width = int(net.forward().size)
-        return self._width
+    def heads(self, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rank, suit, kind) probabilities of each window; kind columns: nothing, index, back."""
+        net = self._net()
+        net.setInput(inputs)
+        return softmax_heads(net.forward().reshape(len(inputs), -1))
+
+    def best(self, inputs: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+        if not len(inputs):
+            return [], np.zeros(0, np.float32), np.zeros((0, HEADS[2]), np.float32)
+        return best_of(*self.heads(inputs))
+
+    def probability_of(self, inputs: np.ndarray, cards: Sequence[str]) -> np.ndarray:
+        if not len(inputs):
+            return np.zeros(0, np.float32)
+        return probability_of(*self.heads(inputs), cards)
+
+
+def cnn_committee(folder: Path) -> Committee:
+    """The committee of the networks ``member-*.onnx`` in ``folder``, in their order."""
+    members = sorted(folder.glob("member-*.onnx"))
+    if not members:
+        raise ValueError(f"{folder}: no member-*.onnx networks in it")
+    return Committee(tuple(IndexCNN(path) for path in members))

@@ -1,7 +1,6 @@
-"""The ink the second looks match index windows by: where in each window the print lies.
-
-Ink is 1 less each pixel's darkest channel over the window's own paper white, at least 0: felt
-colour, light level and tint cancel, and a window of felt or shadow is not read as all ink.
+"""What the classifier sees of an index window: gradient orientations per cell, ink measured
+against the window's own paper white, and the ink's colour, as one feature row per window; and
+the ink maps the second looks match windows by.
 """
 
 from __future__ import annotations
@@ -9,39 +8,71 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from dealerassist.compiled import compiled
 from dealerassist.vision.index_window import MARGIN, WINDOW_PX, IndexWindow, sampling_image
+from dealerassist.vision.window_kernel import DARKEST_PAPER, LANES, PAPER_SHARE, feature_columns
 
+CELL = 6  # pixels per orientation cell
 INK_CELL = 3  # pixels per cell of the pooled ink
-# A window's paper white is the darkest-channel level PAPER_SHARE of its samples stay below, and at
-# least DARKEST_PAPER, so a window of felt or shadow is not read as all ink.
-PAPER_SHARE = 0.85
-DARKEST_PAPER = 30.0
+COLOUR_CELL = 6  # pixels per cell of the pooled ink colour
+BINS = 8  # signed gradient orientations per cell
+# (cos, sin) of the gradient directions measured along and against, the first straight across.
+_ANGLES = np.arange(BINS // 2) * np.pi / (BINS // 2)
+_DIRECTIONS = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=1)
+
+
+def window_features(windows: np.ndarray) -> np.ndarray:
+    """Feature rows of sampled windows: orientation histograms, pooled ink and pooled ink colour.
+
+    Ink is measured against each window's own paper white (its brighter pixels), so felt colour,
+    light level and tint cancel; colour is the ink's opponent colour relative to the paper's.
+    The rows are worked out in compiled loops (``window_kernel``), from BGR windows or from BGRA
+    ones (the fourth channel is not read).
+    """
+    if not len(windows):
+        return np.zeros((0, feature_size()), np.float32)
+    n, rows, cols = windows.shape[:3]
+    # The kernel reads a pixel as a word, and works on every window's first pixel, then every
+    # window's second, and so on; and on LANES windows or more, blank ones making up a short batch.
+    colours = windows.reshape(n, rows * cols, -1)
+    if colours.shape[2] == 3:
+        colours = cv2.cvtColor(np.ascontiguousarray(colours), cv2.COLOR_BGR2BGRA)
+    if n < LANES:
+        colours = np.concatenate([colours, np.zeros((LANES - n, *colours.shape[1:]), np.uint8)])
+    words = _in_batches(colours)
+    columns = feature_columns(words, len(colours), rows, cols, _DIRECTIONS, CELL, INK_CELL, COLOUR_CELL)
+    return cv2.transpose(columns)[:n]
+
+
+def _in_batches(colours: np.ndarray) -> np.ndarray:
+    """``feature_columns``'s words from (n, pixels, 4) colours, n at least LANES: batch by batch
+    of LANES windows, each pixel of every window of the batch in turn; a last batch that would
+    run short starts early, overlapping the one before.
+
+    Laid out a pixel of every window of the frame at a time, a batch's rows lay a frame's windows
+    apart (1.4 MB for some 300 windows, more than the second-level cache of a core), and the
+    kernel waited on memory for each pixel; a batch's own words are one run.
+    """
+    n, area = colours.shape[:2]
+    each = np.ascontiguousarray(colours).view(np.int32).reshape(n, area)  # cv2 moves int32, not uint32
+    words = np.empty(((n + LANES - 1) // LANES, area, LANES), np.int32)
+    for batch, first in enumerate(range(0, n, LANES)):
+        first = min(first, n - LANES)
+        cv2.transpose(each[first : first + LANES], words[batch])
+    return words.view(np.uint32)
 
 
 def ink_maps(windows: np.ndarray) -> np.ndarray:
     """Each sampled window's ink pooled by ``INK_CELL``, as (n, rows, cols) maps: where in each
-    window the print lies."""
+    window the print lies. Ink is measured as the features measure it: 1 less each pixel's darkest
+    channel over the window's paper white (``PAPER_SHARE``, at least ``DARKEST_PAPER``), at least 0."""
     n, rows, cols = windows.shape[:3]
-    ink = _ink(_darkest(windows).reshape(n, rows * cols)).reshape(n, rows, cols)
+    darkest = windows[..., :3].min(axis=-1).astype(np.float32)
+    flat = darkest.reshape(n, rows * cols)
+    k = int(PAPER_SHARE * (rows * cols - 1))
+    paper = np.maximum(np.partition(flat, k, axis=1)[:, k], DARKEST_PAPER) if n else np.ones(0, np.float32)
+    ink = np.maximum(1.0 - darkest / paper[:, None, None], 0.0)
     return ink.reshape(n, rows // INK_CELL, INK_CELL, cols // INK_CELL, INK_CELL).mean(axis=(2, 4))
-
-
-def _darkest(pixels: np.ndarray) -> np.ndarray:
-    """Each BGR(A) pixel's darkest colour channel (two ``np.minimum`` calls: a third of the time
-    of a ``min`` over the last axis)."""
-    return np.minimum(np.minimum(pixels[..., 0], pixels[..., 1]), pixels[..., 2])
-
-
-def _ink(darkest: np.ndarray) -> np.ndarray:
-    """(n, samples) float32 ink of each row's darkest channels, against the row's paper white:
-    the level ``PAPER_SHARE`` of its samples stay below, at least ``DARKEST_PAPER``."""
-    n, samples = darkest.shape
-    if not n:
-        return np.zeros((0, samples), np.float32)
-    wanted = int(PAPER_SHARE * (samples - 1))
-    level = np.partition(darkest, wanted, axis=1)[:, wanted]
-    paper = np.maximum(level.astype(np.float32), np.float32(DARKEST_PAPER))
-    return np.maximum(np.float32(1.0) - darkest.astype(np.float32) / paper[:, None], np.float32(0.0))
 
 
 def ink_cell(window: IndexWindow) -> tuple[float, float]:
@@ -61,7 +92,7 @@ def ink_around(
 ) -> np.ndarray:
     """Ink at the middle of every ``ink_maps`` cell of corners' index windows, and of ``pad``
     (across, down) cells more on every side: (n, rows + 2 * down, cols + 2 * across) maps, for
-    finding a print that lies partly outside its window. Ink is measured as ``ink_maps``
+    finding a print that lies partly outside its window. Ink is measured as ``window_features``
     measures it, against the map's own paper; one point a cell, all corners in one remap.
     """
     cols, rows = WINDOW_PX
@@ -73,9 +104,63 @@ def ink_around(
     step_y = heights[:, None] * y_axes
     # Each corner's map laid out as one row: remap samples each pixel on its own, so the values
     # are the same, and rows a map wide cost it some four times more than one long row a map.
-    at = np.asarray(points, np.float64)[:, None, None, :] + step_x[:, None, None, :] * u[None, None, :, None]
-    at = (at + step_y[:, None, None, :] * v[None, :, None, None]).astype(np.float32)
-    maps = at.reshape(len(points), len(v) * len(u), 2)  # x and y of a point as one two-channel map
-    sampled = cv2.remap(sampling_image(image), maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    ink = _ink(_darkest(sampled.reshape(len(points), len(v) * len(u), 4)))
-    return ink.reshape(len(points), len(v), len(u))
+    maps_x, maps_y = _cell_points(np.asarray(points, np.float64), step_x, step_y, u, v)
+    sampled = cv2.remap(
+        sampling_image(image), maps_x, maps_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    return _ink_of(sampled.reshape(len(points), len(v) * len(u), 4)).reshape(len(points), len(v), len(u))
+
+
+@compiled()
+def _cell_points(
+    points: np.ndarray, step_x: np.ndarray, step_y: np.ndarray, u: np.ndarray, v: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Image x and y of every cell (``u`` across, ``v`` down, in card heights) of each corner's
+    map, a map a row: the corner plus its step across, plus its step down, in double precision
+    and then rounded to single, as numpy's arrays work them."""
+    n, cols, rows = len(points), len(u), len(v)
+    maps = np.empty((2, n, rows * cols), np.float32)
+    for axis in range(2):
+        for k in range(n):
+            for i in range(rows):
+                down = step_y[k, axis] * v[i]
+                for j in range(cols):
+                    maps[axis, k, i * cols + j] = np.float32(
+                        (points[k, axis] + step_x[k, axis] * u[j]) + down
+                    )
+    return maps[0], maps[1]
+
+
+@compiled()
+def _ink_of(sampled: np.ndarray) -> np.ndarray:
+    """The ink of each map's 8-bit BGRA samples (a map a row), against the map's paper white as
+    the features measure it (``PAPER_SHARE``, ``DARKEST_PAPER``): each sample's darkest channel,
+    the level ``PAPER_SHARE`` of them stay below (counted, not sorted), then 1 less the sample's
+    share of that white, at least 0, in single precision as numpy's float32 arrays work it."""
+    count, samples = sampled.shape[:2]
+    wanted = int(PAPER_SHARE * (samples - 1))
+    ink = np.empty((count, samples), np.float32)
+    darkest = np.empty(samples, np.uint8)
+    counts = np.empty(256, np.int64)
+    for k in range(count):
+        counts[:] = 0
+        for i in range(samples):
+            value = min(sampled[k, i, 0], sampled[k, i, 1], sampled[k, i, 2])
+            darkest[i] = value
+            counts[value] += 1
+        seen, level = 0, 255
+        for below in range(256):
+            seen += counts[below]
+            if seen > wanted:
+                level = below
+                break
+        paper = max(np.float32(level), np.float32(DARKEST_PAPER))
+        for i in range(samples):
+            ink[k, i] = max(np.float32(1.0) - np.float32(darkest[i]) / paper, np.float32(0.0))
+    return ink
+
+
+def feature_size() -> int:
+    cols, rows = WINDOW_PX
+    cells = (rows // CELL) * (cols // CELL) * BINS
+    return cells + (rows // INK_CELL) * (cols // INK_CELL) + 2 * (rows // COLOUR_CELL) * (cols // COLOUR_CELL)

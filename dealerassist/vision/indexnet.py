@@ -1,15 +1,14 @@
-"""The index classifier's heads, learnt per deck at enrollment, and the committee of them.
+"""A small learned classifier of printed corner indices, trained per deck design at enrollment.
 
-The whole index window of a corner (rank, suit and a little of the card edge), sampled at a fixed
-size, is described by the universal convolutional trunk (``index_cnn``, trained once across many
-designs); a deck's own small networks read that description with three heads: rank, suit, and
-what the corner is (nothing, an index, a card back). Rank and suit are learnt separately (every
-queen teaches the queen, whatever its suit); a card's probability is rank x suit x index. The
-trunk carries what designs share, the heads what this deck does its own way (its font, a second
-pair of indices, its back), learnt in seconds from the deck's 53 images.
+Template matching on glyphs split out of a corner breaks on small, blurred print: rank and suit
+run together, a "10" falls apart, a corner found two pixels off cuts the rank. This model instead
+looks at the whole index window of a corner (rank, suit and a little of the card edge) sampled at
+a fixed size, describes it by gradient orientations, ink and ink colour, and names one of the 52
+cards or "no index here". It is trained from the design's own 53 images only (see ``training``),
+so a new deck still needs nothing but ``vision enroll``.
 
 Every candidate corner of a frame is sampled by one ``cv2.remap`` call (``index_window``),
-described by one trunk pass and classified by one pair of matrix products: the per-frame cost
+described (``index_features``) and classified by one pair of matrix products: the per-frame cost
 does not grow with Python work per corner.
 """
 
@@ -18,9 +17,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
+
+from dealerassist.vision.index_features import window_features
 
 SURE = 0.9  # card probability from which the reader names a card (its default accept level)
 SCREENED = 0.9  # a committee's first member this sure a window holds nothing settles it alone
@@ -32,12 +32,6 @@ SUITS = "SHDC"
 _CARD_CODES = [r + s for r in RANKS for s in SUITS]  # rank by rank, each in SUITS order
 _LABELS = frozenset([*_CARD_CODES, NONE, BACK])
 HEADS = (len(RANKS), len(SUITS), 3)  # rank, suit, and what the corner is: nothing, an index, a back
-
-
-class Trunk(Protocol):
-    """What turns sampled windows into the rows the heads read (``index_cnn.IndexTrunk``)."""
-
-    def describe(self, windows: np.ndarray) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -76,6 +70,10 @@ class IndexNet:
         logits = layer @ self.weights[-1]
         logits += self.biases[-1]
         return softmax_heads(logits)
+
+    def describe(self, windows: np.ndarray) -> np.ndarray:
+        """What this network reads of sampled windows: their feature rows."""
+        return window_features(windows)
 
     def best(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         """The most likely card of each row, its probability (rank x suit x index), and the kind
@@ -125,11 +123,10 @@ class Committee:
     """
 
     members: tuple[IndexNet, ...]
-    trunk: Trunk  # what every member reads of a window
 
     def describe(self, windows: np.ndarray) -> np.ndarray:
-        """The members' input of sampled windows: the trunk's features."""
-        return self.trunk.describe(windows)
+        """What the members read of sampled windows (all read the same: they are of one kind)."""
+        return self.members[0].describe(windows)
 
     @property
     def needed(self) -> int:
@@ -200,7 +197,7 @@ class Committee:
         }
 
     @classmethod
-    def from_arrays(cls, data: Mapping[str, np.ndarray], trunk: Trunk) -> Committee:
+    def from_arrays(cls, data: Mapping[str, np.ndarray]) -> Committee:
         count = _in_a_row(data, "member{}_net_mean", 0)
         if not count:
             raise KeyError("no committee members in the arrays")
@@ -210,8 +207,7 @@ class Committee:
                     {key[len(f"member{i}_") :]: data[key] for key in data if key.startswith(f"member{i}_")}
                 )
                 for i in range(count)
-            ),
-            trunk,
+            )
         )
 
 
@@ -244,7 +240,9 @@ def _in_a_row(data: Mapping[str, np.ndarray], key: str, first: int) -> int:
     return count
 
 
-def best_of(rank: np.ndarray, suit: np.ndarray, kind: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+def best_of(
+    rank: np.ndarray, suit: np.ndarray, kind: np.ndarray
+) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Each row's most likely card, its probability (rank x suit x index), and its kinds."""
     r, s = rank.argmax(axis=1), suit.argmax(axis=1)
     rows = np.arange(len(rank))

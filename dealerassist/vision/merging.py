@@ -14,7 +14,6 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.candidates import distances
-from dealerassist.vision.card_extent import paper_coverages
 from dealerassist.vision.second_look import SAME_WAY
 from dealerassist.vision.sighting import CardSighting
 from dealerassist.vision.thresholds import Thresholds
@@ -26,8 +25,6 @@ PRINTS_APART = 0.1
 SMALLEST_CARD = 0.6
 # Two backs' outlines with a corner in common (within BACKS_MEET of a diagonal) and centres within
 # BACKS_NEAR of it outline one back twice (see ``one_sighting_a_back``).
-# Share of a named card's outline (the part in the frame) that must lie on paper.
-ON_PAPER = 0.6
 BACKS_MEET = 0.08
 BACKS_NEAR = 0.45
 
@@ -324,22 +321,6 @@ def _outlined_again(kept: np.ndarray, other: np.ndarray, size: float) -> bool:
     corners = kept[:, None, :] - other[None, :, :]
     meet = np.hypot(corners[..., 0], corners[..., 1]).min()
     return bool(centres < BACKS_NEAR * size and meet < BACKS_MEET * size)
-
-
-def drop_off_paper(sightings: list[CardSighting], filled: np.ndarray) -> list[CardSighting]:
-    """The sightings less each named one whose outline runs off the paper (``ON_PAPER``).
-
-    A card lies wholly on paper (its own, or the cards it lies on). An outline that runs out over
-    the felt is an index read with its card laid the wrong way from the corner: a design that
-    prints its index in all four corners shows one at every corner. Named, it would place a card
-    where none lies; the card itself is read at its own corners.
-    """
-    named = [s for s in sightings if s.card is not None]
-    if not named:
-        return sightings
-    cover = paper_coverages(filled, np.array([s.quad for s in named]), in_frame_only=True)
-    off = {id(s) for s, share in zip(named, cover.tolist(), strict=True) if share < ON_PAPER}
-    return [s for s in sightings if id(s) not in off]
 
 
 def drop_shadows(sightings: list[CardSighting], keep_disputed: bool = False) -> list[CardSighting]:

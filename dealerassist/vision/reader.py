@@ -48,7 +48,6 @@ from dealerassist.vision.index_features import ink_maps
 from dealerassist.vision.index_window import sample_windows, sampling_image
 from dealerassist.vision.merging import (
     card_height,
-    drop_off_paper,
     drop_shadows,
     glimpses,
     merge_sightings,
@@ -109,7 +108,7 @@ class CardReader:
             # A card the closer look named is a neighbour the fans lacked: between it and another
             # card a middle card may now be found.
             seen = self._fans_middle_cards(bgra, seen)
-        return one_sighting_a_back(drop_shadows(drop_off_paper(seen, geometry.filled)))
+        return one_sighting_a_back(drop_shadows(seen))
 
     def _first_look(
         self, bgra: np.ndarray, candidates: list[Candidate]

@@ -18,11 +18,12 @@ import numpy as np
 
 from dealerassist.vision.candidates import find_candidates, windows_of
 from dealerassist.vision.card_corner import Corner, turned, unit
+from dealerassist.vision.index_features import window_features
 from dealerassist.vision.index_window import IndexWindow, sample_windows
 from dealerassist.vision.indexnet import BACK, NONE
 from dealerassist.vision.scenes import SceneCard, make_scene
 
-# What a training sample keeps of its windows (the classifier's input, or the windows themselves).
+# What a training sample keeps of its windows: the MLP's feature rows, or the windows themselves.
 Describe = Callable[[np.ndarray], np.ndarray]
 
 HEIGHTS = (66.0, 200.0)  # card heights in pixels, sampled evenly in log scale
@@ -159,11 +160,9 @@ def render_samples(
     rng: np.random.Generator,
     scenes_per_card: int = 100,
     looks: int = 3,
-    *,
-    describe: Describe,
+    describe: Describe = window_features,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """What ``describe`` keeps of training windows, and their labels (card code, ``none`` or
-    ``back``), for the index classifier, from one design.
+    """Feature rows and labels (card code or ``none``) for the index classifier of one design.
 
     ``faces`` maps card codes to BGRA images (alpha = the card's rounded outline), ``back`` is the
     back in the same form. Each visible index corner is cut ``looks`` times, each time found a
@@ -284,11 +283,9 @@ def scene_samples(
     rng: np.random.Generator,
     scenes: int,
     rank_box: tuple[float, float, float, float] | None = None,
-    *,
-    describe: Describe,
+    describe: Describe = window_features,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """What ``describe`` keeps of the reader's own candidate corners on whole synthetic tables,
-    and their labels.
+    """Feature rows and labels of the reader's own candidate corners on whole synthetic tables.
 
     The corner finders report corners where no card has one (along edges, inside fans), a little
     off where one has, and at the wrong size; training on exactly those windows teaches the

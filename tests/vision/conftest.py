@@ -22,8 +22,8 @@ def kennard_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def deck() -> DeckModel:
-    """The demo's deck file, shipped enrolled (tests/vision/test_shipped_deck.py fails when it
-    no longer reads its own cards)."""
+    """The demo's deck file, shipped enrolled: nothing trains in the tests
+    (tests/simulation/test_demo_deck.py fails when it no longer reads its own cards)."""
     said: list[str] = []
     loaded = load_demo_deck(said.append)
     assert loaded is not None, said

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pytest
 
-from dealerassist.vision import candidates, second_look
+from dealerassist.vision import candidates, index_features, second_look
 from dealerassist.vision import reader as reader_module
 from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.index_window import IndexWindow, sample_windows
@@ -25,7 +25,7 @@ from dealerassist.vision.indexnet import NONE
 from dealerassist.vision.reader import CardReader
 from dealerassist.vision.thresholds import Thresholds
 
-_PLACE = 7  # columns of a described window: x, y, across axis, down axis, card height
+_PLACE = 7  # columns appended to a feature row: x, y, across axis, down axis, card height
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,9 @@ class KnownReads:
         self.sampled = sampled
 
     def describe(self, windows: np.ndarray) -> np.ndarray:
-        """Each window's place, the one thing the fake reads."""
-        return next(place for each, place in self.sampled if each is windows)
+        """The real feature rows (the print step matches their ink), each ending with its place."""
+        place = next(place for each, place in self.sampled if each is windows)
+        return np.hstack([index_features.window_features(windows), place])
 
     def _each(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         places = features[:, -_PLACE:].astype(np.float64)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dealerassist.cli import main
@@ -21,6 +23,10 @@ def test_bench_vision_reports_both_readers(capsys) -> None:
                 "2",
                 "--seed",
                 "3",
+                "--training-scenes",
+                "4",
+                "--tables",
+                "2",
             ]
         )
         == 0
@@ -29,8 +35,6 @@ def test_bench_vision_reports_both_readers(capsys) -> None:
     assert "kennard-4color-bf  corner-index" in out
     assert "kennard-4color-bf  classic" in out
     assert "ALL (untuned)" in out and "targets:" in out
-    enrolled = next(line for line in out.splitlines() if line.startswith("enrollment CPU s: "))
-    assert enrolled.startswith("enrollment CPU s: kennard-4color-bf ") and enrolled.endswith(": met")
     verdicts = out.split("against the targets (untuned designs pooled; 95 % intervals):\n", 1)[1].splitlines()
     assert verdicts[0].startswith("  right: ") and verdicts[1].startswith("  wrong: ")
     assert verdicts[2].startswith("  face-down cards read as a face: ") and "ms a frame" in verdicts[3]
@@ -39,9 +43,30 @@ def test_bench_vision_reports_both_readers(capsys) -> None:
 
 
 @pytest.mark.slow
+def test_a_second_run_with_kept_decks_only_reads(capsys, monkeypatch, tmp_path: Path) -> None:
+    args = ["bench", "vision", "--designs", "kennard-4color-bf", "--scenes", "2", "--seed", "3"]
+    args += ["--training-scenes", "4", "--tables", "2", "--no-baseline", "--repeat", "2"]
+    args += ["--decks", str(tmp_path)]
+    assert main(args) == 0
+    first = capsys.readouterr().out
+    kept = list(tmp_path.glob("kennard-4color-bf-4x2x2-*.npz"))
+    assert len(kept) == 1
+
+    def no_enrolling(*_args, **_kwargs):
+        raise AssertionError("enrolled again although the deck was kept")
+
+    monkeypatch.setattr(enrollment, "enroll", no_enrolling)
+    assert main(args) == 0
+    second = capsys.readouterr().out
+    row = [line for line in first.splitlines() if line.startswith("kennard-4color-bf  corner-index")]
+    again = [line for line in second.splitlines() if line.startswith("kennard-4color-bf  corner-index")]
+    assert row and again and row[0][:-8] == again[0][:-8]  # the same counts; only the CPU time differs
+
+
+@pytest.mark.slow
 def test_several_draws_are_pooled_and_each_reported(capsys) -> None:
     args = ["bench", "vision", "--designs", "kennard-4color-bf", "--scenes", "2", "--seed", "3", "5"]
-    args += ["--no-baseline", "--repeat", "1"]
+    args += ["--training-scenes", "4", "--tables", "2", "--no-baseline", "--repeat", "1"]
     assert main(args) == 0
     lines = capsys.readouterr().out.splitlines()
 
@@ -56,7 +81,7 @@ def test_several_draws_are_pooled_and_each_reported(capsys) -> None:
     assert design == pooled  # one design: its row pools both draws
 
 
-@pytest.mark.parametrize(("option", "value"), [("--scenes", "0"), ("--scenes", "-3")])
+@pytest.mark.parametrize(("option", "value"), [("--scenes", "0"), ("--scenes", "-3"), ("--members", "0")])
 def test_an_empty_run_is_refused_before_any_enrolling(capsys, monkeypatch, option: str, value: str) -> None:
     def no_enrolling(*_args, **_kwargs):
         raise AssertionError("enrolled for a benchmark that reads nothing")

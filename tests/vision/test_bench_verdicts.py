@@ -104,14 +104,14 @@ def test_the_readers_take_their_passes_in_turns_and_each_frame_costs_its_least(m
             return []
 
     monkeypatch.setattr(vision_bench, "time", clock)
-    monkeypatch.setattr(vision_bench, "enroll", lambda folder: None)
+    monkeypatch.setattr(vision_bench, "_deck", lambda *args: (None, True))
     monkeypatch.setattr(vision_bench, "CardReader", lambda deck: Reader("corner-index", 0.010))
     monkeypatch.setattr(vision_bench, "ClassicReader", lambda folder: Reader("classic", 0.020))
     monkeypatch.setattr(vision_bench.artwork, "design_dir", lambda name: name)
     monkeypatch.setattr(vision_bench, "load_design", lambda folder: None)
     frames = iter(range(100))
     monkeypatch.setattr(vision_bench, "make_scene", lambda design, rng, cards: (next(frames), []))
-    tallies = vision_bench.run_design("stand-in", 2, [5], True, None, repeat=3).tallies
+    tallies = vision_bench.run_design("stand-in", 2, [5], True, None, (1, 1, 1), repeat=3).tallies
     turn = ["corner-index", "classic"]
     assert [name for name, _ in passes] == turn + turn[::-1] + turn
     # Each frame's least over its reader's passes: the slow spell leaves no trace, and neither
@@ -119,7 +119,7 @@ def test_the_readers_take_their_passes_in_turns_and_each_frame_costs_its_least(m
     assert tallies[5]["corner-index"].seconds == pytest.approx(2 * 0.010)
     assert tallies[5]["classic"].seconds == pytest.approx(2 * 0.020)
     slow, frames = iter([False, False]), iter(range(100))
-    tallies = vision_bench.run_design("stand-in", 2, [5], True, None, repeat=1).tallies
+    tallies = vision_bench.run_design("stand-in", 2, [5], True, None, (1, 1, 1), repeat=1).tallies
     assert tallies[5]["corner-index"].seconds == pytest.approx(2 * 0.010)
 
 
@@ -129,15 +129,22 @@ def test_a_design_enrollment_refuses_is_reported_and_fails_the_enrollment_target
     def refuse(*_args: object) -> None:
         raise DeckFileError("stand-in: only 3 cards show an index apart from the pips (need 26)")
 
-    monkeypatch.setattr(vision_bench, "enroll", refuse)
+    monkeypatch.setattr(vision_bench, "_deck", refuse)
     monkeypatch.setattr(vision_bench.artwork, "design_dir", lambda name: name)
-    run = vision_bench.run_design("stand-in", 2, [5], True, None)
+    run = vision_bench.run_design("stand-in", 2, [5], True, None, (1, 1, 1))
     assert run.refused.startswith("stand-in: only 3 cards") and run.tallies == {}
-    quick, slow = vision_bench.DesignRun(enroll_cpu_s=2.5), vision_bench.DesignRun(enroll_cpu_s=61.0)
-    assert vision_bench.enrollment_report({"a": quick, "stand-in": run}) == (
-        "enrollment CPU s: a 2.5 s, stand-in refused; at most 60 s a design, every design enrolled: not met"
+    quick = vision_bench.DesignRun(enroll_cpu_s={"corner-index": 12.0, "universal": 3.0})
+    kept = vision_bench.DesignRun(enroll_cpu_s={"corner-index": None, "universal": 2.0})
+    per_deck, universal = vision_bench.enrollment_report({"a": quick, "b": kept, "stand-in": run})
+    assert (
+        per_deck.startswith("corner-index enrollment CPU s")
+        and "a 12 s, b kept, stand-in refused" in per_deck
     )
-    assert vision_bench.enrollment_report({"a": quick}).endswith("every design enrolled: met")
-    assert vision_bench.enrollment_report({"a": quick, "c": slow}) == (
-        "enrollment CPU s: a 2.5 s, c 61.0 s; at most 60 s a design, every design enrolled: not met"
-    )
+    assert universal.startswith("universal enrollment") and "a 3 s, b 2 s, stand-in refused" in universal
+    assert per_deck.endswith("every design enrolled: not met") and universal.endswith("not met")
+    assert vision_bench.enrollment_report({"a": quick})[1].endswith("every design enrolled: met")
+    slow = vision_bench.DesignRun(enroll_cpu_s={"corner-index": 61.0})
+    assert vision_bench.enrollment_report({"c": slow}) == [
+        "corner-index enrollment CPU s (training processes included): c 61 s; at most 60 s a design, "
+        "every design enrolled: not met"
+    ]

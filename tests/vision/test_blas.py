@@ -29,7 +29,7 @@ def _thread_ticks() -> dict[str, int]:
 @pytest.mark.parametrize(
     "product",
     [
-        lambda a, b: a @ b,  # numpy's bundled OpenBLAS
+        lambda a, b: a @ b,  # numpy's bundled OpenBLAS: the classifier's products
         lambda a, b: cv2.gemm(a, b, 1.0, None, 0.0),  # OpenCV's own
     ],
     ids=["numpy", "opencv"],

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from dealerassist.cli import main
-from dealerassist.core.cards import FULL_DECK
 from dealerassist.core.configfiles import bundled_dir
 from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.synthetic import DEMO_MARKERS, DEMO_ZONES, render_layout
@@ -30,32 +29,22 @@ def deck_file(deck: DeckModel, tmp_path_factory: pytest.TempPathFactory) -> Path
 
 
 def test_enroll_writes_a_deck_file(kennard_dir: Path, tmp_path: Path, capsys) -> None:
-    folder, out = tmp_path / "house", tmp_path / "decks" / "house-red"  # no suffix: written as named
+    folder, out = tmp_path / "house", tmp_path / "decks" / "k.npz"
     shutil.copytree(kennard_dir, folder)
     crowded = ink_into_the_pips(cv2.imread(str(folder / "4C.png"), cv2.IMREAD_UNCHANGED))
     cv2.imwrite(str(folder / "4C.png"), crowded)
-    assert main(["vision", "enroll", str(folder), "--out", str(out), "--name", "house-red"]) == 0
-    assert sorted(p.name for p in out.parent.iterdir()) == ["house-red"]
+    quick = ["--training-scenes", "6", "--tables", "3"]  # the command, not the classifier, is tested here
+    named = ["--name", "house-red", "--members", "3"]
+    assert main(["vision", "enroll", str(folder), "--out", str(out), *named, *quick]) == 0
     loaded = DeckModel.load(out)
-    assert loaded.name == "house-red" and loaded.net.members
+    assert loaded.name == "house-red" and len(loaded.net.members) == 3
     printed = capsys.readouterr().out
-    assert f"enrolled house-red -> {out}\n" in printed
     assert "no rank and suit found apart from the pips on 4C: where the other 51 cards print them" in printed
     assert f"fresh index windows: {100 * loaded.check['named_right']:.1f} % named right" in printed
     assert loaded.check["index_windows"] > 150
 
 
-@pytest.mark.parametrize("option", ["--training-scenes", "--tables", "--members", "--universal"])
-def test_enroll_trains_nothing_and_takes_no_training_options(
-    kennard_dir: Path, tmp_path: Path, capsys, option: str
-) -> None:
-    with pytest.raises(SystemExit) as refused:
-        main(["vision", "enroll", str(kennard_dir), "--out", str(tmp_path / "d.npz"), option, "3"])
-    assert refused.value.code == 2 and f"unrecognized arguments: {option} 3" in capsys.readouterr().err
-    assert not (tmp_path / "d.npz").exists()
-
-
-def test_enroll_refuses_a_bad_folder(tmp_path: Path, capsys) -> None:
+def test_enroll_refuses_a_bad_folder_before_training(tmp_path: Path, capsys) -> None:
     (tmp_path / "half").mkdir()
     (tmp_path / "half" / "AS.png").write_bytes(b"")
     (tmp_path / "empty").mkdir()
@@ -104,9 +93,8 @@ def test_scenes_then_read_with_out_dir(deck_file: Path, tmp_path: Path, capsys) 
         stem = Path(frame).stem
         assert json.loads((out / f"{stem}.json").read_text()) == listing
         assert cv2.imread(str(out / f"{stem}-read.png")) is not None
-        # What the command prints, not how well the classifier reads (the benchmark's job): sightings
-        # of cards, each named by its code or left unnamed.
-        assert listing and {s["card"] for s in listing} <= {c.code for c in FULL_DECK} | {None}
+        truth_cards = {c["card"] for c in json.loads(Path(frame).with_suffix(".json").read_text())["cards"]}
+        assert {s["card"] for s in listing if s["card"]} <= truth_cards  # nothing read that is not there
 
 
 def _table_file(tmp_path: Path, extra: str = "") -> Path:

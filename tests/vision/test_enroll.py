@@ -1,11 +1,15 @@
-"""Deck enrollment: one image per card in, a deck file with its own classifier heads on the shipped
-trunk out; bad folders named clearly."""
+"""Deck enrollment: one image per card in, a trained index classifier out; bad folders named clearly."""
 
 from __future__ import annotations
 
-import json
+import os
 import re
 import shutil
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import cv2
@@ -13,16 +17,19 @@ import numpy as np
 import pytest
 
 from dealerassist.core.cards import FULL_DECK
-from dealerassist.vision import deck as deck_module
-from dealerassist.vision.deck import (
-    DECK_FORMAT,
-    TRUNK,
-    DeckFileError,
-    DeckModel,
-    bundled_trunk,
-    load_card_image,
+from dealerassist.vision import blas
+from dealerassist.vision.deck import DeckFileError, DeckModel, load_card_image
+from dealerassist.vision.enrollment import (
+    DRAW_BYTES_PER_SCENE,
+    DRAW_BYTES_PER_TABLE,
+    MIN_INDEXES_FOUND,
+    available_memory,
+    enroll,
+    in_training_processes,
+    index_place,
+    training_memory,
+    training_workers,
 )
-from dealerassist.vision.enrollment import MIN_INDEXES_FOUND, enroll, index_place
 
 from .conftest import ink_into_the_pips
 
@@ -38,6 +45,7 @@ def test_enrollment_finds_where_the_index_is_printed(deck: DeckModel) -> None:
 
 def test_the_classifier_names_every_card_from_its_clean_image(deck: DeckModel, design) -> None:
     """Each card's own top-left index, at a camera size, names that card and no other."""
+    from dealerassist.vision.index_features import window_features
     from dealerassist.vision.index_window import sample_windows
 
     from .conftest import lay_cards
@@ -57,7 +65,7 @@ def test_the_classifier_names_every_card_from_its_clean_image(deck: DeckModel, d
             np.full(n, 120.0),
             deck.window,
         )
-        names, probability, _ = deck.net.best(deck.net.describe(windows))
+        names, probability, _ = deck.net.best(window_features(windows))
         assert names == codes
         assert (probability > 0.9).all()
 
@@ -69,45 +77,9 @@ def test_deck_file_round_trip(deck: DeckModel, tmp_path: Path) -> None:
     assert loaded.name == deck.name
     assert loaded.rank_box == pytest.approx(deck.rank_box)
     assert loaded.window == deck.window
-    assert loaded.net.trunk.path == deck.net.trunk.path == bundled_trunk(TRUNK)
+    for name, array in deck.net.arrays().items():
+        np.testing.assert_array_equal(loaded.net.arrays()[name], array)
     np.testing.assert_array_equal(loaded.back_features, deck.back_features)
-    rows = deck.net.describe(np.random.default_rng(1).integers(0, 255, (5, 48, 24, 3), dtype=np.uint8))
-    assert deck.net.best(rows)[1].tolist() == loaded.net.best(rows)[1].tolist()  # the same heads
-    with np.load(path) as data:  # the file names the shipped trunk and holds the deck's own heads
-        assert json.loads(str(data["meta"]))["trunk"] == TRUNK
-        assert any(name.startswith("member1_") for name in data.files)
-
-
-def test_enrollment_learns_heads_on_the_shipped_trunk(kennard_dir: Path, tmp_path: Path) -> None:
-    enrolled = enroll(kennard_dir, members=1)
-    assert enrolled.net.trunk.path == bundled_trunk(TRUNK) and len(enrolled.net.members) == 1
-    assert enrolled.check["index_windows"] > 200 and 0.0 <= enrolled.check["named_wrong"] <= 0.02
-    assert enrolled.check["named_right"] > 0.6
-    enrolled.save(tmp_path / "deck.npz")
-    assert DeckModel.load(tmp_path / "deck.npz").window == enrolled.window
-
-
-def test_enrolling_without_the_shipped_trunk_says_so(
-    kennard_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(deck_module, "bundled_trunk", lambda name: tmp_path / f"{name}.onnx")
-    missing = r"^the index trunk index-cnn-1 is not installed \("
-    with pytest.raises(DeckFileError, match=missing):
-        enroll(kennard_dir)
-
-
-def test_a_deck_file_naming_a_trunk_not_installed_is_refused(deck: DeckModel, tmp_path: Path) -> None:
-    path = tmp_path / "deck.npz"
-    deck.save(path)
-    with np.load(path) as data:
-        meta = json.loads(str(data["meta"]))
-        arrays = {name: data[name] for name in data.files if name != "meta"}
-    other = json.dumps(meta | {"trunk": "index-cnn-0"})
-    np.savez(path, meta=np.array(other), **arrays)
-    refusal = r"deck\.npz: the index trunk index-cnn-0 is not installed"
-    with pytest.raises(DeckFileError, match=refusal) as refused:
-        DeckModel.load(path)
-    assert "\n" not in str(refused.value)
 
 
 def test_a_deck_file_is_written_under_exactly_the_name_given(deck: DeckModel, tmp_path: Path) -> None:
@@ -119,13 +91,11 @@ def test_a_deck_file_is_written_under_exactly_the_name_given(deck: DeckModel, tm
 
 def test_a_deck_file_of_the_older_format_is_refused_and_says_so(deck: DeckModel, tmp_path: Path) -> None:
     path = tmp_path / "old.npz"
-    # A deck of per-deck networks, before decks named the shipped classifier.
-    np.savez(path, meta=np.array('{"format": 3, "name": "x"}'), member0_net_mean=np.zeros(3))
+    np.savez(path, meta=np.array('{"format": 2, "name": "x"}'))  # one network, before the committee
     with pytest.raises(DeckFileError) as refused:
         DeckModel.load(path)
     message = str(refused.value)
-    assert "\n" not in message
-    assert f"{path}: deck file format 3, this code reads format {DECK_FORMAT}" in message
+    assert "\n" not in message and f"{path}: deck file format 2, this code reads format 3" in message
     assert f"dealerassist vision enroll CARD_FOLDER --out {path}" in message
 
 
@@ -172,6 +142,11 @@ def test_missing_cards_are_listed(kennard_dir: Path, tmp_path: Path) -> None:
         enroll(partial)
 
 
+def test_a_committee_of_no_networks_is_refused_before_training(kennard_dir: Path) -> None:
+    with pytest.raises(ValueError, match="at least one member, not 0"):
+        enroll(kennard_dir, members=0)
+
+
 def test_an_image_too_small_to_enroll_is_named(kennard_dir: Path, tmp_path: Path) -> None:
     small = tmp_path / "small"
     shutil.copytree(kennard_dir, small)
@@ -186,3 +161,143 @@ def test_an_unreadable_image_is_named(kennard_dir: Path, tmp_path: Path) -> None
     (broken / "AS.png").write_bytes(b"\x89PNG garbage")
     with pytest.raises(DeckFileError, match=r"AS\.png: cannot read this image"):
         enroll(broken)
+
+
+@pytest.mark.skipif(
+    "OPENBLAS_CORETYPE" not in blas.training_environment(),
+    reason="a processor without AVX2: its own kernels train",
+)
+def test_networks_train_on_the_same_kernels_whatever_this_machine_would_choose(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An AVX-512 Intel processor makes OpenBLAS choose its SkylakeX kernels, which add up products
+    # in another order: the networks, and every read that hangs on their last bits, would differ.
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "SkylakeX")
+    assert in_training_processes(blas.kernels, [None, None]) == [blas.TRAINING_KERNELS] * 2
+    assert os.environ["OPENBLAS_CORETYPE"] == "SkylakeX"  # this process's environment is left as it was
+
+
+@pytest.mark.skipif(blas.threads() is None, reason="numpy without a bundled OpenBLAS")
+def test_networks_train_on_one_thread_whatever_this_machine_has(monkeypatch: pytest.MonkeyPatch) -> None:
+    # OpenBLAS adds up a product on one thread in another order than on several, and a machine
+    # with one core has no other: trained on two threads, the demo deck differed from the one a
+    # process held to one core enrolled.
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    assert in_training_processes(blas.threads, [None, None]) == [1, 1]
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "2"
+
+
+def test_training_processes_are_as_many_as_cores_jobs_and_free_memory_allow() -> None:
+    gb = 1_000_000_000
+    assert training_workers(2, 4 * gb, cores=2, available=20 * gb) == 2
+    assert training_workers(2, 4 * gb, cores=2, available=5 * gb) == 1  # not two: one after the other
+    assert training_workers(3, 1 * gb, cores=8, available=None) == 3  # memory unknown: cores and jobs decide
+    assert training_workers(4, 1 * gb, cores=2, available=20 * gb) == 2
+    assert training_workers(2, 4 * gb, cores=None, available=20 * gb) == 1
+    assert training_workers(2, 4 * gb, cores=2, available=1 * gb) == 1  # too little for one: it still tries
+
+
+def _training_process(_: None) -> int:
+    return os.getpid()
+
+
+def test_networks_train_one_after_the_other_where_memory_holds_one_and_the_operator_is_told(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dealerassist.vision import enrollment
+
+    gb = 1_000_000_000
+    monkeypatch.setattr(enrollment.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(enrollment, "available_memory", lambda: 5 * gb)
+    told: list[str] = []
+    first, second = in_training_processes(_training_process, [None, None], 4 * gb, told.append)
+    assert first == second != os.getpid()  # one process trained both
+    assert told == [
+        "the free memory holds 1 training process(es) of some 4.0 GB: the 2 networks train 1 at a "
+        "time, which takes longer"
+    ]
+    monkeypatch.setattr(enrollment, "available_memory", lambda: 20 * gb)
+    told.clear()
+    in_training_processes(_training_process, [None, None], 4 * gb, told.append)
+    assert told == []  # two fit: nothing to say
+
+
+def test_a_training_process_is_budgeted_for_the_draw_it_makes(design, deck: DeckModel) -> None:
+    # The budget per scene and per table covers the rows they really make, without asking for
+    # twice what they need (which would train one network at a time where two fit).
+    from dealerassist.vision.training import render_samples, scene_samples
+
+    rng = np.random.default_rng(3)
+    cards = {code: image for code, image in design.items() if code != "back"}
+    rendered, _ = render_samples(cards, design["back"], deck.window, rng, 2)
+    mined, _ = scene_samples(design, deck.window, rng, 6, deck.rank_box)
+    assert 0.7 * DRAW_BYTES_PER_SCENE < rendered.nbytes / 2 <= DRAW_BYTES_PER_SCENE
+    assert 0.5 * DRAW_BYTES_PER_TABLE < mined.nbytes / 6 <= 1.5 * DRAW_BYTES_PER_TABLE
+    assert training_memory(600, 1200) > training_memory(300, 600) > 2 * (rendered.nbytes / 2 * 300)
+    free = available_memory()
+    assert free is None or 0 < free < 1 << 50
+
+
+def _interrupted(_: None) -> str:
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+    except KeyboardInterrupt:
+        return "raised in the worker"
+    return "carried on"
+
+
+def test_a_training_process_interrupted_ends_and_breaks_the_pool() -> None:
+    # Raised in the worker as KeyboardInterrupt, a Ctrl-C that landed inside numba's compiler came
+    # back as "no compiled object yet": the demo stopped with a traceback instead of saying why.
+    with pytest.raises(BrokenProcessPool):
+        in_training_processes(_interrupted, [None])
+
+
+def _train_until_stopped(pid_file: str) -> None:
+    Path(pid_file).write_text(str(os.getpid()))
+    time.sleep(120)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_training_processes_end_when_their_parent_is_killed(tmp_path: Path) -> None:
+    # A benchmark killed with SIGTERM while enrolling left its trainers running, orphaned, for half
+    # an hour. Killed here without a chance to clean up, the parent must still take them with it.
+    pid_file = tmp_path / "worker.pid"
+    parent = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys\n"
+            "from dealerassist.vision.enrollment import in_training_processes\n"
+            "from tests.vision.test_enroll import _train_until_stopped\n"
+            "in_training_processes(_train_until_stopped, [sys.argv[1]])\n",
+            str(pid_file),
+        ],
+        cwd=Path(__file__).parents[2],
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists() or not pid_file.read_text():
+            assert parent.poll() is None, "the parent ended before its worker started"
+            assert time.monotonic() < deadline, "the worker never started"
+            time.sleep(0.05)
+        worker = int(pid_file.read_text())
+        parent.kill()
+        parent.wait(10)
+        deadline = time.monotonic() + 10
+        while _alive(worker):
+            assert time.monotonic() < deadline, "the training process outlived its parent"
+            time.sleep(0.05)
+    finally:
+        parent.kill()
+        parent.wait(10)
+
+
+def _alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie, dead but not yet reaped by init, counts as ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"

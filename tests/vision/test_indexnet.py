@@ -1,6 +1,5 @@
-"""The index classifier's parts: window sampling, the ink maps the second looks match, the deck's
-heads and their training, and the committee whose majority names a card (its members stand-ins
-that read what the test says)."""
+"""The index classifier's parts: window sampling, features that do not depend on the batch, and
+a network that learns and keeps what it learned through a deck file."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.index_features import INK_CELL, ink_around, ink_cell, ink_maps
+from dealerassist.vision.index_features import INK_CELL, feature_size, ink_around, ink_cell, window_features
 from dealerassist.vision.index_window import (
     LARGEST_SAMPLED,
     MARGIN,
@@ -92,7 +91,7 @@ def test_colour_windows_are_the_pixels_remap_gives_the_three_channel_frame() -> 
 
 
 def test_window_maps_are_float32_broadcasting_to_the_last_bit() -> None:
-    """The classifier is trained on windows sampled at these maps: the compiled loops must round each
+    """Decks are trained on windows sampled at these maps: the compiled loops must round each
     product and sum as float32 arrays do, with no multiply and add fused into one."""
     rng = np.random.default_rng(12)
     n = 50
@@ -186,117 +185,25 @@ def test_more_windows_than_one_remap_takes_are_sampled_alike() -> None:
         np.testing.assert_array_equal(every[k], alone[0])
 
 
-def test_ink_maps_ignore_the_light_level_and_neighbours_in_the_batch() -> None:
-    """A window and the same window at 60 % of the light show the same print, alone or in a batch."""
+def test_features_of_a_window_do_not_depend_on_its_neighbours_in_the_batch() -> None:
+    rng = np.random.default_rng(3)
+    windows = (rng.random((5, WINDOW_PX[1], WINDOW_PX[0], 3)) * 255).astype(np.uint8)
+    together = window_features(windows)
+    alone = np.concatenate([window_features(windows[i : i + 1]) for i in range(5)])
+    assert together.shape == (5, feature_size())
+    np.testing.assert_allclose(together, alone, rtol=1e-5, atol=1e-6)
+    assert window_features(windows[:0]).shape == (0, feature_size())
+
+
+def test_ink_features_ignore_the_light_level() -> None:
+    """A window and the same window at 60 % of the light describe the same print."""
     rng = np.random.default_rng(4)
     window = np.full((1, WINDOW_PX[1], WINDOW_PX[0], 3), 230, np.uint8)
-    window[0, 9:30, 9:15] = (40, 40, 200)  # a red stroke, on whole cells
+    window[0, 10:30, 8:14] = (40, 40, 200)  # a red stroke
     window[0] += rng.integers(0, 5, window.shape[1:], dtype=np.uint8)
     dim = (window.astype(np.float32) * 0.6).astype(np.uint8)
-    bright, dimmed = ink_maps(window)[0], ink_maps(dim)[0]
-    assert bright.shape == (WINDOW_PX[1] // INK_CELL, WINDOW_PX[0] // INK_CELL)
-    assert bright[3:10, 3:5].min() > 0.6 and np.delete(bright, np.s_[3:10], axis=0).max() < 0.05
-    np.testing.assert_allclose(bright, dimmed, atol=0.03)
-    together = ink_maps(np.concatenate([window, dim, window[:, ::-1]]))
-    np.testing.assert_array_equal(together[0], bright)
-    np.testing.assert_array_equal(together[1], dimmed)
-
-
-class _Reads:
-    """A committee member that reads what the test says: row ``i`` of the features (their first
-    column) is named ``names[i]`` with probability ``sure[i]``; a card it does not name, 0.01."""
-
-    def __init__(self, names: list[str], sure: list[float]) -> None:
-        self.names, self.sure = np.array(names), np.array(sure, np.float64)
-
-    def describe(self, windows: np.ndarray) -> np.ndarray:
-        return windows
-
-    def _rows(self, features: np.ndarray) -> np.ndarray:
-        return features[:, 0].astype(int)
-
-    def best(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
-        rows = self._rows(features)
-        names = self.names[rows]
-        card = (names != NONE) & (names != BACK)
-        kind = np.stack([names == NONE, card, names == BACK], axis=1).astype(np.float32)
-        return names.tolist(), np.where(card, self.sure[rows], 0.0).astype(np.float32), kind
-
-    def probability_of(self, features: np.ndarray, cards: list[str]) -> np.ndarray:
-        rows = self._rows(features)
-        return np.where(self.names[rows] == np.array(cards), self.sure[rows], 0.01).astype(np.float32)
-
-
-class _RowsAsFeatures:
-    """A trunk whose features are the rows the test gives: the members read them as they are."""
-
-    def describe(self, windows: np.ndarray) -> np.ndarray:
-        return windows
-
-
-_ROWS = _RowsAsFeatures()
-FEATURES = 576  # the shipped trunk's features a window
-ROWS = np.arange(44, dtype=np.float32)[:, None]  # an ace, a king, nothing, a back, 40 more cards
-CARDS = ["AS", "KH"] + ["KH" if i % 2 else "AS" for i in range(40)]  # what rows 0-1 and 4-43 are asked of
-
-
-def _member(seed: int, swapped: bool = False) -> _Reads:
-    """Rows 0-1 the ace and the king (or each the other, ``swapped``: a member sure of the wrong
-    card), 2 nothing, 3 a back, and 40 more named at random, some surely, some not."""
-    rng = np.random.default_rng(seed)
-    first = ["KH", "AS"] if swapped else ["AS", "KH"]
-    names = [*first, NONE, BACK, *rng.choice(["AS", "KH"], 40).tolist()]
-    return _Reads(names, [0.97, 0.95, 0.0, 0.0, *rng.uniform(0.5, 1.0, 40).tolist()])
-
-
-def test_a_committee_names_only_what_all_members_name() -> None:
-    honest, swapped = _member(6), _member(7, swapped=True)
-    _, alone, _ = honest.best(ROWS[:2])
-    names, probability, _ = Committee((honest, honest), _ROWS).best(ROWS[:2])
-    assert names == ["AS", "KH"]
-    np.testing.assert_allclose(probability, alone, rtol=1e-6)  # agreeing with itself changes nothing
-    names, probability, kind = Committee((honest, swapped), _ROWS).best(ROWS)
-    assert (probability[:2] == 0).all()  # one says ace, the other king: no card
-    assert kind[2].argmax() == 0 and kind[3].argmax() == 2  # both still see nothing, and the back
-
-
-def test_two_of_three_members_name_a_card_the_third_calls_another() -> None:
-    honest, also_honest, swapped = _member(6), _member(8), _member(7, swapped=True)
-    also_honest.sure[:2] = [0.91, 0.99]
-    three = Committee((swapped, honest, also_honest), _ROWS)
-    assert three.needed == 2 and Committee((honest, swapped), _ROWS).needed == 2
-    names, probability, kind = three.best(ROWS)
-    assert names[:2] == ["AS", "KH"]  # the first member is outvoted
-    np.testing.assert_allclose(probability[:2], np.sqrt([0.97 * 0.91, 0.95 * 0.99]), rtol=1e-6)
-    assert kind[3].argmax() == 2  # all three still see the back
-    names, probability, _ = Committee((honest, swapped, _member(7, swapped=True)), _ROWS).best(ROWS[:2])
-    assert names == ["KH", "AS"]  # two sure of the wrong card outvote one: a majority, not a veto
-
-
-def test_three_members_give_the_probability_of_a_card_two_of_them_are_sure_of() -> None:
-    members = (_member(7, swapped=True), _member(6), _member(8))
-    rows, cards = np.delete(ROWS, [2, 3], axis=0), CARDS
-    own = np.array([m.probability_of(rows, cards).astype(np.float64) for m in members])
-    surest_two = np.sort(own, axis=0)[1:]
-    joint = Committee(members, _ROWS).probability_of(rows, cards, 0.9)
-    reachable = (surest_two >= 0.81).all(axis=0)
-    np.testing.assert_allclose(joint[reachable], np.sqrt(surest_two.prod(axis=0))[reachable], rtol=1e-6)
-    assert (joint[~reachable] < 0.9).all()
-    assert reachable[:2].all() and (joint[:2] > 0.9).all()  # the two honest members outvote the first
-    assert (~reachable).any()
-
-
-def test_a_committee_gives_the_probability_of_a_named_card_where_it_can_be_sure() -> None:
-    first, second = _member(6), _member(8)
-    rows, cards = np.delete(ROWS, [2, 3], axis=0), CARDS
-    own = [member.probability_of(rows, cards).astype(np.float64) for member in (first, second)]
-    mean = np.sqrt(own[0] * own[1])
-    joint = Committee((first, second), _ROWS).probability_of(rows, cards, 0.9)
-    reachable = own[0] >= 0.81  # the first member's share of a geometric mean of 0.9
-    np.testing.assert_allclose(joint[reachable], mean[reachable], rtol=1e-6)
-    assert (joint[~reachable] == 0).all()
-    assert reachable[:2].all() and (joint[:2] > 0.9).all()  # the ace and king themselves
-    assert (~reachable).any()  # rows that name the other card: they cannot be sure of it
+    bright, dimmed = window_features(window)[0], window_features(dim)[0]
+    assert np.corrcoef(bright, dimmed)[0, 1] > 0.98
 
 
 def _toy_problem() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -304,9 +211,9 @@ def _toy_problem() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     feature rows around them and the rows' labels."""
     rng = np.random.default_rng(5)
     codes = ["AS", "KH", NONE, BACK]
-    centres = rng.normal(0, 1, (len(codes), FEATURES)).astype(np.float32) * 3
+    centres = rng.normal(0, 1, (len(codes), feature_size())).astype(np.float32) * 3
     labels = np.array([codes[i % 4] for i in range(800)])
-    features = centres[np.arange(800) % 4] + rng.normal(0, 1, (800, FEATURES)).astype(np.float32)
+    features = centres[np.arange(800) % 4] + rng.normal(0, 1, (800, feature_size())).astype(np.float32)
     return centres, features, labels
 
 
@@ -380,9 +287,86 @@ def test_flushing_zeroes_subnormals_only() -> None:
     np.testing.assert_array_equal(values, np.array([0.0, tiny, -tiny, 0, 0, 1.5, -3e-30, 1e30], np.float32))
 
 
+def test_a_committee_names_only_what_all_members_name() -> None:
+    centres, features, labels = _toy_problem()
+    honest = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=8)
+    swapped = train(features, _swapped_labels(labels), np.random.default_rng(7), hidden=(32,), epochs=8)
+    _, alone, _ = honest.best(centres[:2])
+    names, probability, _ = Committee((honest, honest)).best(centres[:2])
+    assert names == ["AS", "KH"]
+    np.testing.assert_allclose(probability, alone, rtol=1e-5)  # agreeing with itself changes nothing
+    names, probability, kind = Committee((honest, swapped)).best(centres)
+    assert (probability[:2] == 0).all()  # one says ace, the other king: no card
+    assert kind[3].argmax() == 2  # both still see the back
+    copy = Committee.from_arrays(Committee((honest, swapped)).arrays())
+    np.testing.assert_array_equal(copy.best(centres)[2], kind)
+    assert len(copy.members) == 2
+
+
+def _swapped_labels(labels: np.ndarray) -> np.ndarray:
+    """The toy labels with the ace and the king trading names: a member sure of the wrong card."""
+    return np.where(labels == "AS", "KH", np.where(labels == "KH", "AS", labels))
+
+
+def test_two_of_three_members_name_a_card_the_third_calls_another() -> None:
+    centres, features, labels = _toy_problem()
+    honest = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=8)
+    also_honest = train(features, labels, np.random.default_rng(8), hidden=(32,), epochs=8)
+    swapped = train(features, _swapped_labels(labels), np.random.default_rng(7), hidden=(32,), epochs=8)
+    three = Committee((swapped, honest, also_honest))
+    assert three.needed == 2 and Committee((honest, swapped)).needed == 2
+    names, probability, kind = three.best(centres)
+    assert names[:2] == ["AS", "KH"]  # the first member is outvoted
+    own = [member.best(centres)[1].astype(np.float64) for member in (honest, also_honest)]
+    np.testing.assert_allclose(probability[:2], np.sqrt(own[0] * own[1])[:2], rtol=1e-6)
+    assert kind[3].argmax() == 2  # all three still see the back
+    names, probability, _ = Committee((honest, swapped, _copy_of(swapped))).best(centres[:2])
+    assert names == ["KH", "AS"]  # two sure of the wrong card outvote one: a majority, not a veto
+    copy = Committee.from_arrays(three.arrays())
+    assert len(copy.members) == 3
+    np.testing.assert_array_equal(copy.best(centres)[1], three.best(centres)[1])
+
+
+def _copy_of(net: IndexNet) -> IndexNet:
+    return IndexNet.from_arrays(net.arrays())
+
+
+def test_three_members_give_the_probability_of_a_card_two_of_them_are_sure_of() -> None:
+    centres, features, labels = _toy_problem()
+    honest = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=8)
+    also_honest = train(features, labels, np.random.default_rng(8), hidden=(32,), epochs=8)
+    swapped = train(features, _swapped_labels(labels), np.random.default_rng(7), hidden=(32,), epochs=8)
+    rows = np.concatenate([centres[:2], features[:40]])
+    cards = ["AS", "KH"] + ["KH" if i % 2 else "AS" for i in range(40)]
+    own = np.array([m.probability_of(rows, cards).astype(np.float64) for m in (swapped, honest, also_honest)])
+    surest_two = np.sort(own, axis=0)[1:]
+    joint = Committee((swapped, honest, also_honest)).probability_of(rows, cards, 0.9)
+    reachable = (surest_two >= 0.81).all(axis=0)
+    np.testing.assert_allclose(joint[reachable], np.sqrt(surest_two.prod(axis=0))[reachable], rtol=1e-6)
+    assert (joint[~reachable] < 0.9).all()
+    assert reachable[:2].all() and (joint[:2] > 0.9).all()  # the two honest members outvote the first
+    assert (~reachable).any()
+
+
+def test_a_committee_gives_the_probability_of_a_named_card_where_it_can_be_sure() -> None:
+    centres, features, labels = _toy_problem()
+    first = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=8)
+    second = train(features, labels, np.random.default_rng(8), hidden=(32,), epochs=8)
+    rows = np.concatenate([centres[:2], features[:40]])
+    cards = ["AS", "KH"] + ["KH" if i % 2 else "AS" for i in range(40)]
+    own = [member.probability_of(rows, cards).astype(np.float64) for member in (first, second)]
+    mean = np.sqrt(own[0] * own[1])
+    joint = Committee((first, second)).probability_of(rows, cards, 0.9)
+    reachable = own[0] >= 0.81  # the first member's share of a geometric mean of 0.9
+    np.testing.assert_allclose(joint[reachable], mean[reachable], rtol=1e-6)
+    assert (joint[~reachable] == 0).all()
+    assert reachable[:2].all() and (joint[:2] > 0.9).all()  # the ace and king centres themselves
+    assert (~reachable).any()  # half the rows name the other card: they cannot be sure of it
+
+
 def test_training_refuses_an_unknown_label() -> None:
     with pytest.raises(ValueError, match=r"card codes, 'none' or 'back'; got \['ZZ'\]"):
-        train(np.zeros((2, FEATURES), np.float32), np.array(["AS", "ZZ"]), np.random.default_rng(0))
+        train(np.zeros((2, feature_size()), np.float32), np.array(["AS", "ZZ"]), np.random.default_rng(0))
 
 
 def test_freed_frame_buffers_are_kept_where_the_c_library_allows() -> None:

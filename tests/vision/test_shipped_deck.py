@@ -28,8 +28,8 @@ GUARD_CORRECT = 0.9
 
 def _stale(why: str) -> str:
     return (
-        f"the shipped deck file {SHIPPED} no longer reads with this code ({why}): if what the "
-        f"classifier is fed changed, bump DECK_FORMAT in dealerassist/vision/deck.py and make the file again "
+        f"the shipped deck file {SHIPPED} no longer reads with this code ({why}): if the reading "
+        f"features changed, bump DECK_FORMAT in dealerassist/vision/deck.py and make the file again "
         f"with '{remake_command(SHIPPED)}' (see dealerassist/data/vision/decks/README.md)"
     )
 

@@ -6,13 +6,11 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.card_extent import corner_arms, height_candidates, paper_coverages
+from dealerassist.vision.card_extent import corner_arms, height_candidates
 from dealerassist.vision.edge_junctions import edge_junctions
 from dealerassist.vision.index_window import MARGIN, WINDOW_PX, IndexWindow, sample_windows, sampling_image
-from dealerassist.vision.merging import ON_PAPER, drop_off_paper
 from dealerassist.vision.outline_corners import outline_corners
 from dealerassist.vision.paper import blob_outlines, card_mask
-from dealerassist.vision.sighting import CardSighting
 
 ASPECT = 1.4  # a poker card's height over its width
 FELT = (40, 110, 30)  # BGR green
@@ -138,22 +136,3 @@ def test_a_glyph_drawn_at_a_tilted_cards_index_lies_where_its_window_says(degree
     )
     assert sampled[inside].max() < 80, degrees  # the drawn ink
     assert sampled[outside].min() > 180, degrees  # the card's paper around it
-
-
-def test_a_named_outline_running_out_over_the_felt_is_dropped_and_one_out_of_view_is_kept() -> None:
-    # Paper where a card lies: a 100 x 140 rectangle, and the felt around it.
-    paper = np.zeros((300, 400), np.uint8)
-    paper[50:190, 100:200] = 255
-    on_card = np.array([[100, 50], [200, 50], [200, 190], [100, 190]], float)
-    over_felt = on_card - np.array([0.0, 100.0])  # the same card laid the wrong way from its top corners
-    out_of_view = np.array([[300, 200], [400, 200], [400, 340], [300, 340]], float)  # half below the frame
-    paper[200:300, 300:400] = 255
-    found = [
-        CardSighting("8D", 0.99, True, on_card),
-        CardSighting("8D", 0.99, True, over_felt),
-        CardSighting("QS", 0.99, True, out_of_view),
-        CardSighting(None, 0.0, True, over_felt),  # unnamed: places no card, left to the other steps
-    ]
-    kept = drop_off_paper(found, paper)
-    assert kept == [found[0], found[2], found[3]]
-    assert paper_coverages(paper, over_felt[None])[0] < ON_PAPER <= paper_coverages(paper, on_card[None])[0]

@@ -8,7 +8,8 @@ from collections import Counter
 import numpy as np
 
 from dealerassist.vision.card_corner import Corner
-from dealerassist.vision.index_window import WINDOW_PX, IndexWindow
+from dealerassist.vision.index_features import feature_size
+from dealerassist.vision.index_window import IndexWindow
 from dealerassist.vision.indexnet import BACK, NONE
 from dealerassist.vision.scenes import SceneCard
 from dealerassist.vision.training import _label, _spots, render_samples, scene_samples
@@ -67,27 +68,18 @@ def test_every_corner_of_a_face_down_card_is_a_back() -> None:
     assert _label(_corner(100, 240, (0, -1), (1, 0)), H, [card]) == BACK
 
 
-def _kept(windows: np.ndarray) -> np.ndarray:
-    """What the training recipe keeps of a window: its colour pixels."""
-    return windows[..., :3]
-
-
 def test_rendered_samples_label_both_kinds_and_every_card(design) -> None:
     cards = {code: image for code, image in design.items() if code != "back"}
     window = IndexWindow(0.125, 0.25)
-    windows, labels = render_samples(
-        cards, design["back"], window, np.random.default_rng(1), 6, looks=1, describe=_kept
-    )
+    features, labels = render_samples(cards, design["back"], window, np.random.default_rng(1), 6, looks=1)
     counts = Counter(labels.tolist())
-    assert windows.shape == (len(labels), WINDOW_PX[1], WINDOW_PX[0], 3)
+    assert features.shape == (len(labels), feature_size())
     assert set(cards) <= set(counts)  # every card has index windows
     assert counts[NONE] > counts["AS"]
 
 
 def test_mined_samples_come_from_the_readers_candidates_on_whole_tables(design) -> None:
-    windows, labels = scene_samples(
-        design, IndexWindow(0.125, 0.25), np.random.default_rng(2), 3, describe=_kept
-    )
+    features, labels = scene_samples(design, IndexWindow(0.125, 0.25), np.random.default_rng(2), 3)
     counts = Counter(labels.tolist())
-    assert windows.shape == (len(labels), WINDOW_PX[1], WINDOW_PX[0], 3)
+    assert features.shape == (len(labels), feature_size())
     assert counts[NONE] > 0 and sum(v for k, v in counts.items() if k not in (NONE, BACK)) > 0
