@@ -79,8 +79,7 @@ def shared_cardart(design: str = TUNING_DESIGN) -> Path:
 
 
 def design_split() -> dict[str, list[str]]:
-    """The designs of each split (``train``, ``train_more``, ``validation``, ``test``) from
-    data/vision/designs.toml."""
+    """The designs of each split (``train``, ``validation``, ``test``) from data/vision/designs.toml."""
     with open(bundled_dir() / "vision" / "designs.toml", "rb") as file:
         return {split: list(names) for split, names in tomllib.load(file).items()}
 

@@ -17,7 +17,6 @@ import numpy as np
 
 from dealerassist.core.configfiles import bundled_dir
 from dealerassist.errors import DealerAssistError
-from dealerassist.vision.index_cnn import IndexCNN, cnn_committee
 from dealerassist.vision.index_window import IndexWindow
 from dealerassist.vision.indexnet import Committee
 
@@ -60,16 +59,11 @@ class DeckModel:
             "check": self.check,
             "enrolled_by": self.enrolled_by,
         }
-        arrays = {}
-        if isinstance(self.net.members[0], IndexCNN):
-            meta["classifier"] = classifier_name(self.net.members[0].path.parent)
-        else:
-            arrays = self.net.arrays()
         # Written through an open file: given a name, numpy would add ".npz" to one without it, and
         # the file written would not be the file named.
         with open(path, "wb") as out:
             np.savez_compressed(
-                out, meta=np.array(json.dumps(meta)), back_features=self.back_features, **arrays
+                out, meta=np.array(json.dumps(meta)), back_features=self.back_features, **self.net.arrays()
             )
 
     @classmethod
@@ -88,7 +82,7 @@ class DeckModel:
                     aspect=float(meta["aspect"]),
                     rank_box=tuple(meta["rank_box"]),
                     window=IndexWindow(*(float(v) for v in meta["window"])),
-                    net=_classifier(meta, data, path),
+                    net=Committee.from_arrays(data),
                     back_features=data["back_features"],
                     check={k: float(v) for k, v in meta.get("check", {}).items()},
                     enrolled_by=str(meta.get("enrolled_by", "")),
@@ -109,29 +103,6 @@ class DeckModel:
 def bundled_deck(design: str) -> Path:
     """The deck file shipped with the package for ``design`` (the demo's deck)."""
     return bundled_dir() / "vision" / "decks" / f"{design}.npz"
-
-
-def bundled_classifier(name: str) -> Path:
-    """The folder of the universal classifier shipped with the package under ``name``."""
-    return bundled_dir() / "vision" / "classifiers" / name
-
-
-def classifier_name(folder: Path) -> str:
-    """How a deck file names its universal classifier: a shipped one by name, another by path."""
-    shipped = folder.resolve() == bundled_classifier(folder.name).resolve()
-    return folder.name if shipped else str(folder.resolve())
-
-
-def _classifier(meta: dict, data: np.lib.npyio.NpzFile, path: Path) -> Committee:
-    """The deck's own committee, or the universal classifier its file names."""
-    name = meta.get("classifier")
-    if name is None:
-        return Committee.from_arrays(data)
-    folder = Path(name) if Path(name).is_absolute() else bundled_classifier(name)
-    try:
-        return cnn_committee(folder)
-    except ValueError as exc:
-        raise DeckFileError(f"{path}: its classifier is not installed ({exc})") from None
 
 
 def remake_command(path: Path) -> str:

@@ -32,11 +32,10 @@ from dealerassist.vision.deck import (
     load_card_image,
     vision_code_version,
 )
-from dealerassist.vision.index_features import window_features
 from dealerassist.vision.index_window import IndexWindow
 from dealerassist.vision.indexnet import BACK, NONE, SURE, Committee, IndexNet, train
 from dealerassist.vision.scenes import load_design
-from dealerassist.vision.training import Describe, render_samples, scene_samples
+from dealerassist.vision.training import render_samples, scene_samples
 
 ENROLL_HEIGHTS = (72, 86, 100, 120, 145, 175, 210)
 FIRST_PASS_RANK_BOX = (0.0, 0.0, 0.16, 0.16)
@@ -316,14 +315,13 @@ def training_draw(
     rng: np.random.Generator,
     scenes_per_card: int,
     tables: int,
-    describe: Describe = window_features,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Feature rows (or what ``describe`` keeps of the windows) and labels of one design: windows
-    of small scenes around each card and the candidate corners of whole tables."""
+    """Feature rows and labels of one design: windows of small scenes around each card and the
+    candidate corners of whole tables."""
     design = load_design(folder)
     cards = {code: image for code, image in design.items() if code != "back"}
-    rendered = render_samples(cards, design["back"], window, rng, scenes_per_card, describe=describe)
-    mined = scene_samples(design, window, rng, tables, rank_box, describe=describe)
+    rendered = render_samples(cards, design["back"], window, rng, scenes_per_card)
+    mined = scene_samples(design, window, rng, tables, rank_box)
     return np.concatenate([rendered[0], mined[0]]), np.concatenate([rendered[1], mined[1]])
 
 
@@ -332,9 +330,7 @@ def _self_check(
 ) -> dict[str, float]:
     """How the trained classifier does on fresh windows of the same design it never trained on:
     the operator's first sign that a deck is (or is not) learnable."""
-    features, labels = render_samples(
-        cards, back, window, np.random.default_rng(CHECK_SEED), CHECK_SCENES, 1, describe=net.describe
-    )
+    features, labels = render_samples(cards, back, window, np.random.default_rng(CHECK_SEED), CHECK_SCENES, 1)
     names, probability, _ = net.best(features)
     named = probability >= SURE
     index = np.array([label not in (NONE, BACK) for label in labels])

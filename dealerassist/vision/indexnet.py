@@ -240,9 +240,7 @@ def _in_a_row(data: Mapping[str, np.ndarray], key: str, first: int) -> int:
     return count
 
 
-def best_of(
-    rank: np.ndarray, suit: np.ndarray, kind: np.ndarray
-) -> tuple[list[str], np.ndarray, np.ndarray]:
+def best_of(rank: np.ndarray, suit: np.ndarray, kind: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Each row's most likely card, its probability (rank x suit x index), and its kinds."""
     r, s = rank.argmax(axis=1), suit.argmax(axis=1)
     rows = np.arange(len(rank))

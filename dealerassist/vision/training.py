@@ -11,8 +11,6 @@ corner turned or shifted), labelled ``none``; the corners of a card lying face d
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import cv2
 import numpy as np
 
@@ -22,9 +20,6 @@ from dealerassist.vision.index_features import window_features
 from dealerassist.vision.index_window import IndexWindow, sample_windows
 from dealerassist.vision.indexnet import BACK, NONE
 from dealerassist.vision.scenes import SceneCard, make_scene
-
-# What a training sample keeps of its windows: the MLP's feature rows, or the windows themselves.
-Describe = Callable[[np.ndarray], np.ndarray]
 
 HEIGHTS = (66.0, 200.0)  # card heights in pixels, sampled evenly in log scale
 PLACE_JITTER = 0.015  # card heights (standard deviation) a found corner is off by
@@ -160,7 +155,6 @@ def render_samples(
     rng: np.random.Generator,
     scenes_per_card: int = 100,
     looks: int = 3,
-    describe: Describe = window_features,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Feature rows and labels (card code or ``none``) for the index classifier of one design.
 
@@ -186,7 +180,7 @@ def render_samples(
                 np.array([s[3] for s in spots]),
                 window,
             )
-            features.append(describe(windows))
+            features.append(window_features(windows))
             labels.extend(s[4] for s in spots)
     return np.concatenate(features), np.array(labels)
 
@@ -283,7 +277,6 @@ def scene_samples(
     rng: np.random.Generator,
     scenes: int,
     rank_box: tuple[float, float, float, float] | None = None,
-    describe: Describe = window_features,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Feature rows and labels of the reader's own candidate corners on whole synthetic tables.
 
@@ -314,7 +307,7 @@ def scene_samples(
                 keep.append(row)
                 names.append(label)
         if keep:
-            features.append(describe(windows[keep]))
+            features.append(window_features(windows[keep]))
             labels.extend(names)
     return np.concatenate(features), np.array(labels)
 

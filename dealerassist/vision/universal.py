@@ -28,7 +28,6 @@ from dealerassist.vision.enrollment import (
     training_draw,
     training_memory,
 )
-from dealerassist.vision.index_cnn import cnn_committee
 from dealerassist.vision.index_window import IndexWindow
 from dealerassist.vision.indexnet import Committee, IndexNet, train
 
@@ -86,14 +85,8 @@ def save_universal(net: Committee, path: Path, designs: list[str], recipe: str) 
 
 
 def load_universal(path: Path) -> Committee:
-    """The universal classifier in ``path`` (a folder of ``member-*.onnx`` networks is the
-    convolutional one, ``index_cnn``); DeckFileError in one line when it is absent, not
+    """The universal classifier in ``path``; DeckFileError in one line when it is absent, not
     one, or of another reading format (then its recipe makes it again)."""
-    if Path(path).is_dir():
-        try:
-            return cnn_committee(Path(path))
-        except ValueError as exc:
-            raise DeckFileError(str(exc)) from None
     try:
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))

@@ -47,7 +47,7 @@ def test_a_generated_design_renders_into_the_enrollment_layout(
 
 def test_designs_are_split_apart_and_the_tuned_ones_are_never_test_designs() -> None:
     split = artwork.design_split()
-    assert set(split) == {"train", "train_more", "validation", "test"}
+    assert set(split) == {"train", "validation", "test"}
     names = [name for names in split.values() for name in names]
     assert len(names) == len(set(names))  # no design in two splits
     assert len(split["test"]) >= 8
