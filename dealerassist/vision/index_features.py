@@ -62,17 +62,13 @@ def _in_batches(colours: np.ndarray) -> np.ndarray:
     return words.view(np.uint32)
 
 
-def ink_maps(windows: np.ndarray) -> np.ndarray:
-    """Each sampled window's ink pooled by ``INK_CELL``, as (n, rows, cols) maps: where in each
-    window the print lies. Ink is measured as the features measure it: 1 less each pixel's darkest
-    channel over the window's paper white (``PAPER_SHARE``, at least ``DARKEST_PAPER``), at least 0."""
-    n, rows, cols = windows.shape[:3]
-    darkest = windows[..., :3].min(axis=-1).astype(np.float32)
-    flat = darkest.reshape(n, rows * cols)
-    k = int(PAPER_SHARE * (rows * cols - 1))
-    paper = np.maximum(np.partition(flat, k, axis=1)[:, k], DARKEST_PAPER) if n else np.ones(0, np.float32)
-    ink = np.maximum(1.0 - darkest / paper[:, None, None], 0.0)
-    return ink.reshape(n, rows // INK_CELL, INK_CELL, cols // INK_CELL, INK_CELL).mean(axis=(2, 4))
+def ink_maps(features: np.ndarray) -> np.ndarray:
+    """The pooled ink of each window in feature rows of ``window_features``, as (n, rows, cols)
+    maps: where in each window the print lies."""
+    cols, rows = WINDOW_PX
+    start = (rows // CELL) * (cols // CELL) * BINS
+    shape = (rows // INK_CELL, cols // INK_CELL)
+    return features[:, start : start + shape[0] * shape[1]].reshape(-1, *shape)
 
 
 def ink_cell(window: IndexWindow) -> tuple[float, float]:

@@ -69,7 +69,7 @@ class IndexNet:
             np.maximum(layer, 0.0, out=layer)
         logits = layer @ self.weights[-1]
         logits += self.biases[-1]
-        return softmax_heads(logits)
+        return _softmax_heads(logits)
 
     def describe(self, windows: np.ndarray) -> np.ndarray:
         """What this network reads of sampled windows: their feature rows."""
@@ -80,11 +80,19 @@ class IndexNet:
         probabilities (nothing, index, back) of each row."""
         if not len(features):
             return [], np.zeros(0, np.float32), np.zeros((0, HEADS[2]), np.float32)
-        return best_of(*self.heads(features))
+        rank, suit, kind = self.heads(features)
+        r, s = rank.argmax(axis=1), suit.argmax(axis=1)
+        rows = np.arange(len(features))
+        probability = rank[rows, r] * suit[rows, s] * kind[:, 1]
+        return [_CARD_CODES[k] for k in (r * len(SUITS) + s).tolist()], probability, kind
 
     def probability_of(self, features: np.ndarray, cards: Sequence[str]) -> np.ndarray:
         """Each row's probability (rank x suit x index) that it shows its card of ``cards``."""
-        return probability_of(*self.heads(features), cards)
+        rank, suit, kind = self.heads(features)
+        rows = np.arange(len(features))
+        ranks = [RANKS.index(card[0]) for card in cards]
+        suits = [SUITS.index(card[1]) for card in cards]
+        return rank[rows, ranks] * suit[rows, suits] * kind[:, 1]
 
     def arrays(self) -> dict[str, np.ndarray]:
         layers = {
@@ -240,23 +248,7 @@ def _in_a_row(data: Mapping[str, np.ndarray], key: str, first: int) -> int:
     return count
 
 
-def best_of(rank: np.ndarray, suit: np.ndarray, kind: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Each row's most likely card, its probability (rank x suit x index), and its kinds."""
-    r, s = rank.argmax(axis=1), suit.argmax(axis=1)
-    rows = np.arange(len(rank))
-    probability = rank[rows, r] * suit[rows, s] * kind[:, 1]
-    return [_CARD_CODES[k] for k in (r * len(SUITS) + s).tolist()], probability, kind
-
-
-def probability_of(rank: np.ndarray, suit: np.ndarray, kind: np.ndarray, cards: Sequence[str]) -> np.ndarray:
-    """Each row's probability (rank x suit x index) that it shows its card of ``cards``."""
-    rows = np.arange(len(rank))
-    ranks = [RANKS.index(card[0]) for card in cards]
-    suits = [SUITS.index(card[1]) for card in cards]
-    return rank[rows, ranks] * suit[rows, suits] * kind[:, 1]
-
-
-def softmax_heads(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _softmax_heads(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     out = []
     start = 0
     for size in HEADS:
@@ -319,7 +311,7 @@ def train(
             layers = [x[idx]]  # each layer's input, the features first
             for weight, bias in zip(params[0:-2:2], params[1:-2:2], strict=True):
                 layers.append(np.maximum(layers[-1] @ weight + bias, 0.0))
-            p_rank, p_suit, p_index = softmax_heads(layers[-1] @ params[-2] + params[-1])
+            p_rank, p_suit, p_index = _softmax_heads(layers[-1] @ params[-2] + params[-1])
             rows = np.arange(n)
             positive = is_index[idx].astype(np.float32)[:, None]
             p_rank[rows, rank[idx]] -= 1.0

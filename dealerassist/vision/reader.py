@@ -135,7 +135,7 @@ class CardReader:
             *corners,
             owner,
             heights,
-            ink_maps(windows),
+            ink_maps(features),
             names,
             probability,
             best,
