@@ -193,7 +193,6 @@ def edge_junctions_many(
 _REMAP_WIDTH = 32000  # remap's maps must stay under 32767 columns
 
 
-@compiled()
 def _strip_maps(
     starts: np.ndarray,
     normals: np.ndarray,
@@ -204,17 +203,12 @@ def _strip_maps(
 ) -> np.ndarray:
     """(2, depths, samples) single-precision x and y of every edge's strip: edge e's ``counts[e]``
     columns in turn, each its start plus a depth along its normal, plus its place ``along`` it,
-    summed in double precision in that order and rounded once, as numpy's arrays summed them."""
-    maps = np.empty((2, len(depths), len(along)), np.float32)
-    for axis in range(2):
-        for d in range(len(depths)):
-            column = 0
-            for e in range(len(counts)):
-                inward, step = starts[e, axis] + np.float64(depths[d]) * normals[e, axis], directions[e, axis]
-                for _ in range(counts[e]):
-                    maps[axis, d, column] = np.float32(inward + np.float64(along[column]) * step)
-                    column += 1
-    return maps
+    summed in double precision in that order and rounded once."""
+    start, normal, step = (
+        np.repeat(values, counts, axis=0).T[:, None, :] for values in (starts, normals, directions)
+    )
+    inward = start + depths.astype(np.float64)[None, :, None] * normal
+    return (inward + along.astype(np.float64) * step).astype(np.float32)
 
 
 def _medians(values: np.ndarray, group: np.ndarray, sizes: np.ndarray) -> np.ndarray:

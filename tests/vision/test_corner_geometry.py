@@ -182,7 +182,7 @@ def test_distinct_drops_read_corners_and_repeats_but_keeps_other_turns() -> None
 
 
 def test_distances_are_numpys_norms_of_the_differences_to_the_last_bit() -> None:
-    """Corners are told apart by thresholds on these: the compiled loop must give numpy's values."""
+    """Corners are told apart by thresholds on these: they must be numpy's norms to the bit."""
     rng = np.random.default_rng(6)
     points, others = rng.uniform(-50, 1300, (37, 2)), rng.uniform(-50, 1300, (23, 2))
     expected = np.linalg.norm(points[:, None, :] - others[None, :, :], axis=2)
