@@ -180,8 +180,11 @@ def _window_maps(corners: np.ndarray, window: IndexWindow) -> tuple[np.ndarray, 
     step_y = (heights[:, None] * y_axes).astype(np.float32)  # and down the card
     points = points.astype(np.float32)
     # In single precision: the step across rounded once made and again once added, the step down
-    # rounded once made, as the decks' windows were sampled.
-    across = points[:, :, None] + step_x[:, :, None] * u  # (n, axis, cols)
-    down = step_y[:, :, None] * v  # (n, axis, rows)
-    maps = [(across[:, axis, None, :] + down[:, axis, :, None]).reshape(-1, cols) for axis in range(2)]
+    # rounded once made, as the decks' windows were sampled. Each window's row across is repeated
+    # down it and the steps down added: faster than a broadcast sum a window row at a time.
+    maps = []
+    for axis in range(2):
+        across = np.repeat(points[:, axis, None] + step_x[:, axis, None] * u, rows, axis=0)
+        across += (step_y[:, axis, None] * v).reshape(-1, 1)
+        maps.append(across)
     return maps[0], maps[1]
