@@ -32,7 +32,7 @@ install_python() {
         python3 -m venv .venv
     fi
     .venv/bin/python -m pip install -q --upgrade pip >&2
-    .venv/bin/python -m pip install -q -e '.[test,bench]' >&2
+    .venv/bin/python -m pip install -q -e '.[test,bench,fast]' >&2
 }
 
 case "$action" in

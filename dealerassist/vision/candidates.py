@@ -11,7 +11,6 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from dealerassist.compiled import compiled
 from dealerassist.vision.card_corner import Corner, corner_arrays
 from dealerassist.vision.card_extent import (
     corner_arms_at,
@@ -219,18 +218,10 @@ def _first_of_each(clash: np.ndarray, fresh: np.ndarray) -> np.ndarray:
 def distances(points: np.ndarray, others: np.ndarray) -> np.ndarray:
     """Every point's distance to every other point: ``np.linalg.norm`` of the differences, the same
     sums in the same order, without its cost over an axis of two."""
-    return _distances(np.asarray(points), np.asarray(others))
-
-
-@compiled()
-def _distances(points: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """``distances`` in one pass, with no array of differences made on the way."""
-    out = np.empty((len(points), len(others)))
-    for i in range(len(points)):
-        for j in range(len(others)):
-            dx, dy = points[i, 0] - others[j, 0], points[i, 1] - others[j, 1]
-            out[i, j] = np.sqrt(dx * dx + dy * dy)
-    return out
+    points, others = np.asarray(points), np.asarray(others)
+    dx = points[:, None, 0] - others[None, :, 0]
+    dy = points[:, None, 1] - others[None, :, 1]
+    return np.sqrt(dx * dx + dy * dy).astype(np.float64, copy=False)  # single precision kept in double
 
 
 def windows_of(

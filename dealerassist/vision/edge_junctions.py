@@ -28,45 +28,25 @@ def _points_along(
 ) -> tuple[np.ndarray, np.ndarray]:
     """For each polygon edge, the points (in outline order) of its own outline lying along its
     middle: all edges' points, edge after edge, and their bounds (edge e's points are
-    ``near[bounds[e] : bounds[e + 1]]``). ``owner`` is the outline of each edge; all outlines
-    are measured in one compiled pass.
+    ``near[bounds[e] : bounds[e + 1]]``). A point lies along an edge's middle when it projects
+    onto the middle 70 % of the edge, within 2 px of its line; every edge against every point of
+    its outline at once.
     """
-    sizes = [len(outline) for outline in outlines]
+    sizes = np.array([len(outline) for outline in outlines], np.int64)
     points = np.concatenate([outline.reshape(-1, 2) for outline in outlines]).astype(np.float64)
-    firsts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    return _along_edges(points, firsts, starts, segs, lengths, np.asarray(owner, np.int64))
-
-
-@compiled()
-def _along_edges(
-    points: np.ndarray,
-    firsts: np.ndarray,
-    starts: np.ndarray,
-    segs: np.ndarray,
-    lengths: np.ndarray,
-    owner: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``_points_along`` of outlines laid end to end (outline k is ``points[firsts[k] :
-    firsts[k + 1]]``): a point lies along an edge's middle when it projects onto the middle 70 %
-    of the edge, within 2 px of its line. Whole-pixel points: every product and sum is exact."""
-    edges = len(starts)
-    bounds = np.zeros(edges + 1, np.int64)
-    room = 0
-    for e in range(edges):
-        room += firsts[owner[e] + 1] - firsts[owner[e]]
-    near = np.empty((room, 2))
-    count = 0
-    for e in range(edges):
-        seg_x, seg_y, length = segs[e, 0], segs[e, 1], lengths[e]
-        for i in range(firsts[owner[e]], firsts[owner[e] + 1]):
-            rel_x, rel_y = points[i, 0] - starts[e, 0], points[i, 1] - starts[e, 1]
-            t = (rel_x * seg_x + rel_y * seg_y) / (length * length)
-            off = abs(rel_x * seg_y - rel_y * seg_x) / length
-            if 0.15 < t < 0.85 and off < 2.0:
-                near[count, 0], near[count, 1] = points[i, 0], points[i, 1]
-                count += 1
-        bounds[e + 1] = count
-    return near[:count], bounds
+    owner = np.asarray(owner, np.int64)
+    per_edge = sizes[owner]
+    edge = np.repeat(np.arange(len(starts)), per_edge)
+    firsts = np.cumsum(sizes) - sizes
+    point = np.arange(int(per_edge.sum())) + np.repeat(
+        firsts[owner] - (np.cumsum(per_edge) - per_edge), per_edge
+    )
+    rel, seg, length = points[point] - starts[edge], segs[edge], lengths[edge]
+    t = (rel[:, 0] * seg[:, 0] + rel[:, 1] * seg[:, 1]) / (length * length)
+    off = np.abs(rel[:, 0] * seg[:, 1] - rel[:, 1] * seg[:, 0]) / length
+    kept = (0.15 < t) & (t < 0.85) & (off < 2.0)
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(edge[kept], minlength=len(starts)))])
+    return points[point[kept]], bounds
 
 
 @compiled()
@@ -193,7 +173,6 @@ def edge_junctions_many(
 _REMAP_WIDTH = 32000  # remap's maps must stay under 32767 columns
 
 
-@compiled()
 def _strip_maps(
     starts: np.ndarray,
     normals: np.ndarray,
@@ -204,17 +183,12 @@ def _strip_maps(
 ) -> np.ndarray:
     """(2, depths, samples) single-precision x and y of every edge's strip: edge e's ``counts[e]``
     columns in turn, each its start plus a depth along its normal, plus its place ``along`` it,
-    summed in double precision in that order and rounded once, as numpy's arrays summed them."""
-    maps = np.empty((2, len(depths), len(along)), np.float32)
-    for axis in range(2):
-        for d in range(len(depths)):
-            column = 0
-            for e in range(len(counts)):
-                inward, step = starts[e, axis] + np.float64(depths[d]) * normals[e, axis], directions[e, axis]
-                for _ in range(counts[e]):
-                    maps[axis, d, column] = np.float32(inward + np.float64(along[column]) * step)
-                    column += 1
-    return maps
+    summed in double precision in that order and rounded once."""
+    start, normal, step = (
+        np.repeat(values, counts, axis=0).T[:, None, :] for values in (starts, normals, directions)
+    )
+    inward = start + depths.astype(np.float64)[None, :, None] * normal
+    return (inward + along.astype(np.float64) * step).astype(np.float32)
 
 
 def _medians(values: np.ndarray, group: np.ndarray, sizes: np.ndarray) -> np.ndarray:

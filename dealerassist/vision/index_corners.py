@@ -88,41 +88,16 @@ def _grid(
 
     ``base`` and both directions share the leading shape (k, 2) or (k, m, 2). The first step's
     offsets become the first grid axis, so that profiles across a line lie contiguous; the
-    second's the last axis. Each point is summed in double precision, in that order, then rounded
-    once: as numpy's broadcast sums and the maps' conversion made it, in one compiled pass.
+    second's the last axis. Each point is summed in double precision, then rounded once.
     """
-    lead = base.shape[:-1]
     (first_offsets, first_directions), (second_offsets, second_directions) = first, second
-    planes = _grid_planes(
-        np.ascontiguousarray(base, np.float64).reshape(-1, 2),
-        np.asarray(first_offsets, np.float64),
-        np.ascontiguousarray(first_directions, np.float64).reshape(-1, 2),
-        np.asarray(second_offsets, np.float64),
-        np.ascontiguousarray(second_directions, np.float64).reshape(-1, 2),
-    )
-    shape = (len(first_offsets), *lead, len(second_offsets))
-    return planes[0].reshape(shape), planes[1].reshape(shape)
-
-
-@compiled()
-def _grid_planes(
-    base: np.ndarray,
-    first_offsets: np.ndarray,
-    first_directions: np.ndarray,
-    second_offsets: np.ndarray,
-    second_directions: np.ndarray,
-) -> np.ndarray:
-    """(2, first offsets, points, second offsets) float32 planes of ``_grid``'s points."""
-    points = len(base)
-    planes = np.empty((2, len(first_offsets), points, len(second_offsets)), np.float32)
+    lead = (1,) * (base.ndim - 1)
+    planes = []
     for axis in range(2):
-        for i in range(len(first_offsets)):
-            for k in range(points):
-                across = first_offsets[i] * first_directions[k, axis]
-                for j in range(len(second_offsets)):
-                    along = base[k, axis] + second_directions[k, axis] * second_offsets[j]
-                    planes[axis, i, k, j] = np.float32(along + across)
-    return planes
+        along = base[..., axis, None] + second_directions[..., axis, None] * second_offsets
+        across = np.reshape(first_offsets, (-1, *lead, 1)) * first_directions[None, ..., axis, None]
+        planes.append((along[None] + across).astype(np.float32))
+    return planes[0], planes[1]
 
 
 @compiled()

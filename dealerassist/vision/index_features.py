@@ -8,7 +8,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from dealerassist.compiled import compiled
+from dealerassist.compiled import is_compiled
 from dealerassist.vision.index_window import MARGIN, WINDOW_PX, IndexWindow, sampling_image
 from dealerassist.vision.window_kernel import DARKEST_PAPER, LANES, PAPER_SHARE, feature_columns
 
@@ -27,10 +27,12 @@ def window_features(windows: np.ndarray) -> np.ndarray:
     Ink is measured against each window's own paper white (its brighter pixels), so felt colour,
     light level and tint cancel; colour is the ink's opponent colour relative to the paper's.
     The rows are worked out in compiled loops (``window_kernel``), from BGR windows or from BGRA
-    ones (the fourth channel is not read).
+    ones (the fourth channel is not read); without numba by ``features_by_passes``, to the bit.
     """
     if not len(windows):
         return np.zeros((0, feature_size()), np.float32)
+    if not is_compiled():  # the kernel's loops as plain Python would take seconds a frame
+        return features_by_passes(windows)
     n, rows, cols = windows.shape[:3]
     # The kernel reads a pixel as a word, and works on every window's first pixel, then every
     # window's second, and so on; and on LANES windows or more, blank ones making up a short batch.
@@ -42,6 +44,55 @@ def window_features(windows: np.ndarray) -> np.ndarray:
     words = _in_batches(colours)
     columns = feature_columns(words, len(colours), rows, cols, _DIRECTIONS, CELL, INK_CELL, COLOUR_CELL)
     return cv2.transpose(columns)[:n]
+
+
+def _pooled(stacked: np.ndarray, block: int) -> np.ndarray:
+    height, width = stacked.shape[:2]
+    return cv2.resize(stacked, (width // block, height // block), interpolation=cv2.INTER_AREA)
+
+
+def features_by_passes(windows: np.ndarray) -> np.ndarray:
+    """``window_features``'s rows, every step one OpenCV or numpy call over all windows stacked
+    into one tall image: what the decks were trained on, and what the kernel must equal to the
+    bit (``tests/vision/test_window_kernel.py``). Some 5 ms a frame slower than the kernel."""
+    n, rows, cols = windows.shape[:3]
+    area = rows * cols
+    blue, green, red = cv2.split(np.ascontiguousarray(windows).reshape(n * rows, cols, -1))[:3]
+    darkest = cv2.min(cv2.min(blue, green), red)
+    sampled = darkest.reshape(n, area)[:, ::4]
+    paper = np.sort(sampled, axis=1)[:, int(PAPER_SHARE * (sampled.shape[1] - 1))].astype(np.float32)
+    per_pixel = np.repeat(1.0 / np.maximum(paper, DARKEST_PAPER), area).reshape(n * rows, cols)
+    ink = cv2.multiply(darkest, per_pixel, dtype=cv2.CV_32F)
+    cv2.max(np.subtract(1.0, ink, out=ink), 0.0, dst=ink)
+    red_green = cv2.subtract(red, green, dtype=cv2.CV_32F) * per_pixel
+    yellow_blue = cv2.subtract(
+        cv2.addWeighted(red, 0.5, green, 0.5, 0.0, dtype=cv2.CV_32F), blue, dtype=cv2.CV_32F
+    )
+    yellow_blue *= per_pixel
+    blank = (ink < 0.15).astype(np.float32)
+    count = np.maximum(blank.reshape(n, area).sum(axis=1), 1.0)
+    coarse = _pooled(ink, COLOUR_CELL)
+    colours = []
+    for plane in (red_green, yellow_blue):
+        paper_colour = (plane * blank).reshape(n, area).sum(axis=1) / count
+        colours.append(
+            _pooled(plane * ink, COLOUR_CELL) - np.repeat(paper_colour, rows // COLOUR_CELL)[:, None] * coarse
+        )
+    gx = np.zeros_like(ink)
+    gx[:, 1:-1] = ink[:, 2:] - ink[:, :-2]
+    gy = np.zeros_like(ink)
+    gy[1:-1] = ink[2:] - ink[:-2]
+    gy.reshape(n, rows, cols)[:, :: rows - 1] = 0.0
+    cells = []
+    for cos, sin in _DIRECTIONS.tolist():
+        along = gx if (cos, sin) == (1.0, 0.0) else cv2.addWeighted(gx, cos, gy, sin, 0.0)
+        cells.append(_pooled(cv2.max(along, 0.0), CELL))
+        cells.append(-_pooled(cv2.min(along, 0.0), CELL) + 0.0)
+    hist = np.sqrt(np.stack(cells, axis=-1).reshape(n, -1))
+    hist /= np.maximum(np.sqrt((hist * hist).sum(axis=1, keepdims=True)), 1e-3)
+    return np.concatenate(
+        [hist, _pooled(ink, INK_CELL).reshape(n, -1), *(c.reshape(n, -1) for c in colours)], axis=1
+    )
 
 
 def _in_batches(colours: np.ndarray) -> np.ndarray:
@@ -107,53 +158,29 @@ def ink_around(
     return _ink_of(sampled.reshape(len(points), len(v) * len(u), 4)).reshape(len(points), len(v), len(u))
 
 
-@compiled()
 def _cell_points(
     points: np.ndarray, step_x: np.ndarray, step_y: np.ndarray, u: np.ndarray, v: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Image x and y of every cell (``u`` across, ``v`` down, in card heights) of each corner's
     map, a map a row: the corner plus its step across, plus its step down, in double precision
-    and then rounded to single, as numpy's arrays work them."""
-    n, cols, rows = len(points), len(u), len(v)
-    maps = np.empty((2, n, rows * cols), np.float32)
-    for axis in range(2):
-        for k in range(n):
-            for i in range(rows):
-                down = step_y[k, axis] * v[i]
-                for j in range(cols):
-                    maps[axis, k, i * cols + j] = np.float32(
-                        (points[k, axis] + step_x[k, axis] * u[j]) + down
-                    )
-    return maps[0], maps[1]
+    and then rounded to single."""
+    maps = (points[:, :, None, None] + step_x[:, :, None, None] * u) + step_y[:, :, None, None] * v[:, None]
+    flat = maps.astype(np.float32).reshape(len(points), 2, -1)
+    return np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1])
 
 
-@compiled()
 def _ink_of(sampled: np.ndarray) -> np.ndarray:
     """The ink of each map's 8-bit BGRA samples (a map a row), against the map's paper white as
     the features measure it (``PAPER_SHARE``, ``DARKEST_PAPER``): each sample's darkest channel,
-    the level ``PAPER_SHARE`` of them stay below (counted, not sorted), then 1 less the sample's
-    share of that white, at least 0, in single precision as numpy's float32 arrays work it."""
-    count, samples = sampled.shape[:2]
-    wanted = int(PAPER_SHARE * (samples - 1))
-    ink = np.empty((count, samples), np.float32)
-    darkest = np.empty(samples, np.uint8)
-    counts = np.empty(256, np.int64)
-    for k in range(count):
-        counts[:] = 0
-        for i in range(samples):
-            value = min(sampled[k, i, 0], sampled[k, i, 1], sampled[k, i, 2])
-            darkest[i] = value
-            counts[value] += 1
-        seen, level = 0, 255
-        for below in range(256):
-            seen += counts[below]
-            if seen > wanted:
-                level = below
-                break
-        paper = max(np.float32(level), np.float32(DARKEST_PAPER))
-        for i in range(samples):
-            ink[k, i] = max(np.float32(1.0) - np.float32(darkest[i]) / paper, np.float32(0.0))
-    return ink
+    the level ``PAPER_SHARE`` of them stay below, then 1 less the sample's share of that white,
+    at least 0."""
+    darkest = np.minimum(
+        np.minimum(sampled[..., 0], sampled[..., 1]), sampled[..., 2]
+    )  # min(axis=2): 4x slower
+    wanted = int(PAPER_SHARE * (darkest.shape[1] - 1))
+    level = np.partition(darkest, wanted, axis=1)[:, wanted].astype(np.float32)
+    paper = np.maximum(level, np.float32(DARKEST_PAPER))[:, None]
+    return np.maximum(np.float32(1.0) - darkest.astype(np.float32) / paper, np.float32(0.0))
 
 
 def feature_size() -> int:

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from dealerassist.compiled import compiled
-
 WINDOW_PX = (24, 48)  # width, height of a sampled index window
 MARGIN = 0.02  # card heights sampled beyond the corner along both edges: the edge itself shows
 LARGEST_SAMPLED = 220.0  # card height in pixels above which a window is sampled from a halved image
@@ -180,25 +178,13 @@ def _window_maps(corners: np.ndarray, window: IndexWindow) -> tuple[np.ndarray, 
     v = (-MARGIN + (np.arange(rows) + 0.5) / rows * (window.down + MARGIN)).astype(np.float32)
     step_x = (heights[:, None] * x_axes).astype(np.float32)  # image step per card height across
     step_y = (heights[:, None] * y_axes).astype(np.float32)  # and down the card
-    return _map_planes(points.astype(np.float32), step_x, step_y, u, v)
-
-
-@compiled()
-def _map_planes(
-    points: np.ndarray, step_x: np.ndarray, step_y: np.ndarray, u: np.ndarray, v: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each window pixel's x and y in single precision: its corner plus its step across (rounded
-    once made, and again once added), plus its step down (rounded once made), as the products
-    and sums of float32 arrays round them."""
-    n, cols, rows = len(points), len(u), len(v)
-    maps = np.empty((2, n * rows, cols), np.float32)
-    across = np.empty(cols, np.float32)
+    points = points.astype(np.float32)
+    # In single precision: the step across rounded once made and again once added, the step down
+    # rounded once made, as the decks' windows were sampled. Each window's row across is repeated
+    # down it and the steps down added: faster than a broadcast sum a window row at a time.
+    maps = []
     for axis in range(2):
-        for k in range(n):
-            for j in range(cols):
-                across[j] = points[k, axis] + step_x[k, axis] * u[j]
-            for i in range(rows):
-                down = step_y[k, axis] * v[i]
-                for j in range(cols):
-                    maps[axis, k * rows + i, j] = across[j] + down
+        across = np.repeat(points[:, axis, None] + step_x[:, axis, None] * u, rows, axis=0)
+        across += (step_y[:, axis, None] * v).reshape(-1, 1)
+        maps.append(across)
     return maps[0], maps[1]

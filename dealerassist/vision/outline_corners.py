@@ -191,30 +191,19 @@ def _square_to(other_x: float, other_y: float, rough_x: float, rough_y: float) -
 def first_visits(contour: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Index of each point's first visit on the outline (an outline may pass a pixel twice).
 
-    The simplified polygon's vertices are outline pixels: each is found by a scan from the
-    outline's start (a few dozen points against a few hundred outline pixels, compiled); a point
-    off the outline (never seen) gets the nearest outline point, the first of equals.
+    The simplified polygon's vertices are outline pixels: each is found among the outline's (a
+    few dozen points against a few hundred outline pixels); a point off the outline (never seen)
+    gets the nearest outline point, the first of equals.
     """
-    return _first_visits(contour.reshape(-1, 2), np.asarray(points, np.float64))
-
-
-@compiled()
-def _first_visits(outline: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """``first_visits`` of an (n, 2) outline and (k, 2) whole-pixel points."""
-    found = np.empty(len(points), np.int64)
-    for k in range(len(points)):
-        x, y = np.int64(points[k, 0]), np.int64(points[k, 1])
-        found[k] = -1
-        for i in range(len(outline)):
-            if outline[i, 0] == x and outline[i, 1] == y:
-                found[k] = i
-                break
-        if found[k] < 0:
-            nearest = np.inf
-            for i in range(len(outline)):
-                dx, dy = outline[i, 0] - points[k, 0], outline[i, 1] - points[k, 1]
-                if dx * dx + dy * dy < nearest:
-                    nearest, found[k] = dx * dx + dy * dy, i
+    outline = contour.reshape(-1, 2)
+    points = np.asarray(points, np.float64).reshape(-1, 2)
+    whole = points.astype(np.int64)
+    seen = (outline[None, :, 0] == whole[:, None, 0]) & (outline[None, :, 1] == whole[:, None, 1])
+    found = seen.argmax(axis=1)
+    unseen = np.flatnonzero(~seen.any(axis=1))
+    if len(unseen):
+        offsets = outline[None, :, :] - points[unseen, None, :]
+        found[unseen] = (offsets[..., 0] * offsets[..., 0] + offsets[..., 1] * offsets[..., 1]).argmin(axis=1)
     return found
 
 

@@ -14,7 +14,6 @@ import threading
 import cv2
 import numpy as np
 
-from dealerassist.compiled import compiled
 from dealerassist.vision.card_corner import MIN_BLOB_AREA
 from dealerassist.vision.index_window import sampling_image
 
@@ -36,14 +35,14 @@ _SCRATCH = threading.local()
 
 
 def _scratch_planes(shape: tuple[int, int]) -> list[np.ndarray]:
-    """Four frame-sized working images kept from frame to frame (per thread).
+    """Six frame-sized working images kept from frame to frame (per thread).
 
     A fresh frame-sized image costs more to fault into memory than the step that fills it; the
     working images never leave ``card_mask``, so reusing them changes nothing.
     """
     planes = getattr(_SCRATCH, "planes", None)
     if planes is None or planes[0].shape != shape:
-        planes = [np.empty(shape, np.uint8) for _ in range(4)]
+        planes = [np.empty(shape, np.uint8) for _ in range(6)]
         _SCRATCH.planes = planes
     return planes
 
@@ -104,13 +103,14 @@ def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
     the returned mask is one no earlier caller still holds (see ``frame_image``).
     """
     h, w = frame.shape[:2]
-    darkest, brightest, paper, unwanted_gray = _scratch_planes((h, w))
+    darkest, brightest, paper, blue, green, red = _scratch_planes((h, w))
     frame = sampling_image(frame)  # as given when it is one already
-    small = np.empty((h // 8, w // 8), np.uint8)
-    pixels = np.ascontiguousarray(frame).view(np.uint32)[..., 0]
-    _extremes(pixels, darkest, brightest, unwanted_gray if gray is None else gray, small)
-    if h % 8 or w % 8:  # cv2's mean of whole 8x8 blocks, as ``_extremes`` takes it, needs whole blocks
-        small = cv2.resize(darkest, (w // 8, h // 8), interpolation=cv2.INTER_AREA)
+    cv2.split(frame, [blue, green, red, paper])  # the fourth channel is not read: paper is made later
+    cv2.min(cv2.min(blue, green, dst=darkest), red, dst=darkest)
+    cv2.max(cv2.max(blue, green, dst=brightest), red, dst=brightest)
+    if gray is not None:
+        cv2.cvtColor(frame, cv2.COLOR_BGRA2GRAY, dst=gray)
+    small = cv2.resize(darkest, (w // 8, h // 8), interpolation=cv2.INTER_AREA)
     felt = cv2.GaussianBlur(cv2.morphologyEx(small, cv2.MORPH_OPEN, _FELT_OPENING), (0, 0), _FELT_SIGMA)
     x, y, box_w, box_h = paper_against_felt(darkest, brightest, felt, paper)
     # The clean-up only changes pixels within a few of some paper: it runs on the box round the paper.
@@ -124,57 +124,6 @@ def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
     # Index ink printed close to the edge can cut the thin white margin; closing mends the outline.
     cv2.morphologyEx(despeckled, cv2.MORPH_CLOSE, _MEND, dst=cleaned[y0:y1, x0:x1])
     return cleaned
-
-
-# cv2.cvtColor's grey of 8-bit colour: weights in 15-bit fixed point, rounded to nearest (checked
-# against OpenCV for every one of the 2^24 colours by the tests).
-_GRAY_WEIGHTS = (3735, 19235, 9798)  # blue, green, red
-_GRAY_SHIFT = 15
-
-
-@compiled()
-def _extremes(
-    pixels: np.ndarray, darkest: np.ndarray, brightest: np.ndarray, gray: np.ndarray, means: np.ndarray
-) -> None:
-    """Each pixel's darkest and brightest channel and its grey, and the darkest channel's mean
-    over each whole 8x8 block (rounded half to even, as ``cv2.resize(INTER_AREA)`` rounds it), in
-    one pass.
-
-    ``pixels`` is a BGRA image seen as one 32-bit word a pixel: blue in the low byte (every
-    processor the reader runs on keeps the low byte first). Read so, the pass takes about a third
-    of the time of splitting the channels, comparing them in four more passes and converting the
-    frame to grey.
-    """
-    h, w = darkest.shape
-    # Worked in 32-bit integers throughout (numba's arithmetic widens to 64 bits unless told):
-    # the compiler then does twice as many pixels an instruction.
-    to_blue, to_green, to_red = (
-        np.int32(_GRAY_WEIGHTS[0]),
-        np.int32(_GRAY_WEIGHTS[1]),
-        np.int32(_GRAY_WEIGHTS[2]),
-    )
-    half = np.int32(1 << (_GRAY_SHIFT - 1))
-    sums = np.zeros(w // 8, np.int32)
-    for y in range(h):
-        row, row_darkest, row_brightest, row_gray = pixels[y], darkest[y], brightest[y], gray[y]
-        for x in range(w):
-            pixel = np.int32(row[x] & np.uint32(0xFFFFFF))  # the fourth byte is not read
-            blue, green, red = np.int32(pixel & 255), np.int32((pixel >> 8) & 255), np.int32(pixel >> 16)
-            row_darkest[x] = min(min(blue, green), red)
-            row_brightest[x] = max(max(blue, green), red)
-            weighted = np.int32(
-                np.int32(blue * to_blue) + np.int32(green * to_green) + np.int32(red * to_red)
-            )
-            row_gray[x] = np.int32(np.int32(weighted + half) >> _GRAY_SHIFT)
-        for block in range(w // 8):
-            total = np.int32(0)
-            for k in range(8):
-                total += np.int32(row_darkest[8 * block + k])
-            sums[block] += total
-        if y % 8 == 7:
-            for block in range(w // 8):
-                means[y // 8, block] = np.uint8(np.rint(sums[block] / 64.0))
-                sums[block] = 0
 
 
 def blob_outlines(mask: np.ndarray) -> list[np.ndarray]:

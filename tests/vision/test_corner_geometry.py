@@ -25,7 +25,7 @@ from dealerassist.vision.outline_corners import (
     fitted_direction,
     outline_corners,
 )
-from dealerassist.vision.paper import _extremes, blob_outlines, card_mask
+from dealerassist.vision.paper import blob_outlines, card_mask
 from dealerassist.vision.reader import CardReader
 
 from .conftest import lay_cards
@@ -182,7 +182,7 @@ def test_distinct_drops_read_corners_and_repeats_but_keeps_other_turns() -> None
 
 
 def test_distances_are_numpys_norms_of_the_differences_to_the_last_bit() -> None:
-    """Corners are told apart by thresholds on these: the compiled loop must give numpy's values."""
+    """Corners are told apart by thresholds on these: they must be numpy's norms to the bit."""
     rng = np.random.default_rng(6)
     points, others = rng.uniform(-50, 1300, (37, 2)), rng.uniform(-50, 1300, (23, 2))
     expected = np.linalg.norm(points[:, None, :] - others[None, :, :], axis=2)
@@ -262,33 +262,6 @@ def test_a_fitted_direction_reads_any_view_of_an_outline() -> None:
     fitted, again = fitted_direction(backwards), fitted_direction(np.ascontiguousarray(backwards))
     assert fitted == again
     assert abs(fitted[0] * 2 - fitted[1]) < 0.05  # along (1, 2), whichever way round
-
-
-def test_the_one_pass_channel_extremes_are_opencvs() -> None:
-    rng = np.random.default_rng(8)
-    bgra = rng.integers(0, 256, (48, 64, 4), dtype=np.uint8)
-    # Blocks whose means end in .5 (127.5, 0.5, 1.5): each rounded to the even neighbour.
-    checks = (np.indices((8, 8)).sum(axis=0) % 2).astype(np.uint8)
-    for block, level in enumerate((255, 1, 3)):
-        bgra[8:16, 8 * block : 8 * block + 8, :3] = (checks * level)[..., None]
-    darkest, brightest, gray = (np.empty((48, 64), np.uint8) for _ in range(3))
-    means = np.empty((6, 8), np.uint8)
-    _extremes(bgra.view(np.uint32)[..., 0], darkest, brightest, gray, means)
-    blue, green, red, _ = cv2.split(bgra)
-    assert np.array_equal(gray, cv2.cvtColor(bgra, cv2.COLOR_BGRA2GRAY))
-    assert np.array_equal(darkest, cv2.min(cv2.min(blue, green), red))
-    assert np.array_equal(brightest, cv2.max(cv2.max(blue, green), red))
-    assert np.array_equal(means, cv2.resize(darkest, (8, 6), interpolation=cv2.INTER_AREA))
-    assert means[1, :3].tolist() == [128, 0, 2]
-
-
-def test_the_one_pass_grey_is_opencvs_for_every_colour() -> None:
-    code = np.arange(1 << 24, dtype=np.uint32).reshape(4096, 4096)
-    bgra = (code | np.uint32(0xFF000000)).view(np.uint8).reshape(4096, 4096, 4)  # blue in the low byte
-    gray = np.empty((4096, 4096), np.uint8)
-    spare = [np.empty((4096, 4096), np.uint8) for _ in range(2)]
-    _extremes(bgra.view(np.uint32)[..., 0], *spare, gray, np.empty((512, 512), np.uint8))
-    assert np.array_equal(gray, cv2.cvtColor(np.ascontiguousarray(bgra[..., :3]), cv2.COLOR_BGR2GRAY))
 
 
 def test_an_outlines_arms_are_fitted_either_way_and_round_its_start() -> None:

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.index_corners import _grid, index_corner_candidates
+from dealerassist.vision.index_corners import index_corner_candidates
 from dealerassist.vision.paper import blob_outlines, card_mask
 
 from .conftest import lay_cards
@@ -85,18 +85,3 @@ def test_bare_felt_gives_nothing(design: dict[str, np.ndarray]) -> None:
     frame = lay_cards(design, [])
     gray, filled, outlines = _inputs(frame)
     assert index_corner_candidates(frame, gray, filled, outlines=outlines) == []
-
-
-@pytest.mark.parametrize("lead", [(7,), (4, 3)])
-def test_a_grid_is_numpys_broadcast_sums_rounded_once_to_single_precision(lead: tuple[int, ...]) -> None:
-    rng = np.random.default_rng(len(lead))
-    base = rng.uniform(0, 1280, (*lead, 2))
-    first = (np.array([-3.0, -1.0, 0.0, 1.0, 3.0]), rng.normal(size=(*lead, 2)))
-    second = (np.arange(4.0, 60.0, 3.0) - 6.75, rng.normal(size=(*lead, 2)))
-    xs, ys = _grid(base, first, second)
-    for axis, got in enumerate((xs, ys)):
-        along = base[..., axis][..., None] + second[1][..., axis][..., None] * second[0]
-        across = first[0].reshape((-1,) + (1,) * len(lead) + (1,)) * first[1][..., axis][None, ..., None]
-        expected = (along[None] + across).astype(np.float32)
-        assert got.dtype == np.float32 and got.shape == (5, *lead, len(second[0]))
-        assert np.array_equal(got, expected)

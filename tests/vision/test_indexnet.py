@@ -91,7 +91,7 @@ def test_colour_windows_are_the_pixels_remap_gives_the_three_channel_frame() -> 
 
 
 def test_window_maps_are_float32_broadcasting_to_the_last_bit() -> None:
-    """Decks are trained on windows sampled at these maps: the compiled loops must round each
+    """Decks are trained on windows sampled at these maps: they must round each
     product and sum as float32 arrays do, with no multiply and add fused into one."""
     rng = np.random.default_rng(12)
     n = 50

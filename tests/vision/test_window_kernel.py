@@ -7,16 +7,15 @@ import os
 import subprocess
 import sys
 
-import cv2
 import numpy as np
 import pytest
 
 from dealerassist.vision.index_features import (
-    _DIRECTIONS,
     CELL,
-    COLOUR_CELL,
     INK_CELL,
+    _pooled,
     feature_size,
+    features_by_passes,
     window_features,
 )
 from dealerassist.vision.index_window import WINDOW_PX
@@ -30,56 +29,6 @@ from dealerassist.vision.window_kernel import (
     _paper_levels,
     _signed_block_means,
 )
-
-
-def _pooled(stacked: np.ndarray, block: int) -> np.ndarray:
-    height, width = stacked.shape[:2]
-    return cv2.resize(stacked, (width // block, height // block), interpolation=cv2.INTER_AREA)
-
-
-def _stacked_features(windows: np.ndarray) -> np.ndarray:
-    """The features as the reader worked them out before the compiled loops: every step one
-    OpenCV or numpy call over all windows stacked into one tall image."""
-    n, rows, cols, _ = windows.shape
-    area = rows * cols
-    blue, green, red = cv2.split(windows.reshape(n * rows, cols, 3))
-    darkest = cv2.min(cv2.min(blue, green), red)
-    sampled = darkest.reshape(n, area)[:, ::4]
-    paper = np.maximum(
-        np.sort(sampled, axis=1)[:, int(0.85 * (sampled.shape[1] - 1))].astype(np.float32), 30.0
-    )
-    per_pixel = np.repeat(1.0 / paper, area).reshape(n * rows, cols)
-    ink = cv2.multiply(darkest, per_pixel, dtype=cv2.CV_32F)
-    cv2.max(np.subtract(1.0, ink, out=ink), 0.0, dst=ink)
-    red_green = cv2.subtract(red, green, dtype=cv2.CV_32F) * per_pixel
-    yellow_blue = cv2.subtract(
-        cv2.addWeighted(red, 0.5, green, 0.5, 0.0, dtype=cv2.CV_32F), blue, dtype=cv2.CV_32F
-    )
-    yellow_blue *= per_pixel
-    blank = (ink < 0.15).astype(np.float32)
-    count = np.maximum(blank.reshape(n, area).sum(axis=1), 1.0)
-    coarse = _pooled(ink, COLOUR_CELL)
-    colours = []
-    for plane in (red_green, yellow_blue):
-        paper_colour = (plane * blank).reshape(n, area).sum(axis=1) / count
-        colours.append(
-            _pooled(plane * ink, COLOUR_CELL) - np.repeat(paper_colour, rows // COLOUR_CELL)[:, None] * coarse
-        )
-    gx = np.zeros_like(ink)
-    gx[:, 1:-1] = ink[:, 2:] - ink[:, :-2]
-    gy = np.zeros_like(ink)
-    gy[1:-1] = ink[2:] - ink[:-2]
-    gy.reshape(n, rows, cols)[:, :: rows - 1] = 0.0
-    cells = []
-    for cos, sin in _DIRECTIONS.tolist():
-        along = gx if (cos, sin) == (1.0, 0.0) else cv2.addWeighted(gx, cos, gy, sin, 0.0)
-        cells.append(_pooled(cv2.max(along, 0.0), CELL))
-        cells.append(-_pooled(cv2.min(along, 0.0), CELL) + 0.0)
-    hist = np.sqrt(np.stack(cells, axis=-1).reshape(n, -1))
-    hist /= np.maximum(np.sqrt((hist * hist).sum(axis=1, keepdims=True)), 1e-3)
-    return np.concatenate(
-        [hist, _pooled(ink, INK_CELL).reshape(n, -1), *(c.reshape(n, -1) for c in colours)], axis=1
-    )
 
 
 def _windows(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -103,7 +52,7 @@ def test_features_are_the_stacked_passes_to_the_last_bit() -> None:
     features = window_features(windows)
     assert features.shape == (300, feature_size())
     assert features.dtype == np.float32
-    expected = _stacked_features(windows)
+    expected = features_by_passes(windows)
     assert np.array_equal(features, expected)
     assert np.array_equal(np.signbit(features), np.signbit(expected))
 
@@ -153,7 +102,7 @@ def test_block_means_are_opencvs_area_pooling_in_every_lane(block: int) -> None:
 def test_a_batch_not_filling_its_lanes_reads_as_a_full_one(n: int) -> None:
     # The last batch's lanes past its windows are worked out on blank pixels and dropped.
     windows = _windows(np.random.default_rng(n + 100), max(n, 2))[:n]
-    assert np.array_equal(window_features(windows), _stacked_features(windows))
+    assert np.array_equal(window_features(windows), features_by_passes(windows))
 
 
 def test_bgra_windows_read_as_their_bgr_pixels() -> None:
@@ -195,6 +144,6 @@ def test_loops_loaded_from_the_cache_give_what_the_first_compile_gave(tmp_path) 
         )
         assert done.returncode == 0, done.stderr
     assert any((tmp_path / "cache").rglob("*.nbc"))
-    expected = _stacked_features(np.load(tmp_path / "windows.npy"))
+    expected = features_by_passes(np.load(tmp_path / "windows.npy"))
     assert np.array_equal(np.load(tmp_path / "compiled.npy"), expected)
     assert np.array_equal(np.load(tmp_path / "cached.npy"), expected)
