@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.candidates import find_candidates, windows_of
-from dealerassist.vision.card_corner import Corner, turned, unit
+from dealerassist.vision.card_corner import turned, unit
 from dealerassist.vision.index_features import window_features
 from dealerassist.vision.index_window import IndexWindow, sample_windows
 from dealerassist.vision.indexnet import BACK, NONE
@@ -41,24 +41,37 @@ NEAR_PLACE = 0.1  # candidates this close to a true corner but not matching it a
 WRONG_SIZE = 1.3
 WRONG_LARGER = (WRONG_SIZE, 4.0)  # drawn evenly in log scale
 WRONG_SMALLER = (0.6, 1.0 / WRONG_SIZE)
+SHADOW_ROOM = 10  # pixels around a pasted card that its blurred, shifted shadow can reach
 GLARE_CHANCE = 0.4  # share of training scenes with a glare spot
 GLARE = (10.0, 110.0)  # its peak brightness: as strong as the glare an index can still be read under
 
 
 def _paste(canvas: np.ndarray, card: list[np.ndarray], quad: np.ndarray) -> None:
-    """Warp one card (BGRA, halving sizes) into ``quad`` of a float canvas, with a soft drop shadow."""
+    """Warp one card (BGRA, halving sizes) into ``quad`` of a float canvas, with a soft drop shadow.
+
+    Only the card's box (with room for the shadow) is touched: a card covers a quarter of a
+    training scene, and its blend and shadow are most of the scene's cost."""
     height = float(np.linalg.norm(quad[3] - quad[0]))
     image = next((im for im in reversed(card) if im.shape[0] >= 1.5 * height), card[0])
     h, w = image.shape[:2]
+    left, top = np.maximum(np.floor(quad.min(axis=0)).astype(int) - SHADOW_ROOM, 0)
+    right, bottom = np.minimum(
+        np.ceil(quad.max(axis=0)).astype(int) + SHADOW_ROOM, (canvas.shape[1], canvas.shape[0])
+    )
+    if right <= left or bottom <= top:
+        return
     src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    matrix = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
-    size = (canvas.shape[1], canvas.shape[0])
+    matrix = cv2.getPerspectiveTransform(src, (quad - (left, top)).astype(np.float32))
+    size = (int(right - left), int(bottom - top))
     warped = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
     alpha = warped[:, :, 3].astype(np.float32) * (1.0 / 255.0)
-    shadow = np.roll(cv2.GaussianBlur(alpha, (0, 0), 2.0), (2, 2), axis=(0, 1))
-    canvas *= (1.0 - 0.3 * shadow)[:, :, None]
+    blurred = cv2.GaussianBlur(alpha, (0, 0), 2.0)
+    shadow = np.zeros_like(blurred)  # cast 2 px down and right
+    shadow[2:, 2:] = blurred[:-2, :-2]
+    roi = canvas[top:bottom, left:right]
+    roi *= (1.0 - 0.3 * shadow)[:, :, None]
     alpha = alpha[:, :, None]
-    canvas[:] = canvas * (1.0 - alpha) + warped[:, :, :3].astype(np.float32) * alpha
+    roi[:] = roi * (1.0 - alpha) + warped[:, :, :3].astype(np.float32) * alpha
 
 
 def _halvings(image: np.ndarray) -> list[np.ndarray]:
@@ -300,32 +313,46 @@ def scene_samples(
         if not candidates:
             continue
         windows, owner, heights = windows_of(frame, candidates, window)
-        keep, names = [], []
-        for row, (i, height) in enumerate(zip(owner.tolist(), heights.tolist(), strict=True)):
-            label = _label(candidates[i].corner, height, truth)
-            if label is not None:
-                keep.append(row)
-                names.append(label)
+        points = np.array([candidates[i].corner.point for i in owner.tolist()], float).reshape(-1, 2)
+        x_axes = np.array([candidates[i].corner.x_axis for i in owner.tolist()], float).reshape(-1, 2)
+        found = _labels(points, x_axes, np.asarray(heights, float), truth)
+        keep = [row for row, label in enumerate(found) if label is not None]
+        names = [found[row] for row in keep]
         if keep:
             features.append(window_features(windows[keep]))
             labels.extend(names)
     return np.concatenate(features), np.array(labels)
 
 
-def _label(corner: Corner, height: float, truth: list[SceneCard]) -> str | None:
-    """What a candidate corner is on a synthetic table (see ``scene_samples``)."""
-    near = False
-    for card in truth:
-        true_height = float(np.linalg.norm(card.quad[3] - card.quad[0]))
-        for k, (point, x_axis, _) in enumerate(_corners(card.quad)):
-            gap = float(np.linalg.norm(corner.point - point)) / true_height
-            turn = float(corner.x_axis @ x_axis)
-            if gap < MATCH_PLACE and turn >= MATCH_ANGLE:
-                if not card.face_up:
-                    return BACK
-                if k in (1, 3) or abs(np.log(height / true_height)) > np.log(WRONG_SIZE):
-                    return NONE
-                fits = abs(height - true_height) < MATCH_SIZE * true_height
-                return card.code if fits and card.corners_visible[k // 2] else None
-            near = near or (gap < NEAR_PLACE and turn > 0.7)
-    return None if near else NONE
+def _labels(
+    points: np.ndarray, x_axes: np.ndarray, heights: np.ndarray, truth: list[SceneCard]
+) -> list[str | None]:
+    """What each candidate corner (``points``, ``x_axes``: n x 2; sampled at ``heights``) is on a
+    synthetic table (see ``scene_samples``): the first true corner, card by card and corner by
+    corner, that it lies on and is turned as decides; one near a true corner it does not fit is
+    left out. All candidates against all true corners at once: a table has thousands of pairs."""
+    quads = np.array([card.quad for card in truth], float).reshape(-1, 4, 2)
+    true_heights = np.repeat(np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1), 4)  # per true corner
+    corners = quads.reshape(-1, 2)
+    across = (np.roll(quads, -1, axis=1) - quads).reshape(-1, 2)
+    across /= np.maximum(np.linalg.norm(across, axis=1, keepdims=True), 1e-9)
+    gap = np.linalg.norm(points[:, None, :] - corners[None], axis=2) / true_heights
+    turn = x_axes @ across.T
+    on = (gap < MATCH_PLACE) & (turn >= MATCH_ANGLE)
+    near = ((gap < NEAR_PLACE) & (turn > 0.7)).any(axis=1)
+    labels: list[str | None] = []
+    for row in range(len(points)):
+        hits = np.flatnonzero(on[row])
+        if not len(hits):
+            labels.append(None if near[row] else NONE)
+            continue
+        card, k = truth[hits[0] // 4], int(hits[0] % 4)
+        true_height = true_heights[hits[0]]
+        if not card.face_up:
+            labels.append(BACK)
+        elif k in (1, 3) or abs(np.log(heights[row] / true_height)) > np.log(WRONG_SIZE):
+            labels.append(NONE)
+        else:
+            fits = abs(heights[row] - true_height) < MATCH_SIZE * true_height
+            labels.append(card.code if fits and card.corners_visible[k // 2] else None)
+    return labels
