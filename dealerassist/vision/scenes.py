@@ -225,27 +225,42 @@ def make_scene(
 def _light(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Uneven light and glare, applied in place; returns the glare brightness map."""
     h, w = canvas.shape[:2]
-    # Both maps are built from a row and a column (a ramp is their sum, a round spot their
-    # product), not from a grid of every pixel's coordinates: a tenth of the time.
-    xx = np.arange(w, dtype=np.float32)[None, :]
-    yy = np.arange(h, dtype=np.float32)[:, None]
-    angle = rng.uniform(0, 2 * np.pi)
-    across, down = np.float32(np.cos(angle) / w) * xx, np.float32(np.sin(angle) / h) * yy
-    lowest = across.min() + down.min()
-    span = max(float(across.max() + down.max() - lowest), 1e-6)
-    low = rng.uniform(0.5, 0.9)
-    step = np.float32((1 - low) / span)  # gain from ``low`` at the darkest corner to 1 at the brightest
-    gain = (np.float32(low) + step * (across - lowest)) + step * down
-    canvas *= gain[:, :, None]
+    across = np.arange(w, dtype=np.float32) / np.float32(w)
+    down = np.arange(h, dtype=np.float32) / np.float32(h)
+    angle, low = rng.uniform(0, 2 * np.pi), rng.uniform(0.5, 0.9)
+    canvas *= light_ramp(across, down, angle, low)[:, :, None]
     canvas *= rng.uniform(0.93, 1.07, 3).astype(np.float32)
     glare = np.zeros((h, w), np.float32)
     for _ in range(int(rng.integers(0, 3))):
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
         sx, sy = rng.uniform(20, 90), rng.uniform(20, 90)
-        peak = np.float32(rng.uniform(50, 170))
-        glare += (peak * np.exp(-(((yy - cy) / sy) ** 2))) * np.exp(-(((xx - cx) / sx) ** 2))
+        glare += glare_spot(across, down, (cx / w, cy / h), (sx / w, sy / h), rng.uniform(50, 170))
     canvas += glare[:, :, None]
     return glare
+
+
+def light_ramp(across: np.ndarray, down: np.ndarray, angle: float, low: float) -> np.ndarray:
+    """A light gain falling evenly in direction ``angle`` over a frame whose columns and rows lie
+    at ``across`` and ``down``: 1 at the brightest corner, ``low`` at the darkest. Built from a row
+    and a column (a ramp is their sum), not from every pixel's coordinates: a tenth of the time."""
+    row, column = np.float32(np.cos(angle)) * across, np.float32(np.sin(angle)) * down
+    lowest = row.min() + column.min()
+    step = np.float32((1 - low) / max(float(row.max() + column.max() - lowest), 1e-6))
+    return (np.float32(low) + step * (row - lowest))[None, :] + (step * column)[:, None]
+
+
+def glare_spot(
+    across: np.ndarray,
+    down: np.ndarray,
+    centre: tuple[float, float],
+    spread: tuple[float, float],
+    peak: float,
+) -> np.ndarray:
+    """A glare spot's added brightness, ``peak`` at ``centre`` (in the units of ``across`` and
+    ``down``) and falling as a Gaussian of ``spread``: the product of a row and a column."""
+    row = np.exp(-(((across - np.float32(centre[0])) / np.float32(spread[0])) ** 2))
+    column = np.float32(peak) * np.exp(-(((down - np.float32(centre[1])) / np.float32(spread[1])) ** 2))
+    return column[:, None] * row[None, :]
 
 
 def _spoil(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -19,7 +19,7 @@ from dealerassist.vision.card_corner import turned, unit
 from dealerassist.vision.index_features import window_features
 from dealerassist.vision.index_window import IndexWindow, sample_windows
 from dealerassist.vision.indexnet import BACK, NONE
-from dealerassist.vision.scenes import SceneCard, make_scene
+from dealerassist.vision.scenes import SceneCard, glare_spot, light_ramp, make_scene
 
 HEIGHTS = (66.0, 200.0)  # card heights in pixels, sampled evenly in log scale
 PLACE_JITTER = 0.015  # card heights (standard deviation) a found corner is off by
@@ -86,24 +86,19 @@ def _felt(rng: np.random.Generator, size: int) -> np.ndarray:
     hsv = (rng.integers(0, 180), rng.integers(0, 240), rng.integers(50, 170))
     colour = cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
     felt = np.empty((size, size, 3), np.float32)
-    cv2.randn(felt, 0.0, 4.0)
-    return felt + colour
+    cv2.randn(felt, colour.astype(np.float64), np.full(3, 4.0))
+    return felt
 
 
 def _spoil(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Uneven light, tint, a little glare, blur, sensor noise and JPEG, as a camera delivers it."""
-    size = canvas.shape[0]
-    axis = np.linspace(0.0, 1.0, size, dtype=np.float32)
-    xx, yy = axis[None, :], axis[:, None]
+    axis = np.linspace(0.0, 1.0, canvas.shape[0], dtype=np.float32)
     angle = rng.uniform(0, 2 * np.pi)
-    ramp = np.cos(angle) * xx + np.sin(angle) * yy
-    ramp = (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1e-6)
-    low = np.float32(rng.uniform(0.45, 1.0))
-    canvas *= (low + (1 - low) * ramp)[:, :, None] * rng.uniform(0.9, 1.1, 3).astype(np.float32)
+    canvas *= light_ramp(axis, axis, angle, rng.uniform(0.45, 1.0))[:, :, None]
+    canvas *= rng.uniform(0.9, 1.1, 3).astype(np.float32)
     if rng.random() < GLARE_CHANCE:
         cx, cy, spread = rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.1, 0.4)
-        glare = np.float32(rng.uniform(*GLARE)) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / spread**2)
-        canvas += glare.astype(np.float32)[:, :, None]
+        canvas += glare_spot(axis, axis, (cx, cy), (spread, spread), rng.uniform(*GLARE))[:, :, None]
     sigma = rng.uniform(0.0, 1.4)
     if sigma > 0.3:
         canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
