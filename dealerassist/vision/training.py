@@ -19,7 +19,7 @@ from dealerassist.vision.card_corner import turned, unit
 from dealerassist.vision.index_features import window_features
 from dealerassist.vision.index_window import IndexWindow, sample_windows
 from dealerassist.vision.indexnet import BACK, NONE
-from dealerassist.vision.scenes import SceneCard, glare_spot, light_ramp, make_scene
+from dealerassist.vision.scenes import SceneCard, glare_spot, lay_card, light_ramp, make_scene
 
 HEIGHTS = (66.0, 200.0)  # card heights in pixels, sampled evenly in log scale
 PLACE_JITTER = 0.015  # card heights (standard deviation) a found corner is off by
@@ -64,14 +64,7 @@ def _paste(canvas: np.ndarray, card: list[np.ndarray], quad: np.ndarray) -> None
     matrix = cv2.getPerspectiveTransform(src, (quad - (left, top)).astype(np.float32))
     size = (int(right - left), int(bottom - top))
     warped = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
-    alpha = warped[:, :, 3].astype(np.float32) * (1.0 / 255.0)
-    blurred = cv2.GaussianBlur(alpha, (0, 0), 2.0)
-    shadow = np.zeros_like(blurred)  # cast 2 px down and right
-    shadow[2:, 2:] = blurred[:-2, :-2]
-    roi = canvas[top:bottom, left:right]
-    roi *= (1.0 - 0.3 * shadow)[:, :, None]
-    alpha = alpha[:, :, None]
-    roi[:] = roi * (1.0 - alpha) + warped[:, :, :3].astype(np.float32) * alpha
+    lay_card(canvas[top:bottom, left:right], warped)
 
 
 def _halvings(image: np.ndarray) -> list[np.ndarray]:
