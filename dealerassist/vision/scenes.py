@@ -60,11 +60,10 @@ def _felt(rng: np.random.Generator) -> np.ndarray:
     else:
         hsv = (rng.integers(0, 180), rng.integers(70, 240), rng.integers(60, 170))
     colour = cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
-    felt = np.empty((h, w, 3), np.float32)
-    felt[:] = colour
     grain = np.empty((h, w), np.float32)
     cv2.randn(grain, 0.0, 6.0)
-    return felt + cv2.GaussianBlur(grain, (0, 0), 1.2)[:, :, None]
+    grain = cv2.GaussianBlur(grain, (0, 0), 1.2)
+    return cv2.merge([grain + value for value in colour.tolist()])
 
 
 def _camera(rng: np.random.Generator) -> np.ndarray:
@@ -241,15 +240,24 @@ def _light(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     across = np.arange(w, dtype=np.float32) / np.float32(w)
     down = np.arange(h, dtype=np.float32) / np.float32(h)
     angle, low = rng.uniform(0, 2 * np.pi), rng.uniform(0.5, 0.9)
-    canvas *= light_ramp(across, down, angle, low)[:, :, None]
-    canvas *= rng.uniform(0.93, 1.07, 3).astype(np.float32)
+    tint = rng.uniform(0.93, 1.07, 3)
+    canvas *= tinted(light_ramp(across, down, angle, low), tint)
     glare = np.zeros((h, w), np.float32)
-    for _ in range(int(rng.integers(0, 3))):
+    spots = int(rng.integers(0, 3))
+    for _ in range(spots):
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
         sx, sy = rng.uniform(20, 90), rng.uniform(20, 90)
         glare += glare_spot(across, down, (cx / w, cy / h), (sx / w, sy / h), rng.uniform(50, 170))
-    canvas += glare[:, :, None]
+    if spots:
+        canvas += cv2.cvtColor(glare, cv2.COLOR_GRAY2BGR)
     return glare
+
+
+def tinted(gain: np.ndarray, tint: np.ndarray) -> np.ndarray:
+    """A one-channel light gain as three, each channel scaled by its ``tint``: numpy broadcasts a
+    per-channel factor over an image in a loop of three per pixel, at twice the time of a
+    multiply by an image of the same shape."""
+    return cv2.merge([gain * np.float32(value) for value in tint.tolist()])
 
 
 def light_ramp(across: np.ndarray, down: np.ndarray, angle: float, low: float) -> np.ndarray:

@@ -19,7 +19,7 @@ from dealerassist.vision.card_corner import turned, unit
 from dealerassist.vision.index_features import window_features
 from dealerassist.vision.index_window import IndexWindow, sample_windows
 from dealerassist.vision.indexnet import BACK, NONE
-from dealerassist.vision.scenes import SceneCard, glare_spot, lay_card, light_ramp, make_scene
+from dealerassist.vision.scenes import SceneCard, glare_spot, lay_card, light_ramp, make_scene, tinted
 
 HEIGHTS = (66.0, 200.0)  # card heights in pixels, sampled evenly in log scale
 PLACE_JITTER = 0.015  # card heights (standard deviation) a found corner is off by
@@ -87,11 +87,12 @@ def _spoil(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Uneven light, tint, a little glare, blur, sensor noise and JPEG, as a camera delivers it."""
     axis = np.linspace(0.0, 1.0, canvas.shape[0], dtype=np.float32)
     angle = rng.uniform(0, 2 * np.pi)
-    canvas *= light_ramp(axis, axis, angle, rng.uniform(0.45, 1.0))[:, :, None]
-    canvas *= rng.uniform(0.9, 1.1, 3).astype(np.float32)
+    gain = light_ramp(axis, axis, angle, rng.uniform(0.45, 1.0))
+    canvas *= tinted(gain, rng.uniform(0.9, 1.1, 3))
     if rng.random() < GLARE_CHANCE:
         cx, cy, spread = rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.1, 0.4)
-        canvas += glare_spot(axis, axis, (cx, cy), (spread, spread), rng.uniform(*GLARE))[:, :, None]
+        glare = glare_spot(axis, axis, (cx, cy), (spread, spread), rng.uniform(*GLARE))
+        canvas += cv2.cvtColor(glare, cv2.COLOR_GRAY2BGR)
     sigma = rng.uniform(0.0, 1.4)
     if sigma > 0.3:
         canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
