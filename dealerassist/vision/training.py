@@ -134,20 +134,18 @@ def _corners(quad: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]
     return out  # TL and BR (k = 0, 2) are the index corners
 
 
-def _found(
-    point: np.ndarray, x_axis: np.ndarray, y_axis: np.ndarray, height: float, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """A corner the way a corner finder reports it: a little off in place, angle and size."""
-    shift = np.clip(rng.normal(0, PLACE_JITTER, 2), -PLACE_LIMIT, PLACE_LIMIT) * height
-    turn = float(np.clip(rng.normal(0, ANGLE_JITTER), -ANGLE_LIMIT, ANGLE_LIMIT))
-    skew = float(np.clip(rng.normal(0, ANGLE_JITTER), -ANGLE_LIMIT, ANGLE_LIMIT))
-    size = height * float(np.exp(np.clip(rng.normal(0, SIZE_JITTER), -SIZE_LIMIT, SIZE_LIMIT)))
-    return (
-        point + shift[0] * x_axis + shift[1] * y_axis,
-        turned(x_axis, turn),
-        turned(y_axis, turn + skew),
-        size,
-    )
+def _as_found(
+    points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray, heights: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Corners (n x 2 points and axes, n heights) the way a corner finder reports them: each a
+    little off in place, angle and size."""
+    n = len(points)
+    shift = np.clip(rng.normal(0, PLACE_JITTER, (n, 2)), -PLACE_LIMIT, PLACE_LIMIT) * heights[:, None]
+    turn = np.clip(rng.normal(0, ANGLE_JITTER, n), -ANGLE_LIMIT, ANGLE_LIMIT)
+    skew = np.clip(rng.normal(0, ANGLE_JITTER, n), -ANGLE_LIMIT, ANGLE_LIMIT)
+    sizes = heights * np.exp(np.clip(rng.normal(0, SIZE_JITTER, n), -SIZE_LIMIT, SIZE_LIMIT))
+    moved = points + shift[:, :1] * x_axes + shift[:, 1:] * y_axes
+    return moved, turned(x_axes, turn), turned(y_axes, turn + skew), sizes
 
 
 def render_samples(
@@ -173,17 +171,12 @@ def render_samples(
     for code in cards:
         for _ in range(scenes_per_card):
             frame, quad, height, covered, face_down = _scene(cards, backs, code, aspect, rng)
-            spots = _spots(quad, height, aspect, covered, BACK if face_down else code, looks, rng)
-            windows = sample_windows(
-                frame,
-                np.array([s[0] for s in spots]),
-                np.array([s[1] for s in spots]),
-                np.array([s[2] for s in spots]),
-                np.array([s[3] for s in spots]),
-                window,
+            points, x_axes, y_axes, sizes, names = _spots(
+                quad, height, aspect, covered, BACK if face_down else code, looks, rng
             )
+            windows = sample_windows(frame, points, x_axes, y_axes, sizes, window)
             features.append(window_features(windows))
-            labels.extend(s[4] for s in spots)
+            labels.extend(names)
     return np.concatenate(features), np.array(labels)
 
 
@@ -223,7 +216,7 @@ def _scene(
     return _spoil(canvas, rng), quad, height, covered, face_down
 
 
-Spot = tuple[np.ndarray, np.ndarray, np.ndarray, float, str]
+Spots = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]
 
 
 def _spots(
@@ -234,39 +227,47 @@ def _spots(
     label: str,
     looks: int,
     rng: np.random.Generator,
-) -> list[Spot]:
-    """The windows cut from one scene: its visible index corners and one of each kind of non-index."""
+) -> Spots:
+    """The windows cut from one scene, as found (points, x and y axes, sizes, labels): its visible
+    index corners and one of each kind of non-index."""
     corners = _corners(quad)
     width = height / aspect
     index_corners = [0] if covered else [0, 2]
-    spots: list[Spot] = [
-        (*_found(*corners[k], height, rng), label) for k in index_corners for _ in range(looks)
+    # Where each window lies before a corner finder's error is added, its label, and whether it
+    # gets that error (the inside of the card is taken anywhere, turned any way, as it is).
+    where: list[tuple[np.ndarray, np.ndarray, np.ndarray, float, str, bool]] = [
+        (*corners[k], height, label, True) for k in index_corners for _ in range(looks)
     ]
     for k in (1, 3):  # the corners without an index, read either way up (a back looks alike at all four)
-        p, xa, ya = corners[k]
         other = BACK if label == BACK else NONE
-        spots.append((*_found(p, xa, ya, height * rng.choice([1.0, 1.0 / aspect]), rng), other))
+        where.append((*corners[k], height * rng.choice([1.0, 1.0 / aspect]), other, True))
     p, xa, ya = corners[0]
     t = rng.uniform(0.15, 0.85)
-    along = (p + xa * t * width, xa, ya) if rng.random() < 0.5 else (p + ya * t * height, xa, ya)
-    spots.append((*_found(*along, height, rng), NONE))  # a "junction" on the card's own edge
+    along = p + xa * t * width if rng.random() < 0.5 else p + ya * t * height
+    where.append((along, xa, ya, height, NONE, True))  # a "junction" on the card's own edge
     inner = p + xa * rng.uniform(0.1, 0.9) * width + ya * rng.uniform(0.1, 0.9) * height
     turn = rng.uniform(0, 2 * np.pi)
-    spots.append((inner, turned(xa, turn), turned(ya, turn), height * rng.uniform(0.8, 1.2), NONE))
+    where.append((inner, turned(xa, turn), turned(ya, turn), height * rng.uniform(0.8, 1.2), NONE, False))
     p, xa, ya = corners[index_corners[rng.integers(len(index_corners))]]
-    spots.append((*_found(p, ya, -xa, height, rng), NONE))  # the index corner read sideways
+    where.append((p, ya, -xa, height, NONE, True))  # the index corner read sideways
     # Well off the index corner (a junction further along an edge, another card's corner beside
     # this index): the index shows there cut or displaced, and must not be read.
     for direction in (xa, ya, turned(xa, rng.uniform(0, 2 * np.pi))):
         off = rng.uniform(*FAR_SHIFT) * height * direction * rng.choice([-1.0, 1.0])
-        spots.append((*_found(p + off, xa, ya, height, rng), NONE))
+        where.append((p + off, xa, ya, height, NONE, True))
     if label not in (NONE, BACK):
         p, xa, ya = corners[0]
         scale = _larger(rng) if rng.random() < 0.5 else rng.uniform(*WRONG_SMALLER)
-        spots.append((*_found(p, xa, ya, height * scale, rng), NONE))  # the index at a wrong size
+        where.append((p, xa, ya, height * scale, NONE, True))  # the index at a wrong size
         p, xa, ya = corners[int(rng.choice([1, 3]))]
-        spots.append((*_found(p, xa, ya, height * _larger(rng), rng), NONE))  # a plain corner, too large
-    return spots
+        where.append((p, xa, ya, height * _larger(rng), NONE, True))  # a plain corner, too large
+    points, x_axes, y_axes = (np.array([w[i] for w in where]) for i in range(3))
+    sizes = np.array([w[3] for w in where])
+    moved = np.array([w[5] for w in where])
+    points[moved], x_axes[moved], y_axes[moved], sizes[moved] = _as_found(
+        points[moved], x_axes[moved], y_axes[moved], sizes[moved], rng
+    )
+    return points, x_axes, y_axes, sizes, [w[4] for w in where]
 
 
 def _larger(rng: np.random.Generator) -> float:
