@@ -108,7 +108,10 @@ def bundled_deck(design: str) -> Path:
 def remake_command(path: Path) -> str:
     """The command that enrolls the deck file ``path`` again: for a shipped deck, its recipe."""
     if path.resolve() == bundled_deck(path.stem).resolve():
-        return f"dealerassist vision enroll {SHIPPED}/cardart/{path.stem} --out {SHIPPED}/decks/{path.name}"
+        return (
+            f"dealerassist vision enroll {SHIPPED}/cardart/{path.stem} --training-scenes 600 --tables 1200 "
+            f"--out {SHIPPED}/decks/{path.name}"
+        )
     return f"dealerassist vision enroll CARD_FOLDER --out {path}"
 
 

@@ -50,13 +50,15 @@ HIDDEN = (256, 128)  # units of the index classifier's hidden layers
 # named where a majority of them name it (``indexnet.Committee``: both of two, two of three).
 MEMBERS = 2
 # Each member's training draw: small scenes rendered around every card, and whole synthetic
-# tables whose candidate corners it learns. Half this draw read fewer cards of all three untuned
-# designs and of one development design, and as many of the other.
-SCENES_PER_CARD = 600
-TABLES = 1200
+# tables whose candidate corners it learns. This draw enrolls a design in about a minute of CPU
+# (docs/vision.md, Measured); ten times it (600 and 1,200) takes 10-20 minutes and read hidden
+# designs no better (94.2 % right against 94.9 %), while half of it read 2 % fewer cards of the
+# validation designs.
+SCENES_PER_CARD = 60
+TABLES = 120
 # A training process's memory: its draw's feature rows (about 1.4 MB a scene per card and 0.35 MB
 # a table), held twice over at the peak (joined from parts, standardised), and the rest (the
-# libraries, the scenes being drawn): 3.42 GB at the defaults, where one peaked at 3.36 GB.
+# libraries, the scenes being drawn): 3.42 GB at a draw of 600 and 1,200, where one peaked at 3.36 GB.
 DRAW_BYTES_PER_SCENE = 1_400_000
 DRAW_BYTES_PER_TABLE = 350_000
 PROCESS_BYTES = 900_000_000

@@ -234,6 +234,40 @@ def _without_subnormals(values: np.ndarray) -> np.ndarray:
     return flushed
 
 
+FLUSH_EVERY = 16  # Adam steps between flushes of subnormal numbers: a moment decays 0.9 a step
+
+
+def _adam_step(
+    params: list[np.ndarray],
+    moments: list[np.ndarray],
+    squares: list[np.ndarray],
+    grads: list[np.ndarray],
+    lr: np.float32,
+    step: int,
+) -> None:
+    """One Adam update of every parameter, in place: a step of a small network is as much array
+    passes as arithmetic, so none makes a temporary it can avoid (``grads`` are used up)."""
+    moment_gain = lr / np.float32(1 - 0.9**step)
+    square_gain = np.float32(1.0 / np.sqrt(1 - 0.999**step))
+    flush = step % FLUSH_EVERY == 0
+    for param, moment, square, grad in zip(params, moments, squares, grads, strict=True):
+        moment *= np.float32(0.9)
+        moment += np.float32(0.1) * grad
+        np.multiply(grad, grad, out=grad)
+        grad *= np.float32(0.001)
+        square *= np.float32(0.999)
+        square += grad
+        step_size = np.sqrt(square, out=grad)  # the used-up gradient holds the denominator
+        step_size *= square_gain
+        step_size += np.float32(1e-8)
+        np.divide(moment, step_size, out=step_size)
+        step_size *= moment_gain
+        param -= step_size
+        if flush:  # a dead unit's weights and moments would sink into the slow subnormal range
+            for values in (param, moment, square):
+                _flush_subnormals(values)
+
+
 def _flush_subnormals(values: np.ndarray) -> None:
     """Make every subnormal number in ``values`` zero, in place (see ``_without_subnormals``)."""
     values[np.abs(values) < _SMALLEST_NORMAL] = 0
@@ -325,15 +359,7 @@ def train(
                 if k:
                     g = (g @ weight.T) * (layers[k] > 0)
             step += 1
-            for k, grad in enumerate(grads):
-                moments[k] = 0.9 * moments[k] + 0.1 * grad
-                squares[k] = 0.999 * squares[k] + 0.001 * grad * grad
-                m_hat = moments[k] / np.float32(1 - 0.9**step)
-                v_hat = squares[k] / np.float32(1 - 0.999**step)
-                params[k] = params[k] - lr * m_hat / (np.sqrt(v_hat) + 1e-8)
-                # A dead unit's weights and moments would sink into the slow subnormal range.
-                for values in (params[k], moments[k], squares[k]):
-                    _flush_subnormals(values)
+            _adam_step(params, moments, squares, grads, lr, step)
     return IndexNet(
         mean.astype(np.float32),
         scale,

@@ -60,10 +60,10 @@ def _felt(rng: np.random.Generator) -> np.ndarray:
     else:
         hsv = (rng.integers(0, 180), rng.integers(70, 240), rng.integers(60, 170))
     colour = cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
-    felt = np.empty((h, w, 3), np.float32)
-    felt[:] = colour
-    grain = cv2.GaussianBlur(rng.normal(0, 6, (h, w)).astype(np.float32), (0, 0), 1.2)
-    return felt + grain[:, :, None]
+    grain = np.empty((h, w), np.float32)
+    cv2.randn(grain, 0.0, 6.0)
+    grain = cv2.GaussianBlur(grain, (0, 0), 1.2)
+    return cv2.merge([grain + value for value in colour.tolist()])
 
 
 def _camera(rng: np.random.Generator) -> np.ndarray:
@@ -144,20 +144,34 @@ def _paste(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> np.ndarray
         flags=cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_CONSTANT,
         borderValue=(0, 0, 0, 0),
-    ).astype(np.float32)
-    alpha = warped[:, :, 3:4] / 255.0
-    roi = canvas[y0:y1, x0:x1]
-    shadow = cv2.GaussianBlur(alpha, (0, 0), 2.0)[:, :, None] if alpha.ndim == 3 else alpha
-    shadow = np.roll(shadow, (2, 2), axis=(0, 1))
-    roi *= 1.0 - 0.3 * shadow
-    roi[:] = roi * (1 - alpha) + warped[:, :, :3] * alpha
+    )
+    alpha = lay_card(canvas[y0:y1, x0:x1], warped)
     mask = np.zeros((h_img, w_img), np.uint8)
-    mask[y0:y1, x0:x1] = (alpha[:, :, 0] > 0.5).astype(np.uint8)
+    mask[y0:y1, x0:x1] = (alpha > 0.5).astype(np.uint8)
     return mask
 
 
-def _index_windows(quad: np.ndarray, shape: tuple[int, int]) -> list[np.ndarray]:
-    """Image masks of the two index corners (top-left and bottom-right) of a card quad."""
+def lay_card(roi: np.ndarray, warped: np.ndarray) -> np.ndarray:
+    """Lay a card warped into ``roi``'s box (BGRA, uint8, transparent around the card) over that
+    part of a float canvas, in place, with a soft shadow cast 2 px down and right; returns where
+    the card covers it (0..1).
+
+    OpenCV's blendLinear weighs a three-channel image by a one-channel weight directly, where
+    numpy's broadcast of the weight runs a loop of three per pixel: a card lays in a tenth of the
+    time (0.16 against 1.3 ms at 190 px)."""
+    alpha = warped[:, :, 3].astype(np.float32) * np.float32(1 / 255)
+    blurred = cv2.GaussianBlur(alpha, (0, 0), 2.0)
+    shade = np.zeros_like(blurred)
+    shade[2:, 2:] = np.float32(0.3) * blurred[:-2, :-2]
+    shaded = cv2.blendLinear(roi, np.zeros_like(roi), np.float32(1) - shade, shade)
+    card = warped[:, :, :3].astype(np.float32)
+    roi[:] = cv2.blendLinear(shaded, card, np.float32(1) - alpha, alpha)
+    return alpha
+
+
+def _index_windows(quad: np.ndarray, shape: tuple[int, int]) -> list[tuple[tuple[slice, slice], np.ndarray]]:
+    """The two index corners (top-left and bottom-right) of a card quad, each as the frame's
+    rows and columns around it and its mask there."""
     out = []
     for origin, across, down in ((0, 1, 3), (2, 3, 1)):
         p, ux, uy = quad[origin], quad[across] - quad[origin], quad[down] - quad[origin]
@@ -167,9 +181,13 @@ def _index_windows(quad: np.ndarray, shape: tuple[int, int]) -> list[np.ndarray]
         poly = np.array(
             [p + ux * x0 + uy * y0, p + ux * x1 + uy * y0, p + ux * x1 + uy * y1, p + ux * x0 + uy * y1]
         )
-        mask = np.zeros(shape, np.uint8)
-        cv2.fillConvexPoly(mask, np.round(poly).astype(np.int32), 1)
-        out.append(mask)
+        points = np.round(poly).astype(np.int32)
+        left, top = np.clip(points.min(axis=0), 0, None)
+        right, bottom = np.minimum(points.max(axis=0) + 1, (shape[1], shape[0]))
+        mask = np.zeros((max(bottom - top, 0), max(right - left, 0)), np.uint8)
+        if mask.size:
+            cv2.fillConvexPoly(mask, points - (left, top), 1)
+        out.append(((slice(top, bottom), slice(left, right)), mask))
     return out
 
 
@@ -181,6 +199,9 @@ def make_scene(
 ) -> tuple[np.ndarray, list[SceneCard]]:
     """One JPEG-degraded 1280x720 frame and the truth for every card in it."""
     w, h = FRAME_SIZE
+    # Grain and sensor noise come from OpenCV's generator (several times numpy's speed for a
+    # frame of values), seeded from ``rng`` so that a seed still gives the same frame.
+    cv2.setRNGSeed(int(rng.integers(2**31)))
     canvas = _felt(rng)
     aspect = design["AS"].shape[0] / design["AS"].shape[1]
     count = int(cards if cards is not None else rng.integers(1, 15))
@@ -198,50 +219,79 @@ def make_scene(
             mask = _paste(canvas, design[code] if face_up else design["back"], img_quad)
             placed.append((SceneCard(code, face_up, img_quad), mask))
     glare = _light(canvas, rng)
-    truth = []
-    for i, (card, _) in enumerate(placed):
-        above = np.zeros((h, w), np.uint8)
-        for _, mask in placed[i + 1 :]:
-            above |= mask
+    above = np.zeros((h, w), np.uint8)  # the cards laid after the one looked at, from the top down
+    for card, mask in reversed(placed):
         seen = []
-        for window in _index_windows(card.quad, (h, w)):
-            area = window.sum()
-            hidden = (window & above).sum() > 0.01 * area
-            glared = area > 0 and float(glare[window > 0].max()) > GLARE_HIDES
+        for rows_columns, window in _index_windows(card.quad, (h, w)):
+            area = int(window.sum())
+            hidden = int((window & above[rows_columns]).sum()) > 0.01 * area
+            glared = area > 0 and float(glare[rows_columns][window > 0].max()) > GLARE_HIDES
             seen.append(not hidden and not glared)
         card.corners_visible = (seen[0], seen[1])
         card.index_visible = any(seen)
-        truth.append(card)
+        above |= mask
     frame = _spoil(canvas, rng)
-    return frame, truth
+    return frame, [card for card, _ in placed]
 
 
 def _light(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Uneven light and glare, applied in place; returns the glare brightness map."""
     h, w = canvas.shape[:2]
-    angle = rng.uniform(0, 2 * np.pi)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    ramp = np.cos(angle) * xx / w + np.sin(angle) * yy / h
-    ramp = (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1e-6)
-    low = rng.uniform(0.5, 0.9)
-    gain = low + (1 - low) * ramp
-    tint = rng.uniform(0.93, 1.07, 3).astype(np.float32)
-    canvas *= gain[:, :, None] * tint
+    across = np.arange(w, dtype=np.float32) / np.float32(w)
+    down = np.arange(h, dtype=np.float32) / np.float32(h)
+    angle, low = rng.uniform(0, 2 * np.pi), rng.uniform(0.5, 0.9)
+    tint = rng.uniform(0.93, 1.07, 3)
+    canvas *= tinted(light_ramp(across, down, angle, low), tint)
     glare = np.zeros((h, w), np.float32)
-    for _ in range(int(rng.integers(0, 3))):
+    spots = int(rng.integers(0, 3))
+    for _ in range(spots):
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
         sx, sy = rng.uniform(20, 90), rng.uniform(20, 90)
-        glare += rng.uniform(50, 170) * np.exp(-(((xx - cx) / sx) ** 2 + ((yy - cy) / sy) ** 2))
-    canvas += glare[:, :, None]
+        glare += glare_spot(across, down, (cx / w, cy / h), (sx / w, sy / h), rng.uniform(50, 170))
+    if spots:
+        canvas += cv2.cvtColor(glare, cv2.COLOR_GRAY2BGR)
     return glare
+
+
+def tinted(gain: np.ndarray, tint: np.ndarray) -> np.ndarray:
+    """A one-channel light gain as three, each channel scaled by its ``tint``: numpy broadcasts a
+    per-channel factor over an image in a loop of three per pixel, at twice the time of a
+    multiply by an image of the same shape."""
+    return cv2.merge([gain * np.float32(value) for value in tint.tolist()])
+
+
+def light_ramp(across: np.ndarray, down: np.ndarray, angle: float, low: float) -> np.ndarray:
+    """A light gain falling evenly in direction ``angle`` over a frame whose columns and rows lie
+    at ``across`` and ``down``: 1 at the brightest corner, ``low`` at the darkest. Built from a row
+    and a column (a ramp is their sum), not from every pixel's coordinates: a tenth of the time."""
+    row, column = np.float32(np.cos(angle)) * across, np.float32(np.sin(angle)) * down
+    lowest = row.min() + column.min()
+    step = np.float32((1 - low) / max(float(row.max() + column.max() - lowest), 1e-6))
+    return (np.float32(low) + step * (row - lowest))[None, :] + (step * column)[:, None]
+
+
+def glare_spot(
+    across: np.ndarray,
+    down: np.ndarray,
+    centre: tuple[float, float],
+    spread: tuple[float, float],
+    peak: float,
+) -> np.ndarray:
+    """A glare spot's added brightness, ``peak`` at ``centre`` (in the units of ``across`` and
+    ``down``) and falling as a Gaussian of ``spread``: the product of a row and a column."""
+    row = np.exp(-(((across - np.float32(centre[0])) / np.float32(spread[0])) ** 2))
+    column = np.float32(peak) * np.exp(-(((down - np.float32(centre[1])) / np.float32(spread[1])) ** 2))
+    return column[:, None] * row[None, :]
 
 
 def _spoil(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     sigma = rng.uniform(0.0, 1.2)
     if sigma > 0.3:
         canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
-    canvas = canvas + rng.normal(0, rng.uniform(0, 6), canvas.shape).astype(np.float32)
-    frame = np.clip(canvas, 0, 255).astype(np.uint8)
+    noise = np.empty_like(canvas)
+    cv2.randn(noise, 0.0, rng.uniform(0, 6))
+    noise += canvas
+    frame = np.clip(noise, 0, 255).astype(np.uint8)
     quality = int(rng.integers(55, 96))
     ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else frame

@@ -15,11 +15,11 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.candidates import find_candidates, windows_of
-from dealerassist.vision.card_corner import Corner, turned, unit
+from dealerassist.vision.card_corner import turned, unit
 from dealerassist.vision.index_features import window_features
 from dealerassist.vision.index_window import IndexWindow, sample_windows
 from dealerassist.vision.indexnet import BACK, NONE
-from dealerassist.vision.scenes import SceneCard, make_scene
+from dealerassist.vision.scenes import SceneCard, glare_spot, lay_card, light_ramp, make_scene, tinted
 
 HEIGHTS = (66.0, 200.0)  # card heights in pixels, sampled evenly in log scale
 PLACE_JITTER = 0.015  # card heights (standard deviation) a found corner is off by
@@ -41,24 +41,30 @@ NEAR_PLACE = 0.1  # candidates this close to a true corner but not matching it a
 WRONG_SIZE = 1.3
 WRONG_LARGER = (WRONG_SIZE, 4.0)  # drawn evenly in log scale
 WRONG_SMALLER = (0.6, 1.0 / WRONG_SIZE)
+SHADOW_ROOM = 10  # pixels around a pasted card that its blurred, shifted shadow can reach
 GLARE_CHANCE = 0.4  # share of training scenes with a glare spot
 GLARE = (10.0, 110.0)  # its peak brightness: as strong as the glare an index can still be read under
 
 
 def _paste(canvas: np.ndarray, card: list[np.ndarray], quad: np.ndarray) -> None:
-    """Warp one card (BGRA, halving sizes) into ``quad`` of a float canvas, with a soft drop shadow."""
+    """Warp one card (BGRA, halving sizes) into ``quad`` of a float canvas, with a soft drop shadow.
+
+    Only the card's box (with room for the shadow) is touched: a card covers a quarter of a
+    training scene, and its blend and shadow are most of the scene's cost."""
     height = float(np.linalg.norm(quad[3] - quad[0]))
     image = next((im for im in reversed(card) if im.shape[0] >= 1.5 * height), card[0])
     h, w = image.shape[:2]
+    left, top = np.maximum(np.floor(quad.min(axis=0)).astype(int) - SHADOW_ROOM, 0)
+    right, bottom = np.minimum(
+        np.ceil(quad.max(axis=0)).astype(int) + SHADOW_ROOM, (canvas.shape[1], canvas.shape[0])
+    )
+    if right <= left or bottom <= top:
+        return
     src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    matrix = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
-    size = (canvas.shape[1], canvas.shape[0])
+    matrix = cv2.getPerspectiveTransform(src, (quad - (left, top)).astype(np.float32))
+    size = (int(right - left), int(bottom - top))
     warped = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
-    alpha = warped[:, :, 3].astype(np.float32) * (1.0 / 255.0)
-    shadow = np.roll(cv2.GaussianBlur(alpha, (0, 0), 2.0), (2, 2), axis=(0, 1))
-    canvas *= (1.0 - 0.3 * shadow)[:, :, None]
-    alpha = alpha[:, :, None]
-    canvas[:] = canvas * (1.0 - alpha) + warped[:, :, :3].astype(np.float32) * alpha
+    lay_card(canvas[top:bottom, left:right], warped)
 
 
 def _halvings(image: np.ndarray) -> list[np.ndarray]:
@@ -73,24 +79,20 @@ def _felt(rng: np.random.Generator, size: int) -> np.ndarray:
     hsv = (rng.integers(0, 180), rng.integers(0, 240), rng.integers(50, 170))
     colour = cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
     felt = np.empty((size, size, 3), np.float32)
-    cv2.randn(felt, 0.0, 4.0)
-    return felt + colour
+    cv2.randn(felt, colour.astype(np.float64), np.full(3, 4.0))
+    return felt
 
 
 def _spoil(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Uneven light, tint, a little glare, blur, sensor noise and JPEG, as a camera delivers it."""
-    size = canvas.shape[0]
-    axis = np.linspace(0.0, 1.0, size, dtype=np.float32)
-    xx, yy = axis[None, :], axis[:, None]
+    axis = np.linspace(0.0, 1.0, canvas.shape[0], dtype=np.float32)
     angle = rng.uniform(0, 2 * np.pi)
-    ramp = np.cos(angle) * xx + np.sin(angle) * yy
-    ramp = (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1e-6)
-    low = np.float32(rng.uniform(0.45, 1.0))
-    canvas *= (low + (1 - low) * ramp)[:, :, None] * rng.uniform(0.9, 1.1, 3).astype(np.float32)
+    gain = light_ramp(axis, axis, angle, rng.uniform(0.45, 1.0))
+    canvas *= tinted(gain, rng.uniform(0.9, 1.1, 3))
     if rng.random() < GLARE_CHANCE:
         cx, cy, spread = rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.1, 0.4)
-        glare = np.float32(rng.uniform(*GLARE)) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / spread**2)
-        canvas += glare.astype(np.float32)[:, :, None]
+        glare = glare_spot(axis, axis, (cx, cy), (spread, spread), rng.uniform(*GLARE))
+        canvas += cv2.cvtColor(glare, cv2.COLOR_GRAY2BGR)
     sigma = rng.uniform(0.0, 1.4)
     if sigma > 0.3:
         canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
@@ -132,20 +134,18 @@ def _corners(quad: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]
     return out  # TL and BR (k = 0, 2) are the index corners
 
 
-def _found(
-    point: np.ndarray, x_axis: np.ndarray, y_axis: np.ndarray, height: float, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """A corner the way a corner finder reports it: a little off in place, angle and size."""
-    shift = np.clip(rng.normal(0, PLACE_JITTER, 2), -PLACE_LIMIT, PLACE_LIMIT) * height
-    turn = float(np.clip(rng.normal(0, ANGLE_JITTER), -ANGLE_LIMIT, ANGLE_LIMIT))
-    skew = float(np.clip(rng.normal(0, ANGLE_JITTER), -ANGLE_LIMIT, ANGLE_LIMIT))
-    size = height * float(np.exp(np.clip(rng.normal(0, SIZE_JITTER), -SIZE_LIMIT, SIZE_LIMIT)))
-    return (
-        point + shift[0] * x_axis + shift[1] * y_axis,
-        turned(x_axis, turn),
-        turned(y_axis, turn + skew),
-        size,
-    )
+def _as_found(
+    points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray, heights: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Corners (n x 2 points and axes, n heights) the way a corner finder reports them: each a
+    little off in place, angle and size."""
+    n = len(points)
+    shift = np.clip(rng.normal(0, PLACE_JITTER, (n, 2)), -PLACE_LIMIT, PLACE_LIMIT) * heights[:, None]
+    turn = np.clip(rng.normal(0, ANGLE_JITTER, n), -ANGLE_LIMIT, ANGLE_LIMIT)
+    skew = np.clip(rng.normal(0, ANGLE_JITTER, n), -ANGLE_LIMIT, ANGLE_LIMIT)
+    sizes = heights * np.exp(np.clip(rng.normal(0, SIZE_JITTER, n), -SIZE_LIMIT, SIZE_LIMIT))
+    moved = points + shift[:, :1] * x_axes + shift[:, 1:] * y_axes
+    return moved, turned(x_axes, turn), turned(y_axes, turn + skew), sizes
 
 
 def render_samples(
@@ -171,17 +171,12 @@ def render_samples(
     for code in cards:
         for _ in range(scenes_per_card):
             frame, quad, height, covered, face_down = _scene(cards, backs, code, aspect, rng)
-            spots = _spots(quad, height, aspect, covered, BACK if face_down else code, looks, rng)
-            windows = sample_windows(
-                frame,
-                np.array([s[0] for s in spots]),
-                np.array([s[1] for s in spots]),
-                np.array([s[2] for s in spots]),
-                np.array([s[3] for s in spots]),
-                window,
+            points, x_axes, y_axes, sizes, names = _spots(
+                quad, height, aspect, covered, BACK if face_down else code, looks, rng
             )
+            windows = sample_windows(frame, points, x_axes, y_axes, sizes, window)
             features.append(window_features(windows))
-            labels.extend(s[4] for s in spots)
+            labels.extend(names)
     return np.concatenate(features), np.array(labels)
 
 
@@ -221,7 +216,7 @@ def _scene(
     return _spoil(canvas, rng), quad, height, covered, face_down
 
 
-Spot = tuple[np.ndarray, np.ndarray, np.ndarray, float, str]
+Spots = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]
 
 
 def _spots(
@@ -232,39 +227,47 @@ def _spots(
     label: str,
     looks: int,
     rng: np.random.Generator,
-) -> list[Spot]:
-    """The windows cut from one scene: its visible index corners and one of each kind of non-index."""
+) -> Spots:
+    """The windows cut from one scene, as found (points, x and y axes, sizes, labels): its visible
+    index corners and one of each kind of non-index."""
     corners = _corners(quad)
     width = height / aspect
     index_corners = [0] if covered else [0, 2]
-    spots: list[Spot] = [
-        (*_found(*corners[k], height, rng), label) for k in index_corners for _ in range(looks)
+    # Where each window lies before a corner finder's error is added, its label, and whether it
+    # gets that error (the inside of the card is taken anywhere, turned any way, as it is).
+    where: list[tuple[np.ndarray, np.ndarray, np.ndarray, float, str, bool]] = [
+        (*corners[k], height, label, True) for k in index_corners for _ in range(looks)
     ]
     for k in (1, 3):  # the corners without an index, read either way up (a back looks alike at all four)
-        p, xa, ya = corners[k]
         other = BACK if label == BACK else NONE
-        spots.append((*_found(p, xa, ya, height * rng.choice([1.0, 1.0 / aspect]), rng), other))
+        where.append((*corners[k], height * rng.choice([1.0, 1.0 / aspect]), other, True))
     p, xa, ya = corners[0]
     t = rng.uniform(0.15, 0.85)
-    along = (p + xa * t * width, xa, ya) if rng.random() < 0.5 else (p + ya * t * height, xa, ya)
-    spots.append((*_found(*along, height, rng), NONE))  # a "junction" on the card's own edge
+    along = p + xa * t * width if rng.random() < 0.5 else p + ya * t * height
+    where.append((along, xa, ya, height, NONE, True))  # a "junction" on the card's own edge
     inner = p + xa * rng.uniform(0.1, 0.9) * width + ya * rng.uniform(0.1, 0.9) * height
     turn = rng.uniform(0, 2 * np.pi)
-    spots.append((inner, turned(xa, turn), turned(ya, turn), height * rng.uniform(0.8, 1.2), NONE))
+    where.append((inner, turned(xa, turn), turned(ya, turn), height * rng.uniform(0.8, 1.2), NONE, False))
     p, xa, ya = corners[index_corners[rng.integers(len(index_corners))]]
-    spots.append((*_found(p, ya, -xa, height, rng), NONE))  # the index corner read sideways
+    where.append((p, ya, -xa, height, NONE, True))  # the index corner read sideways
     # Well off the index corner (a junction further along an edge, another card's corner beside
     # this index): the index shows there cut or displaced, and must not be read.
     for direction in (xa, ya, turned(xa, rng.uniform(0, 2 * np.pi))):
         off = rng.uniform(*FAR_SHIFT) * height * direction * rng.choice([-1.0, 1.0])
-        spots.append((*_found(p + off, xa, ya, height, rng), NONE))
+        where.append((p + off, xa, ya, height, NONE, True))
     if label not in (NONE, BACK):
         p, xa, ya = corners[0]
         scale = _larger(rng) if rng.random() < 0.5 else rng.uniform(*WRONG_SMALLER)
-        spots.append((*_found(p, xa, ya, height * scale, rng), NONE))  # the index at a wrong size
+        where.append((p, xa, ya, height * scale, NONE, True))  # the index at a wrong size
         p, xa, ya = corners[int(rng.choice([1, 3]))]
-        spots.append((*_found(p, xa, ya, height * _larger(rng), rng), NONE))  # a plain corner, too large
-    return spots
+        where.append((p, xa, ya, height * _larger(rng), NONE, True))  # a plain corner, too large
+    points, x_axes, y_axes = (np.array([w[i] for w in where]) for i in range(3))
+    sizes = np.array([w[3] for w in where])
+    moved = np.array([w[5] for w in where])
+    points[moved], x_axes[moved], y_axes[moved], sizes[moved] = _as_found(
+        points[moved], x_axes[moved], y_axes[moved], sizes[moved], rng
+    )
+    return points, x_axes, y_axes, sizes, [w[4] for w in where]
 
 
 def _larger(rng: np.random.Generator) -> float:
@@ -300,32 +303,46 @@ def scene_samples(
         if not candidates:
             continue
         windows, owner, heights = windows_of(frame, candidates, window)
-        keep, names = [], []
-        for row, (i, height) in enumerate(zip(owner.tolist(), heights.tolist(), strict=True)):
-            label = _label(candidates[i].corner, height, truth)
-            if label is not None:
-                keep.append(row)
-                names.append(label)
+        points = np.array([candidates[i].corner.point for i in owner.tolist()], float).reshape(-1, 2)
+        x_axes = np.array([candidates[i].corner.x_axis for i in owner.tolist()], float).reshape(-1, 2)
+        found = _labels(points, x_axes, np.asarray(heights, float), truth)
+        keep = [row for row, label in enumerate(found) if label is not None]
+        names = [found[row] for row in keep]
         if keep:
             features.append(window_features(windows[keep]))
             labels.extend(names)
     return np.concatenate(features), np.array(labels)
 
 
-def _label(corner: Corner, height: float, truth: list[SceneCard]) -> str | None:
-    """What a candidate corner is on a synthetic table (see ``scene_samples``)."""
-    near = False
-    for card in truth:
-        true_height = float(np.linalg.norm(card.quad[3] - card.quad[0]))
-        for k, (point, x_axis, _) in enumerate(_corners(card.quad)):
-            gap = float(np.linalg.norm(corner.point - point)) / true_height
-            turn = float(corner.x_axis @ x_axis)
-            if gap < MATCH_PLACE and turn >= MATCH_ANGLE:
-                if not card.face_up:
-                    return BACK
-                if k in (1, 3) or abs(np.log(height / true_height)) > np.log(WRONG_SIZE):
-                    return NONE
-                fits = abs(height - true_height) < MATCH_SIZE * true_height
-                return card.code if fits and card.corners_visible[k // 2] else None
-            near = near or (gap < NEAR_PLACE and turn > 0.7)
-    return None if near else NONE
+def _labels(
+    points: np.ndarray, x_axes: np.ndarray, heights: np.ndarray, truth: list[SceneCard]
+) -> list[str | None]:
+    """What each candidate corner (``points``, ``x_axes``: n x 2; sampled at ``heights``) is on a
+    synthetic table (see ``scene_samples``): the first true corner, card by card and corner by
+    corner, that it lies on and is turned as decides; one near a true corner it does not fit is
+    left out. All candidates against all true corners at once: a table has thousands of pairs."""
+    quads = np.array([card.quad for card in truth], float).reshape(-1, 4, 2)
+    true_heights = np.repeat(np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1), 4)  # per true corner
+    corners = quads.reshape(-1, 2)
+    across = (np.roll(quads, -1, axis=1) - quads).reshape(-1, 2)
+    across /= np.maximum(np.linalg.norm(across, axis=1, keepdims=True), 1e-9)
+    gap = np.linalg.norm(points[:, None, :] - corners[None], axis=2) / true_heights
+    turn = x_axes @ across.T
+    on = (gap < MATCH_PLACE) & (turn >= MATCH_ANGLE)
+    near = ((gap < NEAR_PLACE) & (turn > 0.7)).any(axis=1)
+    labels: list[str | None] = []
+    for row in range(len(points)):
+        hits = np.flatnonzero(on[row])
+        if not len(hits):
+            labels.append(None if near[row] else NONE)
+            continue
+        card, k = truth[hits[0] // 4], int(hits[0] % 4)
+        true_height = true_heights[hits[0]]
+        if not card.face_up:
+            labels.append(BACK)
+        elif k in (1, 3) or abs(np.log(heights[row] / true_height)) > np.log(WRONG_SIZE):
+            labels.append(NONE)
+        else:
+            fits = abs(heights[row] - true_height) < MATCH_SIZE * true_height
+            labels.append(card.code if fits and card.corners_visible[k // 2] else None)
+    return labels

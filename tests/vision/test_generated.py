@@ -52,6 +52,9 @@ def test_designs_are_split_apart_and_the_tuned_ones_are_never_test_designs() -> 
     assert len(names) == len(set(names))  # no design in two splits
     assert len(split["test"]) >= 8
     looked_at = {artwork.TUNING_DESIGN, "nicu-white", "cardsjs", "kde-standard", "kennard-4color-bf"}
+    # Test designs whose results once chose between readers, and a universal network's training draw.
+    looked_at |= {"dondorf", "gm-paris", "penguins", "gen-5", "gen-10", "gen-13", "gen-19", "gen-30"}
+    looked_at |= {"gen-33", "gen-34", *(f"gen-{n}" for n in range(41, 81))}
     assert not looked_at & set(split["test"])
     for name in names:  # each one a design artwork knows how to make
         assert name in artwork.SHARED_DESIGNS + artwork.RENDERED_DESIGNS or name.startswith(artwork.GENERATED)
