@@ -49,7 +49,8 @@ def test_each_rendered_face_gives_corners_at_a_wrong_size_as_nothing() -> None:
         index_point, index_axis, index_size, index_label = points[-2], x_axes[-2], sizes[-2], labels[-2]
         point, size, label = points[-1], sizes[-1], labels[-1]
         assert index_label == label == NONE
-        assert np.linalg.norm(index_point - QUAD[0]) < 0.07 * index_size and index_axis @ np.array([1.0, 0.0]) > 0.99
+        assert np.linalg.norm(index_point - QUAD[0]) < 0.07 * index_size
+        assert index_axis @ np.array([1.0, 0.0]) > 0.99
         assert abs(np.log(index_size / H)) > np.log(1.1)
         assert min(np.linalg.norm(point - p) for p in plain) < 0.07 * size  # placed off by its own size
         assert size > 1.1 * H
