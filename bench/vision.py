@@ -34,11 +34,9 @@ from dealerassist.vision.baseline import ClassicReader
 from dealerassist.vision.deck import DECK_FORMAT, DeckModel
 from dealerassist.vision.enrollment import MEMBERS, SCENES_PER_CARD, TABLES, enroll
 from dealerassist.vision.evaluate import Tally, score_frame
-from dealerassist.vision.indexnet import Committee
 from dealerassist.vision.process import prepare_for_reading, set_aside_what_is_loaded
 from dealerassist.vision.reader import CardReader
 from dealerassist.vision.scenes import load_design, make_scene
-from dealerassist.vision.universal import load_universal
 
 RIGHT_TARGET = 0.995  # share of face-up cards with a visible index read right, at least
 WRONG_TARGET = 0.001  # share of face-up cards named as another card (or names where no card lies), at most
@@ -75,12 +73,10 @@ def run_design(
     training: tuple[int, int, int],
     repeat: int = 1,
     decks: Path | None = None,
-    universal: Committee | None = None,
 ) -> DesignRun:
     """Each draw's tallies by method (``scenes`` frames of the design per seed) and the CPU time
-    each enrollment took: the per-deck reader's (``corner-index``) and, given the ``universal``
-    classifier, the deck measured for it (``universal``). A design enrollment refuses is
-    reported as refused, with the reason."""
+    its enrollment took (``corner-index``). A design enrollment refuses is reported as refused,
+    with the reason."""
     folder = artwork.design_dir(name)
     run = DesignRun()
     readers = {}
@@ -89,11 +85,6 @@ def run_design(
         model, enrolled = _deck(folder, name, training, decks)
         run.enroll_cpu_s["corner-index"] = _cpu_seconds() - started if enrolled else None
         readers["corner-index"] = CardReader(model).read
-        if universal is not None:
-            started = _cpu_seconds()
-            model = enroll(folder, net=universal)
-            run.enroll_cpu_s["universal"] = _cpu_seconds() - started
-            readers["universal"] = CardReader(model).read
     except DealerAssistError as exc:
         print(f"# {name}: not enrolled ({exc})", flush=True)
         return DesignRun(refused=str(exc))
@@ -278,12 +269,6 @@ def main(argv: list[str] | None = None) -> int:
         "--repeat", type=int, default=3, help="read every frame this many times; a frame costs its least"
     )
     parser.add_argument("--decks", type=Path, help="keep enrolled decks here, to only read when run again")
-    parser.add_argument(
-        "--universal",
-        type=Path,
-        metavar="FILE",
-        help="also read each design with the universal classifier FILE ('vision train-universal')",
-    )
     args = parser.parse_args(argv)
     if args.scenes < 1:
         parser.error(f"--scenes must be 1 or more, not {args.scenes}: a draw with no scenes measures nothing")
@@ -297,7 +282,6 @@ def main(argv: list[str] | None = None) -> int:
         f"{'design':18} {'method':13} {'faceup':>6} {'correct%':>8} {'wrong%':>7} {'abstain%':>8} "
         f"{'down':>5} {'seen':>5} {'asface':>6} {'false':>6} {'cpu ms':>8}"
     )
-    universal = None if args.universal is None else load_universal(args.universal)
     results = {
         d: run_design(
             d,
@@ -308,7 +292,6 @@ def main(argv: list[str] | None = None) -> int:
             (args.training_scenes, args.tables, args.members),
             max(1, args.repeat),
             args.decks,
-            universal,
         )
         for d in designs
     }
@@ -337,14 +320,12 @@ def main(argv: list[str] | None = None) -> int:
     print(TARGETS)
     for line in enrollment_report(results):
         print(line)
-    for method in ("corner-index", "universal"):
-        if method in totals:
-            print(f"the {method} reader against the targets (untuned designs pooled; 95 % intervals):")
-            for line in verdicts(totals[method]):
-                print(line)
-    for method in ("corner-index", "universal"):
-        for line in totals.get(method, Tally()).mistakes[: args.mistakes]:
-            print(f"  wrong ({method}):", line)
+    if "corner-index" in totals:
+        print("the corner-index reader against the targets (untuned designs pooled; 95 % intervals):")
+        for line in verdicts(totals["corner-index"]):
+            print(line)
+        for line in totals["corner-index"].mistakes[: args.mistakes]:
+            print("  wrong (reader):", line)
     return 0
 
 

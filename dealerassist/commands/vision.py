@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from dealerassist.errors import DealerAssistError
-from dealerassist.vision import artwork, universal
+from dealerassist.vision import artwork
 from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.enrollment import MEMBERS, SCENES_PER_CARD, TABLES, check_folder, enroll
 from dealerassist.vision.reader import CardReader
@@ -59,22 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"networks in the deck's committee (default {MEMBERS}): a card is named where a majority "
         "of them name it; each network adds its own training time",
     )
-    p.add_argument(
-        "--universal",
-        metavar="FILE",
-        help="train nothing: read with the universal classifier FILE from 'vision train-universal'; "
-        "enrollment then only measures the deck, in seconds",
-    )
     p.set_defaults(handler=_enroll)
-
-    p = vsub.add_parser(
-        "train-universal", help="train the universal index classifier across the training designs"
-    )
-    p.add_argument("--out", required=True, help="file to write (.npz)")
-    p.add_argument("--scenes-per-card", type=_positive, default=universal.SCENES_PER_CARD)
-    p.add_argument("--tables", type=_positive, default=universal.TABLES, help="whole tables per design")
-    p.add_argument("--members", type=_positive, default=universal.MEMBERS)
-    p.set_defaults(handler=_train_universal)
 
     p = vsub.add_parser("read", help="read the cards in camera frames and print them as JSON")
     p.add_argument("frames", nargs="+", metavar="FRAME", help="image files")
@@ -124,17 +109,12 @@ def _design_folder(text: str) -> Path:
 
 def _enroll(args: argparse.Namespace) -> int:
     check_folder(args.folder)
-    net = None
-    if args.universal is not None:
-        net = universal.load_universal(Path(args.universal))
-        print(f"enrolling {args.folder} for the universal classifier: measuring it ...", flush=True)
-    else:
-        print(
-            f"enrolling {args.folder}: training its index classifiers (some ten minutes on two cores) ...",
-            flush=True,
-        )
+    print(
+        f"enrolling {args.folder}: training its index classifiers (about a minute of CPU) ...",
+        flush=True,
+    )
     model = enroll(
-        args.folder, args.name, args.training_scenes, args.tables, notice=print, members=args.members, net=net
+        args.folder, args.name, args.training_scenes, args.tables, notice=print, members=args.members
     )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -146,23 +126,6 @@ def _enroll(args: argparse.Namespace) -> int:
         f"{100 * check['named_right']:.1f} % named right, {100 * check['named_wrong']:.2f} % named wrong; "
         f"{100 * check['other_windows_named']:.2f} % of other windows named a card"
     )
-    return 0
-
-
-def _train_universal(args: argparse.Namespace) -> int:
-    designs = artwork.design_split()["train"]
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    print(f"training the universal classifier on {len(designs)} designs ...", flush=True)
-    net, learnt = universal.train_universal(
-        designs, args.scenes_per_card, args.tables, args.members, notice=print
-    )
-    recipe = (
-        f"dealerassist vision train-universal --out {args.out} --scenes-per-card {args.scenes_per_card} "
-        f"--tables {args.tables} --members {args.members}"
-    )
-    universal.save_universal(net, out, learnt, recipe)
-    print(f"universal classifier of {len(learnt)} designs -> {out}")
     return 0
 
 

@@ -2,8 +2,7 @@
 
 Finds where the design prints its corner index, trains a committee of index classifiers
 (``indexnet``) on windows cut from the design's own images (``training``), and measures the
-back's corners. Given the universal classifier (``universal``) instead, nothing is trained: the
-deck is only measured, in seconds.
+back's corners.
 """
 
 from __future__ import annotations
@@ -169,15 +168,13 @@ def enroll(
     tables: int = TABLES,
     notice: Callable[[str], None] | None = None,
     members: int = MEMBERS,
-    net: Committee | None = None,
 ) -> DeckModel:
     """Learn a design from ``folder`` holding ``AS.png`` .. ``KC.png`` and ``back.png``.
 
     Each classifier of the committee learns from its own ``scenes_per_card`` small scenes around
     each card (about ten windows each) and every candidate corner on its own ``tables`` whole
-    synthetic tables; there are ``members`` of them. With ``net`` (the universal classifier) none
-    is trained and the deck reads with ``net``. ``notice`` is told of cards whose index was not
-    found (``index_place``).
+    synthetic tables; there are ``members`` of them. ``notice`` is told of cards whose index was
+    not found (``index_place``).
     """
     if members < 1:
         raise ValueError(f"a committee needs at least one member, not {members}")
@@ -196,10 +193,9 @@ def enroll(
 
     design = load_design(folder)
     cards = {code: image for code, image in design.items() if code != "back"}
-    if net is None:
-        jobs = [(folder, window, rank_box, member, scenes_per_card, tables) for member in range(members)]
-        each = training_memory(scenes_per_card, tables)
-        net = Committee(tuple(in_training_processes(_train_member, jobs, each, notice)))
+    jobs = [(folder, window, rank_box, member, scenes_per_card, tables) for member in range(members)]
+    each = training_memory(scenes_per_card, tables)
+    net = Committee(tuple(in_training_processes(_train_member, jobs, each, notice)))
     check = _self_check(net, cards, design["back"], window)
 
     back_f = []
