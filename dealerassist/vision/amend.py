@@ -59,11 +59,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, PROJECTED, TRACED, distances
-from dealerassist.vision.card_corner import turned
+from dealerassist.vision.candidates import INK, OUTLINE, TRACED, distances
 from dealerassist.vision.index_features import ink_around, ink_cell
 from dealerassist.vision.index_window import IndexWindow
-from dealerassist.vision.named_size import named_sizes_near, near_named_size, sizes_read
+from dealerassist.vision.named_size import named_sizes_near
 from dealerassist.vision.print_match import PRINT_PAD, print_offsets
 from dealerassist.vision.second_look import (
     AROUND_MIDDLE,
@@ -73,10 +72,7 @@ from dealerassist.vision.second_look import (
     PRINT_MOVE,
     PRINT_REACH,
     PRINT_RESIZE,
-    SAME_NAME_NEAR,
     SAME_WAY,
-    SHEAR_DEGREES,
-    SQUARE_COSINE,
     FirstLook,
     SecondLook,
     joined,
@@ -113,129 +109,8 @@ def around_unsure_reads(look: FirstLook, unsure: float, accept: float) -> Second
     )
 
 
-def around_unsure_reads_leaned(look: FirstLook, unsure: float, accept: float) -> SecondLook:
-    """Windows around every unsure corner whose down edge was set square to its across edge,
-    with that edge leaned as the nearest corner turned alike (or half round) whose two edges were
-    both measured leans its own.
-
-    A junction or an ink corner measures one edge and takes the other square to it, but a tilted
-    camera shears a card: its corner shows 75 to 110 degrees, not 90, and a window placed square
-    slides the print along the card's side. Cards turned alike beside each other are sheared
-    alike, and a card's far corner as its near one, so a measured corner nearby says how this
-    card leans. The windows are read for the name the first look gave (``confirm_leaned_reads``
-    decides), as ``around_unsure_reads``'s.
-    """
-    x_axes, y_axes = look.x_axes, look.y_axes
-    lean = np.einsum("ij,ij->i", x_axes, y_axes)  # the cosine between a corner's two edges
-    rows = unsure_rows(look, unsure, accept)
-    rows = rows[np.abs(lean[look.owner[rows]]) <= SQUARE_COSINE]
-    if not len(rows):
-        return no_windows()
-    first = np.array(look.best)
-    named = first[look.probability[first] >= accept]
-    if len(named):
-        # A name read surely at a corner this near already stands: leaned, its card's outline
-        # would no longer meet that read's, and the one card would be reported twice.
-        apart = distances(look.points[look.owner[rows]], look.points[look.owner[named]])
-        same = np.array([[look.names[row] == look.names[other] for other in named] for row in rows.tolist()])
-        rows = rows[~((apart < SAME_NAME_NEAR * look.heights[rows][:, None]) & same).any(axis=1)]
-    if not len(rows):
-        return no_windows()  # every one named surely nearby
-    far = np.flatnonzero(
-        (np.abs(lean) > SQUARE_COSINE) & np.array([c.source != PROJECTED for c in look.candidates], bool)
-    )
-    if not len(far):
-        return no_windows()
-    corner = look.owner[rows]
-    alike = (np.abs(x_axes[corner] @ x_axes[far].T) > SAME_WAY) & (
-        np.abs(y_axes[corner] @ y_axes[far].T) > SAME_WAY
-    )
-    apart = np.where(alike, distances(look.points[corner], look.points[far]), np.inf)
-    nearest = np.argmin(apart, axis=1)
-    beside = apart[np.arange(len(rows)), nearest] < PRINT_REACH * look.heights[rows]
-    rows, corner, neighbour = rows[beside], corner[beside], far[nearest[beside]]
-    # The neighbour's turn from its across edge to its down edge, given to this corner's across edge.
-    turn = np.arctan2(
-        x_axes[neighbour, 0] * y_axes[neighbour, 1] - x_axes[neighbour, 1] * y_axes[neighbour, 0],
-        lean[neighbour],
-    )
-    leaned = turned(x_axes[corner], turn)
-    off = np.einsum("ij,ij->i", leaned, y_axes[corner]) < np.cos(np.radians(SHEAR_DEGREES))
-    if not off.any():
-        return no_windows()
-    rows, corner = rows[off], corner[off]
-    return windows_around(
-        rows,
-        look.points[corner],
-        x_axes[corner],
-        leaned[off],
-        look.heights[rows],
-        [look.names[row] for row in rows.tolist()],
-    )
-
-
-def at_other_sizes(look: FirstLook, seen: float, accept: float) -> SecondLook:
-    """Windows at the card sizes of a candidate that the first look left out, where its window
-    showed an index at all (index probability ``seen`` or more), read for any card; and at a
-    junction's unread size that lies near the size of the cards named nearest it (within
-    JUNCTION_NEAR_NAMED) where no size read there does (within PRINT_RESIZE).
-
-    A junction's or traced corner's second size seldom names a card, and mostly where its first
-    size's window showed some index, so the first look leaves those sizes to this step
-    (``reader._first_look_sizes``): most of their names for a small share of the windows. A
-    junction in a stepped row often measures its first size to the neighbour's edge, half a card
-    or less, where a window shows no index whatever lies there; so the named cards' size, not
-    that window, says which other size is worth a read.
-    """
-    read = np.bincount(look.owner, minlength=len(look.candidates)).tolist()
-    left = [candidate.heights[read[corner] :] for corner, candidate in enumerate(look.candidates)]
-    unseen = (look.index_kind[np.array(look.best, int)] < seen).tolist()  # each candidate's best row
-    # The named cards' size is looked up only for the junctions it decides.
-    asked = [
-        corner
-        for corner, candidate in enumerate(look.candidates)
-        if left[corner] and unseen[corner] and candidate.source == JUNCTION
-    ]
-    named_sizes = dict(zip(asked, named_sizes_near(look, np.array(asked, int), accept), strict=True))
-    rows, corners, sizes = [], [], []
-    for corner, candidate in enumerate(look.candidates):
-        unread = left[corner]
-        if unread and unseen[corner]:
-            unread = near_named_size(unread, candidate.heights[: read[corner]], named_sizes.get(corner))
-        row = look.best[corner]
-        for size in unread:
-            rows.append(row)
-            corners.append(corner)
-            sizes.append(size)
-    if not rows:
-        return no_windows()
-    return SecondLook(
-        np.array(rows),
-        look.points[corners],
-        look.x_axes[corners],
-        look.y_axes[corners],
-        np.array(sizes, float),
-    )
-
-
-def take_other_size_reads(look: FirstLook, other: SecondLook, accept: float) -> list[int]:
-    """Give a row the card its window at another size names surely, when surer than its own read
-    (as the first look keeps a candidate's surest size); the rows that now name a card."""
-    raised = []
-    for row, size, name, value in zip(
-        other.rows.tolist(), other.sizes.tolist(), other.names, other.probability.tolist(), strict=True
-    ):
-        if value >= accept and value > look.probability[row]:
-            look.names[row], look.probability[row], look.heights[row] = name, value, size
-            raised.append(row)
-    return raised
-
-
-def confirm_unsure_reads(
-    look: FirstLook, around: SecondLook, accept: float, needed: int, done: frozenset[int] = frozenset()
-) -> list[int]:
-    """Raise the unsure reads that ``needed`` of their windows around read surely, but for the
-    rows ``done`` already; the rows raised.
+def confirm_unsure_reads(look: FirstLook, around: SecondLook, accept: float, needed: int) -> list[int]:
+    """Raise the unsure reads that ``needed`` of their windows around read surely; the rows raised.
 
     The read stands at the ``needed``-th surest window, when that one is sure: several windows,
     not one lucky one.
@@ -245,25 +120,9 @@ def confirm_unsure_reads(
     rows = around.rows[::AROUND_WINDOWS].tolist()
     raised = []
     for row, value in zip(rows, surest(around, needed).tolist(), strict=True):
-        if value >= accept and row not in done:
+        if value >= accept:
             look.probability[row] = value
             raised.append(row)
-    return raised
-
-
-def confirm_leaned_reads(
-    look: FirstLook, around: SecondLook, accept: float, needed: int, done: list[int]
-) -> list[int]:
-    """``confirm_unsure_reads`` for ``around_unsure_reads_leaned``'s windows, of the rows not
-    ``done``; a corner raised takes the lean its windows were read at, so its card is outlined as
-    it lies."""
-    raised = confirm_unsure_reads(look, around, accept, needed, frozenset(done))
-    leaned = dict(zip(around.rows[::AROUND_WINDOWS].tolist(), around.y_axes[::AROUND_WINDOWS], strict=True))
-    for row in raised:
-        corner = int(look.owner[row])
-        candidate = look.candidates[corner]
-        look.y_axes[corner] = leaned[row]
-        look.candidates[corner] = replace(candidate, corner=replace(candidate.corner, y_axis=leaned[row]))
     return raised
 
 
@@ -338,8 +197,7 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     """
     first = np.array(look.best)
     named = look.probability[first] >= accept
-    seen = np.array([c.source != PROJECTED for c in look.candidates])[look.owner[first]]
-    unnamed = np.flatnonzero(~named & seen)
+    unnamed = np.flatnonzero(~named)
     if not named.any() or not len(unnamed):
         return no_windows()
     points, x_axes, y_axes = look.points, look.x_axes, look.y_axes
@@ -376,23 +234,21 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     return joined(placed)
 
 
-def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: SecondLook) -> SecondLook:
+def at_named_size(look: FirstLook, accept: float, printed: SecondLook) -> SecondLook:
     """A window at the size of the cards named nearest it, for every unnamed outline, traced or
-    ink corner none of whose size guesses read is near that size, unless the print step
-    (``printed``) reads it in place at a named card's size already. A guess is read when the
-    first look reads it, or ``at_other_sizes`` (``resized``) does: a traced corner's second guess
-    can lie near the named size and go unread when its first window shows no index.
+    ink corner none of whose size guesses the first look read is near that size, unless the print
+    step (``printed``) reads it in place at a named card's size already.
 
     The cards on a table are one size and the camera's scale changes slowly across the frame, but
     a corner's size guesses come from how far paper runs along its edges: in a fan the outline runs
     on past the card or stops at a neighbour, and every guess is a third or more off. An ink corner
     takes its one guess from the outline edge it was found on, which glare or a neighbour can
-    stretch the same way (junctions and projected corners are guesses at a corner, not read here:
-    left unnamed, they are mostly another card's edge). A corner the
-    print step moved is read here too, where it was found: the print step matches the frame's mean
-    print, which a court card's picture frame beside its index can pull away from the index. The
-    window is read for any card, and a name it brings stands at the print step's level
-    (``take_new_names``), unless the corner's own read names another card (``contrary``).
+    stretch the same way (junctions are guesses at a corner, not read here: left unnamed, they
+    are mostly another card's edge). A corner the print step moved is read here too, where it
+    was found: the print step matches the frame's mean print, which a court card's picture frame
+    beside its index can pull away from the index. The window is read for any card, and a name it
+    brings stands at the print step's level (``take_new_names``), unless the corner's own read
+    names another card (``contrary``).
     """
     first = np.array(look.best)
     named = look.probability[first] >= accept
@@ -404,14 +260,11 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: 
         return no_windows()
     sizes = np.array(named_sizes_near(look, unnamed, accept))
     read = np.bincount(look.owner, minlength=len(look.candidates)).tolist()
-    widened = set(resized.rows.tolist())  # the best rows of corners read at their other sizes too
     off = np.array(
         [
             all(
                 abs(tried / size - 1.0) > PRINT_RESIZE
-                for tried in sizes_read(
-                    look.candidates[corner].heights, read[corner], look.best[corner] in widened
-                )
+                for tried in look.candidates[corner].heights[: read[corner]]
             )
             for corner, size in zip(unnamed.tolist(), sizes.tolist(), strict=True)
         ],
@@ -451,16 +304,9 @@ def name_at_both_prints(look: FirstLook, aspect: float, unsure: float, accept: f
 
     A card's two prints are read through two windows, often one blurred or glared and the other
     clearer, or each a little off its corner: the same name at both, each short of sure, is
-    evidence that neither window gives alone. Only each corner's surest read takes part, and no
-    projected corner's: it is placed at its card's far corner by the size guessed where it was
-    reached from, so its lying there is no evidence.
+    evidence that neither window gives alone. Only each corner's surest read takes part.
     """
-    rows = [
-        row
-        for row in look.best
-        if unsure <= look.probability[row] < accept
-        and look.candidates[int(look.owner[row])].source != PROJECTED
-    ]
+    rows = [row for row in look.best if unsure <= look.probability[row] < accept]
     raised: set[int] = set()
     for i, first in enumerate(rows):
         a, size = int(look.owner[first]), float(look.heights[first])

@@ -33,15 +33,6 @@ PRINT_RESIZE = 0.06
 # An unnamed outline, traced or ink corner whose every size guess is more than PRINT_RESIZE off
 # the median size of the NEAREST_NAMED named corners nearest it is read at that median size.
 NEAREST_NAMED = 3
-# A junction's size guess left unread is read where it lies within JUNCTION_NEAR_NAMED of that
-# median size and none read does (within PRINT_RESIZE): 0.06 is too tight for a camera whose
-# scale changes some 8 % between a card and its named neighbours.
-JUNCTION_NEAR_NAMED = 0.1
-# A corner's edges meet square (as set, not measured) when their cosine is at most SQUARE_COSINE; a
-# neighbour's lean is given to an unsure square corner when it turns the down edge SHEAR_DEGREES or more.
-SQUARE_COSINE = 1e-6
-SHEAR_DEGREES = 3.0
-SAME_NAME_NEAR = 0.1  # card heights within which a corner's name read surely is that card's already
 # Two unsure reads of one name are one card's two prints when the second corner lies within
 # BOTH_PRINTS_REACH card heights of the first's far corner, turned half round from it, and its
 # card size is within BOTH_PRINTS_SIZE of the first's.
