@@ -3,54 +3,45 @@
 The first look reads one window per candidate corner and card size guess. Where it is unsure or
 names nothing, the cause is mostly geometry, not print: a fitted corner a pixel or a degree off,
 a corner hidden in a fan and found a few hundredths of a card away, or a size guess taken from an
-outline that runs on past the card. So the second looks move, lean and resize windows, never the
-classifier's levels. They run as one cascade, in this order (``CardReader._look_twice``):
+outline that runs on past the card. So the second looks move and resize windows, never the
+classifier's levels. ``look_again`` runs them as one cascade, in this order:
 
 1. ``around_unsure_reads`` -> ``confirm_unsure_reads``: 15 windows around each unsure corner,
    read for the name it already has: confirms a name, never brings one.
-2. ``around_unsure_reads_leaned`` -> ``confirm_leaned_reads``: the same windows with a square-set
-   down edge leaned as a measured corner beside it leans (a tilted camera shears cards).
-3. ``at_other_sizes`` -> ``take_other_size_reads``: the size guesses the first look left out,
-   where its window showed an index; a surer read there replaces the first.
-4. ``at_the_print`` -> ``take_new_names``: an unnamed corner beside a named one turned alike,
+2. ``at_the_print`` -> ``take_new_names``: an unnamed corner beside a named one turned alike,
    moved to where its ink matches the frame's named prints, read at the neighbour's size.
-5. ``at_named_size`` -> ``take_new_names``: an unnamed corner whose every size guess is far
+3. ``at_named_size`` -> ``take_new_names``: an unnamed corner whose every size guess is far
    from the size of the cards named nearest it, read at theirs.
-6. ``around_unsure_new_names`` -> ``confirm_new_names``: an unsure new name from 4 or 5 looked
+4. ``around_unsure_new_names`` -> ``confirm_new_names``: an unsure new name from 2 or 3 looked
    at again as in 1, with one window more needed (the name is a new one).
-7. ``name_at_both_prints``: two unsure reads of one name at one card's two prints name it (no
+5. ``name_at_both_prints``: two unsure reads of one name at one card's two prints name it (no
    windows of their own).
 
-Passes 1-5 choose their windows from the first look alone, so their windows are sampled and
+Passes 1-3 choose their windows from the first look alone, so their windows are sampled and
 described together (``read_second_looks``) and a frame pays the fixed cost of sampling once;
-then each decides in turn, a later one only for rows still unnamed (3 replaces a read only when
-surer). Pass 6 places windows from 4 and 5's reads, in a read of its own.
+then each decides in turn, a later one only for rows still unnamed. Pass 4 places windows from 2
+and 3's reads, in a read of its own.
 
-Every threshold of the cascade, the levels from ``thresholds.Thresholds`` (per reader) and the
-geometry from ``second_look`` (card heights unless given otherwise):
+Every threshold of the cascade, the levels from ``thresholds.Thresholds`` (per reader), the
+windows around from ``second_look``, the geometry here (card heights unless given otherwise):
 
 | pass | threshold | value | meaning |
 |---|---|---|---|
 | all | ``Thresholds.accept`` | 0.9 | a read this sure names a card |
-| 1, 2, 6 | ``Thresholds.unsure`` | 0.3 | a read from this up to ``accept`` is unsure, looked at again |
-| 1, 2, 6 | ``AROUND_STEP``, ``AROUND_SIZES`` | 0.015; 0.96, 1, 1.04 | windows around: 5 places x 3 sizes |
-| 1, 2 | ``Thresholds.confirm_windows`` | 4 of 15 | windows at ``accept`` that confirm a name |
-| 2 | ``SQUARE_COSINE`` | 1e-6 | edges this near square were set, not measured |
-| 2 | ``SHEAR_DEGREES`` | 3 | the least lean worth giving |
-| 2 | ``SAME_NAME_NEAR`` | 0.1 | a corner this near a sure read of its name is not leaned |
-| 2, 4, 7 | ``SAME_WAY`` | 0.9 | cosine of both edges: corners turned alike (or half round) |
-| 2, 4 | ``PRINT_REACH`` | 1.5 | the farthest neighbour that lends its lean or its print |
-| 3 | ``Thresholds.other_sizes`` | 0.001 | index probability at the first size that earns the others |
-| 3 | ``JUNCTION_NEAR_NAMED`` | 0.1 | a junction's unread size this near the named cards' is read |
-| 4 | ``PRINT_MOVE`` | 0.02 | the least move to the print worth a window |
-| 3, 4, 5 | ``PRINT_RESIZE`` | 0.06 | a size guess this far from the named size is off |
-| 4, 5 | ``Thresholds.new_name`` | 0.9 | a window there brings a new name this sure |
-| 3, 5 | ``NEAREST_NAMED`` | 3 | named corners whose median size is the named size |
-| 5 | ``Thresholds.unsure`` | 0.3 | a corner's own read of another name from this blocks it |
-| 6 | ``Thresholds.confirm_new_name_windows`` | 5 of 15 | windows at ``accept`` that confirm a new name |
-| 7 | ``Thresholds.both_prints`` | 0.5 | unsure reads from this take part |
-| 7 | ``BOTH_PRINTS_REACH`` | 0.1 | the second corner this near the first's far corner |
-| 7 | ``BOTH_PRINTS_SIZE`` | 0.15 | and its card size this near the first's |
+| 1, 4 | ``Thresholds.unsure`` | 0.3 | a read from this up to ``accept`` is unsure, looked at again |
+| 1, 4 | ``AROUND_STEP``, ``AROUND_SIZES`` | 0.015; 0.96, 1, 1.04 | windows around: 5 places x 3 sizes |
+| 1 | ``Thresholds.confirm_windows`` | 4 of 15 | windows at ``accept`` that confirm a name |
+| 2, 5 | ``SAME_WAY`` | 0.9 | cosine of both edges: corners turned alike (or half round) |
+| 2 | ``PRINT_REACH`` | 1.5 | the farthest neighbour that lends its print |
+| 2 | ``PRINT_MOVE`` | 0.02 | the least move to the print worth a window |
+| 2, 3 | ``PRINT_RESIZE`` | 0.06 | a size guess this far from the named size is off |
+| 2, 3 | ``Thresholds.new_name`` | 0.9 | a window there brings a new name this sure |
+| 3 | ``NEAREST_NAMED`` | 3 | named corners whose median size is the named size |
+| 3 | ``Thresholds.unsure`` | 0.3 | a corner's own read of another name from this blocks it |
+| 4 | ``Thresholds.confirm_new_name_windows`` | 5 of 15 | windows at ``accept`` that confirm a new name |
+| 5 | ``Thresholds.both_prints`` | 0.5 | unsure reads from this take part |
+| 5 | ``BOTH_PRINTS_REACH`` | 0.1 | the second corner this near the first's far corner |
+| 5 | ``BOTH_PRINTS_SIZE`` | 0.15 | and its card size this near the first's |
 """
 
 from __future__ import annotations
@@ -62,25 +53,47 @@ import numpy as np
 from dealerassist.vision.candidates import INK, OUTLINE, TRACED, distances
 from dealerassist.vision.index_features import ink_around, ink_cell
 from dealerassist.vision.index_window import IndexWindow
-from dealerassist.vision.named_size import named_sizes_near
+from dealerassist.vision.indexnet import Committee
 from dealerassist.vision.print_match import PRINT_PAD, print_offsets
 from dealerassist.vision.second_look import (
     AROUND_MIDDLE,
     AROUND_WINDOWS,
-    BOTH_PRINTS_REACH,
-    BOTH_PRINTS_SIZE,
-    PRINT_MOVE,
-    PRINT_REACH,
-    PRINT_RESIZE,
     SAME_WAY,
     FirstLook,
     SecondLook,
     joined,
     no_windows,
+    read_second_looks,
     surest,
     unsure_rows,
     windows_around,
 )
+from dealerassist.vision.thresholds import Thresholds
+
+PRINT_REACH = 1.5
+PRINT_MOVE = 0.02
+PRINT_RESIZE = 0.06
+NEAREST_NAMED = 3
+BOTH_PRINTS_REACH = 0.1
+BOTH_PRINTS_SIZE = 0.15
+
+
+def look_again(
+    look: FirstLook, net: Committee, window: IndexWindow, aspect: float, t: Thresholds
+) -> list[int]:
+    """The cascade, amending ``look`` in place; the rows that now name a card."""
+    around_unsure = around_unsure_reads(look, t.unsure, t.accept)
+    at_print = at_the_print(look, t.accept, window)
+    named_size = at_named_size(look, t.accept, at_print)
+    read_second_looks(look, [around_unsure, at_print, named_size], net, window, t.accept)
+    named = confirm_unsure_reads(look, around_unsure, t.accept, t.confirm_windows)
+    named += take_new_names(look, at_print, t.new_name, t.accept)
+    named += take_new_names(look, named_size, t.new_name, t.accept, contrary=t.unsure)
+    around_new_names = around_unsure_new_names(look, [at_print, named_size], t.unsure, t.new_name, t.accept)
+    read_second_looks(look, [around_new_names], net, window, t.accept)
+    named += confirm_new_names(look, around_new_names, t.accept, t.confirm_new_name_windows)
+    return named + name_at_both_prints(look, aspect, t.both_prints, t.accept)
+
 
 # Corners whose size guesses come from their own card's edges (an ink corner's from the edge it is on).
 _OWN_CARD = frozenset({OUTLINE, TRACED, INK})
@@ -273,6 +286,23 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook) -> Second
     corners = unnamed[off]
     points, x_axes, y_axes = look.points[corners], look.x_axes[corners], look.y_axes[corners]
     return SecondLook(first[corners], points, x_axes, y_axes, sizes[off])
+
+
+def named_sizes_near(look: FirstLook, corners: np.ndarray, accept: float) -> list[float | None]:
+    """The median card size of the NEAREST_NAMED named corners nearest each of ``corners``
+    (None each where the first look named none)."""
+    first = np.array(look.best)
+    named = np.flatnonzero(look.probability[first] >= accept)
+    if not len(named) or not len(corners):
+        return [None] * len(corners)
+    apart = distances(look.points[corners], look.points[named])
+    nearest = np.argsort(apart, axis=1)[:, :NEAREST_NAMED]
+    # ``np.median`` along the rows, the same values, without its checks' cost on a few short rows.
+    near = np.sort(look.heights[first[named]][nearest], axis=1)
+    middle = near.shape[1] // 2
+    if near.shape[1] % 2:
+        return near[:, middle].tolist()
+    return ((near[:, middle - 1] + near[:, middle]) / 2.0).tolist()
 
 
 def take_new_names(

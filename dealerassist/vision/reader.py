@@ -15,16 +15,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from dealerassist.vision.amend import (
-    around_unsure_new_names,
-    around_unsure_reads,
-    at_named_size,
-    at_the_print,
-    confirm_new_names,
-    confirm_unsure_reads,
-    name_at_both_prints,
-    take_new_names,
-)
+from dealerassist.vision.amend import look_again
 from dealerassist.vision.backs import backs_at
 from dealerassist.vision.candidates import (
     JUNCTION,
@@ -48,7 +39,7 @@ from dealerassist.vision.merging import (
     one_sighting_a_back,
     smallest_card,
 )
-from dealerassist.vision.second_look import FirstLook, read_second_looks
+from dealerassist.vision.second_look import FirstLook
 from dealerassist.vision.sighting import CardSighting
 from dealerassist.vision.thresholds import Thresholds
 
@@ -89,7 +80,7 @@ class CardReader:
             return []
         look, kind, starts = self._first_look(bgra, geometry.candidates)
         sure = look.probability.tolist()  # the first look's, where no second look names a card
-        for row in self._look_twice(look):
+        for row in look_again(look, self.deck.net, self.deck.window, self.deck.aspect, self.thresholds):
             sure[row] = float(look.probability[row])
         found = self._at_each_corner(look, kind, starts, sure)
         sightings = self._with_backs(frame, geometry.filled, found)
@@ -245,28 +236,6 @@ class CardReader:
                 sighting.card, sighting.confidence = read
                 sighting.votes = [*sighting.votes, read]
         return found
-
-    def _look_twice(self, look: FirstLook) -> list[int]:
-        """The second looks, in the order of ``amend``'s cascade; the rows that now name a card.
-
-        Every pass but the look around unsure new names chooses its windows from the first look
-        alone, so those windows are sampled and read together; then each pass decides in turn.
-        """
-        t, window, net = self.thresholds, self.deck.window, self.deck.net
-        around_unsure = around_unsure_reads(look, t.unsure, t.accept)
-        at_print = at_the_print(look, t.accept, window)
-        named_size = at_named_size(look, t.accept, at_print)
-        read_second_looks(look, [around_unsure, at_print, named_size], net, window, t.accept)
-        confirmed_rows = confirm_unsure_reads(look, around_unsure, t.accept, t.confirm_windows)
-        new_name_rows = take_new_names(look, at_print, t.new_name, t.accept)
-        new_name_rows += take_new_names(look, named_size, t.new_name, t.accept, contrary=t.unsure)
-        around_new_names = around_unsure_new_names(
-            look, [at_print, named_size], t.unsure, t.new_name, t.accept
-        )
-        read_second_looks(look, [around_new_names], net, window, t.accept)
-        new_name_rows += confirm_new_names(look, around_new_names, t.accept, t.confirm_new_name_windows)
-        both_print_rows = name_at_both_prints(look, self.deck.aspect, t.both_prints, t.accept)
-        return [*confirmed_rows, *new_name_rows, *both_print_rows]
 
 
 _FIRST_SIZE_FIRST = frozenset({JUNCTION, TRACED})  # corners whose later size guesses seldom name a card

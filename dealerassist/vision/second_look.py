@@ -1,6 +1,5 @@
 """What a second look is: the first reading it amends, the windows a pass places (around a
-corner, joined with other passes'), their reading in one pass, and the geometry levels of the
-cascade that ``amend`` tabulates.
+corner, joined with other passes') and their reading in one pass.
 """
 
 from __future__ import annotations
@@ -22,22 +21,6 @@ AROUND_SIZES = (0.96, 1.0, 1.04)
 AROUND_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
 AROUND_WINDOWS = len(AROUND_MOVES) * len(AROUND_SIZES)
 AROUND_MIDDLE = AROUND_SIZES.index(1.0)  # the window unmoved (the first move) at its own size
-# An unnamed corner within PRINT_REACH card heights of a named corner turned the same way is moved
-# to where the ink around its window best matches the named index windows' ink, when that move is
-# PRINT_MOVE card heights or more.
-PRINT_REACH = 1.5
-PRINT_MOVE = 0.02
-# ... or when every card size tried at the corner is more than PRINT_RESIZE of the named card's
-# size off it, moved or not.
-PRINT_RESIZE = 0.06
-# An unnamed outline, traced or ink corner whose every size guess is more than PRINT_RESIZE off
-# the median size of the NEAREST_NAMED named corners nearest it is read at that median size.
-NEAREST_NAMED = 3
-# Two unsure reads of one name are one card's two prints when the second corner lies within
-# BOTH_PRINTS_REACH card heights of the first's far corner, turned half round from it, and its
-# card size is within BOTH_PRINTS_SIZE of the first's.
-BOTH_PRINTS_REACH = 0.1
-BOTH_PRINTS_SIZE = 0.15
 
 
 @dataclass
@@ -47,7 +30,7 @@ class FirstLook:
     Every (candidate, height) pair is a row: its candidate (``owner``), the height it was sampled
     at, its window's pooled ink (``ink``), and the card it names with its probability; ``best`` is
     each candidate's surest row. ``points``, ``x_axes`` and ``y_axes`` are the candidates' corners
-    as arrays. A candidate may have sizes the first look did not read (see ``at_other_sizes``).
+    as arrays. A junction or traced corner may have sizes the first look did not read.
     """
 
     bgra: np.ndarray  # the frame's sampling image, made once for every look at the index windows

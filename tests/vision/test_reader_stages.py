@@ -17,9 +17,8 @@ import cv2
 import numpy as np
 import pytest
 
+from dealerassist.vision import amend, second_look
 from dealerassist.vision import fans as fans_module
-from dealerassist.vision import reader as reader_module
-from dealerassist.vision import second_look
 from dealerassist.vision.candidates import OUTLINE, Candidate, find_candidates
 from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.index_features import ink_cell
@@ -126,7 +125,7 @@ def _replaced(target: object, name: str, value: object) -> Callable[[pytest.Monk
 
 def _no(step: str) -> Callable[[pytest.MonkeyPatch], None]:
     """Switch off the reader's second-look ``step``: it places no windows."""
-    return _replaced(reader_module, step, lambda *_: second_look.no_windows())
+    return _replaced(amend, step, lambda *_: second_look.no_windows())
 
 
 # No closer look at a card seen but not read.
@@ -222,7 +221,7 @@ def test_unsure_reads_that_agree_at_a_cards_two_prints_name_it(deck, monkeypatch
         _shown("TD", _outline_corner(frame, deck, quad[2], HALF_ROUND), HALF_ROUND, **unsure),
     ]
     reader = known_reader(deck, shown, monkeypatch)
-    off = _replaced(reader_module, "name_at_both_prints", lambda *_: [])
+    off = _replaced(amend, "name_at_both_prints", lambda *_: [])
     _named_by_the_stage_alone(reader, frame, monkeypatch, off, "TD", quad)
 
 
