@@ -1,13 +1,21 @@
 """Read every card in a frame from its corner indices, abstaining rather than guessing.
 
-``CardReader`` runs the stages in order, each a call into its module: the paper and its candidate
-corners with their card sizes (``candidates``), a first look at one index window per corner and
-size (``index_window``, ``index_features``, the deck's ``indexnet`` committee, in one batch), the
-second looks' cascade (``amend``), a sighting per corner, face-down cards (``backs``), one sighting
-per card (``merging``), a fan's middle cards (``fans``), a closer look at cards seen but not read
-(``closer``) and the clean-up (``merging``). A corner's read is trusted only when the classifier is
-sure of rank, suit and that an index is there at all; reads that disagree make a card unknown
-unless one is beyond doubt. docs/vision.md says why each stage is as it is.
+``CardReader._read`` runs the stages in order, each a call into its module:
+
+1. candidate corners with their card sizes (``candidates``: outline corners, junctions, traced
+   and ink corners);
+2. a first look: one index window per corner and size, read in one batch (``index_window``,
+   ``index_features``, the deck's ``indexnet`` committee);
+3. second looks at unsure or unnamed corners, one cascade (``amend.look_again``);
+4. a sighting per corner, and face-down cards among the rest (``backs``);
+5. one sighting per card (``merging``);
+6. a fan's middle cards (``fans``);
+7. a closer look at cards seen but not read (``closer``);
+8. the clean-up (``merging``).
+
+A corner's read is trusted only when the classifier is sure of rank, suit and that an index is
+there at all; reads that disagree make a card unknown unless one is beyond doubt. docs/vision.md
+says why each stage is as it is and what each pays.
 """
 
 from __future__ import annotations
