@@ -248,16 +248,9 @@ def _look_at_a_junction_and_an_outline(index_kind: float) -> second_look.FirstLo
     )
 
 
-def _look_at_two_prints(
-    second_name: str,
-    second_at: tuple[float, float],
-    second_turn: float,
-    size: float,
-    second_source: str = JUNCTION,
-):
+def _look_at_two_prints(second_name: str, second_at: tuple[float, float], second_turn: float, size: float):
     """A first look at a card of height 140 (aspect 1.4: 100 wide) whose index corner at (100, 100)
-    reads 7D at 0.7, and at a second corner (found as ``second_source``) turned ``second_turn``
-    degrees from it."""
+    reads 7D at 0.7, and at a second corner (a junction) turned ``second_turn`` degrees from it."""
     aspect = 1.4
     turn = np.deg2rad(second_turn)
     x_second = np.array([np.cos(turn), np.sin(turn)])
@@ -266,7 +259,7 @@ def _look_at_two_prints(
     second = Corner(np.array(second_at), x_second, y_second, blob=0)
     look = second_look.FirstLook(
         bgra=np.zeros((8, 8, 4), np.uint8),
-        candidates=[Candidate(first, [140.0], OUTLINE), Candidate(second, [size], second_source)],
+        candidates=[Candidate(first, [140.0], OUTLINE), Candidate(second, [size], JUNCTION)],
         points=np.array([first.point, second.point]),
         x_axes=np.array([first.x_axis, x_second]),
         y_axes=np.array([first.y_axis, y_second]),
