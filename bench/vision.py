@@ -15,21 +15,26 @@ and never counts towards the targets.
     nice dealerassist bench vision --designs cardsjs --scenes 40 --seed 7
     nice python bench/vision.py --seed 1 2 3 4 --no-baseline   # four draws pooled, and each alone
     nice python bench/vision.py --decks var/bench-decks   # a second run only reads
+    nice python bench/vision.py --designs gen-4 --no-baseline --without fans closer   # what two stages pay
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import resource
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 
 from dealerassist.errors import DealerAssistError
-from dealerassist.vision import artwork
+from dealerassist.vision import amend, artwork, candidates
+from dealerassist.vision import reader as reader_module
 from dealerassist.vision.baseline import ClassicReader
 from dealerassist.vision.deck import DECK_FORMAT, DeckModel
 from dealerassist.vision.enrollment import MEMBERS, SCENES_PER_CARD, TABLES, enroll
@@ -37,6 +42,8 @@ from dealerassist.vision.evaluate import Tally, score_frame
 from dealerassist.vision.process import prepare_for_reading, set_aside_what_is_loaded
 from dealerassist.vision.reader import CardReader
 from dealerassist.vision.scenes import load_design, make_scene
+from dealerassist.vision.second_look import no_windows
+from dealerassist.vision.sighting import CardSighting
 
 RIGHT_TARGET = 0.995  # share of face-up cards with a visible index read right, at least
 WRONG_TARGET = 0.001  # share of face-up cards named as another card (or names where no card lies), at most
@@ -47,6 +54,45 @@ TARGETS = (
     f"face-down read as face = 0, <= {MS_TARGET:.0f} ms/frame, enrollment <= {ENROLL_TARGET:.0f} CPU s"
 )
 Z95 = 1.959963984540054  # the standard normal's two-sided 95 % point
+
+
+def _nothing(*_args: object, **_kwargs: object) -> list:
+    return []
+
+
+def _no_windows(*_args: object) -> object:
+    return no_windows()
+
+
+# What ``--without`` switches off: each stage as the names it replaces in the reader's modules
+# (module or class, attribute, replacement). A measurement of what a stage pays, never a setting.
+STAGES: dict[str, list[tuple[object, str, object]]] = {
+    "ink": [(candidates, "ink_corners_at", _nothing), (candidates, "on_paper_edge", _nothing)],
+    "junction": [(candidates, "edge_junctions_many", lambda _g, _f, outlines, **_: [[] for _ in outlines])],
+    "traced": [(candidates, "index_corner_candidates", _nothing)],
+    "around-unsure": [(amend, "around_unsure_reads", _no_windows)],
+    "at-print": [(amend, "at_the_print", _no_windows)],
+    "named-size": [(amend, "at_named_size", _no_windows)],
+    "new-names": [(amend, "around_unsure_new_names", _no_windows)],
+    "both-prints": [(amend, "name_at_both_prints", _nothing)],
+    "backs": [(reader_module, "backs_at", lambda _f, _p, asked, *_: [None] * len(asked))],
+    "fans": [(CardReader, "_fans_middle_cards", lambda _self, _bgra, found: found)],
+    "closer": [(CardReader, "_closer_look", lambda _self, _bgra, found: found)],
+}
+
+
+def without(
+    read: Callable[[np.ndarray], list[CardSighting]], stage: str
+) -> Callable[[np.ndarray], list[CardSighting]]:
+    """``read`` with one of the ``STAGES`` switched off while it reads a frame."""
+
+    def read_without(frame: np.ndarray) -> list[CardSighting]:
+        with contextlib.ExitStack() as switched:
+            for target, name, replacement in STAGES[stage]:
+                switched.enter_context(mock.patch.object(target, name, replacement))
+            return read(frame)
+
+    return read_without
 
 
 @dataclass
@@ -73,10 +119,12 @@ def run_design(
     training: tuple[int, int, int],
     repeat: int = 1,
     decks: Path | None = None,
+    stages_off: tuple[str, ...] = (),
 ) -> DesignRun:
     """Each draw's tallies by method (``scenes`` frames of the design per seed) and the CPU time
     its enrollment took (``corner-index``). A design enrollment refuses is reported as refused,
-    with the reason."""
+    with the reason. Each of ``stages_off`` adds the per-deck reader with that stage switched off
+    (``without``), on the same frames."""
     folder = artwork.design_dir(name)
     run = DesignRun()
     readers = {}
@@ -85,6 +133,8 @@ def run_design(
         model, enrolled = _deck(folder, name, training, decks)
         run.enroll_cpu_s["corner-index"] = _cpu_seconds() - started if enrolled else None
         readers["corner-index"] = CardReader(model).read
+        for stage in stages_off:
+            readers[f"-{stage}"] = without(readers["corner-index"], stage)
     except DealerAssistError as exc:
         print(f"# {name}: not enrolled ({exc})", flush=True)
         return DesignRun(refused=str(exc))
@@ -269,6 +319,14 @@ def main(argv: list[str] | None = None) -> int:
         "--repeat", type=int, default=3, help="read every frame this many times; a frame costs its least"
     )
     parser.add_argument("--decks", type=Path, help="keep enrolled decks here, to only read when run again")
+    parser.add_argument(
+        "--without",
+        nargs="+",
+        default=[],
+        choices=sorted(STAGES),
+        metavar="STAGE",
+        help=f"also read the same frames with each of these reader stages switched off: {', '.join(STAGES)}",
+    )
     args = parser.parse_args(argv)
     if args.scenes < 1:
         parser.error(f"--scenes must be 1 or more, not {args.scenes}: a draw with no scenes measures nothing")
@@ -292,6 +350,7 @@ def main(argv: list[str] | None = None) -> int:
             (args.training_scenes, args.tables, args.members),
             max(1, args.repeat),
             args.decks,
+            tuple(args.without),
         )
         for d in designs
     }

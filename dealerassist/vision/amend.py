@@ -3,54 +3,45 @@
 The first look reads one window per candidate corner and card size guess. Where it is unsure or
 names nothing, the cause is mostly geometry, not print: a fitted corner a pixel or a degree off,
 a corner hidden in a fan and found a few hundredths of a card away, or a size guess taken from an
-outline that runs on past the card. So the second looks move, lean and resize windows, never the
-classifier's levels. They run as one cascade, in this order (``CardReader._look_twice``):
+outline that runs on past the card. So the second looks move and resize windows, never the
+classifier's levels. ``look_again`` runs them as one cascade, in this order:
 
 1. ``around_unsure_reads`` -> ``confirm_unsure_reads``: 15 windows around each unsure corner,
    read for the name it already has: confirms a name, never brings one.
-2. ``around_unsure_reads_leaned`` -> ``confirm_leaned_reads``: the same windows with a square-set
-   down edge leaned as a measured corner beside it leans (a tilted camera shears cards).
-3. ``at_other_sizes`` -> ``take_other_size_reads``: the size guesses the first look left out,
-   where its window showed an index; a surer read there replaces the first.
-4. ``at_the_print`` -> ``take_new_names``: an unnamed corner beside a named one turned alike,
+2. ``at_the_print`` -> ``take_new_names``: an unnamed corner beside a named one turned alike,
    moved to where its ink matches the frame's named prints, read at the neighbour's size.
-5. ``at_named_size`` -> ``take_new_names``: an unnamed corner whose every size guess is far
+3. ``at_named_size`` -> ``take_new_names``: an unnamed corner whose every size guess is far
    from the size of the cards named nearest it, read at theirs.
-6. ``around_unsure_new_names`` -> ``confirm_new_names``: an unsure new name from 4 or 5 looked
+4. ``around_unsure_new_names`` -> ``confirm_new_names``: an unsure new name from 2 or 3 looked
    at again as in 1, with one window more needed (the name is a new one).
-7. ``name_at_both_prints``: two unsure reads of one name at one card's two prints name it (no
+5. ``name_at_both_prints``: two unsure reads of one name at one card's two prints name it (no
    windows of their own).
 
-Passes 1-5 choose their windows from the first look alone, so their windows are sampled and
+Passes 1-3 choose their windows from the first look alone, so their windows are sampled and
 described together (``read_second_looks``) and a frame pays the fixed cost of sampling once;
-then each decides in turn, a later one only for rows still unnamed (3 replaces a read only when
-surer). Pass 6 places windows from 4 and 5's reads, in a read of its own.
+then each decides in turn, a later one only for rows still unnamed. Pass 4 places windows from 2
+and 3's reads, in a read of its own.
 
-Every threshold of the cascade, the levels from ``thresholds.Thresholds`` (per reader) and the
-geometry from ``second_look`` (card heights unless given otherwise):
+Every threshold of the cascade, the levels from ``thresholds.Thresholds`` (per reader), the
+windows around from ``second_look``, the geometry here (card heights unless given otherwise):
 
 | pass | threshold | value | meaning |
 |---|---|---|---|
 | all | ``Thresholds.accept`` | 0.9 | a read this sure names a card |
-| 1, 2, 6 | ``Thresholds.unsure`` | 0.3 | a read from this up to ``accept`` is unsure, looked at again |
-| 1, 2, 6 | ``AROUND_STEP``, ``AROUND_SIZES`` | 0.015; 0.96, 1, 1.04 | windows around: 5 places x 3 sizes |
-| 1, 2 | ``Thresholds.confirm_windows`` | 4 of 15 | windows at ``accept`` that confirm a name |
-| 2 | ``SQUARE_COSINE`` | 1e-6 | edges this near square were set, not measured |
-| 2 | ``SHEAR_DEGREES`` | 3 | the least lean worth giving |
-| 2 | ``SAME_NAME_NEAR`` | 0.1 | a corner this near a sure read of its name is not leaned |
-| 2, 4, 7 | ``SAME_WAY`` | 0.9 | cosine of both edges: corners turned alike (or half round) |
-| 2, 4 | ``PRINT_REACH`` | 1.5 | the farthest neighbour that lends its lean or its print |
-| 3 | ``Thresholds.other_sizes`` | 0.001 | index probability at the first size that earns the others |
-| 3 | ``JUNCTION_NEAR_NAMED`` | 0.1 | a junction's unread size this near the named cards' is read |
-| 4 | ``PRINT_MOVE`` | 0.02 | the least move to the print worth a window |
-| 3, 4, 5 | ``PRINT_RESIZE`` | 0.06 | a size guess this far from the named size is off |
-| 4, 5 | ``Thresholds.new_name`` | 0.9 | a window there brings a new name this sure |
-| 3, 5 | ``NEAREST_NAMED`` | 3 | named corners whose median size is the named size |
-| 5 | ``Thresholds.unsure`` | 0.3 | a corner's own read of another name from this blocks it |
-| 6 | ``Thresholds.confirm_new_name_windows`` | 5 of 15 | windows at ``accept`` that confirm a new name |
-| 7 | ``Thresholds.both_prints`` | 0.5 | unsure reads from this take part |
-| 7 | ``BOTH_PRINTS_REACH`` | 0.1 | the second corner this near the first's far corner |
-| 7 | ``BOTH_PRINTS_SIZE`` | 0.15 | and its card size this near the first's |
+| 1, 4 | ``Thresholds.unsure`` | 0.3 | a read from this up to ``accept`` is unsure, looked at again |
+| 1, 4 | ``AROUND_STEP``, ``AROUND_SIZES`` | 0.015; 0.96, 1, 1.04 | windows around: 5 places x 3 sizes |
+| 1 | ``Thresholds.confirm_windows`` | 4 of 15 | windows at ``accept`` that confirm a name |
+| 2, 5 | ``SAME_WAY`` | 0.9 | cosine of both edges: corners turned alike (or half round) |
+| 2 | ``PRINT_REACH`` | 1.5 | the farthest neighbour that lends its print |
+| 2 | ``PRINT_MOVE`` | 0.02 | the least move to the print worth a window |
+| 2, 3 | ``PRINT_RESIZE`` | 0.06 | a size guess this far from the named size is off |
+| 2, 3 | ``Thresholds.new_name`` | 0.9 | a window there brings a new name this sure |
+| 3 | ``NEAREST_NAMED`` | 3 | named corners whose median size is the named size |
+| 3 | ``Thresholds.unsure`` | 0.3 | a corner's own read of another name from this blocks it |
+| 4 | ``Thresholds.confirm_new_name_windows`` | 5 of 15 | windows at ``accept`` that confirm a new name |
+| 5 | ``Thresholds.both_prints`` | 0.5 | unsure reads from this take part |
+| 5 | ``BOTH_PRINTS_REACH`` | 0.1 | the second corner this near the first's far corner |
+| 5 | ``BOTH_PRINTS_SIZE`` | 0.15 | and its card size this near the first's |
 """
 
 from __future__ import annotations
@@ -59,32 +50,50 @@ from dataclasses import replace
 
 import numpy as np
 
-from dealerassist.vision.candidates import INK, JUNCTION, OUTLINE, PROJECTED, TRACED, distances
-from dealerassist.vision.card_corner import turned
+from dealerassist.vision.candidates import INK, OUTLINE, TRACED, distances
 from dealerassist.vision.index_features import ink_around, ink_cell
 from dealerassist.vision.index_window import IndexWindow
-from dealerassist.vision.named_size import named_sizes_near, near_named_size, sizes_read
+from dealerassist.vision.indexnet import Committee
 from dealerassist.vision.print_match import PRINT_PAD, print_offsets
 from dealerassist.vision.second_look import (
     AROUND_MIDDLE,
     AROUND_WINDOWS,
-    BOTH_PRINTS_REACH,
-    BOTH_PRINTS_SIZE,
-    PRINT_MOVE,
-    PRINT_REACH,
-    PRINT_RESIZE,
-    SAME_NAME_NEAR,
     SAME_WAY,
-    SHEAR_DEGREES,
-    SQUARE_COSINE,
     FirstLook,
     SecondLook,
     joined,
     no_windows,
+    read_second_looks,
     surest,
     unsure_rows,
     windows_around,
 )
+from dealerassist.vision.thresholds import Thresholds
+
+PRINT_REACH = 1.5
+PRINT_MOVE = 0.02
+PRINT_RESIZE = 0.06
+NEAREST_NAMED = 3
+BOTH_PRINTS_REACH = 0.1
+BOTH_PRINTS_SIZE = 0.15
+
+
+def look_again(
+    look: FirstLook, net: Committee, window: IndexWindow, aspect: float, t: Thresholds
+) -> list[int]:
+    """The cascade, amending ``look`` in place; the rows that now name a card."""
+    around_unsure = around_unsure_reads(look, t.unsure, t.accept)
+    at_print = at_the_print(look, t.accept, window)
+    named_size = at_named_size(look, t.accept, at_print)
+    read_second_looks(look, [around_unsure, at_print, named_size], net, window, t.accept)
+    named = confirm_unsure_reads(look, around_unsure, t.accept, t.confirm_windows)
+    named += take_new_names(look, at_print, t.new_name, t.accept)
+    named += take_new_names(look, named_size, t.new_name, t.accept, contrary=t.unsure)
+    around_new_names = around_unsure_new_names(look, [at_print, named_size], t.unsure, t.new_name, t.accept)
+    read_second_looks(look, [around_new_names], net, window, t.accept)
+    named += confirm_new_names(look, around_new_names, t.accept, t.confirm_new_name_windows)
+    return named + name_at_both_prints(look, aspect, t.both_prints, t.accept)
+
 
 # Corners whose size guesses come from their own card's edges (an ink corner's from the edge it is on).
 _OWN_CARD = frozenset({OUTLINE, TRACED, INK})
@@ -113,129 +122,8 @@ def around_unsure_reads(look: FirstLook, unsure: float, accept: float) -> Second
     )
 
 
-def around_unsure_reads_leaned(look: FirstLook, unsure: float, accept: float) -> SecondLook:
-    """Windows around every unsure corner whose down edge was set square to its across edge,
-    with that edge leaned as the nearest corner turned alike (or half round) whose two edges were
-    both measured leans its own.
-
-    A junction or an ink corner measures one edge and takes the other square to it, but a tilted
-    camera shears a card: its corner shows 75 to 110 degrees, not 90, and a window placed square
-    slides the print along the card's side. Cards turned alike beside each other are sheared
-    alike, and a card's far corner as its near one, so a measured corner nearby says how this
-    card leans. The windows are read for the name the first look gave (``confirm_leaned_reads``
-    decides), as ``around_unsure_reads``'s.
-    """
-    x_axes, y_axes = look.x_axes, look.y_axes
-    lean = np.einsum("ij,ij->i", x_axes, y_axes)  # the cosine between a corner's two edges
-    rows = unsure_rows(look, unsure, accept)
-    rows = rows[np.abs(lean[look.owner[rows]]) <= SQUARE_COSINE]
-    if not len(rows):
-        return no_windows()
-    first = np.array(look.best)
-    named = first[look.probability[first] >= accept]
-    if len(named):
-        # A name read surely at a corner this near already stands: leaned, its card's outline
-        # would no longer meet that read's, and the one card would be reported twice.
-        apart = distances(look.points[look.owner[rows]], look.points[look.owner[named]])
-        same = np.array([[look.names[row] == look.names[other] for other in named] for row in rows.tolist()])
-        rows = rows[~((apart < SAME_NAME_NEAR * look.heights[rows][:, None]) & same).any(axis=1)]
-    if not len(rows):
-        return no_windows()  # every one named surely nearby
-    far = np.flatnonzero(
-        (np.abs(lean) > SQUARE_COSINE) & np.array([c.source != PROJECTED for c in look.candidates], bool)
-    )
-    if not len(far):
-        return no_windows()
-    corner = look.owner[rows]
-    alike = (np.abs(x_axes[corner] @ x_axes[far].T) > SAME_WAY) & (
-        np.abs(y_axes[corner] @ y_axes[far].T) > SAME_WAY
-    )
-    apart = np.where(alike, distances(look.points[corner], look.points[far]), np.inf)
-    nearest = np.argmin(apart, axis=1)
-    beside = apart[np.arange(len(rows)), nearest] < PRINT_REACH * look.heights[rows]
-    rows, corner, neighbour = rows[beside], corner[beside], far[nearest[beside]]
-    # The neighbour's turn from its across edge to its down edge, given to this corner's across edge.
-    turn = np.arctan2(
-        x_axes[neighbour, 0] * y_axes[neighbour, 1] - x_axes[neighbour, 1] * y_axes[neighbour, 0],
-        lean[neighbour],
-    )
-    leaned = turned(x_axes[corner], turn)
-    off = np.einsum("ij,ij->i", leaned, y_axes[corner]) < np.cos(np.radians(SHEAR_DEGREES))
-    if not off.any():
-        return no_windows()
-    rows, corner = rows[off], corner[off]
-    return windows_around(
-        rows,
-        look.points[corner],
-        x_axes[corner],
-        leaned[off],
-        look.heights[rows],
-        [look.names[row] for row in rows.tolist()],
-    )
-
-
-def at_other_sizes(look: FirstLook, seen: float, accept: float) -> SecondLook:
-    """Windows at the card sizes of a candidate that the first look left out, where its window
-    showed an index at all (index probability ``seen`` or more), read for any card; and at a
-    junction's unread size that lies near the size of the cards named nearest it (within
-    JUNCTION_NEAR_NAMED) where no size read there does (within PRINT_RESIZE).
-
-    A junction's or traced corner's second size seldom names a card, and mostly where its first
-    size's window showed some index, so the first look leaves those sizes to this step
-    (``reader._first_look_sizes``): most of their names for a small share of the windows. A
-    junction in a stepped row often measures its first size to the neighbour's edge, half a card
-    or less, where a window shows no index whatever lies there; so the named cards' size, not
-    that window, says which other size is worth a read.
-    """
-    read = np.bincount(look.owner, minlength=len(look.candidates)).tolist()
-    left = [candidate.heights[read[corner] :] for corner, candidate in enumerate(look.candidates)]
-    unseen = (look.index_kind[np.array(look.best, int)] < seen).tolist()  # each candidate's best row
-    # The named cards' size is looked up only for the junctions it decides.
-    asked = [
-        corner
-        for corner, candidate in enumerate(look.candidates)
-        if left[corner] and unseen[corner] and candidate.source == JUNCTION
-    ]
-    named_sizes = dict(zip(asked, named_sizes_near(look, np.array(asked, int), accept), strict=True))
-    rows, corners, sizes = [], [], []
-    for corner, candidate in enumerate(look.candidates):
-        unread = left[corner]
-        if unread and unseen[corner]:
-            unread = near_named_size(unread, candidate.heights[: read[corner]], named_sizes.get(corner))
-        row = look.best[corner]
-        for size in unread:
-            rows.append(row)
-            corners.append(corner)
-            sizes.append(size)
-    if not rows:
-        return no_windows()
-    return SecondLook(
-        np.array(rows),
-        look.points[corners],
-        look.x_axes[corners],
-        look.y_axes[corners],
-        np.array(sizes, float),
-    )
-
-
-def take_other_size_reads(look: FirstLook, other: SecondLook, accept: float) -> list[int]:
-    """Give a row the card its window at another size names surely, when surer than its own read
-    (as the first look keeps a candidate's surest size); the rows that now name a card."""
-    raised = []
-    for row, size, name, value in zip(
-        other.rows.tolist(), other.sizes.tolist(), other.names, other.probability.tolist(), strict=True
-    ):
-        if value >= accept and value > look.probability[row]:
-            look.names[row], look.probability[row], look.heights[row] = name, value, size
-            raised.append(row)
-    return raised
-
-
-def confirm_unsure_reads(
-    look: FirstLook, around: SecondLook, accept: float, needed: int, done: frozenset[int] = frozenset()
-) -> list[int]:
-    """Raise the unsure reads that ``needed`` of their windows around read surely, but for the
-    rows ``done`` already; the rows raised.
+def confirm_unsure_reads(look: FirstLook, around: SecondLook, accept: float, needed: int) -> list[int]:
+    """Raise the unsure reads that ``needed`` of their windows around read surely; the rows raised.
 
     The read stands at the ``needed``-th surest window, when that one is sure: several windows,
     not one lucky one.
@@ -245,25 +133,9 @@ def confirm_unsure_reads(
     rows = around.rows[::AROUND_WINDOWS].tolist()
     raised = []
     for row, value in zip(rows, surest(around, needed).tolist(), strict=True):
-        if value >= accept and row not in done:
+        if value >= accept:
             look.probability[row] = value
             raised.append(row)
-    return raised
-
-
-def confirm_leaned_reads(
-    look: FirstLook, around: SecondLook, accept: float, needed: int, done: list[int]
-) -> list[int]:
-    """``confirm_unsure_reads`` for ``around_unsure_reads_leaned``'s windows, of the rows not
-    ``done``; a corner raised takes the lean its windows were read at, so its card is outlined as
-    it lies."""
-    raised = confirm_unsure_reads(look, around, accept, needed, frozenset(done))
-    leaned = dict(zip(around.rows[::AROUND_WINDOWS].tolist(), around.y_axes[::AROUND_WINDOWS], strict=True))
-    for row in raised:
-        corner = int(look.owner[row])
-        candidate = look.candidates[corner]
-        look.y_axes[corner] = leaned[row]
-        look.candidates[corner] = replace(candidate, corner=replace(candidate.corner, y_axis=leaned[row]))
     return raised
 
 
@@ -338,8 +210,7 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     """
     first = np.array(look.best)
     named = look.probability[first] >= accept
-    seen = np.array([c.source != PROJECTED for c in look.candidates])[look.owner[first]]
-    unnamed = np.flatnonzero(~named & seen)
+    unnamed = np.flatnonzero(~named)
     if not named.any() or not len(unnamed):
         return no_windows()
     points, x_axes, y_axes = look.points, look.x_axes, look.y_axes
@@ -376,23 +247,21 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     return joined(placed)
 
 
-def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: SecondLook) -> SecondLook:
+def at_named_size(look: FirstLook, accept: float, printed: SecondLook) -> SecondLook:
     """A window at the size of the cards named nearest it, for every unnamed outline, traced or
-    ink corner none of whose size guesses read is near that size, unless the print step
-    (``printed``) reads it in place at a named card's size already. A guess is read when the
-    first look reads it, or ``at_other_sizes`` (``resized``) does: a traced corner's second guess
-    can lie near the named size and go unread when its first window shows no index.
+    ink corner none of whose size guesses the first look read is near that size, unless the print
+    step (``printed``) reads it in place at a named card's size already.
 
     The cards on a table are one size and the camera's scale changes slowly across the frame, but
     a corner's size guesses come from how far paper runs along its edges: in a fan the outline runs
     on past the card or stops at a neighbour, and every guess is a third or more off. An ink corner
     takes its one guess from the outline edge it was found on, which glare or a neighbour can
-    stretch the same way (junctions and projected corners are guesses at a corner, not read here:
-    left unnamed, they are mostly another card's edge). A corner the
-    print step moved is read here too, where it was found: the print step matches the frame's mean
-    print, which a court card's picture frame beside its index can pull away from the index. The
-    window is read for any card, and a name it brings stands at the print step's level
-    (``take_new_names``), unless the corner's own read names another card (``contrary``).
+    stretch the same way (junctions are guesses at a corner, not read here: left unnamed, they
+    are mostly another card's edge). A corner the print step moved is read here too, where it
+    was found: the print step matches the frame's mean print, which a court card's picture frame
+    beside its index can pull away from the index. The window is read for any card, and a name it
+    brings stands at the print step's level (``take_new_names``), unless the corner's own read
+    names another card (``contrary``).
     """
     first = np.array(look.best)
     named = look.probability[first] >= accept
@@ -404,14 +273,11 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: 
         return no_windows()
     sizes = np.array(named_sizes_near(look, unnamed, accept))
     read = np.bincount(look.owner, minlength=len(look.candidates)).tolist()
-    widened = set(resized.rows.tolist())  # the best rows of corners read at their other sizes too
     off = np.array(
         [
             all(
                 abs(tried / size - 1.0) > PRINT_RESIZE
-                for tried in sizes_read(
-                    look.candidates[corner].heights, read[corner], look.best[corner] in widened
-                )
+                for tried in look.candidates[corner].heights[: read[corner]]
             )
             for corner, size in zip(unnamed.tolist(), sizes.tolist(), strict=True)
         ],
@@ -420,6 +286,23 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook, resized: 
     corners = unnamed[off]
     points, x_axes, y_axes = look.points[corners], look.x_axes[corners], look.y_axes[corners]
     return SecondLook(first[corners], points, x_axes, y_axes, sizes[off])
+
+
+def named_sizes_near(look: FirstLook, corners: np.ndarray, accept: float) -> list[float | None]:
+    """The median card size of the NEAREST_NAMED named corners nearest each of ``corners``
+    (None each where the first look named none)."""
+    first = np.array(look.best)
+    named = np.flatnonzero(look.probability[first] >= accept)
+    if not len(named) or not len(corners):
+        return [None] * len(corners)
+    apart = distances(look.points[corners], look.points[named])
+    nearest = np.argsort(apart, axis=1)[:, :NEAREST_NAMED]
+    # ``np.median`` along the rows, the same values, without its checks' cost on a few short rows.
+    near = np.sort(look.heights[first[named]][nearest], axis=1)
+    middle = near.shape[1] // 2
+    if near.shape[1] % 2:
+        return near[:, middle].tolist()
+    return ((near[:, middle - 1] + near[:, middle]) / 2.0).tolist()
 
 
 def take_new_names(
@@ -451,16 +334,9 @@ def name_at_both_prints(look: FirstLook, aspect: float, unsure: float, accept: f
 
     A card's two prints are read through two windows, often one blurred or glared and the other
     clearer, or each a little off its corner: the same name at both, each short of sure, is
-    evidence that neither window gives alone. Only each corner's surest read takes part, and no
-    projected corner's: it is placed at its card's far corner by the size guessed where it was
-    reached from, so its lying there is no evidence.
+    evidence that neither window gives alone. Only each corner's surest read takes part.
     """
-    rows = [
-        row
-        for row in look.best
-        if unsure <= look.probability[row] < accept
-        and look.candidates[int(look.owner[row])].source != PROJECTED
-    ]
+    rows = [row for row in look.best if unsure <= look.probability[row] < accept]
     raised: set[int] = set()
     for i, first in enumerate(rows):
         a, size = int(look.owner[first]), float(look.heights[first])

@@ -12,12 +12,7 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.card_corner import Corner, corner_arrays
-from dealerassist.vision.card_extent import (
-    corner_arms_at,
-    edge_evidence_at,
-    height_candidates_many,
-    projected_at,
-)
+from dealerassist.vision.card_extent import corner_arms_at, height_candidates_many
 from dealerassist.vision.edge_junctions import edge_junctions_many
 from dealerassist.vision.index_corners import index_corner_candidates
 from dealerassist.vision.index_window import IndexWindow, sample_windows
@@ -25,14 +20,14 @@ from dealerassist.vision.ink_corners import ink_corners_at, on_paper_edge
 from dealerassist.vision.outline_corners import outline_corners, outline_polygon
 from dealerassist.vision.paper import blob_outlines, card_mask, frame_image
 
-OUTLINE, JUNCTION, TRACED, PROJECTED, INK = "outline", "junction", "traced", "projected", "ink"
+OUTLINE, JUNCTION, TRACED, INK = "outline", "junction", "traced", "ink"
 
 
 @dataclass(frozen=True)
 class Candidate:
     """A possible card corner: seen on an outline, where an edge meets an outline, where a buried
-    edge traced from the outline turns, projected along a card's edges from another corner, or
-    where an index starts along an outline edge shared by several cards."""
+    edge traced from the outline turns, or where an index starts along an outline edge shared by
+    several cards."""
 
     corner: Corner
     heights: list[float]
@@ -55,14 +50,13 @@ def find_candidates(
     window: IndexWindow | None = None,
     notches: bool = True,
 ) -> FrameGeometry:
-    """Paper blobs, their corners, junctions, traced corners and the corners projected from them,
-    in a BGR frame or its ``sampling_image``; given where the deck prints its rank
-    (``rank_box``) and how far its index reaches (``window``), also the corners where an index
-    starts along a shared outline edge; with ``notches``, outline corners across a notch too
-    (``outline_corners.outline_corners``).
+    """Paper blobs, their corners, junctions and traced corners, in a BGR frame or its
+    ``sampling_image``; given where the deck prints its rank (``rank_box``) and how far its index
+    reaches (``window``), also the corners where an index starts along a shared outline edge;
+    with ``notches``, outline corners across a notch too (``outline_corners.outline_corners``).
 
     Every outline and junction corner is gathered first, so that how far the paper runs from each
-    is measured in one pass, and the projected corners' edges are checked in one pass too.
+    is measured in one pass.
     """
     gray = frame_image(frame.shape[:2])
     paper = card_mask(frame, gray)
@@ -88,25 +82,11 @@ def find_candidates(
             corners, height_candidates_many(arms, aspect), sources, strict=True
         )
     ]
-    direct = [k for k, source in enumerate(sources) if source == OUTLINE]
-    direct_arms = np.array(arms, float).reshape(-1, 2)[direct]
-    points, x_axes, y_axes, heights, source = projected_at(
-        *(v[direct] for v in corner_at), direct_arms, aspect
-    )
     traced = index_corner_candidates(frame, gray, filled, aspect, outlines, polygons)
     found.extend(Candidate(corner, heights, TRACED) for corner, heights in traced)
-    traced_at = corner_arrays([corner for corner, _ in traced])
-    rows = _distinct_rows(points, x_axes, heights, np.concatenate([corner_at[0], traced_at[0]]))
-    seen_rows: list[int] = []
-    if rows:
-        seen = edge_evidence_at(gray, filled, points[rows], x_axes[rows], y_axes[rows], heights[rows])
-        seen_rows = [k for k, ok in zip(rows, seen.tolist(), strict=True) if ok]
-        # Corners made only for the projections their edges bear out (most are not).
-        for k, height in zip(seen_rows, heights[seen_rows].tolist(), strict=True):
-            blob = corners[direct[source[k]]].blob
-            corner = Corner(point=points[k], x_axis=x_axes[k], y_axis=y_axes[k], blob=blob)
-            found.append(Candidate(corner, [height], PROJECTED))
     if rank_box is not None and window is not None:
+        direct = [k for k, source in enumerate(sources) if source == OUTLINE]
+        direct_arms = np.array(arms, float).reshape(-1, 2)[direct]
         proposals = ink_corners_at(
             gray,
             *(v[direct] for v in corner_at),
@@ -116,12 +96,8 @@ def find_candidates(
             aspect,
         )
         proposals += on_paper_edge(filled, proposals, rank_box)
-        known = tuple(
-            np.concatenate([corner_v, traced_v, projected_v[seen_rows]])
-            for corner_v, traced_v, projected_v in zip(
-                corner_at, traced_at, (points, x_axes, y_axes), strict=True
-            )
-        )
+        traced_at = corner_arrays([corner for corner, _ in traced])
+        known = tuple(np.concatenate(pair) for pair in zip(corner_at, traced_at, strict=True))
         found += [Candidate(corner, [height], INK) for corner, height in _unseen(proposals, known)]
     return FrameGeometry(gray, filled, [c for c in found if c.heights])
 
@@ -169,40 +145,6 @@ def _same_spot_same_way(
     )
     same[i[turned], j[turned]] = False
     return same
-
-
-def distinct(candidates: list[tuple[Corner, float]], known: list[np.ndarray]) -> list[tuple[Corner, float]]:
-    """Projected corners not already seen and not repeating each other (same spot, same way round).
-
-    A corner repeats an earlier one kept; only the few corners that clash with some earlier one
-    are looked at one by one, the rest are kept at once.
-    """
-    if not candidates:
-        return []
-    rows = _distinct_rows(
-        np.array([c.point for c, _ in candidates], float),
-        np.array([c.x_axis for c, _ in candidates], float),
-        np.array([h for _, h in candidates], float),
-        np.array(known, float).reshape(-1, 2),
-    )
-    return [candidates[i] for i in rows]
-
-
-def _distinct_rows(points: np.ndarray, axes: np.ndarray, heights: np.ndarray, known: np.ndarray) -> list[int]:
-    """``distinct`` on arrays (points, x axes, card heights; the known points): the rows it keeps."""
-    if not len(points):
-        return []
-    near = 0.06 * heights
-    fresh = np.ones(len(points), bool)
-    if len(known):
-        # All distances at once: about a hundred candidates against the corners already found.
-        fresh = ~(distances(points, known) < near[:, None]).any(axis=1)
-    # clash[i, j]: fresh corner j comes before i and repeats it. Only the few pairs that close are
-    # compared for their axes (einsum keeps off the BLAS thread pool; the same products as over all).
-    clash = np.tril(distances(points, points) < near[:, None], -1) & fresh[None, :]
-    i, j = np.nonzero(clash)
-    clash[i, j] = np.einsum("ik,ik->i", axes[i], axes[j]) > 0.9
-    return np.flatnonzero(_first_of_each(clash, fresh)).tolist()
 
 
 def _first_of_each(clash: np.ndarray, fresh: np.ndarray) -> np.ndarray:

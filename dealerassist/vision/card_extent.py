@@ -1,5 +1,5 @@
 """How big the card at a corner is: how far the paper runs along the corner's two edges, which
-card heights that allows, whether a card edge is seen there, and the card's quad.
+card heights that allows, and the card's quad.
 """
 
 from __future__ import annotations
@@ -9,15 +9,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, corner_arrays
-
-
-def _median(values: np.ndarray) -> float:
-    """``np.median`` of a 1-D array without NaNs, same value, without its per-call overhead."""
-    m = len(values)
-    middle = np.partition(values, [(m - 1) // 2, m // 2])
-    if m % 2:
-        return middle[m // 2]
-    return (middle[m // 2 - 1] + middle[m // 2]) / 2
 
 
 def corner_arms(mask: np.ndarray, corner: Corner) -> tuple[float, float]:
@@ -46,58 +37,6 @@ def corner_arms_at(
     return list(zip(lengths[::2], lengths[1::2], strict=True))
 
 
-def projected_corners(
-    mask: np.ndarray, corner: Corner, aspect: float, arms: tuple[float, float] | None = None
-) -> list[tuple[Corner, float]]:
-    """The card's other index corners, reached from this corner along its edges.
-
-    In a fan the corner of an upper card often lies inside the blob (over a lower card), where no
-    outline can show it; another corner of the same card is on the outline. Read as a corner whose
-    first edge is the long one (a top-right or bottom-left corner), the card's top-left corner is a
-    card width along the second edge and its bottom-right corner a card height along the first;
-    read the usual way round, the opposite corner is the other index.
-    """
-    a, b = corner.x_axis, corner.y_axis
-    along_a, along_b = arms or corner_arms(mask, corner)
-    found = []
-    height = min(along_a, along_b * aspect)  # a along the long edge
-    if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT:
-        width = height / aspect
-        found.append((Corner(point=corner.point + width * b, x_axis=-b, y_axis=a, blob=corner.blob), height))
-        found.append((Corner(point=corner.point + height * a, x_axis=b, y_axis=-a, blob=corner.blob), height))
-    height = min(along_b, along_a * aspect)  # b along the long edge: the usual way round
-    if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT:
-        far = corner.point + (height / aspect) * a + height * b
-        found.append((Corner(point=far, x_axis=-a, y_axis=-b, blob=corner.blob), height))
-    return found
-
-
-def projected_at(
-    p: np.ndarray, a: np.ndarray, b: np.ndarray, along: np.ndarray, aspect: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``projected_corners`` of corners given as (k, 2) arrays (points, x axes, y axes and arms), all
-    at once: points, x axes, y axes, card heights and the corner each was projected from."""
-    if not len(p):
-        return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0, np.intp)
-    along_a, along_b = along[:, 0], along[:, 1]
-    turned = np.minimum(along_a, along_b * aspect)  # a along the long edge
-    usual = np.minimum(along_b, along_a * aspect)  # b along the long edge: the usual way round
-    points = np.stack(
-        [
-            p + (turned / aspect)[:, None] * b,
-            p + turned[:, None] * a,
-            p + (usual / aspect)[:, None] * a + usual[:, None] * b,
-        ],
-        axis=1,
-    )
-    x_axes = np.stack([-b, b, -a], axis=1)
-    y_axes = np.stack([a, -a, -b], axis=1)
-    heights = np.stack([turned, turned, usual], axis=1)
-    keep = (heights >= MIN_CARD_HEIGHT) & (heights <= MAX_CARD_HEIGHT)
-    source = np.repeat(np.arange(len(p))[:, None], 3, axis=1)
-    return points[keep], x_axes[keep], y_axes[keep], heights[keep], source[keep]
-
-
 def height_candidates_many(arms: Sequence[tuple[float, float]], aspect: float) -> list[list[float]]:
     """``height_candidates`` of many corners from their measured arms, all at once."""
     if not arms:
@@ -115,87 +54,6 @@ def height_candidates_many(arms: Sequence[tuple[float, float]], aspect: float) -
             low.tolist(), high.tolist(), low_fits.tolist(), high_fits.tolist(), strict=True
         )
     ]
-
-
-_EVIDENCE_SPAN = np.linspace(0.05, 0.25, 9)  # card heights from the corner where an edge is checked
-
-
-def edge_evidence(gray: np.ndarray, mask: np.ndarray, corner: Corner, height: float) -> bool:
-    """Whether both edges of a supposed corner are really there: felt beyond them, or a visible line.
-
-    A corner reached along a card's edges may land inside another card's face; there no edge runs
-    from it, and reading there would read that card's pips.
-    """
-    h, w = gray.shape
-    xx, xy = corner.x_axis.tolist()
-    yx, yy = corner.y_axis.tolist()
-    base = corner.point + (_EVIDENCE_SPAN * height)[None, :, None] * np.array([[[xx, xy]], [[yx, yy]]])
-    # Samples just inside and just outside both edges, (inside/outside, edge, step, xy), in one array.
-    inward = [[yx * 2.5, yy * 2.5], [xx * 2.5, xy * 2.5]]
-    outward = [[-yx * 2.5, -yy * 2.5], [-xx * 2.5, -xy * 2.5]]
-    sides = np.round(base + np.array([inward, outward])[:, :, None, :]).astype(np.intp)
-    xs, ys = sides[..., 0], sides[..., 1]
-    ok = ((xs < w) & (ys < h) & ((xs | ys) >= 0)).all(axis=0)
-    counts = ok.sum(axis=1)
-    if counts.min() < 5:
-        return False
-    levels = np.take(gray, np.where(ok, ys * w + xs, 0)).astype(np.int16)
-    step = np.abs(levels[0] - levels[1])
-    seen = np.where(np.take(mask, np.where(ok, ys[1] * w + xs[1], 0)) == 0, 255, step)
-    if counts.sum() == ok.size:
-        middle = np.sort(seen, axis=1)[:, len(_EVIDENCE_SPAN) // 2]
-        return bool((middle >= EDGE_STEP).all())
-    for edge in range(2):
-        if float(_median(seen[edge][ok[edge]])) < EDGE_STEP:
-            return False
-    return True
-
-
-def edge_evidence_many(
-    gray: np.ndarray, mask: np.ndarray, corners: Sequence[Corner], heights: Sequence[float]
-) -> np.ndarray:
-    """``edge_evidence`` of many corners (each with its card height) in one pass.
-
-    The same answers as asking corner by corner, at a fraction of the cost when there are dozens.
-    """
-    if not corners:
-        return np.zeros(0, bool)
-    return edge_evidence_at(gray, mask, *corner_arrays(corners), np.array(heights, float))
-
-
-def edge_evidence_at(
-    gray: np.ndarray,
-    mask: np.ndarray,
-    points: np.ndarray,
-    x_axes: np.ndarray,
-    y_axes: np.ndarray,
-    heights: np.ndarray,
-) -> np.ndarray:
-    """``edge_evidence_many`` of corners given as (k, 2) arrays of points and axes, and heights."""
-    if not len(points):
-        return np.zeros(0, bool)
-    h, w = gray.shape
-    axes = np.stack([x_axes, y_axes], axis=1)  # (k, 2, 2)
-    points = points[:, None, None, :]
-    spans = _EVIDENCE_SPAN * heights[:, None]
-    base = points + spans[:, None, :, None] * axes[:, :, None, :]  # (k, edge, step, xy)
-    # Samples just inside and just outside both edges: inward along the other edge's direction.
-    inward = axes[:, ::-1] * 2.5
-    sides = np.round(base[None] + np.stack([inward, -inward])[:, :, :, None, :]).astype(np.intp)
-    xs, ys = sides[..., 0], sides[..., 1]
-    ok = ((xs < w) & (ys < h) & ((xs | ys) >= 0)).all(axis=0)  # (k, edge, step)
-    counts = ok.sum(axis=2)
-    levels = np.take(gray, np.where(ok, ys * w + xs, 0)).astype(np.int16)
-    step = np.abs(levels[0] - levels[1])
-    seen = np.where(np.take(mask, np.where(ok, ys[1] * w + xs[1], 0)) == 0, 255, step)
-    middle = np.sort(seen, axis=2)[:, :, len(_EVIDENCE_SPAN) // 2].astype(float)
-    for k, edge in zip(*np.nonzero(counts < len(_EVIDENCE_SPAN)), strict=True):
-        # Some samples fell off the frame: the median of the rest (none when too few are left).
-        middle[k, edge] = _median(seen[k, edge][ok[k, edge]]) if counts[k, edge] >= 5 else -1.0
-    return (counts.min(axis=1) >= 5) & (middle >= EDGE_STEP).all(axis=1)
-
-
-EDGE_STEP = 10  # grey levels across a card edge lying on another card (its border line and shadow)
 
 
 def card_quad(corner: Corner, height: float, aspect: float, long_across: bool = False) -> np.ndarray:

@@ -5,8 +5,7 @@ disagreed) mostly lies where the reader expects it: its outline is right, but th
 read at is a few hundredths of a card off, or its size guess is, and the print sits across the
 window's edge. Such cards are few (one in 30-45 frames), so each gets a dense grid of windows
 at both its index corners, moved along either edge and resized, and a name that many of them read
-surely, with hardly any rival, names it. A glimpse (a corner that showed an index but left no card
-seen) gets the grid at its own corner only: where its far corner lies hangs on a size guess.
+surely, with hardly any rival, names it.
 """
 
 from __future__ import annotations
@@ -28,28 +27,22 @@ RIVAL_SHARE = 0.25  # windows reading any other name surely, at most this share 
 
 @dataclass(frozen=True)
 class CloserLook:
-    """The windows around the index corners of cards seen but not read: ``counts`` of them a card
-    (``WINDOWS``, or half as many at one corner), each card's in a row."""
+    """The windows around the index corners of cards seen but not read: ``WINDOWS`` of them a
+    card, each card's in a row."""
 
     points: np.ndarray
     x_axes: np.ndarray
     y_axes: np.ndarray
     sizes: np.ndarray
-    counts: list[int]
 
 
-BOTH_CORNERS = (0, 2)
-OWN_CORNER = (0,)
-
-
-def closer_windows(quads: list[np.ndarray], corners: list[tuple[int, ...]] | None = None) -> CloserLook:
+def closer_windows(quads: list[np.ndarray]) -> CloserLook:
     """The grid of windows at both index corners of each quad (index corner first, as the reader
-    outlines a card; the other index corner is the third), or at the quad's ``corners`` of each."""
-    points, x_axes, y_axes, sizes, counts = [], [], [], [], []
-    for quad, at in zip(quads, corners or [BOTH_CORNERS] * len(quads), strict=True):
-        counts.append(len(at) * len(_GRID))
+    outlines a card; the other index corner is the third)."""
+    points, x_axes, y_axes, sizes = [], [], [], []
+    for quad in quads:
         q = np.asarray(quad, float)
-        for k in at:
+        for k in (0, 2):
             across, down = q[(k + 1) % 4] - q[k], q[(k + 3) % 4] - q[k]
             height = float(np.linalg.norm(down))
             x, y = across / np.linalg.norm(across), down / height
@@ -59,20 +52,15 @@ def closer_windows(quads: list[np.ndarray], corners: list[tuple[int, ...]] | Non
             sizes.append(_GRID[:, 2] * height)
     if not points:
         empty = np.zeros((0, 2))
-        return CloserLook(empty, empty, empty, np.zeros(0), [])
-    return CloserLook(*(np.concatenate(part) for part in (points, x_axes, y_axes, sizes)), counts)
+        return CloserLook(empty, empty, empty, np.zeros(0))
+    return CloserLook(*(np.concatenate(part) for part in (points, x_axes, y_axes, sizes)))
 
 
 def closer_names(
-    names: list[str],
-    probability: np.ndarray,
-    accept: float,
-    named: set[str],
-    counts: list[int] | None = None,
+    names: list[str], probability: np.ndarray, accept: float, named: set[str]
 ) -> list[tuple[str, float] | None]:
-    """For each card looked at (``WINDOWS`` reads in a row, or each card's of ``counts``, as
-    ``CloserLook.counts`` gives them), the name its windows give and how sure (the
-    ``NEEDED``-th surest of them), or None.
+    """For each card looked at (``WINDOWS`` reads in a row), the name its windows give and how
+    sure (the ``NEEDED``-th surest of them), or None.
 
     The name read at ``accept`` by the most windows stands when ``NEEDED`` or more read it, other
     names reach ``accept`` in at most ``RIVAL_SHARE`` as many, and no card of the frame bears it
@@ -80,8 +68,8 @@ def closer_names(
     """
     found: list[tuple[str, float] | None] = []
     sure = probability.tolist()
-    counts = counts or [WINDOWS] * (len(names) // WINDOWS)
-    for start, end in itertools.pairwise([0, *itertools.accumulate(counts)]):
+    for start in range(0, len(names), WINDOWS):
+        end = start + WINDOWS
         votes: dict[str, list[float]] = {}
         for name, value in zip(names[start:end], sure[start:end], strict=True):
             if value >= accept:

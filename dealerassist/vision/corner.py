@@ -148,7 +148,7 @@ def find_glyphs(
     if sy1 - sy0 < 5:
         return None
     # An index sits in the corner with nothing but paper between it and the card's edges; ink there
-    # means this is not the card's corner (a junction or a projected corner inside another card).
+    # means this is not the card's corner (a junction inside another card).
     used = {b[4] for b in group} | {b[4] for b in suit_group}
     if not _margin_clear(blobs + cut_off, used, gx0, gy0, gx1, sy1):
         return None

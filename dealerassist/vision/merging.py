@@ -84,9 +84,7 @@ def _one_card(group: list[CardSighting], t: Thresholds) -> CardSighting:
     named = [s for s in group if s.card is not None]
     votes = [v for s in group for v in s.votes]
     if named and _settled(named[0], named[1:], t):
-        return CardSighting(
-            lead.card, lead.confidence, True, lead.quad, votes=votes, projected=lead.projected
-        )
+        return CardSighting(lead.card, lead.confidence, True, lead.quad, votes=votes)
     backs = [s for s in group if not s.face_up]
     if not named and backs and len(backs) == len(group):
         return CardSighting(None, backs[0].confidence, False, backs[0].quad, votes=votes)
@@ -252,33 +250,6 @@ def named_height(named: list[CardSighting]) -> float:
 
 def card_height(s: CardSighting) -> float:
     return float(np.hypot(*(s.quad[3] - s.quad[0])))
-
-
-def named_count(sightings: list[CardSighting]) -> int:
-    return sum(s.card is not None for s in sightings)
-
-
-def glimpses(quads: list[np.ndarray], seen: list[CardSighting]) -> list[CardSighting]:
-    """Unread sightings for the corners that showed some index but no card (``Thresholds.glimpse``),
-    one a card, where no card seen already has its centre and no named or face-down card covers
-    it: the closer look does not merge, so a glimpse on a named card (its far print, misread) would
-    stand beside it as a second card."""
-    kept: list[CardSighting] = []
-    known = [k.quad for k in seen if k.card is not None or not k.face_up]
-    centres = [s.centre for s in seen]
-    sizes = [float(np.hypot(*(s.quad[2] - s.quad[0]))) for s in seen]
-    for quad in quads:
-        glimpse = CardSighting(None, 0.0, True, quad, votes=[(None, 0.0)])
-        centre, size = glimpse.centre, float(np.hypot(*(quad[2] - quad[0])))
-        if any(
-            float(np.hypot(*(centre - c))) < 0.1 * max(size, other)
-            for c, other in zip(centres, sizes, strict=True)
-        ) or any(_inside(q, centre) for q in known):
-            continue
-        kept.append(glimpse)
-        centres.append(centre)
-        sizes.append(size)
-    return kept
 
 
 def one_sighting_a_back(sightings: list[CardSighting]) -> list[CardSighting]:

@@ -1,13 +1,21 @@
 """Read every card in a frame from its corner indices, abstaining rather than guessing.
 
-``CardReader`` runs the stages in order, each a call into its module: the paper and its candidate
-corners with their card sizes (``candidates``), a first look at one index window per corner and
-size (``index_window``, ``index_features``, the deck's ``indexnet`` committee, in one batch), the
-second looks' cascade (``amend``), a sighting per corner, face-down cards (``backs``), one sighting
-per card (``merging``), a fan's middle cards (``fans``), a closer look at cards seen but not read
-(``closer``) and the clean-up (``merging``). A corner's read is trusted only when the classifier is
-sure of rank, suit and that an index is there at all; reads that disagree make a card unknown
-unless one is beyond doubt. docs/vision.md says why each stage is as it is.
+``CardReader._read`` runs the stages in order, each a call into its module:
+
+1. candidate corners with their card sizes (``candidates``: outline corners, junctions, traced
+   and ink corners);
+2. a first look: one index window per corner and size, read in one batch (``index_window``,
+   ``index_features``, the deck's ``indexnet`` committee);
+3. second looks at unsure or unnamed corners, one cascade (``amend.look_again``);
+4. a sighting per corner, and face-down cards among the rest (``backs``);
+5. one sighting per card (``merging``);
+6. a fan's middle cards (``fans``);
+7. a closer look at cards seen but not read (``closer``);
+8. the clean-up (``merging``).
+
+A corner's read is trusted only when the classifier is sure of rank, suit and that an index is
+there at all; reads that disagree make a card unknown unless one is beyond doubt. docs/vision.md
+says why each stage is as it is and what each pays.
 """
 
 from __future__ import annotations
@@ -15,25 +23,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from dealerassist.vision.amend import (
-    around_unsure_new_names,
-    around_unsure_reads,
-    around_unsure_reads_leaned,
-    at_named_size,
-    at_other_sizes,
-    at_the_print,
-    confirm_leaned_reads,
-    confirm_new_names,
-    confirm_unsure_reads,
-    name_at_both_prints,
-    take_new_names,
-    take_other_size_reads,
-)
+from dealerassist.vision.amend import look_again
 from dealerassist.vision.backs import backs_at
 from dealerassist.vision.candidates import (
     JUNCTION,
     OUTLINE,
-    PROJECTED,
     TRACED,
     Candidate,
     find_candidates,
@@ -41,7 +35,7 @@ from dealerassist.vision.candidates import (
 )
 from dealerassist.vision.card_corner import Corner, corner_arrays
 from dealerassist.vision.card_extent import card_quad
-from dealerassist.vision.closer import BOTH_CORNERS, OWN_CORNER, closer_names, closer_windows
+from dealerassist.vision.closer import closer_names, closer_windows
 from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.fans import middle_cards, stretches
 from dealerassist.vision.index_features import ink_maps
@@ -49,13 +43,11 @@ from dealerassist.vision.index_window import sample_windows, sampling_image
 from dealerassist.vision.merging import (
     card_height,
     drop_shadows,
-    glimpses,
     merge_sightings,
-    named_count,
     one_sighting_a_back,
     smallest_card,
 )
-from dealerassist.vision.second_look import FirstLook, read_second_looks
+from dealerassist.vision.second_look import FirstLook
 from dealerassist.vision.sighting import CardSighting
 from dealerassist.vision.thresholds import Thresholds
 
@@ -96,18 +88,13 @@ class CardReader:
             return []
         look, kind, starts = self._first_look(bgra, geometry.candidates)
         sure = look.probability.tolist()  # the first look's, where no second look names a card
-        for row in self._look_twice(look):
+        for row in look_again(look, self.deck.net, self.deck.window, self.deck.aspect, self.thresholds):
             sure[row] = float(look.probability[row])
-        found, glimpsed = self._at_each_corner(look, kind, starts, sure)
+        found = self._at_each_corner(look, kind, starts, sure)
         sightings = self._with_backs(frame, geometry.filled, found)
         merged = merge_sightings(sightings, self.thresholds)
         seen = self._fans_middle_cards(bgra, merged) if len(merged) > 1 else merged
-        named = named_count(seen)
-        seen = self._closer_look(bgra, seen, glimpses(glimpsed, seen))
-        if named_count(seen) > named:
-            # A card the closer look named is a neighbour the fans lacked: between it and another
-            # card a middle card may now be found.
-            seen = self._fans_middle_cards(bgra, seen)
+        seen = self._closer_look(bgra, seen)
         return one_sighting_a_back(drop_shadows(seen))
 
     def _first_look(
@@ -145,29 +132,22 @@ class CardReader:
 
     def _at_each_corner(
         self, look: FirstLook, kind: np.ndarray, starts: np.ndarray, sure: list[float]
-    ) -> tuple[list[CardSighting | tuple[Corner, list[float], CardSighting | None]], list[np.ndarray]]:
+    ) -> list[CardSighting | tuple[Corner, list[float], CardSighting | None]]:
         """What each candidate corner shows after both looks, in candidate order: a sighting, or a
-        corner that may be a back's with the unread card it is otherwise (if any); and the quads of
-        the corners that showed some index (glimpses, for the closer look)."""
+        corner that may be a back's with the unread card it is otherwise (if any)."""
         t, owner, best, heights = self.thresholds, look.owner, look.best, look.heights
         # Compared in the probabilities' own precision, as a scalar of them is against a threshold.
         accepted = (look.probability[best] >= t.accept).tolist()
-        projected_accepted = (look.probability[best] >= t.projected_accept).tolist()
         # Each candidate's most index- and back-like kinds, one array pass each.
         index_seen = np.maximum.reduceat(kind[:, 1], starts).tolist() if len(owner) else []
         back_seen = np.maximum.reduceat(kind[:, 2], starts).tolist() if len(owner) else []
         found: list[CardSighting | tuple[Corner, list[float], CardSighting | None]] = []
-        glimpsed: list[np.ndarray] = []
         for k, row in enumerate(best):
             candidate = look.candidates[int(owner[row])]
             corner, tried, source = candidate.corner, candidate.heights, candidate.source
-            if projected_accepted[k] if source == PROJECTED else accepted[k]:
-                found.append(
-                    self._named(corner, float(heights[row]), look.names[row], sure[row], source == PROJECTED)
-                )
+            if accepted[k]:
+                found.append(self._named(corner, float(heights[row]), look.names[row], sure[row]))
                 continue
-            if source == PROJECTED:
-                continue  # a corner guessed from another one only counts when it names the card
             unread = None
             # A junction is a guess at a corner: an unread "card" there is mostly another card's edge.
             if source == OUTLINE and index_seen[k] >= t.seen_index:
@@ -177,9 +157,7 @@ class CardReader:
                 found.append((corner, tried, unread))
             elif unread is not None:
                 found.append(unread)
-            if index_seen[k] >= t.glimpse:
-                glimpsed.append(card_quad(corner, float(heights[row]), self.deck.aspect))
-        return found, glimpsed
+        return found
 
     def _with_backs(
         self,
@@ -207,9 +185,7 @@ class CardReader:
                 sightings.append(seen)
         return sightings
 
-    def _named(
-        self, corner: Corner, size: float, name: str, sure: float, projected: bool = False
-    ) -> CardSighting:
+    def _named(self, corner: Corner, size: float, name: str, sure: float) -> CardSighting:
         """A card named at this corner and size."""
         window = self.deck.window
         return CardSighting(
@@ -218,7 +194,6 @@ class CardReader:
             True,
             card_quad(corner, size, self.deck.aspect),
             votes=[(name, sure)],
-            projected=projected,
             index_point=corner.point
             + (corner.x_axis * window.across + corner.y_axis * window.down) * size / 2,
         )
@@ -248,72 +223,34 @@ class CardReader:
         ]
         return drop_shadows(merged + added, keep_disputed=True)
 
-    def _closer_look(
-        self, bgra: np.ndarray, found: list[CardSighting], glimpsed: list[CardSighting]
-    ) -> list[CardSighting]:
+    def _closer_look(self, bgra: np.ndarray, found: list[CardSighting]) -> list[CardSighting]:
         """The sightings, each face-up card seen but not read named where a dense grid of windows
-        at its index corners names it (see ``closer``); a glimpsed card joins them only when so named."""
+        at its index corners names it (see ``closer``)."""
         unread = [s for s in found if s.card is None and s.face_up]
-        if not unread and not glimpsed:
+        if not unread:
             return found  # nearly every frame
         named = [s for s in found if s.card is not None]
         # Not a card printed on a card (``_pictures_unnamed``): those are left unread on purpose.
         smallest = smallest_card(named)
         unread = [s for s in unread if card_height(s) >= smallest]
-        glimpsed = [s for s in glimpsed if card_height(s) >= smallest]
-        if not unread and not glimpsed:
+        if not unread:
             return found
-        # A glimpse's far corner hangs on its size guess: it is looked at only at its own corner.
-        corners = [BOTH_CORNERS] * len(unread) + [OWN_CORNER] * len(glimpsed)
-        unread += glimpsed
-        grid = closer_windows([s.quad for s in unread], corners)
+        grid = closer_windows([s.quad for s in unread])
         windows = sample_windows(bgra, grid.points, grid.x_axes, grid.y_axes, grid.sizes, self.deck.window)
         names, probability, _ = self.deck.net.best(self.deck.net.describe(windows))
-        reads = closer_names(
-            names, probability, self.thresholds.accept, {s.card for s in named if s.card}, grid.counts
-        )
+        reads = closer_names(names, probability, self.thresholds.accept, {s.card for s in named if s.card})
         for sighting, read in zip(unread, reads, strict=True):
             if read is not None:
                 sighting.card, sighting.confidence = read
                 sighting.votes = [*sighting.votes, read]
-        return found + [s for s in glimpsed if s.card is not None]
-
-    def _look_twice(self, look: FirstLook) -> list[int]:
-        """The second looks, in the order of ``amend``'s cascade; the rows that now name a card.
-
-        Every pass but the look around unsure new names chooses its windows from the first look
-        alone, so those windows are sampled and read together; then each pass decides in turn.
-        """
-        t, window, net = self.thresholds, self.deck.window, self.deck.net
-        around_unsure = around_unsure_reads(look, t.unsure, t.accept)
-        around_leaned = around_unsure_reads_leaned(look, t.unsure, t.accept)
-        at_print = at_the_print(look, t.accept, window)
-        other_sizes = at_other_sizes(look, t.other_sizes, t.accept)
-        named_size = at_named_size(look, t.accept, at_print, other_sizes)
-        read_second_looks(
-            look, [around_unsure, around_leaned, at_print, other_sizes, named_size], net, window, t.accept
-        )
-        confirmed_rows = confirm_unsure_reads(look, around_unsure, t.accept, t.confirm_windows)
-        confirmed_rows += confirm_leaned_reads(
-            look, around_leaned, t.accept, t.confirm_windows, confirmed_rows
-        )
-        other_size_rows = take_other_size_reads(look, other_sizes, t.accept)
-        new_name_rows = take_new_names(look, at_print, t.new_name, t.accept)
-        new_name_rows += take_new_names(look, named_size, t.new_name, t.accept, contrary=t.unsure)
-        around_new_names = around_unsure_new_names(
-            look, [at_print, named_size], t.unsure, t.new_name, t.accept
-        )
-        read_second_looks(look, [around_new_names], net, window, t.accept)
-        new_name_rows += confirm_new_names(look, around_new_names, t.accept, t.confirm_new_name_windows)
-        both_print_rows = name_at_both_prints(look, self.deck.aspect, t.both_prints, t.accept)
-        return [*confirmed_rows, *other_size_rows, *new_name_rows, *both_print_rows]
+        return found
 
 
 _FIRST_SIZE_FIRST = frozenset({JUNCTION, TRACED})  # corners whose later size guesses seldom name a card
 
 
 def _first_look_sizes(candidate: Candidate) -> list[float]:
-    """The card sizes a candidate is read at first: a junction or a traced corner at its first
-    guess only (its others where that window shows an index at all, ``amend.at_other_sizes``);
-    an outline corner, whose second guess names cards often, at both."""
+    """The card sizes a candidate is read at: a junction or a traced corner at its first guess
+    only (its others add windows and name next to nothing); an outline corner, whose second guess
+    names cards often, at both."""
     return candidate.heights[:1] if candidate.source in _FIRST_SIZE_FIRST else candidate.heights

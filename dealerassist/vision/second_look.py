@@ -1,6 +1,5 @@
 """What a second look is: the first reading it amends, the windows a pass places (around a
-corner, joined with other passes'), their reading in one pass, and the geometry levels of the
-cascade that ``amend`` tabulates.
+corner, joined with other passes') and their reading in one pass.
 """
 
 from __future__ import annotations
@@ -22,31 +21,6 @@ AROUND_SIZES = (0.96, 1.0, 1.04)
 AROUND_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
 AROUND_WINDOWS = len(AROUND_MOVES) * len(AROUND_SIZES)
 AROUND_MIDDLE = AROUND_SIZES.index(1.0)  # the window unmoved (the first move) at its own size
-# An unnamed corner within PRINT_REACH card heights of a named corner turned the same way is moved
-# to where the ink around its window best matches the named index windows' ink, when that move is
-# PRINT_MOVE card heights or more.
-PRINT_REACH = 1.5
-PRINT_MOVE = 0.02
-# ... or when every card size tried at the corner is more than PRINT_RESIZE of the named card's
-# size off it, moved or not.
-PRINT_RESIZE = 0.06
-# An unnamed outline, traced or ink corner whose every size guess is more than PRINT_RESIZE off
-# the median size of the NEAREST_NAMED named corners nearest it is read at that median size.
-NEAREST_NAMED = 3
-# A junction's size guess left unread is read where it lies within JUNCTION_NEAR_NAMED of that
-# median size and none read does (within PRINT_RESIZE): 0.06 is too tight for a camera whose
-# scale changes some 8 % between a card and its named neighbours.
-JUNCTION_NEAR_NAMED = 0.1
-# A corner's edges meet square (as set, not measured) when their cosine is at most SQUARE_COSINE; a
-# neighbour's lean is given to an unsure square corner when it turns the down edge SHEAR_DEGREES or more.
-SQUARE_COSINE = 1e-6
-SHEAR_DEGREES = 3.0
-SAME_NAME_NEAR = 0.1  # card heights within which a corner's name read surely is that card's already
-# Two unsure reads of one name are one card's two prints when the second corner lies within
-# BOTH_PRINTS_REACH card heights of the first's far corner, turned half round from it, and its
-# card size is within BOTH_PRINTS_SIZE of the first's.
-BOTH_PRINTS_REACH = 0.1
-BOTH_PRINTS_SIZE = 0.15
 
 
 @dataclass
@@ -56,7 +30,7 @@ class FirstLook:
     Every (candidate, height) pair is a row: its candidate (``owner``), the height it was sampled
     at, its window's pooled ink (``ink``), and the card it names with its probability; ``best`` is
     each candidate's surest row. ``points``, ``x_axes`` and ``y_axes`` are the candidates' corners
-    as arrays. A candidate may have sizes the first look did not read (see ``at_other_sizes``).
+    as arrays. A junction or traced corner may have sizes the first look did not read.
     """
 
     bgra: np.ndarray  # the frame's sampling image, made once for every look at the index windows

@@ -17,7 +17,6 @@ class CardSighting:
     quad: np.ndarray  # 4x2 image points: the index corner first, then round the card
     zone: str | None = None
     votes: list[tuple[str | None, float]] = field(default_factory=list)
-    projected: bool = False  # read at a corner reached along the edges rather than seen
     index_point: np.ndarray | None = None  # the middle of the index window the card was read from
 
     @property

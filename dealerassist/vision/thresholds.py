@@ -15,7 +15,6 @@ class Thresholds:
     Paris and Tigullio)."""
 
     accept: float = SURE  # rank x suit x index probability below which a corner names nothing
-    projected_accept: float = SURE  # the same at a corner reached along the edges from another
     seen_index: float = 0.5  # index probability above which an unread corner is a card seen
     seen_back: float = 0.5  # back probability above which a corner is compared with the enrolled back
     back_distance: float = 12.0  # mean per-value Lab distance to the nearest enrolled back corner
@@ -25,10 +24,8 @@ class Thresholds:
     confirm_windows: int = 4  # ... and stands when this many of its 15 windows reach accept
     confirm_new_name_windows: int = 5  # the same for an unsure new name (at the print, at the named size)
     new_name: float = 0.9  # a window at the print or at the named size brings a new name this sure
-    other_sizes: float = 0.001  # index probability at a first size that earns the others a read
     both_prints: float = 0.5  # unsure reads from this sure name a card when its two prints agree
     fan_middle: float = 0.8  # two windows between a fan's neighbours name its middle card this sure
-    glimpse: float = 0.2  # index probability from which a corner that left no card seen is looked at closer
 
     def __post_init__(self) -> None:
         for name in ("confirm_windows", "confirm_new_name_windows"):

@@ -32,7 +32,7 @@ _PLACE = 7  # columns appended to a feature row: x, y, across axis, down axis, c
 class Shown:
     """``card`` read ``sure`` (its window holding an index at ``index``) by a window whose corner
     lies from ``beyond`` up to ``reach`` pixels from ``point``, its edges turned as ``x_axis`` and
-    ``y_axis`` (each within the cosine ``aligned``), at a card height within ``resize`` of ``size``."""
+    ``y_axis``, at a card height within ``resize`` of ``size``."""
 
     card: str
     point: tuple[float, float]
@@ -44,7 +44,6 @@ class Shown:
     reach: float = 0.5
     beyond: float = -1.0
     resize: float = 0.03
-    aligned: float = 0.99
 
     def at(self, places: np.ndarray) -> np.ndarray:
         """Which of these windows (rows of x, y, across axis, down axis, height) show it."""
@@ -52,8 +51,8 @@ class Shown:
         return (
             (apart <= self.reach)
             & (apart > self.beyond)
-            & (places[:, 2:4] @ np.array(self.x_axis) > self.aligned)
-            & (places[:, 4:6] @ np.array(self.y_axis) > self.aligned)
+            & (places[:, 2:4] @ np.array(self.x_axis) > 0.99)
+            & (places[:, 4:6] @ np.array(self.y_axis) > 0.99)
             & (np.abs(places[:, 6] / self.size - 1.0) <= self.resize)
         )
 

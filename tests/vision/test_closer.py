@@ -6,10 +6,8 @@ import numpy as np
 import pytest
 
 from dealerassist.vision.closer import (
-    BOTH_CORNERS,
     MOVES,
     NEEDED,
-    OWN_CORNER,
     SIZES,
     WINDOWS,
     closer_names,
@@ -90,36 +88,6 @@ def test_a_name_given_to_one_card_is_not_given_to_the_next() -> None:
     named: set[str] = set()
     reads = closer_names(first + second, np.concatenate([sure_first, sure_second]), 0.9, named)
     assert [r and r[0] for r in reads] == ["7S", None] and named == {"7S"}
-
-
-def test_a_card_looked_at_its_own_corner_only_gets_that_corners_grid() -> None:
-    both, own = _upright((100, 200)), _upright((400, 200))
-    grid = closer_windows([both, own], [BOTH_CORNERS, OWN_CORNER])
-    per_corner = len(MOVES) ** 2 * len(SIZES)
-    assert len(grid.sizes) == WINDOWS + per_corner and grid.counts == [WINDOWS, per_corner]
-    # The second card's windows lie round its index corner alone, none at its far corner.
-    last = grid.points[WINDOWS:]
-    assert np.allclose(last.min(axis=0), [396, 196]) and np.allclose(last.max(axis=0), [404, 204])
-    assert np.allclose(grid.x_axes[WINDOWS:], [1, 0])
-
-
-def test_each_card_is_counted_over_its_own_windows() -> None:
-    half = WINDOWS // 2
-    first, sure_first = _reads({"7S": 10})
-    # A card read at one corner: NEEDED of its half grid name it, the rest unsure.
-    second = ["4D"] * NEEDED + ["2C"] * (half - NEEDED)
-    sure_second = np.array([0.95] * NEEDED + [0.2] * (half - NEEDED))
-    reads = closer_names(
-        first + second, np.concatenate([sure_first, sure_second]), 0.9, set(), [WINDOWS, half]
-    )
-    assert [r and r[0] for r in reads] == ["7S", "4D"]
-    # Counted as one card of WINDOWS, the 4D reads would be a rival share of the 7S card's.
-    assert closer_names(
-        first[: WINDOWS - half] + second,
-        np.concatenate([sure_first[: WINDOWS - half], sure_second]),
-        0.9,
-        set(),
-    ) == [None]
 
 
 def test_no_windows_no_names() -> None:

@@ -6,18 +6,15 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.backs import backs_at
-from dealerassist.vision.candidates import _same_spot_same_way, distances, distinct
+from dealerassist.vision.candidates import _same_spot_same_way, distances
 from dealerassist.vision.card_corner import Corner
 from dealerassist.vision.card_extent import (
     card_quad,
     corner_arms,
     corner_arms_many,
-    edge_evidence,
-    edge_evidence_many,
     height_candidates,
     paper_coverage,
     paper_coverages,
-    projected_corners,
 )
 from dealerassist.vision.outline_corners import (
     _local_directions,
@@ -114,16 +111,11 @@ def test_corner_arms_measure_paper_along_both_edges() -> None:
     assert abs(across - 100) <= 2 and abs(down - 140) <= 2
 
 
-def test_shared_arms_give_the_same_sizes_and_projections_as_measuring_again() -> None:
+def test_shared_arms_give_the_same_sizes_as_measuring_again() -> None:
     mask = _table_with_card((100, 50), 100, 140)
     corner = _corner(100, 50)
     arms = corner_arms(mask, corner)
     assert height_candidates(mask, corner, ASPECT, arms) == height_candidates(mask, corner, ASPECT)
-    shared = projected_corners(mask, corner, ASPECT, arms)
-    again = projected_corners(mask, corner, ASPECT)
-    assert len(shared) == len(again) == 3
-    for (a, ha), (b, hb) in zip(shared, again, strict=True):
-        assert ha == hb and np.array_equal(a.point, b.point) and np.array_equal(a.x_axis, b.x_axis)
 
 
 def test_paper_coverages_match_one_quad_at_a_time() -> None:
@@ -142,10 +134,9 @@ def test_paper_coverages_match_one_quad_at_a_time() -> None:
     assert batched[0] == 1.0 and batched[2] == 0.0 and 0.0 < batched[1] < 1.0
 
 
-def test_many_corners_at_once_get_the_arms_and_edge_evidence_of_one_at_a_time() -> None:
+def test_many_corners_at_once_get_the_arms_of_one_at_a_time() -> None:
     mask = _table_with_card((100, 50), 100, 140)
     mask[0:120, 540:640] = 255  # a second card cut off by the frame's top-right corner
-    gray = np.where(mask > 0, 220, 60).astype(np.uint8)
     turned = Corner(
         point=np.array([199.0, 189.0]), x_axis=np.array([-1.0, 0.0]), y_axis=np.array([0.0, -1.0]), blob=0
     )
@@ -153,32 +144,10 @@ def test_many_corners_at_once_get_the_arms_and_edge_evidence_of_one_at_a_time() 
         point=np.array([150.3, 120.7]), x_axis=np.array([0.8, 0.6]), y_axis=np.array([-0.6, 0.8]), blob=0
     )
     corners = [_corner(100, 50), turned, tilted, _corner(540, 0), _corner(630, 470), _corner(-30, -30)]
-    heights = [140.0, 140.0, 100.0, 120.0, 140.0, 140.0]
     arms = corner_arms_many(mask, corners)
     assert arms == [corner_arms(mask, c) for c in corners]
     assert abs(arms[0][0] - 100) <= 2 and abs(arms[0][1] - 140) <= 2
-    evidence = edge_evidence_many(gray, mask, corners, heights)
-    assert evidence.tolist() == [
-        edge_evidence(gray, mask, c, h) for c, h in zip(corners, heights, strict=True)
-    ]
-    # The card's own corners have felt beyond both edges; one inside its face has no edge at all.
-    assert evidence[0] and evidence[1] and not evidence[2]
-    assert corner_arms_many(mask, []) == [] and len(edge_evidence_many(gray, mask, [], [])) == 0
-
-
-def test_distinct_drops_read_corners_and_repeats_but_keeps_other_turns() -> None:
-    first = _corner(100, 100)
-    repeat = _corner(102, 101)  # within 0.06 card heights, same way round
-    turned = Corner(
-        point=np.array([101.0, 100.0]), x_axis=np.array([0.0, 1.0]), y_axis=np.array([-1.0, 0.0]), blob=0
-    )
-    already_read = _corner(300, 300)
-    far = _corner(500, 100)
-    candidates = [(first, 100.0), (repeat, 100.0), (turned, 100.0), (already_read, 100.0), (far, 100.0)]
-    kept = distinct(candidates, [np.array([301.0, 299.0])])
-    assert [c for c, _ in kept] == [first, turned, far]
-    assert distinct([], []) == []
-    assert [c for c, _ in distinct(candidates[:2], [])] == [first]
+    assert corner_arms_many(mask, []) == []
 
 
 def test_distances_are_numpys_norms_of_the_differences_to_the_last_bit() -> None:

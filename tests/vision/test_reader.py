@@ -16,7 +16,6 @@ from dealerassist.vision.candidates import (
     INK,
     JUNCTION,
     OUTLINE,
-    PROJECTED,
     TRACED,
     Candidate,
     find_candidates,
@@ -165,7 +164,7 @@ def test_each_move_of_a_print_is_scored_as_opencv_scores_a_normalised_match(
             assert match[n] == pytest.approx(scores.max() * norm, rel=1e-5, abs=1e-6)
 
 
-def test_junctions_and_traced_corners_are_read_first_at_their_first_size_others_at_all() -> None:
+def test_junctions_and_traced_corners_are_read_at_their_first_size_others_at_all() -> None:
     corner = Corner(np.array([100.0, 100.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), blob=0)
     for source in (JUNCTION, TRACED):
         assert _first_look_sizes(Candidate(corner, [80.0, 120.0], source)) == [80.0]
@@ -249,37 +248,9 @@ def _look_at_a_junction_and_an_outline(index_kind: float) -> second_look.FirstLo
     )
 
 
-def test_a_junctions_other_size_is_read_only_where_its_first_window_showed_an_index() -> None:
-    # Unless that size lies near the named cards' size (``test_a_junctions_unread_size_near_...``):
-    # here it is a third larger than the one named card's.
-    unseen = amend.at_other_sizes(_look_at_a_junction_and_an_outline(0.0005), seen=0.001, accept=0.9)
-    assert len(unseen.rows) == 0
-    seen = amend.at_other_sizes(_look_at_a_junction_and_an_outline(0.002), seen=0.001, accept=0.9)
-    assert seen.rows.tolist() == [0] and seen.sizes.tolist() == [120.0]
-    assert seen.points.tolist() == [[100.0, 100.0]] and seen.cards is None
-
-
-@pytest.mark.parametrize(("read", "named"), [(0.95, True), (0.85, False), (0.25, False)])
-def test_a_read_at_another_size_names_the_row_only_when_sure_and_surer(read: float, named: bool) -> None:
-    look = _look_at_a_junction_and_an_outline(0.5)
-    other = amend.at_other_sizes(look, seen=0.001, accept=0.9)
-    other.names, other.probability = ["QS"], np.array([read])
-    raised = amend.take_other_size_reads(look, other, accept=0.9)
-    assert raised == ([0] if named else [])
-    assert (look.names[0], look.heights[0]) == (("QS", 120.0) if named else ("7D", 80.0))
-    assert look.names[1] == "KS"
-
-
-def _look_at_two_prints(
-    second_name: str,
-    second_at: tuple[float, float],
-    second_turn: float,
-    size: float,
-    second_source: str = JUNCTION,
-):
+def _look_at_two_prints(second_name: str, second_at: tuple[float, float], second_turn: float, size: float):
     """A first look at a card of height 140 (aspect 1.4: 100 wide) whose index corner at (100, 100)
-    reads 7D at 0.7, and at a second corner (found as ``second_source``) turned ``second_turn``
-    degrees from it."""
+    reads 7D at 0.7, and at a second corner (a junction) turned ``second_turn`` degrees from it."""
     aspect = 1.4
     turn = np.deg2rad(second_turn)
     x_second = np.array([np.cos(turn), np.sin(turn)])
@@ -288,7 +259,7 @@ def _look_at_two_prints(
     second = Corner(np.array(second_at), x_second, y_second, blob=0)
     look = second_look.FirstLook(
         bgra=np.zeros((8, 8, 4), np.uint8),
-        candidates=[Candidate(first, [140.0], OUTLINE), Candidate(second, [size], second_source)],
+        candidates=[Candidate(first, [140.0], OUTLINE), Candidate(second, [size], JUNCTION)],
         points=np.array([first.point, second.point]),
         x_axes=np.array([first.x_axis, x_second]),
         y_axes=np.array([first.y_axis, y_second]),
@@ -321,13 +292,6 @@ def test_unsure_reads_of_one_name_at_a_cards_two_prints_name_it(
     raised = amend.name_at_both_prints(look, aspect, unsure=0.6, accept=0.9)
     assert raised == ([0, 1] if named else [])
     assert (look.probability >= 0.9).tolist() == [named, named]
-
-
-def test_a_corner_projected_to_the_far_print_does_not_confirm_the_read_it_came_from() -> None:
-    # Its place is the first corner's size guess carried along the edges: agreeing is no evidence.
-    look, aspect = _look_at_two_prints("7D", (200.0, 240.0), 180.0, 140.0, PROJECTED)
-    assert amend.name_at_both_prints(look, aspect, unsure=0.6, accept=0.9) == []
-    assert look.probability.tolist() == pytest.approx([0.7, 0.65])
 
 
 def test_reads_below_the_unsure_level_name_nothing_at_both_prints() -> None:
@@ -366,29 +330,25 @@ def _look_beside_named_cards() -> second_look.FirstLook:
 
 def test_an_unnamed_corner_whose_sizes_are_all_off_is_read_at_the_named_cards_size() -> None:
     no_print = second_look.no_windows()
-    chosen = amend.at_named_size(_look_beside_named_cards(), accept=0.9, printed=no_print, resized=no_print)
+    chosen = amend.at_named_size(_look_beside_named_cards(), accept=0.9, printed=no_print)
     assert chosen.rows.tolist() == [2, 5]  # the junction and the corner with a near guess are left
     assert chosen.sizes.tolist() == [105.0, 105.0]  # the median of the named cards' sizes
     assert chosen.points.tolist() == [[500.0, 100.0], [1100.0, 100.0]] and chosen.cards is None
-    none_named = amend.at_named_size(
-        _look_beside_named_cards(), accept=1.0, printed=no_print, resized=no_print
-    )
+    none_named = amend.at_named_size(_look_beside_named_cards(), accept=1.0, printed=no_print)
     assert len(none_named.rows) == 0
 
 
-@pytest.mark.parametrize(
-    ("source", "read"), [(OUTLINE, True), (INK, True), (JUNCTION, False), (PROJECTED, False)]
-)
+@pytest.mark.parametrize(("source", "read"), [(OUTLINE, True), (INK, True), (JUNCTION, False)])
 def test_which_corners_whose_sizes_are_all_off_are_read_at_the_named_cards_size(
     source: str, read: bool
 ) -> None:
     # An ink corner takes its one size from the outline edge it was found on, as an outline corner
-    # takes its own; a junction's or a projected corner's sizes are guesses at a corner, mostly
+    # takes its own; a junction's sizes are guesses at a corner, mostly
     # another card's edge.
     look = _look_beside_named_cards()
     look.candidates[2] = replace(look.candidates[2], source=source)
     none = second_look.no_windows()
-    assert (2 in amend.at_named_size(look, accept=0.9, printed=none, resized=none).rows.tolist()) == read
+    assert (2 in amend.at_named_size(look, accept=0.9, printed=none).rows.tolist()) == read
 
 
 def test_a_size_guess_left_unread_does_not_keep_a_corner_from_the_named_size() -> None:
@@ -397,154 +357,23 @@ def test_a_size_guess_left_unread_does_not_keep_a_corner_from_the_named_size() -
     # reads a traced corner at its first guess only (60, far off).
     look.candidates[5] = replace(look.candidates[5], heights=[60.0, 104.0])
     none = second_look.no_windows()
-    assert amend.at_named_size(look, accept=0.9, printed=none, resized=none).rows.tolist() == [2, 5]
-    # Where its first window shows an index, the other sizes step reads the near guess itself.
-    resized = replace(none, rows=np.array([5]), sizes=np.array([104.0]))
-    assert amend.at_named_size(look, accept=0.9, printed=none, resized=resized).rows.tolist() == [2]
-
-
-@pytest.mark.parametrize(
-    ("sizes", "read"),
-    [
-        ([50.0, 104.0], [104.0]),  # measured to a neighbour's edge first, near the named size next
-        ([50.0, 104.0, 180.0], [104.0]),  # of the sizes left, only the near one
-        ([50.0, 118.0], []),  # 12 % off the named cards' 105
-        ([100.0, 104.0], []),  # the size read is near already
-    ],
-)
-def test_a_junctions_unread_size_near_the_named_cards_is_read_though_its_window_showed_no_index(
-    sizes: list[float], read: list[float]
-) -> None:
-    look = _look_beside_named_cards()
-    look.index_kind[:] = 0.0  # every first window, the junction's too, showed no index at all
-    look.candidates[4] = replace(look.candidates[4], heights=sizes)  # read at its first size only
-    look.heights[4] = sizes[0]
-    chosen = amend.at_other_sizes(look, seen=0.001, accept=0.9)
-    assert chosen.sizes.tolist() == read and chosen.rows.tolist() == [4] * len(read)
-    # A traced corner is not read so: its unread guess near the named size goes to ``at_named_size``.
-    look.candidates[4] = replace(look.candidates[4], source=TRACED)
-    assert len(amend.at_other_sizes(look, seen=0.001, accept=0.9).rows) == 0
-
-
-def test_a_junctions_unread_size_is_not_read_for_want_of_an_index_where_no_card_is_named() -> None:
-    look = _look_beside_named_cards()
-    look.index_kind[:] = 0.0
-    look.candidates[4] = replace(look.candidates[4], heights=[50.0, 104.0])
-    assert len(amend.at_other_sizes(look, seen=0.001, accept=1.0).rows) == 0
-
-
-def _leaned(degrees: float) -> np.ndarray:
-    """The down edge of a corner whose across edge is (1, 0), turned ``degrees`` from it."""
-    return np.array([np.cos(np.radians(degrees)), np.sin(np.radians(degrees))])
-
-
-def _look_at_an_unsure_square_corner(
-    x_axis: tuple[float, float] = (1.0, 0.0),
-    y_axis: np.ndarray | None = None,
-    at: tuple[float, float] = (200.0, 100.0),
-    name: str = "KS",
-    own_y_axis: tuple[float, float] = (0.0, 1.0),
-) -> second_look.FirstLook:
-    """An ink corner read unsure (7D at 0.7, card size 100) whose down edge was set square to its
-    across edge, and a named corner beside it (``name``, at ``at``), its edges as given: by
-    default measured, leaning 100 degrees from across to down."""
-    turned = np.array([1.0, 0.0]), np.array(own_y_axis)
-    other = np.array(x_axis), _leaned(100.0) if y_axis is None else y_axis
-    candidates = [
-        Candidate(Corner(np.array([100.0, 100.0]), *turned, blob=0), [100.0], INK),
-        Candidate(Corner(np.array(at), *other, blob=1), [110.0], OUTLINE),
-    ]
-    return second_look.FirstLook(
-        bgra=np.zeros((8, 8, 4), np.uint8),
-        candidates=candidates,
-        points=np.array([[100.0, 100.0], at]),
-        x_axes=np.array([turned[0], other[0]]),
-        y_axes=np.array([turned[1], other[1]]),
-        owner=np.array([0, 1]),
-        heights=np.array([100.0, 110.0]),
-        ink=np.zeros((2, 16, 8)),
-        names=["7D", name],
-        probability=np.array([0.7, 0.99]),
-        best=[0, 1],
-        index_kind=np.array([0.9, 0.99]),
-    )
-
-
-@pytest.mark.parametrize(
-    ("x_axis", "y_axis"),
-    [((1.0, 0.0), _leaned(100.0)), ((-1.0, 0.0), -_leaned(100.0))],  # turned alike, half round
-)
-def test_an_unsure_square_corner_is_looked_at_again_leaned_as_a_measured_corner_beside_it(
-    x_axis: tuple[float, float], y_axis: np.ndarray
-) -> None:
-    chosen = amend.around_unsure_reads_leaned(
-        _look_at_an_unsure_square_corner(x_axis, y_axis), unsure=0.3, accept=0.9
-    )
-    assert chosen.rows.tolist() == [0] * amend.AROUND_WINDOWS and chosen.cards == ["7D"] * 15
-    assert np.allclose(chosen.x_axes, [1.0, 0.0]) and np.allclose(chosen.y_axes, _leaned(100.0))
-    assert sorted(set(chosen.sizes.tolist())) == [96.0, 100.0, 104.0]
-
-
-@pytest.mark.parametrize(
-    "look",
-    [
-        _look_at_an_unsure_square_corner(y_axis=np.array([0.0, 1.0])),  # the neighbour set square too
-        _look_at_an_unsure_square_corner(
-            (0.0, 1.0), np.array([-1.0, 0.1]) / np.hypot(1.0, 0.1)
-        ),  # a quarter turned
-        _look_at_an_unsure_square_corner(at=(260.0, 100.0)),  # beyond 1.5 card sizes
-        _look_at_an_unsure_square_corner(y_axis=_leaned(92.0)),  # a lean of less than 3 degrees
-        _look_at_an_unsure_square_corner(own_y_axis=tuple(_leaned(95.0))),  # its own edges measured
-        _look_at_an_unsure_square_corner(at=(104.0, 100.0), name="7D"),  # its name read surely there
-    ],
-)
-def test_an_unsure_corner_is_not_leaned_without_a_measured_corner_beside_it_to_lean_as(
-    look: second_look.FirstLook,
-) -> None:
-    assert len(amend.around_unsure_reads_leaned(look, unsure=0.3, accept=0.9).rows) == 0
-
-
-def test_a_look_with_no_corners_is_leaned_nowhere() -> None:
-    nothing = np.zeros((0, 2))
-    look = second_look.FirstLook(
-        bgra=np.zeros((8, 8, 4), np.uint8),
-        candidates=[],
-        points=nothing,
-        x_axes=nothing,
-        y_axes=nothing,
-        owner=np.zeros(0, int),
-        heights=np.zeros(0),
-        ink=np.zeros((0, 16, 8)),
-        names=[],
-        probability=np.zeros(0),
-        best=[],
-        index_kind=np.zeros(0),
-    )
-    assert len(amend.around_unsure_reads_leaned(look, unsure=0.3, accept=0.9).rows) == 0
-
-
-def test_a_corner_named_by_its_leaned_windows_takes_their_lean_unless_named_before() -> None:
-    look = _look_at_an_unsure_square_corner()
-    chosen = amend.around_unsure_reads_leaned(look, unsure=0.3, accept=0.9)
-    chosen.probability = np.array([0.95] * 4 + [0.5] * 11)  # four of the fifteen sure
-    assert amend.confirm_leaned_reads(look, chosen, accept=0.9, needed=4, done=[0]) == []
-    assert look.probability[0] == pytest.approx(0.7) and look.y_axes[0].tolist() == [0.0, 1.0]
-    assert amend.confirm_leaned_reads(look, chosen, accept=0.9, needed=4, done=[]) == [0]
-    assert look.probability[0] == pytest.approx(0.95)
-    assert np.allclose(look.y_axes[0], _leaned(100.0))
-    assert np.allclose(look.candidates[0].corner.y_axis, _leaned(100.0))
+    assert amend.at_named_size(look, accept=0.9, printed=none).rows.tolist() == [2, 5]
 
 
 def test_a_corner_the_print_step_reads_in_place_is_not_read_again_at_the_named_size() -> None:
     look = _look_beside_named_cards()
     in_place = amend.at_named_size(
-        look, accept=0.9, printed=_new_names([2], ["7H"], [0.1], across=0.0), resized=second_look.no_windows()
+        look,
+        accept=0.9,
+        printed=_new_names([2], ["7H"], [0.1], across=0.0),
     )
     assert in_place.rows.tolist() == [5]
     # A corner the print step moved is still read where it was found: the move may have been
     # pulled off the index (by a court card's picture frame, say).
     moved = amend.at_named_size(
-        look, accept=0.9, printed=_new_names([2], ["7H"], [0.1], across=6.0), resized=second_look.no_windows()
+        look,
+        accept=0.9,
+        printed=_new_names([2], ["7H"], [0.1], across=6.0),
     )
     assert moved.rows.tolist() == [2, 5]
     assert moved.points.tolist() == [[500.0, 100.0], [1100.0, 100.0]]
@@ -786,20 +615,6 @@ def test_one_print_read_twice_a_pixel_apart_is_one_card() -> None:
         [_sighting("7H", 0.999, (100, 100)), _sighting("7H", 0.99, (103, 101))], Thresholds()
     )
     assert [s.card for s in merged] == ["7H"]
-
-
-def test_a_glimpse_is_looked_at_only_where_no_card_seen_lies() -> None:
-    named = _sighting("KS", 0.999, (100, 100))
-    unread = CardSighting(None, 0.0, True, _sighting("-", 0.0, (400, 100)).quad, votes=[(None, 0.0)])
-    glimpses = [
-        _sighting("-", 0.0, (700, 100)).quad,  # alone on the felt: looked at
-        _sighting("-", 0.0, (704, 102)).quad,  # the same card from a corner beside it: once
-        _sighting("-", 0.0, (130, 120)).quad,  # its centre on the named card: that card's print
-        _sighting("-", 0.0, (405, 103)).quad,  # the unread card already seen: its look is its own
-    ]
-    kept = reader_module.glimpses(glimpses, [named, unread])
-    assert len(kept) == 1 and np.allclose(kept[0].quad[0], [700, 100])
-    assert kept[0].card is None and kept[0].face_up
 
 
 def _back(quad: list[list[float]], confidence: float) -> CardSighting:

@@ -17,15 +17,13 @@ import cv2
 import numpy as np
 import pytest
 
+from dealerassist.vision import amend, second_look
 from dealerassist.vision import fans as fans_module
-from dealerassist.vision import reader as reader_module
-from dealerassist.vision import second_look
-from dealerassist.vision.candidates import INK, OUTLINE, Candidate, find_candidates
+from dealerassist.vision.candidates import OUTLINE, Candidate, find_candidates
 from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.index_features import ink_cell
 from dealerassist.vision.index_window import sampling_image
 from dealerassist.vision.reader import CardReader
-from dealerassist.vision.thresholds import Thresholds
 
 from .known_reads import Shown, known_reader
 
@@ -53,14 +51,12 @@ def _card(
     corner: tuple[float, float],
     aspect: float,
     moved: tuple[float, float] = (0.0, 0.0),
-    lean: float = 0.0,
 ) -> np.ndarray:
-    """A card drawn with its top-left corner at ``corner``, its long edges leaned ``lean`` degrees
-    from upright (as a tilted camera shears a card), each index printed ``moved`` (across, down)
-    pixels from where an index prints; the card's quad."""
+    """A card drawn upright with its top-left corner at ``corner``, each index printed ``moved``
+    (across, down) pixels from where an index prints; the card's quad."""
     start = np.array(corner, float)
-    width, shear = HEIGHT / aspect, np.tan(np.radians(lean))
-    across, down = np.array([1.0, 0.0]), np.array([shear, 1.0])
+    width = HEIGHT / aspect
+    across, down = np.array([1.0, 0.0]), np.array([0.0, 1.0])
     quad = start + np.array([np.zeros(2), width * across, width * across + HEIGHT * down, HEIGHT * down])
     _fill(frame, quad, (235, 235, 235))
     for index, turn in ((quad[0], 1.0), (quad[2], -1.0)):
@@ -74,15 +70,13 @@ def _card(
     return quad
 
 
-def _found(
-    frame: np.ndarray, deck: DeckModel, drawn: np.ndarray, turn: Turn = UPRIGHT, source: str = OUTLINE
-) -> Candidate:
-    """The corner the reader finds (of ``source``) nearest ``drawn``, its edges turned as ``turn``."""
+def _found(frame: np.ndarray, deck: DeckModel, drawn: np.ndarray, turn: Turn = UPRIGHT) -> Candidate:
+    """The outline corner the reader finds nearest ``drawn``, its edges turned as ``turn``."""
     found = find_candidates(sampling_image(frame), deck.aspect, deck.rank_box, deck.window).candidates
     turned = [
         c
         for c in found
-        if c.source == source and c.corner.x_axis @ turn[0] > 0.99 and c.corner.y_axis @ turn[1] > 0.99
+        if c.source == OUTLINE and c.corner.x_axis @ turn[0] > 0.99 and c.corner.y_axis @ turn[1] > 0.99
     ]
     return min(turned, key=lambda c: float(np.hypot(*(c.corner.point - drawn))))
 
@@ -131,11 +125,11 @@ def _replaced(target: object, name: str, value: object) -> Callable[[pytest.Monk
 
 def _no(step: str) -> Callable[[pytest.MonkeyPatch], None]:
     """Switch off the reader's second-look ``step``: it places no windows."""
-    return _replaced(reader_module, step, lambda *_: second_look.no_windows())
+    return _replaced(amend, step, lambda *_: second_look.no_windows())
 
 
 # No closer look at a card seen but not read.
-_without_closer_look = _replaced(CardReader, "_closer_look", lambda _self, _bgra, found, _glimpsed: found)
+_without_closer_look = _replaced(CardReader, "_closer_look", lambda _self, _bgra, found: found)
 
 
 def test_an_unsure_read_is_named_by_the_windows_around_it(deck, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -227,20 +221,17 @@ def test_unsure_reads_that_agree_at_a_cards_two_prints_name_it(deck, monkeypatch
         _shown("TD", _outline_corner(frame, deck, quad[2], HALF_ROUND), HALF_ROUND, **unsure),
     ]
     reader = known_reader(deck, shown, monkeypatch)
-    off = _replaced(reader_module, "name_at_both_prints", lambda *_: [])
+    off = _replaced(amend, "name_at_both_prints", lambda *_: [])
     _named_by_the_stage_alone(reader, frame, monkeypatch, off, "TD", quad)
 
 
-def _fan(
-    deck: DeckModel, count: int, lean: float = 0.0, step: float = 0.45
-) -> tuple[np.ndarray, list[np.ndarray]]:
+def _fan(deck: DeckModel, count: int, step: float = 0.45) -> tuple[np.ndarray, list[np.ndarray]]:
     """``count`` cards fanned left to right, each on the one before, ``step`` of a card width and
-    6 px down a step (their long edges leaned ``lean`` degrees): only the first card's top-left
-    corner and the last one's bottom-right corner are corners of the outline. The frame and the
-    cards' quads."""
+    6 px down a step: only the first card's top-left corner and the last one's bottom-right corner
+    are corners of the outline. The frame and the cards' quads."""
     frame = _felt()
     along = step * HEIGHT / deck.aspect
-    quads = [_card(frame, (300 + k * along, 250 + 6 * k), deck.aspect, lean=lean) for k in range(count)]
+    quads = [_card(frame, (300 + k * along, 250 + 6 * k), deck.aspect) for k in range(count)]
     return frame, quads
 
 
@@ -296,56 +287,3 @@ def test_a_card_seen_but_not_read_is_named_by_a_closer_look(deck, monkeypatch: p
     quad = _card(frame, (600, 250), deck.aspect)
     reader = known_reader(deck, _closer_only(_outline_corner(frame, deck, quad[0]), "3D", 0.9), monkeypatch)
     _named_by_the_stage_alone(reader, frame, monkeypatch, _without_closer_look, "3D", quad)
-
-
-def test_a_glimpsed_corner_is_named_by_a_closer_look_at_it(deck, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Its window shows too little of an index to make it a card seen, enough for a glimpse.
-    frame = _felt()
-    quad = _card(frame, (600, 250), deck.aspect)
-    index = (Thresholds().glimpse + Thresholds().seen_index) / 2
-    reader = known_reader(deck, _closer_only(_outline_corner(frame, deck, quad[0]), "7H", index), monkeypatch)
-    off = _replaced(reader_module, "glimpses", lambda *_: [])
-    _named_by_the_stage_alone(reader, frame, monkeypatch, off, "7H", quad)
-
-
-def test_a_card_the_closer_look_names_is_a_neighbour_for_a_fans_middle_card(
-    deck, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The fan's last card is only glimpsed at first: with one end named there is no fan to look
-    # along. Once the closer look names it, the fans are looked at again and the middle card named.
-    frame, quads = _fan(deck, 3)
-    far = _outline_corner(frame, deck, quads[-1][2], HALF_ROUND)
-    index = (Thresholds().glimpse + Thresholds().seen_index) / 2
-    shown = [_fan_ends(frame, deck, quads, "KS")[0], *_closer_only(far, "JD", index, HALF_ROUND)]
-    shown.append(_shown("8D", quads[1][0], reach=5.0))
-    reader = known_reader(deck, shown, monkeypatch)
-    off = _replaced(reader_module, "named_count", lambda _sightings: 0)
-    found = _named_by_the_stage_alone(reader, frame, monkeypatch, off, "8D", quads[1])
-    assert "JD" in found
-
-
-def test_an_unsure_square_set_corner_is_named_leaned_as_a_measured_corner_beside_it(
-    deck, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A fan sheared 14 degrees: the middle card's corner is found by its print's ink alone, its
-    # down edge set square to its across edge; the fan's first card's outline corner measures how
-    # the cards lean. Read square the middle card is unsure; leaned as its neighbour, sure.
-    frame, quads = _fan(deck, 3, lean=14.0)
-    edge = quads[0][3] - quads[0][0]
-    leaned = (UPRIGHT[0], tuple(edge / np.hypot(*edge)))
-    first = _outline_corner(frame, deck, quads[0][0], leaned)  # measured: leaned as drawn
-    middle = _found(frame, deck, quads[1][0], source=INK)  # set square: its down edge straight down
-    assert np.hypot(*(middle.corner.point - quads[1][0])) < 0.05 * HEIGHT
-    point, size = tuple(middle.corner.point.tolist()), middle.heights[0]
-    around = 1.5 * max(1.0, second_look.AROUND_STEP * size)
-    shown = [
-        _shown("2C", first, leaned),
-        Shown("6D", point, *UPRIGHT, size, sure=0.7, reach=around, resize=0.05),
-        Shown("6D", point, *leaned, size, reach=around, resize=0.05, aligned=np.cos(np.radians(2.0))),
-    ]
-    reader = known_reader(deck, shown, monkeypatch)
-    _named_by_the_stage_alone(reader, frame, monkeypatch, _no("around_unsure_reads_leaned"), "6D", quads[1])
-    # Outlined leaned as it lies: its edge from the index corner down runs along the drawn one.
-    named = next(s.quad for s in reader.read(frame) if s.card == "6D")
-    down = named[3] - named[0]
-    assert down @ leaned[1] > np.cos(np.radians(1.0)) * np.hypot(*down)
