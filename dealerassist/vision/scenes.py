@@ -121,12 +121,12 @@ def _layout_groups(
     return groups
 
 
-def _paste(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """Warp one RGBA card onto the canvas inside its quad (with a soft shadow); returns its mask."""
-    h_img, w_img = canvas.shape[:2]
-    x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 6
-    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 6
-    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w_img), min(y1, h_img)
+Box = tuple[slice, slice]  # rows and columns of a frame
+
+
+def paste_card(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> tuple[Box, np.ndarray]:
+    """Warp one RGBA card onto the canvas inside its quad (with a soft shadow); returns the box
+    it was laid in and its mask there."""
     target_h = float(np.linalg.norm(quad[3] - quad[0]))
     factor = max(1.0, card.shape[0] / (1.5 * target_h))
     small = (
@@ -134,21 +134,31 @@ def _paste(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> np.ndarray
         if factor > 1
         else card
     )
-    sh, sw = small.shape[:2]
-    src = np.float32([[0, 0], [sw, 0], [sw, sh], [0, sh]])
-    matrix = cv2.getPerspectiveTransform(src, (quad - [x0, y0]).astype(np.float32))
-    warped = cv2.warpPerspective(
-        small,
-        matrix,
-        (x1 - x0, y1 - y0),
-        flags=cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_CONSTANT,
-        borderValue=(0, 0, 0, 0),
+    box, alpha = warp_card(canvas, small, quad)
+    return box, (alpha > 0.5).astype(np.uint8)
+
+
+SHADOW_ROOM = 10  # pixels around a laid card that its blurred, shifted shadow can reach
+
+
+def warp_card(canvas: np.ndarray, image: np.ndarray, quad: np.ndarray) -> tuple[Box, np.ndarray]:
+    """Warp a card image (BGRA) into ``quad`` of a float canvas and lay it there (``lay_card``),
+    touching only the card's box with room for its shadow; returns that box and where the card
+    covers it (0..1). The benchmark's tables and the training scenes lay their cards with it."""
+    left, top = np.maximum(np.floor(quad.min(axis=0)).astype(int) - SHADOW_ROOM, 0)
+    right, bottom = np.minimum(
+        np.ceil(quad.max(axis=0)).astype(int) + SHADOW_ROOM, (canvas.shape[1], canvas.shape[0])
     )
-    alpha = lay_card(canvas[y0:y1, x0:x1], warped)
-    mask = np.zeros((h_img, w_img), np.uint8)
-    mask[y0:y1, x0:x1] = (alpha > 0.5).astype(np.uint8)
-    return mask
+    right, bottom = max(right, left), max(bottom, top)
+    box = (slice(int(top), int(bottom)), slice(int(left), int(right)))
+    if right == left or bottom == top:
+        return box, np.zeros((int(bottom - top), int(right - left)), np.float32)
+    h, w = image.shape[:2]
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    matrix = cv2.getPerspectiveTransform(src, (quad - (left, top)).astype(np.float32))
+    size = (int(right - left), int(bottom - top))
+    warped = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
+    return box, lay_card(canvas[box], warped)
 
 
 def lay_card(roi: np.ndarray, warped: np.ndarray) -> np.ndarray:
@@ -169,7 +179,7 @@ def lay_card(roi: np.ndarray, warped: np.ndarray) -> np.ndarray:
     return alpha
 
 
-def _index_windows(quad: np.ndarray, shape: tuple[int, int]) -> list[tuple[tuple[slice, slice], np.ndarray]]:
+def _index_windows(quad: np.ndarray, shape: tuple[int, int]) -> list[tuple[Box, np.ndarray]]:
     """The two index corners (top-left and bottom-right) of a card quad, each as the frame's
     rows and columns around it and its mask there."""
     out = []
@@ -216,11 +226,11 @@ def make_scene(
             k += 1
             face_up = bool(rng.random() >= face_down_share)
             img_quad = cv2.perspectiveTransform(quad[None].astype(np.float32), camera)[0].astype(np.float64)
-            mask = _paste(canvas, design[code] if face_up else design["back"], img_quad)
-            placed.append((SceneCard(code, face_up, img_quad), mask))
+            laid = paste_card(canvas, design[code] if face_up else design["back"], img_quad)
+            placed.append((SceneCard(code, face_up, img_quad), laid))
     glare = _light(canvas, rng)
     above = np.zeros((h, w), np.uint8)  # the cards laid after the one looked at, from the top down
-    for card, mask in reversed(placed):
+    for card, (box, mask) in reversed(placed):
         seen = []
         for rows_columns, window in _index_windows(card.quad, (h, w)):
             area = int(window.sum())
@@ -229,7 +239,7 @@ def make_scene(
             seen.append(not hidden and not glared)
         card.corners_visible = (seen[0], seen[1])
         card.index_visible = any(seen)
-        above |= mask
+        above[box] |= mask
     frame = _spoil(canvas, rng)
     return frame, [card for card, _ in placed]
 

@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.registration import MARKER_DICTIONARY, Zones
-from dealerassist.vision.scenes import FRAME_SIZE, _paste
+from dealerassist.vision.scenes import FRAME_SIZE, paste_card
 
 CARD_MM = (63.0, 88.0)
 MARKER_MM = 40.0
@@ -95,11 +95,11 @@ def render_layout(
             )
         )
         rgba = cv2.cvtColor(pattern, cv2.COLOR_GRAY2BGRA)
-        _paste(canvas, rgba, quad.astype(np.float64))
+        paste_card(canvas, rgba, quad.astype(np.float64))
     for zone_name, dealt in cards.items():
         for slot, (code, face_up) in enumerate(dealt):
             quad = camera.to_image(_card_quad_mm(zones.polygons[zone_name], slot)).astype(np.float64)
-            _paste(canvas, design[code] if face_up else design["back"], quad)
+            paste_card(canvas, design[code] if face_up else design["back"], quad)
     return np.clip(canvas, 0, 255).astype(np.uint8)
 
 

@@ -19,7 +19,7 @@ from dealerassist.vision.card_corner import turned, unit
 from dealerassist.vision.index_features import window_features
 from dealerassist.vision.index_window import IndexWindow, sample_windows
 from dealerassist.vision.indexnet import BACK, NONE
-from dealerassist.vision.scenes import SceneCard, glare_spot, lay_card, light_ramp, make_scene, tinted
+from dealerassist.vision.scenes import SceneCard, glare_spot, light_ramp, make_scene, tinted, warp_card
 
 HEIGHTS = (66.0, 200.0)  # card heights in pixels, sampled evenly in log scale
 PLACE_JITTER = 0.015  # card heights (standard deviation) a found corner is off by
@@ -41,30 +41,15 @@ NEAR_PLACE = 0.1  # candidates this close to a true corner but not matching it a
 WRONG_SIZE = 1.3
 WRONG_LARGER = (WRONG_SIZE, 4.0)  # drawn evenly in log scale
 WRONG_SMALLER = (0.6, 1.0 / WRONG_SIZE)
-SHADOW_ROOM = 10  # pixels around a pasted card that its blurred, shifted shadow can reach
 GLARE_CHANCE = 0.4  # share of training scenes with a glare spot
 GLARE = (10.0, 110.0)  # its peak brightness: as strong as the glare an index can still be read under
 
 
 def _paste(canvas: np.ndarray, card: list[np.ndarray], quad: np.ndarray) -> None:
-    """Warp one card (BGRA, halving sizes) into ``quad`` of a float canvas, with a soft drop shadow.
-
-    Only the card's box (with room for the shadow) is touched: a card covers a quarter of a
-    training scene, and its blend and shadow are most of the scene's cost."""
+    """Warp one card (BGRA, halving sizes) into ``quad`` of a float canvas, with a soft drop shadow:
+    from the smallest halving at least 1.5 times the card's height on the canvas."""
     height = float(np.linalg.norm(quad[3] - quad[0]))
-    image = next((im for im in reversed(card) if im.shape[0] >= 1.5 * height), card[0])
-    h, w = image.shape[:2]
-    left, top = np.maximum(np.floor(quad.min(axis=0)).astype(int) - SHADOW_ROOM, 0)
-    right, bottom = np.minimum(
-        np.ceil(quad.max(axis=0)).astype(int) + SHADOW_ROOM, (canvas.shape[1], canvas.shape[0])
-    )
-    if right <= left or bottom <= top:
-        return
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    matrix = cv2.getPerspectiveTransform(src, (quad - (left, top)).astype(np.float32))
-    size = (int(right - left), int(bottom - top))
-    warped = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
-    lay_card(canvas[top:bottom, left:right], warped)
+    warp_card(canvas, next((im for im in reversed(card) if im.shape[0] >= 1.5 * height), card[0]), quad)
 
 
 def _halvings(image: np.ndarray) -> list[np.ndarray]:

@@ -47,7 +47,7 @@ def lay_cards(
     height: float = 150.0,
 ) -> np.ndarray:
     """A 1280x720 frame with cards (code, centre, angle in degrees, face up) laid flat on felt."""
-    from dealerassist.vision.scenes import _paste
+    from dealerassist.vision.scenes import paste_card
 
     canvas = np.empty((720, 1280, 3), np.float32)
     canvas[:] = felt
@@ -64,7 +64,7 @@ def lay_cards(
         )
         rad = np.deg2rad(angle)
         turn = np.array([[np.cos(rad), -np.sin(rad)], [np.sin(rad), np.cos(rad)]])
-        _paste(canvas, image, corners @ turn.T + [cx, cy])
+        paste_card(canvas, image, corners @ turn.T + [cx, cy])
     frame = np.clip(canvas, 0, 255).astype(np.uint8)
     ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
     assert ok
