@@ -19,7 +19,15 @@ from dealerassist.vision.card_corner import turned, unit
 from dealerassist.vision.index_features import window_features
 from dealerassist.vision.index_window import IndexWindow, sample_windows
 from dealerassist.vision.indexnet import BACK, NONE
-from dealerassist.vision.scenes import SceneCard, glare_spot, light_ramp, make_scene, tinted, warp_card
+from dealerassist.vision.scenes import (
+    SceneCard,
+    gaussian_noise,
+    glare_spot,
+    light_ramp,
+    make_scene,
+    tinted,
+    warp_card,
+)
 
 HEIGHTS = (66.0, 200.0)  # card heights in pixels, sampled evenly in log scale
 PLACE_JITTER = 0.015  # card heights (standard deviation) a found corner is off by
@@ -60,15 +68,14 @@ def _halvings(image: np.ndarray) -> list[np.ndarray]:
     return sizes
 
 
-def _felt(rng: np.random.Generator, size: int) -> np.ndarray:
+def _felt(rng: np.random.Generator, size: int, noise: np.random.Generator) -> np.ndarray:
     hsv = (rng.integers(0, 180), rng.integers(0, 240), rng.integers(50, 170))
-    colour = cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
-    felt = np.empty((size, size, 3), np.float32)
-    cv2.randn(felt, colour.astype(np.float64), np.full(3, 4.0))
-    return felt
+    blue, green, red = cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0].tolist()
+    felt = gaussian_noise((size, size, 3), 4.0, noise)
+    return cv2.add(felt, (blue, green, red, 0), dst=felt)  # a scalar per channel: 20x numpy's broadcast
 
 
-def _spoil(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _spoil(canvas: np.ndarray, rng: np.random.Generator, noise: np.random.Generator) -> np.ndarray:
     """Uneven light, tint, a little glare, blur, sensor noise and JPEG, as a camera delivers it."""
     axis = np.linspace(0.0, 1.0, canvas.shape[0], dtype=np.float32)
     angle = rng.uniform(0, 2 * np.pi)
@@ -81,9 +88,7 @@ def _spoil(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     sigma = rng.uniform(0.0, 1.4)
     if sigma > 0.3:
         canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
-    noise = np.empty_like(canvas)
-    cv2.randn(noise, 0.0, float(rng.uniform(0, 7)))
-    canvas += noise
+    canvas += gaussian_noise(canvas.shape, float(rng.uniform(0, 7)), noise)
     frame = np.clip(canvas, 0, 255).astype(np.uint8)
     ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 97))])
     return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else frame
@@ -148,14 +153,14 @@ def render_samples(
     little differently.
     """
     aspect = float(np.median([im.shape[0] / im.shape[1] for im in faces.values()]))
-    cv2.setRNGSeed(int(rng.integers(2**31)))  # grain and sensor noise come from OpenCV's generator
+    noise = np.random.default_rng(int(rng.integers(2**31)))  # the felt's grain and sensor noise
     backs = _halvings(back)
     cards = {code: _halvings(image) for code, image in faces.items()}
     features: list[np.ndarray] = []
     labels: list[str] = []
     for code in cards:
         for _ in range(scenes_per_card):
-            frame, quad, height, covered, face_down = _scene(cards, backs, code, aspect, rng)
+            frame, quad, height, covered, face_down = _scene(cards, backs, code, aspect, rng, noise)
             points, x_axes, y_axes, sizes, names = _spots(
                 quad, height, aspect, covered, BACK if face_down else code, looks, rng
             )
@@ -171,13 +176,14 @@ def _scene(
     code: str,
     aspect: float,
     rng: np.random.Generator,
+    noise: np.random.Generator,
 ) -> tuple[np.ndarray, np.ndarray, float, bool, bool]:
-    """One spoiled frame around ``code``; its quad, height, whether an upper card hides its second
-    index, and whether it lies face down."""
+    """One spoiled frame around ``code`` (its grain and sensor noise drawn by ``noise``); its quad,
+    height, whether an upper card hides its second index, and whether it lies face down."""
     codes = list(faces)
     height = float(np.exp(rng.uniform(np.log(HEIGHTS[0]), np.log(HEIGHTS[1]))))
     size = int(np.ceil(1.7 * height))
-    canvas = _felt(rng, size)
+    canvas = _felt(rng, size, noise)
     angle = rng.uniform(0, 2 * np.pi)
     x_axis = np.array([np.cos(angle), np.sin(angle)])
     y_axis = np.array([-np.sin(angle), np.cos(angle)])
@@ -198,7 +204,7 @@ def _scene(
     if covered:  # an upper card of a fan over this card's right part, hiding the second index
         offset = x_axis * rng.uniform(0.33, 0.6) * width + y_axis * step_down
         _paste(canvas, neighbour(), _card_quad(centre + offset, x_axis, y_axis, height, aspect, rng))
-    return _spoil(canvas, rng), quad, height, covered, face_down
+    return _spoil(canvas, rng, noise), quad, height, covered, face_down
 
 
 Spots = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]

@@ -9,7 +9,7 @@ import numpy as np
 
 from dealerassist.vision.baseline import ClassicReader
 from dealerassist.vision.evaluate import Tally, score_frame
-from dealerassist.vision.scenes import FRAME_SIZE, make_scene, write_scenes
+from dealerassist.vision.scenes import FRAME_SIZE, gaussian_noise, make_scene, write_scenes
 
 from .conftest import lay_cards
 
@@ -82,3 +82,17 @@ def test_classic_baseline_reads_an_isolated_card(kennard_dir: Path, design) -> N
     frame = lay_cards(design, [("QD", (640, 360), 8, True)], height=180)
     found = ClassicReader(kennard_dir).read(frame)
     assert [s.card for s in found] == ["QD"]
+
+
+def test_gaussian_noise_has_its_sigma_comes_fresh_and_follows_its_generator() -> None:
+    first = gaussian_noise((720, 1280, 3), 6.0, np.random.default_rng(5))
+    assert first.dtype == np.float32 and first.shape == (720, 1280, 3)
+    assert abs(float(first.mean())) < 0.05 and abs(float(first.std()) - 6.0) < 0.05
+    again = gaussian_noise((720, 1280, 3), 6.0, np.random.default_rng(5))
+    assert np.array_equal(first, again)  # a seed gives the same frame
+    first += 100.0  # a caller owns its array: the bank it was cut from is untouched
+    assert np.array_equal(again, gaussian_noise((720, 1280, 3), 6.0, np.random.default_rng(5)))
+    other = gaussian_noise((720, 1280, 3), 6.0, np.random.default_rng(6))
+    assert abs(float(np.corrcoef(other.ravel()[:100_000], again.ravel()[:100_000])[0, 1])) < 0.02
+    neighbours = again[:, :-1, 0].ravel(), again[:, 1:, 0].ravel()
+    assert abs(float(np.corrcoef(*neighbours)[0, 1])) < 0.02  # within a frame, as independent as fresh values
