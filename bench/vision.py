@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import resource
 import sys
 import time
@@ -38,7 +39,7 @@ from dealerassist.vision import reader as reader_module
 from dealerassist.vision.baseline import ClassicReader
 from dealerassist.vision.deck import DECK_FORMAT, DeckModel
 from dealerassist.vision.enrollment import MEMBERS, SCENES_PER_CARD, TABLES, enroll
-from dealerassist.vision.evaluate import Tally, score_frame
+from dealerassist.vision.evaluate import HEIGHT_BANDS, Tally, score_frame
 from dealerassist.vision.process import prepare_for_reading, set_aside_what_is_loaded
 from dealerassist.vision.reader import CardReader
 from dealerassist.vision.scenes import load_design, make_scene
@@ -251,6 +252,18 @@ def verdicts(tally: Tally) -> list[str]:
     ]
 
 
+def by_height(tally: Tally) -> str:
+    """The right reads by the card's height in the frame: how large the camera must show a card."""
+    edges = [f"{edge:.0f}" for edge in HEIGHT_BANDS]
+    between = [f"{low}-{high} px" for low, high in itertools.pairwise(edges)]
+    names = [f"under {edges[0]} px", *between, f"{edges[-1]} px and over"]
+    parts = [
+        f"{name} {100 * right / visible:.2f} % of {visible:,}" if visible else f"{name} none"
+        for name, (visible, right) in zip(names, tally.by_height, strict=True)
+    ]
+    return "  right by card height: " + "; ".join(parts)
+
+
 def enrollment_report(results: dict[str, DesignRun]) -> list[str]:
     """For each reader, each design's enrollment CPU seconds (or that its deck was kept, or the
     design refused), and the slowest against the target."""
@@ -383,6 +396,7 @@ def main(argv: list[str] | None = None) -> int:
         print("the corner-index reader against the targets (untuned designs pooled; 95 % intervals):")
         for line in verdicts(totals["corner-index"]):
             print(line)
+        print(by_height(totals["corner-index"]))
         for line in totals["corner-index"].mistakes[: args.mistakes]:
             print("  wrong (reader):", line)
     return 0

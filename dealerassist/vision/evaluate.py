@@ -7,10 +7,19 @@ lies where the sighting put its index corner: a right name with a poor outline i
 
 from __future__ import annotations
 
+from bisect import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
+# Card heights in pixels that split the right reads by size: how large a camera must show a card
+# is the figure an installer needs, and the smallest cards are where a reader fails first.
+HEIGHT_BANDS = (90.0, 110.0, 130.0, 160.0)
+
+
+def _no_cards_by_height() -> list[list[int]]:
+    return [[0, 0] for _ in range(len(HEIGHT_BANDS) + 1)]
 
 
 @dataclass
@@ -27,6 +36,9 @@ class Tally:
     frames: int = 0
     seconds: float = 0.0
     mistakes: list[str] = field(default_factory=list)
+    # Per band of HEIGHT_BANDS (below the first, between each two, above the last): the face-up
+    # cards with a visible index, and how many of them were read right.
+    by_height: list[list[int]] = field(default_factory=_no_cards_by_height)
 
     def add(self, other: Tally) -> None:
         for name in (
@@ -44,6 +56,9 @@ class Tally:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.seconds += other.seconds
         self.mistakes.extend(other.mistakes)
+        for mine, theirs in zip(self.by_height, other.by_height, strict=True):
+            mine[0] += theirs[0]
+            mine[1] += theirs[1]
 
     def summary(self) -> dict[str, float | int]:
         shown = max(self.face_up_visible, 1)
@@ -104,8 +119,11 @@ def score_frame(found: Sequence[dict], truth: Sequence[dict], label: str = "") -
             tally.face_up_hidden += 1
             continue
         tally.face_up_visible += 1
+        band = tally.by_height[bisect(HEIGHT_BANDS, heights[i])]
+        band[0] += 1
         if read == t["card"]:
             tally.correct += 1
+            band[1] += 1
         elif read is None:
             tally.abstained += 1
     return tally

@@ -84,6 +84,25 @@ def test_classic_baseline_reads_an_isolated_card(kennard_dir: Path, design) -> N
     assert [s.card for s in found] == ["QD"]
 
 
+def test_score_frame_splits_the_right_reads_by_card_height() -> None:
+    small = [[0, 0], [56, 0], [56, 80], [0, 80]]  # 80 px: below the first band edge
+    middle = [[200, 0], [270, 0], [270, 100], [200, 100]]  # 100 px
+    large = [[400, 0], [540, 0], [540, 200], [400, 200]]  # 200 px: above the last edge
+    hidden = _truth("3C", middle, visible=False)
+    truth = [_truth("AS", small), _truth("KD", middle), _truth("2C", large), hidden]
+    found = [
+        {"card": "AS", "confidence": 1.0, "face_up": True, "quad": small},
+        {"card": None, "confidence": 0.0, "face_up": True, "quad": middle},
+        {"card": "2C", "confidence": 1.0, "face_up": True, "quad": large},
+    ]
+    tally = score_frame(found, truth)
+    assert tally.by_height == [[1, 1], [1, 0], [0, 0], [0, 0], [1, 1]]  # a hidden index counts nowhere
+    total = Tally()
+    total.add(tally)
+    total.add(tally)
+    assert total.by_height[0] == [2, 2] and sum(v for v, _ in total.by_height) == total.face_up_visible == 6
+
+
 def test_gaussian_noise_has_its_sigma_comes_fresh_and_follows_its_generator() -> None:
     first = gaussian_noise((720, 1280, 3), 6.0, np.random.default_rng(5))
     assert first.dtype == np.float32 and first.shape == (720, 1280, 3)
