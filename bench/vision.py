@@ -253,15 +253,18 @@ def verdicts(tally: Tally) -> list[str]:
 
 
 def by_height(tally: Tally) -> str:
-    """The right reads by the card's height in the frame: how large the camera must show a card."""
+    """Right and wrong reads of visible indices by the card's height in the frame: how large the
+    camera must show a card for the reader to meet its targets."""
     edges = [f"{edge:.0f}" for edge in HEIGHT_BANDS]
     between = [f"{low}-{high} px" for low, high in itertools.pairwise(edges)]
     names = [f"under {edges[0]} px", *between, f"{edges[-1]} px and over"]
     parts = [
-        f"{name} {100 * right / visible:.2f} % of {visible:,}" if visible else f"{name} none"
-        for name, (visible, right) in zip(names, tally.by_height, strict=True)
+        f"{name} {100 * right / visible:.2f} / {100 * wrong / visible:.2f} % of {visible:,}"
+        if visible
+        else f"{name} none"
+        for name, (visible, right, wrong) in zip(names, tally.by_height, strict=True)
     ]
-    return "  right by card height: " + "; ".join(parts)
+    return "  right / wrong by card height: " + "; ".join(parts)
 
 
 def enrollment_report(results: dict[str, DesignRun]) -> list[str]:

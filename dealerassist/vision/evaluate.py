@@ -19,7 +19,7 @@ HEIGHT_BANDS = (90.0, 110.0, 130.0, 160.0)
 
 
 def _no_cards_by_height() -> list[list[int]]:
-    return [[0, 0] for _ in range(len(HEIGHT_BANDS) + 1)]
+    return [[0, 0, 0] for _ in range(len(HEIGHT_BANDS) + 1)]
 
 
 @dataclass
@@ -37,7 +37,7 @@ class Tally:
     seconds: float = 0.0
     mistakes: list[str] = field(default_factory=list)
     # Per band of HEIGHT_BANDS (below the first, between each two, above the last): the face-up
-    # cards with a visible index, and how many of them were read right.
+    # cards with a visible index, how many of them were read right, and how many wrong.
     by_height: list[list[int]] = field(default_factory=_no_cards_by_height)
 
     def add(self, other: Tally) -> None:
@@ -57,8 +57,7 @@ class Tally:
         self.seconds += other.seconds
         self.mistakes.extend(other.mistakes)
         for mine, theirs in zip(self.by_height, other.by_height, strict=True):
-            mine[0] += theirs[0]
-            mine[1] += theirs[1]
+            mine[:] = [a + b for a, b in zip(mine, theirs, strict=True)]
 
     def summary(self) -> dict[str, float | int]:
         shown = max(self.face_up_visible, 1)
@@ -126,4 +125,6 @@ def score_frame(found: Sequence[dict], truth: Sequence[dict], label: str = "") -
             band[1] += 1
         elif read is None:
             tally.abstained += 1
+        else:
+            band[2] += 1
     return tally

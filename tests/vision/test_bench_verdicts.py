@@ -152,7 +152,7 @@ def test_a_design_enrollment_refuses_is_reported_and_fails_the_enrollment_target
 
 def test_right_reads_are_printed_by_card_height() -> None:
     tally = _tally(300, 290)
-    tally.by_height = [[100, 90], [0, 0], [50, 50], [50, 50], [100, 100]]
+    tally.by_height = [[100, 90, 2], [0, 0, 0], [50, 50, 0], [50, 50, 0], [100, 100, 0]]
     line = vision_bench.by_height(tally)
-    assert "under 90 px 90.00 % of 100" in line and "90-110 px none" in line
-    assert line.endswith("160 px and over 100.00 % of 100")
+    assert "under 90 px 90.00 / 2.00 % of 100" in line and "90-110 px none" in line
+    assert line.endswith("160 px and over 100.00 / 0.00 % of 100")

@@ -93,14 +93,16 @@ def test_score_frame_splits_the_right_reads_by_card_height() -> None:
     found = [
         {"card": "AS", "confidence": 1.0, "face_up": True, "quad": small},
         {"card": None, "confidence": 0.0, "face_up": True, "quad": middle},
-        {"card": "2C", "confidence": 1.0, "face_up": True, "quad": large},
+        {"card": "2S", "confidence": 1.0, "face_up": True, "quad": large},
     ]
     tally = score_frame(found, truth)
-    assert tally.by_height == [[1, 1], [1, 0], [0, 0], [0, 0], [1, 1]]  # a hidden index counts nowhere
+    # visible, right, wrong per band; a hidden index counts nowhere
+    assert tally.by_height == [[1, 1, 0], [1, 0, 0], [0, 0, 0], [0, 0, 0], [1, 0, 1]]
     total = Tally()
     total.add(tally)
     total.add(tally)
-    assert total.by_height[0] == [2, 2] and sum(v for v, _ in total.by_height) == total.face_up_visible == 6
+    assert total.by_height[0] == [2, 2, 0] and total.by_height[4] == [2, 0, 2]
+    assert sum(band[0] for band in total.by_height) == total.face_up_visible == 6
 
 
 def test_gaussian_noise_has_its_sigma_comes_fresh_and_follows_its_generator() -> None:
