@@ -1,6 +1,6 @@
 """The demo's overhead camera: the synthetic camera over the layout, read by the real vision pipeline.
 
-Reading one 1280x720 frame takes some 17 ms of CPU (docs/vision.md): five tables' cameras at video
+Reading one 1280x720 frame takes some 20 ms of CPU (docs/vision.md): five tables' cameras at video
 rate would want more than a small machine's cores. The demo therefore looks at checkpoints: the
 dealer shows the camera the layout at the moments that matter (the showdown, and a careless turn of
 the dealer's hidden card), the synthetic camera renders that layout for a few noisy frames, and the
