@@ -74,10 +74,12 @@ def _log_in(driver: WebDriver, base: str, name: str, password: str) -> None:
 
 
 def _chain_verdict(driver: WebDriver) -> str | None:
-    """The chain status text once shown; the live page may redraw it while we read it."""
+    """The verify page's verdict once it is shown: until its answer arrives the surveillance page
+    still shows "not verified" under the same id, and the live page may redraw it while we read."""
     try:
         found = driver.find_elements(By.ID, "chain-status")
-        return (found[0].text or None) if found else None
+        text = found[0].text if found else ""
+        return text if text.startswith(("Intact:", "BROKEN")) else None
     except WebDriverException as error:
         if page_moved_on(error):
             return None
