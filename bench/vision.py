@@ -25,6 +25,7 @@ import contextlib
 import itertools
 import resource
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ from dealerassist.vision.reader import CardReader
 from dealerassist.vision.scenes import load_design, make_scene
 from dealerassist.vision.second_look import no_windows
 from dealerassist.vision.sighting import CardSighting
+from dealerassist.vision.temporal import CardStabiliser
 
 RIGHT_TARGET = 0.995  # share of face-up cards with a visible index read right, at least
 WRONG_TARGET = 0.001  # share of face-up cards named as another card (or names where no card lies), at most
@@ -55,6 +57,8 @@ TARGETS = (
     f"face-down read as face = 0, <= {MS_TARGET:.0f} ms/frame, enrollment <= {ENROLL_TARGET:.0f} CPU s"
 )
 Z95 = 1.959963984540054  # the standard normal's two-sided 95 % point
+STABLE_FRAMES = 5  # a live camera's stabiliser reports a read seen alike in this many frames in a row
+STABILISED = "stabilised"  # the method name of what the stabiliser reports (``--frames``)
 
 
 def _nothing(*_args: object, **_kwargs: object) -> list:
@@ -121,11 +125,13 @@ def run_design(
     repeat: int = 1,
     decks: Path | None = None,
     stages_off: tuple[str, ...] = (),
+    still_frames: int = 1,
 ) -> DesignRun:
     """Each draw's tallies by method (``scenes`` frames of the design per seed) and the CPU time
     its enrollment took (``corner-index``). A design enrollment refuses is reported as refused,
     with the reason. Each of ``stages_off`` adds the per-deck reader with that stage switched off
-    (``without``), on the same frames."""
+    (``without``), on the same frames. With ``still_frames`` above 1, what a camera's stabiliser
+    reports of each table shown that many frames is scored too (``stabilised_reads``)."""
     folder = artwork.design_dir(name)
     run = DesignRun()
     readers = {}
@@ -176,12 +182,53 @@ def run_design(
             tally = score_frame([s.to_json() for s in found], [c.to_json() for c in truth], label)
             tally.seconds = float(costs[method][i])
             tallies[seed][method].add(tally)
+    if still_frames > 1:
+        for seed in seeds:
+            label = f"{name} seed {seed}"
+            tallies[seed][STABILISED] = stabilised_reads(
+                readers["corner-index"], design, seed, scenes, still_frames, max_cards, label
+            )
     enrolled = [
         f"{method} {'kept deck loaded' if cpu is None else f'enrolled in {cpu:.1f} CPU s'}"
         for method, cpu in run.enroll_cpu_s.items()
     ]
     print(f"# {name}: {', '.join(enrolled)}", flush=True)
     return run
+
+
+def stabilised_reads(
+    read: Callable[[np.ndarray], list[CardSighting]],
+    design: dict[str, np.ndarray],
+    seed: int,
+    scenes: int,
+    frames: int,
+    max_cards: int | None,
+    label: str,
+) -> Tally:
+    """What a table's stabiliser reports of the draw's own tables (``seed``'s ``scenes``), each
+    shown still for ``frames`` frames that differ in their sensor noise alone, scored as a frame's
+    sightings are: a card counts as read once the same read was seen in ``STABLE_FRAMES`` frames
+    in a row (or all of fewer), as on a live camera. A frame's slip the next frames do not repeat
+    never reaches the table; a misread the camera makes frame after frame does."""
+    rng = np.random.default_rng(seed)
+    tally = Tally()
+    with tempfile.TemporaryDirectory() as snapshots:
+        for scene in range(scenes):
+            table = rng.bit_generator.state
+            stabiliser = CardStabiliser(
+                "bench", snapshots, stable_frames=min(STABLE_FRAMES, frames), missing_frames=frames
+            )
+            for shown in range(frames):
+                rng.bit_generator.state = table
+                sensor = np.random.default_rng([seed, scene, shown]) if shown else None
+                frame, truth = make_scene(design, rng, max_cards, sensor=sensor)
+                sightings = read(frame)
+                for sighting in sightings:
+                    sighting.zone = "table"  # one zone: the whole frame is the table here
+                stabiliser.update(frame, sightings)
+            reported = [sighting.to_json() for sighting in stabiliser.reported()]
+            tally.add(score_frame(reported, [card.to_json() for card in truth], f"{label} scene {scene}"))
+    return tally
 
 
 def _deck(
@@ -336,6 +383,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--decks", type=Path, help="keep enrolled decks here, to only read when run again")
     parser.add_argument(
+        "--frames",
+        type=int,
+        default=1,
+        help=f"also show each table still for this many frames (sensor noise redrawn) and score what "
+        f"a camera's stabiliser reports ({STABLE_FRAMES} alike in a row): the '{STABILISED}' rows",
+    )
+    parser.add_argument(
         "--without",
         nargs="+",
         default=[],
@@ -346,6 +400,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.scenes < 1:
         parser.error(f"--scenes must be 1 or more, not {args.scenes}: a draw with no scenes measures nothing")
+    if args.frames < 1:
+        parser.error(f"--frames must be 1 or more, not {args.frames}")
     if args.members < 1:
         parser.error(f"--members must be 1 or more, not {args.members}: a committee needs a network")
     prepare_for_reading()  # the target is per frame on one core
@@ -367,6 +423,7 @@ def main(argv: list[str] | None = None) -> int:
             max(1, args.repeat),
             args.decks,
             tuple(args.without),
+            args.frames,
         )
         for d in designs
     }

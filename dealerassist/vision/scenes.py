@@ -222,8 +222,11 @@ def make_scene(
     rng: np.random.Generator,
     cards: int | None = None,
     face_down_share: float = 0.15,
+    sensor: np.random.Generator | None = None,
 ) -> tuple[np.ndarray, list[SceneCard]]:
-    """One JPEG-degraded 1280x720 frame and the truth for every card in it."""
+    """One JPEG-degraded 1280x720 frame and the truth for every card in it. With ``sensor`` its
+    sensor noise is drawn from that generator: the same ``rng`` state with another ``sensor`` is
+    another frame of the same still table, as a camera's next frame is."""
     w, h = FRAME_SIZE
     # Grain and sensor noise have a generator of their own, seeded from ``rng`` once, so that
     # ``rng`` draws the same table however the noise is made.
@@ -256,7 +259,7 @@ def make_scene(
         card.corners_visible = (seen[0], seen[1])
         card.index_visible = any(seen)
         above[box] |= mask
-    frame = _spoil(canvas, rng, noise)
+    frame = _spoil(canvas, rng, noise if sensor is None else sensor)
     return frame, [card for card, _ in placed]
 
 

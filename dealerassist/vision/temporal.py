@@ -107,6 +107,14 @@ class CardStabiliser:
                     )
         return events
 
+    def reported(self) -> list[CardSighting]:
+        """What is in view as reported: each track's last reported read, where it lies now."""
+        return [
+            CardSighting(track.reported[0], track.confidence, track.reported[1], track.quad, zone=track.zone)
+            for track in self.tracks
+            if track.reported is not None
+        ]
+
     def _match(self, sighting: CardSighting, candidates: list[_Track]) -> _Track | None:
         best, best_distance = None, float("inf")
         for track in candidates:

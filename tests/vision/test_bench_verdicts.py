@@ -3,11 +3,14 @@ only when its whole 95 % interval lies on one side of it."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from dealerassist.commands.bench import load
 from dealerassist.vision.deck import DeckFileError
 from dealerassist.vision.evaluate import Tally
+from dealerassist.vision.scenes import SceneCard
+from dealerassist.vision.sighting import CardSighting
 
 vision_bench = load("vision")
 
@@ -156,3 +159,49 @@ def test_right_reads_are_printed_by_card_height() -> None:
     line = vision_bench.by_height(tally)
     assert "under 90 px 90.00 / 2.00 % of 100" in line and "90-110 px none" in line
     assert line.endswith("160 px and over 100.00 / 0.00 % of 100")
+
+
+def _read_as_scripted(names: list[str]) -> object:
+    """A reader that sees AS right in every frame and the second card as ``names`` says, frame by frame."""
+    frames = iter(names)
+
+    def read(_frame: object) -> list[CardSighting]:
+        second = next(frames)
+        return [
+            CardSighting("AS", 0.99, True, np.array(_LEFT, float)),
+            CardSighting(second, 0.95, True, np.array(_RIGHT, float)),
+        ]
+
+    return read
+
+
+_LEFT = [[10, 10], [80, 10], [80, 110], [10, 110]]
+_RIGHT = [[300, 10], [370, 10], [370, 110], [300, 110]]
+
+
+def test_the_stabilised_rows_count_what_a_camera_reports_frame_after_frame(monkeypatch) -> None:
+    truth = [SceneCard("AS", True, np.array(_LEFT, float)), SceneCard("KD", True, np.array(_RIGHT, float))]
+    image = np.full((200, 400, 3), 90, np.uint8)
+    monkeypatch.setattr(vision_bench, "make_scene", lambda design, rng, cards, sensor=None: (image, truth))
+    slip = ["KD", "KD", "KH", "KD", "KD"]  # one frame's misread, never steady
+    tally = vision_bench.stabilised_reads(_read_as_scripted(slip), {}, 7, 1, 5, None, "t")
+    assert (tally.correct, tally.wrong, tally.abstained) == (1, 0, 1)  # KD not yet steady either
+    tally = vision_bench.stabilised_reads(_read_as_scripted(slip + ["KD"] * 5), {}, 7, 1, 10, None, "t")
+    assert (tally.correct, tally.wrong, tally.abstained) == (2, 0, 0)
+    steady = vision_bench.stabilised_reads(_read_as_scripted(["KH"] * 5), {}, 7, 1, 5, None, "t")
+    assert (steady.correct, steady.wrong) == (1, 1) and steady.mistakes == ["t scene 0: KD read as KH"]
+
+
+def test_each_still_table_is_the_per_frame_draws_own_with_only_its_sensor_noise_redrawn(monkeypatch) -> None:
+    calls: list[tuple[object, bool]] = []
+
+    def scene(design: object, rng: np.random.Generator, cards: object, sensor: object = None) -> tuple:
+        calls.append((rng.integers(1_000_000), sensor is None))
+        return np.zeros((100, 100, 3), np.uint8), []
+
+    monkeypatch.setattr(vision_bench, "make_scene", scene)
+    vision_bench.stabilised_reads(lambda frame: [], {}, 7, 2, 3, None, "t")
+    drawn = np.random.default_rng(7)
+    tables = [drawn.integers(1_000_000) for _ in range(2)]
+    # Each table three times from the same state; only its first frame keeps the table's own noise.
+    assert calls == [(table, kept) for table in tables for kept in (True, False, False)]

@@ -9,7 +9,7 @@ import numpy as np
 
 from dealerassist.vision.baseline import ClassicReader
 from dealerassist.vision.evaluate import Tally, score_frame
-from dealerassist.vision.scenes import FRAME_SIZE, gaussian_noise, make_scene, write_scenes
+from dealerassist.vision.scenes import FRAME_SIZE, gaussian_noise, load_design, make_scene, write_scenes
 
 from .conftest import lay_cards
 
@@ -119,3 +119,15 @@ def test_gaussian_noise_has_its_sigma_comes_fresh_and_follows_its_generator() ->
     assert abs(float(np.corrcoef(other.ravel()[:100_000], again.ravel()[:100_000])[0, 1])) < 0.02
     neighbours = again[:, :-1, 0].ravel(), again[:, 1:, 0].ravel()
     assert abs(float(np.corrcoef(*neighbours)[0, 1])) < 0.02  # within a frame, as independent as fresh values
+
+
+def test_another_sensor_generator_is_another_frame_of_the_same_still_table(kennard_dir: Path) -> None:
+    design = load_design(kennard_dir)
+    first, truth = make_scene(design, np.random.default_rng(4), 6)
+    again, same_truth = make_scene(design, np.random.default_rng(4), 6, sensor=None)
+    assert np.array_equal(first, again)
+    next_frame, next_truth = make_scene(design, np.random.default_rng(4), 6, sensor=np.random.default_rng(9))
+    tables = [[c.to_json() for c in cards] for cards in (truth, same_truth, next_truth)]
+    assert tables[0] == tables[1] == tables[2]
+    difference = np.abs(next_frame.astype(np.int16) - first.astype(np.int16))
+    assert difference.any() and float(difference.mean()) < 8.0  # noise apart, the same picture

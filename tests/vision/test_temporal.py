@@ -109,3 +109,14 @@ def test_cards_outside_every_zone_are_ignored(tmp_path: Path) -> None:
 def test_bad_settings_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="at least 1"):
         CardStabiliser("tcp-1", tmp_path, stable_frames=0)
+
+
+def test_what_was_reported_is_listed_where_the_card_lies_now(tmp_path: Path) -> None:
+    stab = CardStabiliser("tcp-1", tmp_path, stable_frames=2)
+    stab.update(FRAME, [seen("AS"), seen("KD", shift=400.0)])
+    stab.update(FRAME, [seen("AS", shift=3.0), seen("KH", shift=400.0)])  # KD's read not yet steady
+    [reported] = stab.reported()
+    assert (reported.card, reported.face_up, reported.zone) == ("AS", True, "dealer")
+    assert np.array_equal(reported.quad, QUAD + 3.0)
+    stab.update(FRAME, [seen("AS", shift=3.0), seen("KH", shift=400.0)])
+    assert sorted(s.card for s in stab.reported()) == ["AS", "KH"]
