@@ -66,16 +66,14 @@ class CardStabiliser:
 
     def update(self, frame: np.ndarray, sightings: list[CardSighting]) -> list[Event]:
         events: list[Event] = []
+        placed = [sighting for sighting in sightings if sighting.zone is not None]
         unmatched = list(self.tracks)
-        for sighting in sightings:
-            if sighting.zone is None:
-                continue
-            track = self._match(sighting, unmatched)
+        for sighting, track in zip(placed, self._tracks_of(placed), strict=True):
             state = (sighting.card, sighting.face_up)
             if track is None:
                 name = next(self._track_names)
                 self.tracks.append(
-                    _Track(name, sighting.zone, sighting.quad, state, confidence=sighting.confidence)
+                    _Track(name, str(sighting.zone), sighting.quad, state, confidence=sighting.confidence)
                 )
                 track = self.tracks[-1]
             else:
@@ -115,13 +113,26 @@ class CardStabiliser:
             if track.reported is not None
         ]
 
-    def _match(self, sighting: CardSighting, candidates: list[_Track]) -> _Track | None:
-        best, best_distance = None, float("inf")
-        for track in candidates:
-            distance = float(np.linalg.norm(track.centre - sighting.centre))
-            if track.zone == sighting.zone and distance < 0.3 * track.size and distance < best_distance:
-                best, best_distance = track, distance
-        return best
+    def _tracks_of(self, sightings: list[CardSighting]) -> list[_Track | None]:
+        """Each sighting's track, or None for a card new in view: one in its zone within 0.3 of
+        the track's card size. Pairs that agree (the same read and face, or an unread frame of the
+        same face) are taken first, then the rest, each nearest first: in a pile a face-down
+        card's track lies a few pixels from the card over it, and taken in the frame's order the
+        upper card's sighting could take it while the lower card's own sighting was there too."""
+        pairs = []
+        for s, sighting in enumerate(sightings):
+            for t, track in enumerate(self.tracks):
+                distance = float(np.linalg.norm(track.centre - sighting.centre))
+                if track.zone == sighting.zone and distance < 0.3 * track.size:
+                    agrees = sighting.face_up == track.state[1] and sighting.card in (None, track.state[0])
+                    pairs.append((not agrees, distance, s, t))
+        chosen: list[_Track | None] = [None] * len(sightings)
+        taken: set[int] = set()
+        for _, _, s, t in sorted(pairs):
+            if chosen[s] is None and t not in taken:
+                chosen[s] = self.tracks[t]
+                taken.add(t)
+        return chosen
 
     def _read_event(self, frame: np.ndarray, track: _Track) -> CardRead:
         track.reported = track.state

@@ -120,3 +120,16 @@ def test_what_was_reported_is_listed_where_the_card_lies_now(tmp_path: Path) -> 
     assert np.array_equal(reported.quad, QUAD + 3.0)
     stab.update(FRAME, [seen("AS", shift=3.0), seen("KH", shift=400.0)])
     assert sorted(s.card for s in stab.reported()) == ["AS", "KH"]
+
+
+def test_a_card_laid_over_a_face_down_card_does_not_take_its_track(tmp_path: Path) -> None:
+    stab = CardStabiliser("tcp-1", tmp_path, stable_frames=2)
+    stab.update(FRAME, [seen(None, face_up=False)])  # a face-down card comes into view
+    # A card is laid over it, its outline a few pixels from the back's, and listed first.
+    both = [seen("KC", shift=7.0), seen(None, face_up=False, shift=10.0)]
+    down = stab.update(FRAME, both)
+    assert [(e.card, e.face_up) for e in down] == [(None, False)]  # its own track, still counting
+    up = stab.update(FRAME, both)
+    assert [(e.card, e.face_up) for e in up] == [(Card.parse("KC"), True)]
+    assert up[0].track != down[0].track
+    assert sorted((s.card or "-", s.face_up) for s in stab.reported()) == [("-", False), ("KC", True)]
