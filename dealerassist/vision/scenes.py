@@ -67,6 +67,8 @@ def gaussian_noise(shape: tuple[int, ...], sigma: float, rng: np.random.Generato
     as fresh ones; drawing them afresh (``cv2.randn``) took a fifth of an enrollment's rendering."""
     count = int(np.prod(shape))
     bank = _noise_bank()
+    if count > bank.size:  # larger than any frame drawn here: drawn afresh
+        return rng.standard_normal(shape, dtype=np.float32) * np.float32(sigma)
     start = int(rng.integers(0, bank.size - count + 1))
     return np.multiply(bank[start : start + count].reshape(shape), np.float32(sigma))
 

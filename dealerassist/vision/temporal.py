@@ -120,10 +120,12 @@ class CardStabiliser:
         card's track lies a few pixels from the card over it, and taken in the frame's order the
         upper card's sighting could take it while the lower card's own sighting was there too."""
         pairs = []
+        reach = [(track.centre, 0.3 * track.size) for track in self.tracks]
         for s, sighting in enumerate(sightings):
             for t, track in enumerate(self.tracks):
-                distance = float(np.linalg.norm(track.centre - sighting.centre))
-                if track.zone == sighting.zone and distance < 0.3 * track.size:
+                centre, within = reach[t]
+                distance = float(np.linalg.norm(centre - sighting.centre))
+                if track.zone == sighting.zone and distance < within:
                     agrees = sighting.face_up == track.state[1] and sighting.card in (None, track.state[0])
                     pairs.append((not agrees, distance, s, t))
         chosen: list[_Track | None] = [None] * len(sightings)

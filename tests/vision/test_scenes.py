@@ -131,3 +131,8 @@ def test_another_sensor_generator_is_another_frame_of_the_same_still_table(kenna
     assert tables[0] == tables[1] == tables[2]
     difference = np.abs(next_frame.astype(np.int16) - first.astype(np.int16))
     assert difference.any() and float(difference.mean()) < 8.0  # noise apart, the same picture
+
+
+def test_gaussian_noise_larger_than_its_bank_is_drawn_afresh() -> None:
+    large = gaussian_noise((1080, 1920, 3), 2.0, np.random.default_rng(1))  # 6.2 M values
+    assert large.dtype == np.float32 and abs(float(large.std()) - 2.0) < 0.01
