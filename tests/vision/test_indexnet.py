@@ -367,36 +367,3 @@ def test_a_committee_gives_the_probability_of_a_named_card_where_it_can_be_sure(
 def test_training_refuses_an_unknown_label() -> None:
     with pytest.raises(ValueError, match=r"card codes, 'none' or 'back'; got \['ZZ'\]"):
         train(np.zeros((2, feature_size()), np.float32), np.array(["AS", "ZZ"]), np.random.default_rng(0))
-
-
-def test_freed_frame_buffers_are_kept_where_the_c_library_allows() -> None:
-    import platform
-
-    from dealerassist.vision.memory import keep_freed_buffers
-
-    on_glibc = platform.libc_ver()[0] == "glibc"  # mallopt's thresholds are glibc's
-    assert keep_freed_buffers() is on_glibc
-    assert keep_freed_buffers() is on_glibc  # once per process, then the same answer
-
-
-class _Held:
-    """An object that refers to itself: only the collector's passes can free it."""
-
-    def __init__(self) -> None:
-        self.me = self
-
-
-def test_what_is_loaded_is_left_out_of_full_collections_and_garbage_is_freed_first() -> None:
-    import gc
-    import weakref
-
-    from dealerassist.vision.memory import set_aside_what_is_loaded
-
-    held, dropped = _Held(), _Held()
-    gone = weakref.ref(dropped)
-    del dropped
-    set_aside_what_is_loaded()
-    assert gone() is None  # the cycle dropped before was collected, not kept for good
-    assert not any(o is held for o in gc.get_objects())  # the one alive is set aside
-    later = _Held()
-    assert any(o is later for o in gc.get_objects())  # what comes after is collected as ever

@@ -1,12 +1,16 @@
-"""The bundled BLAS libraries (numpy's, OpenCV's) run products, and OpenCV its image operations,
-on the calling thread alone."""
+"""A reading process's settings: the bundled BLAS libraries (numpy's, OpenCV's) run products, and
+OpenCV its image operations, on the calling thread alone; freed buffers stay in the heap; what is
+loaded is left out of the collector's full passes."""
 
 from __future__ import annotations
 
+import gc
+import platform
 import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +18,7 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.blas import hold_blas_to_one_thread, hold_opencv_to_one_thread
+from dealerassist.vision.process import keep_freed_buffers, prepare_for_reading, set_aside_what_is_loaded
 
 
 def _thread_ticks() -> dict[str, int]:
@@ -35,14 +39,14 @@ def _thread_ticks() -> dict[str, int]:
     ids=["numpy", "opencv"],
 )
 def test_products_keep_to_the_calling_thread(product: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> None:
-    assert hold_blas_to_one_thread() >= 1
+    prepare_for_reading()
     features = np.random.default_rng(0).random((200, 448), dtype=np.float32)
     weights = np.random.default_rng(1).random((448, 256), dtype=np.float32)
     _assert_on_the_calling_thread(lambda: product(features, weights))
 
 
 def test_image_operations_keep_to_the_calling_thread() -> None:
-    hold_opencv_to_one_thread()
+    prepare_for_reading()
     assert cv2.getNumThreads() == 1
     frame = np.random.default_rng(2).integers(0, 256, (720, 1280, 3), dtype=np.uint8)
     # Operations OpenCV splits over its pool when it has one, on frame-sized images.
@@ -92,3 +96,27 @@ print("ok", before)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ok")
+
+
+def test_freed_frame_buffers_are_kept_where_the_c_library_allows() -> None:
+    on_glibc = platform.libc_ver()[0] == "glibc"  # mallopt's thresholds are glibc's
+    assert keep_freed_buffers() is on_glibc
+    assert keep_freed_buffers() is on_glibc  # once per process, then the same answer
+
+
+class _Held:
+    """An object that refers to itself: only the collector's passes can free it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_what_is_loaded_is_left_out_of_full_collections_and_garbage_is_freed_first() -> None:
+    held, dropped = _Held(), _Held()
+    gone = weakref.ref(dropped)
+    del dropped
+    set_aside_what_is_loaded()
+    assert gone() is None  # the cycle dropped before was collected, not kept for good
+    assert not any(o is held for o in gc.get_objects())  # the one alive is set aside
+    later = _Held()
+    assert any(o is later for o in gc.get_objects())  # what comes after is collected as ever
