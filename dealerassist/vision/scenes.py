@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from dealerassist.core.cards import FULL_DECK
+from dealerassist.vision.artwork import card_names
 from dealerassist.vision.deck import load_card_image
 
 FRAME_SIZE = (1280, 720)
@@ -23,6 +24,9 @@ INDEX_WINDOW = (0.0, 0.0, 0.2, 0.46)  # card heights from an index corner: where
 GLARE_HIDES = 70.0  # added brightness above which glare counts as hiding an index
 NOISE_BANK = 1 << 22  # normals drawn once per process, a frame's 2.8 M values cut from them
 NOISE_SEED = 20261207
+SHADOW_ROOM = 10  # pixels around a laid card that its blurred, shifted shadow can reach
+
+Box = tuple[slice, slice]  # rows and columns of a frame
 
 
 @dataclass
@@ -46,7 +50,7 @@ def load_design(folder: str | Path) -> dict[str, np.ndarray]:
     """Card images of one design keyed by code, plus ``back``; transparent corners kept as alpha."""
     folder = Path(folder)
     images = {}
-    for name in [c.code for c in FULL_DECK] + ["back"]:
+    for name in card_names():
         rgba = cv2.imread(str(folder / f"{name}.png"), cv2.IMREAD_UNCHANGED)
         if rgba is None:
             load_card_image(folder / f"{name}.png")  # raises the clear error
@@ -62,12 +66,12 @@ def _noise_bank() -> np.ndarray:
 
 
 def gaussian_noise(shape: tuple[int, ...], sigma: float, rng: np.random.Generator) -> np.ndarray:
-    """Gaussian noise of ``sigma`` in a fresh float32 array of ``shape``: one slice of a bank of
-    normals drawn once, from an offset ``rng`` draws. Within a frame the values are as independent
-    as fresh ones; drawing them afresh (``cv2.randn``) took a fifth of an enrollment's rendering."""
+    """Gaussian noise of ``sigma`` in a fresh float32 array of ``shape``: a slice of a bank of
+    normals drawn once, from an offset ``rng`` draws. Within a frame as independent as fresh
+    values, which took a fifth of an enrollment's rendering to draw."""
     count = int(np.prod(shape))
     bank = _noise_bank()
-    if count > bank.size:  # larger than any frame drawn here: drawn afresh
+    if count > bank.size:
         return rng.standard_normal(shape, dtype=np.float32) * np.float32(sigma)
     start = int(rng.integers(0, bank.size - count + 1))
     return np.multiply(bank[start : start + count].reshape(shape), np.float32(sigma))
@@ -97,12 +101,11 @@ def _camera(rng: np.random.Generator) -> np.ndarray:
     return cv2.getPerspectiveTransform(src, dst)
 
 
-def _layout_groups(
-    rng: np.random.Generator, count: int, height: float, aspect: float
-) -> list[list[np.ndarray]]:
-    """Quads (flat layout, before the camera) of card groups: singles, touching pairs, fans."""
+def _layout(rng: np.random.Generator, count: int, height: float, aspect: float) -> list[np.ndarray]:
+    """Up to ``count`` card quads on the flat table, before the camera, group by group (singles,
+    touching pairs, fans), each group clear of the others; fewer when no room is found."""
     width = height / aspect
-    groups: list[list[np.ndarray]] = []
+    laid: list[np.ndarray] = []
     boxes: list[tuple[float, float, float, float]] = []
     left = count
     attempts = 0
@@ -134,35 +137,29 @@ def _layout_groups(
         if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in boxes):
             continue
         boxes.append(box)
-        groups.append([q + shift for q in quads])
+        laid += [q + shift for q in quads]
         left -= size
-    return groups
-
-
-Box = tuple[slice, slice]  # rows and columns of a frame
+    return laid
 
 
 def paste_card(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> tuple[Box, np.ndarray]:
-    """Warp one RGBA card onto the canvas inside its quad (with a soft shadow); returns the box
-    it was laid in and its mask there."""
+    """``warp_card`` from an image shrunk to at most 1.5 times the quad's height; returns the box
+    laid in and the card's mask there."""
     target_h = float(np.linalg.norm(quad[3] - quad[0]))
     factor = max(1.0, card.shape[0] / (1.5 * target_h))
-    small = (
-        cv2.resize(card, None, fx=1 / factor, fy=1 / factor, interpolation=cv2.INTER_AREA)
-        if factor > 1
-        else card
-    )
-    box, alpha = warp_card(canvas, small, quad)
+    if factor > 1:
+        card = cv2.resize(card, None, fx=1 / factor, fy=1 / factor, interpolation=cv2.INTER_AREA)
+    box, alpha = warp_card(canvas, card, quad)
     return box, (alpha > 0.5).astype(np.uint8)
 
 
-SHADOW_ROOM = 10  # pixels around a laid card that its blurred, shifted shadow can reach
-
-
 def warp_card(canvas: np.ndarray, image: np.ndarray, quad: np.ndarray) -> tuple[Box, np.ndarray]:
-    """Warp a card image (BGRA) into ``quad`` of a float canvas and lay it there (``lay_card``),
-    touching only the card's box with room for its shadow; returns that box and where the card
-    covers it (0..1). The benchmark's tables and the training scenes lay their cards with it."""
+    """Warp a card image (BGRA) into ``quad`` of a float canvas and lay it there with a soft
+    shadow cast 2 px down and right, touching only the card's box and its shadow's room; returns
+    that box and where the card covers it (0..1).
+
+    ``cv2.blendLinear`` weighs three channels by a one-channel weight directly, where numpy's
+    broadcast runs a loop of three per pixel: a card lays in a tenth of the time."""
     left, top = np.maximum(np.floor(quad.min(axis=0)).astype(int) - SHADOW_ROOM, 0)
     right, bottom = np.minimum(
         np.ceil(quad.max(axis=0)).astype(int) + SHADOW_ROOM, (canvas.shape[1], canvas.shape[0])
@@ -176,25 +173,14 @@ def warp_card(canvas: np.ndarray, image: np.ndarray, quad: np.ndarray) -> tuple[
     matrix = cv2.getPerspectiveTransform(src, (quad - (left, top)).astype(np.float32))
     size = (int(right - left), int(bottom - top))
     warped = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
-    return box, lay_card(canvas[box], warped)
-
-
-def lay_card(roi: np.ndarray, warped: np.ndarray) -> np.ndarray:
-    """Lay a card warped into ``roi``'s box (BGRA, uint8, transparent around the card) over that
-    part of a float canvas, in place, with a soft shadow cast 2 px down and right; returns where
-    the card covers it (0..1).
-
-    OpenCV's blendLinear weighs a three-channel image by a one-channel weight directly, where
-    numpy's broadcast of the weight runs a loop of three per pixel: a card lays in a tenth of the
-    time (0.16 against 1.3 ms at 190 px)."""
+    roi = canvas[box]
     alpha = warped[:, :, 3].astype(np.float32) * np.float32(1 / 255)
     blurred = cv2.GaussianBlur(alpha, (0, 0), 2.0)
     shade = np.zeros_like(blurred)
     shade[2:, 2:] = np.float32(0.3) * blurred[:-2, :-2]
     shaded = cv2.blendLinear(roi, np.zeros_like(roi), np.float32(1) - shade, shade)
-    card = warped[:, :, :3].astype(np.float32)
-    roi[:] = cv2.blendLinear(shaded, card, np.float32(1) - alpha, alpha)
-    return alpha
+    roi[:] = cv2.blendLinear(shaded, warped[:, :, :3].astype(np.float32), np.float32(1) - alpha, alpha)
+    return box, alpha
 
 
 def _index_windows(quad: np.ndarray, shape: tuple[int, int]) -> list[tuple[Box, np.ndarray]]:
@@ -206,9 +192,7 @@ def _index_windows(quad: np.ndarray, shape: tuple[int, int]) -> list[tuple[Box, 
         height = np.linalg.norm(uy)
         ux = ux / np.linalg.norm(ux) * height
         x0, y0, x1, y1 = INDEX_WINDOW
-        poly = np.array(
-            [p + ux * x0 + uy * y0, p + ux * x1 + uy * y0, p + ux * x1 + uy * y1, p + ux * x0 + uy * y1]
-        )
+        poly = np.array([p + ux * x + uy * y for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))])
         points = np.round(poly).astype(np.int32)
         left, top = np.clip(points.min(axis=0), 0, None)
         right, bottom = np.minimum(points.max(axis=0) + 1, (shape[1], shape[0]))
@@ -230,8 +214,8 @@ def make_scene(
     sensor noise is drawn from that generator: the same ``rng`` state with another ``sensor`` is
     another frame of the same still table, as a camera's next frame is."""
     w, h = FRAME_SIZE
-    # Grain and sensor noise have a generator of their own, seeded from ``rng`` once, so that
-    # ``rng`` draws the same table however the noise is made.
+    # Grain and sensor noise draw from a generator of their own, so ``rng`` draws the same table
+    # however the noise is made.
     noise = np.random.default_rng(int(rng.integers(2**31)))
     canvas = _felt(rng, noise)
     aspect = design["AS"].shape[0] / design["AS"].shape[1]
@@ -239,16 +223,13 @@ def make_scene(
     height = rng.uniform(78, 185)
     camera = _camera(rng)
     codes = rng.permutation([c.code for c in FULL_DECK])[:count]
-    placed: list[tuple[SceneCard, np.ndarray]] = []
-    k = 0
-    for group in _layout_groups(rng, count, height, aspect):
-        for quad in group:
-            code = str(codes[k])
-            k += 1
-            face_up = bool(rng.random() >= face_down_share)
-            img_quad = cv2.perspectiveTransform(quad[None].astype(np.float32), camera)[0].astype(np.float64)
-            laid = paste_card(canvas, design[code] if face_up else design["back"], img_quad)
-            placed.append((SceneCard(code, face_up, img_quad), laid))
+    quads = _layout(rng, count, height, aspect)
+    placed: list[tuple[SceneCard, tuple[Box, np.ndarray]]] = []
+    for code, quad in zip(codes[: len(quads)].tolist(), quads, strict=True):
+        face_up = bool(rng.random() >= face_down_share)
+        img_quad = cv2.perspectiveTransform(quad[None].astype(np.float32), camera)[0].astype(np.float64)
+        laid = paste_card(canvas, design[code] if face_up else design["back"], img_quad)
+        placed.append((SceneCard(code, face_up, img_quad), laid))
     glare = _light(canvas, rng)
     above = np.zeros((h, w), np.uint8)  # the cards laid after the one looked at, from the top down
     for card, (box, mask) in reversed(placed):
@@ -285,16 +266,15 @@ def _light(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def tinted(gain: np.ndarray, tint: np.ndarray) -> np.ndarray:
-    """A one-channel light gain as three, each channel scaled by its ``tint``: numpy broadcasts a
-    per-channel factor over an image in a loop of three per pixel, at twice the time of a
-    multiply by an image of the same shape."""
+    """A one-channel light gain as three, each scaled by its ``tint``: multiplying by an image of
+    the same shape takes half the time of numpy's broadcast of a per-channel factor."""
     return cv2.merge([gain * np.float32(value) for value in tint.tolist()])
 
 
 def light_ramp(across: np.ndarray, down: np.ndarray, angle: float, low: float) -> np.ndarray:
     """A light gain falling evenly in direction ``angle`` over a frame whose columns and rows lie
-    at ``across`` and ``down``: 1 at the brightest corner, ``low`` at the darkest. Built from a row
-    and a column (a ramp is their sum), not from every pixel's coordinates: a tenth of the time."""
+    at ``across`` and ``down``: 1 at the brightest corner, ``low`` at the darkest; the sum of a
+    row and a column, a tenth of the time of every pixel's coordinates."""
     row, column = np.float32(np.cos(angle)) * across, np.float32(np.sin(angle)) * down
     lowest = row.min() + column.min()
     step = np.float32((1 - low) / max(float(row.max() + column.max() - lowest), 1e-6))
