@@ -31,22 +31,17 @@ SHARED_DESIGNS = ("kennard-2color", "kennard-4color-bf")
 KDE_DECKS = {
     "kde-standard": "svg-standard/standard.svgz",
     "nicu-white": "svg-nicu-white/white.svgz",
-    **{
-        name: f"svg-{name}/{file}.svgz"
-        for name, file in (
-            ("nicu-ornamental", "ornamental"),
-            ("oxygen", "oxygen"),
-            ("oxygen-air", "oxygen-air"),
-            ("oxygen-white", "oxygen-white"),
-            ("gm-paris", "paris"),
-            ("tigullio-international", "tigullio-international"),
-            ("dondorf", "dondorf"),
-            ("jolly-royal", "jolly-royal"),
-            ("future", "future"),
-            ("penguins", "penguins"),
-            ("ancient-egyptians", "Ancient_Egyptians"),
-        )
-    },
+    "nicu-ornamental": "svg-nicu-ornamental/ornamental.svgz",
+    "oxygen": "svg-oxygen/oxygen.svgz",
+    "oxygen-air": "svg-oxygen-air/oxygen-air.svgz",
+    "oxygen-white": "svg-oxygen-white/oxygen-white.svgz",
+    "gm-paris": "svg-gm-paris/paris.svgz",
+    "tigullio-international": "svg-tigullio-international/tigullio-international.svgz",
+    "dondorf": "svg-dondorf/dondorf.svgz",
+    "jolly-royal": "svg-jolly-royal/jolly-royal.svgz",
+    "future": "svg-future/future.svgz",
+    "penguins": "svg-penguins/penguins.svgz",
+    "ancient-egyptians": "svg-ancient-egyptians/Ancient_Egyptians.svgz",
 }
 RENDERED_DESIGNS = ("cardsjs", *KDE_DECKS)
 GENERATED = "gen-"  # gen-N: the design ``generated`` draws from seed N
@@ -124,16 +119,14 @@ def _run(cmd: list[str], cwd: Path) -> bytes:
         raise ArtworkError(f"{' '.join(cmd[:3])}: {exc}") from None
 
 
-def _trimmed(png: bytes) -> np.ndarray:
-    """Decode an RGBA render and cut it to the card outline (rsvg's canvas can be larger)."""
+def _save_card(png: bytes, path: Path) -> None:
+    """Cut an RGBA render to the card outline (rsvg's canvas can be larger) and save it
+    ``CARD_WIDTH`` wide."""
     image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
     if image is None or image.ndim != 3 or image.shape[2] != 4:
         raise ArtworkError("rsvg-convert did not produce an RGBA PNG")
     ys, xs = np.nonzero(image[:, :, 3] > 128)
-    return image[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
-
-
-def _save_width(image: np.ndarray, path: Path) -> None:
+    image = image[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
     height = round(image.shape[0] * CARD_WIDTH / image.shape[1])
     cv2.imwrite(str(path), cv2.resize(image, (CARD_WIDTH, height), interpolation=cv2.INTER_AREA))
 
@@ -149,17 +142,15 @@ def _render_cardsjs(tmp: Path, out: Path) -> None:
 
 
 def _render_generated(tmp: Path, out: Path, seed: int) -> None:
-    svgs = {}
     for name, text in card_svgs(seed).items():
-        svgs[name] = tmp / f"{name}.svg"
-        svgs[name].write_text(text, encoding="utf-8")
-    _render_svgs(svgs, out)
+        (tmp / f"{name}.svg").write_text(text, encoding="utf-8")
+    _render_svgs({name: tmp / f"{name}.svg" for name in card_names()}, out)
 
 
 def _render_svgs(svgs: dict[str, Path], out: Path) -> None:
     for name, svg in svgs.items():
         png = _run(["rsvg-convert", "-w", str(CARD_WIDTH * 4), "-a", str(svg)], svg.parent)
-        _save_width(_trimmed(png), out / f"{name}.png")
+        _save_card(png, out / f"{name}.png")
 
 
 def _render_kde(tmp: Path, out: Path, deck_file: str) -> None:
@@ -172,4 +163,4 @@ def _render_kde(tmp: Path, out: Path, deck_file: str) -> None:
     for name in card_names():
         element = "back" if name == "back" else f"{ranks[name[0]]}_{suits[name[1]]}"
         png = _run(["rsvg-convert", "-i", element, "-z", "4.2", str(deck)], tmp)
-        _save_width(_trimmed(png), out / f"{name}.png")
+        _save_card(png, out / f"{name}.png")

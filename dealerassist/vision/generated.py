@@ -16,21 +16,9 @@ from dealerassist.core.cards import FULL_DECK
 
 WIDTH, HEIGHT = 250.0, 350.0  # poker size, 2.5 x 3.5
 RANK_FONTS = (
-    "DejaVu Sans",
-    "DejaVu Sans Condensed",
-    "DejaVu Serif",
-    "Liberation Sans",
-    "Liberation Sans Narrow",
-    "Liberation Serif",
-    "FreeSans",
-    "FreeSerif",
-    "Nimbus Sans",
-    "Nimbus Sans Narrow",
-    "Nimbus Roman",
-    "C059",
-    "P052",
-    "URW Bookman",
-    "URW Gothic",
+    *("DejaVu Sans", "DejaVu Sans Condensed", "DejaVu Serif"),
+    *("Liberation Sans", "Liberation Sans Narrow", "Liberation Serif", "FreeSans", "FreeSerif"),
+    *("Nimbus Sans", "Nimbus Sans Narrow", "Nimbus Roman", "C059", "P052", "URW Bookman", "URW Gothic"),
 )
 SUIT_FONTS = ("DejaVu Sans", "FreeSerif", "FreeSans", "DejaVu Serif")
 SUIT_GLYPHS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
@@ -40,28 +28,18 @@ FOUR_COLOURS = (("#0050c8", "#00873c"), ("#e87800", "#00873c"), ("#0050c8", "#2e
 STOCKS = ("#ffffff", "#fffdf4", "#fbf6e6", "#f4f6fa", "#fff6f4", "#f2f2ec")
 BACKS = ("#1d3f8f", "#a01c24", "#1d6b3a", "#5a2d82", "#202020", "#8a5a00")
 COURT_STYLES = ("frame", "band", "figure")
-# Pip positions of 2-10 in the pip area (x, y from 0 to 1); those below the middle are drawn upside down.
-PIPS = {
-    2: ((0.5, 0), (0.5, 1)),
-    3: ((0.5, 0), (0.5, 0.5), (0.5, 1)),
-    4: ((0, 0), (1, 0), (0, 1), (1, 1)),
-    5: ((0, 0), (1, 0), (0.5, 0.5), (0, 1), (1, 1)),
-    6: ((0, 0), (1, 0), (0, 0.5), (1, 0.5), (0, 1), (1, 1)),
-    7: ((0, 0), (1, 0), (0.5, 0.25), (0, 0.5), (1, 0.5), (0, 1), (1, 1)),
-    8: ((0, 0), (1, 0), (0.5, 0.25), (0, 0.5), (1, 0.5), (0.5, 0.75), (0, 1), (1, 1)),
-    9: ((0, 0), (1, 0), (0, 1 / 3), (1, 1 / 3), (0.5, 0.5), (0, 2 / 3), (1, 2 / 3), (0, 1), (1, 1)),
-    10: (
-        (0, 0),
-        (1, 0),
-        (0.5, 1 / 6),
-        (0, 1 / 3),
-        (1, 1 / 3),
-        (0, 2 / 3),
-        (1, 2 / 3),
-        (0.5, 5 / 6),
-        (0, 1),
-        (1, 1),
-    ),
+# The pips of 2-10 in the pip area (0 to 1 across and down): the heights of the pairs at the sides
+# and of the pips in the middle column. Those below the middle are drawn upside down.
+PIP_ROWS = {
+    2: ((), (0, 1)),
+    3: ((), (0, 0.5, 1)),
+    4: ((0, 1), ()),
+    5: ((0, 1), (0.5,)),
+    6: ((0, 0.5, 1), ()),
+    7: ((0, 0.5, 1), (0.25,)),
+    8: ((0, 0.5, 1), (0.25, 0.75)),
+    9: ((0, 1 / 3, 2 / 3, 1), (0.5,)),
+    10: ((0, 1 / 3, 2 / 3, 1), (1 / 6, 5 / 6)),
 }
 
 
@@ -139,17 +117,18 @@ def _glyph(s: Style, text: str, x: float, y: float, size: float, colour: str, fo
 
 
 def _index(s: Style, rank: str, suit: str) -> str:
+    """The rank above the suit in the top-left corner, turned in the bottom-right (and in the
+    other two corners too on a four-corner deck)."""
     colour = s.colours[suit]
-    rank_px, suit_px = s.rank_height * HEIGHT, s.suit_height * HEIGHT
+    rank_px, suit_px, gap = s.rank_height * HEIGHT, s.suit_height * HEIGHT, 0.015 * HEIGHT
     x, y = s.index_x * HEIGHT, s.index_y * HEIGHT
-    corners = [(x, y, False), (WIDTH - x, HEIGHT - y - rank_px - suit_px - 0.015 * HEIGHT, True)]
+    bottom = HEIGHT - y - rank_px - suit_px - gap  # the top of a turned index
+    corners = [(x, y, False), (WIDTH - x, bottom, True)]
     if s.four_corners:
-        corners += [(WIDTH - x, y, False), (x, HEIGHT - y - rank_px - suit_px - 0.015 * HEIGHT, True)]
+        corners += [(WIDTH - x, y, False), (x, bottom, True)]
     parts = []
     for cx, top, upside in corners:
-        rank_top, suit_top = (
-            (top + suit_px + 0.015 * HEIGHT, top) if upside else (top, top + rank_px + 0.015 * HEIGHT)
-        )
+        rank_top, suit_top = (top + suit_px + gap, top) if upside else (top, top + rank_px + gap)
         parts.append(_glyph(s, rank, cx, rank_top, rank_px, colour, s.rank_font, upside))
         parts.append(_glyph(s, SUIT_GLYPHS[suit], cx, suit_top, suit_px, colour, s.suit_font, upside))
     return "".join(parts)
@@ -166,7 +145,9 @@ def _face(s: Style, code: str) -> str:
         return body + _court(s, printed, glyph, colour)
     pip = HEIGHT * 0.085
     x0, x1, y0, y1 = WIDTH * 0.3, WIDTH * 0.7, HEIGHT * 0.17, HEIGHT * 0.83 - pip
-    for px, py in PIPS[int(printed)]:
+    sides, middle = PIP_ROWS[int(printed)]
+    pips = [(px, py) for py in sides for px in (0, 1)] + [(0.5, py) for py in middle]
+    for px, py in sorted(pips, key=lambda pip: (pip[1], pip[0])):  # row by row, left to right
         body += _glyph(s, glyph, x0 + px * (x1 - x0), y0 + py * (y1 - y0), pip, colour, s.suit_font, py > 0.5)
     return body
 
