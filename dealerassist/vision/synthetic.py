@@ -7,7 +7,7 @@ enrolled design are drawn into zones, the camera sees the layout through a mild 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -18,6 +18,7 @@ from dealerassist.vision.scenes import FRAME_SIZE, paste_card
 
 CARD_MM = (63.0, 88.0)
 MARKER_MM = 40.0
+SQUARE = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])  # a square's corners about its centre
 
 # A seven-seat semicircle table (1200 x 650 mm) with the dealer's tray side at the top.
 DEMO_MARKERS = {0: (40.0, 40.0), 1: (1160.0, 40.0), 2: (1160.0, 610.0), 3: (40.0, 610.0)}
@@ -77,23 +78,13 @@ def render_layout(
     camera = camera or SyntheticCamera.overhead()
     zones = zones or Zones({k: np.array(v) for k, v in DEMO_ZONES.items()})
     w, h = FRAME_SIZE
-    canvas = np.empty((h, w, 3), np.float32)
-    canvas[:] = felt_bgr
+    canvas = np.full((h, w, 3), felt_bgr, np.float32)
     dictionary = cv2.aruco.getPredefinedDictionary(MARKER_DICTIONARY)
     for marker_id, (mx, my) in markers.items():
         pattern = cv2.aruco.generateImageMarker(dictionary, marker_id, 120)
         pattern = cv2.copyMakeBorder(pattern, 20, 20, 20, 20, cv2.BORDER_CONSTANT, value=255)
-        half = MARKER_MM / 2 * 160 / 120
-        quad = camera.to_image(
-            np.array(
-                [
-                    [mx - half, my - half],
-                    [mx + half, my - half],
-                    [mx + half, my + half],
-                    [mx - half, my + half],
-                ]
-            )
-        )
+        half = MARKER_MM / 2 * 160 / 120  # the marker's 120 px and its white border
+        quad = camera.to_image(SQUARE * half + (mx, my))
         rgba = cv2.cvtColor(pattern, cv2.COLOR_GRAY2BGRA)
         paste_card(canvas, rgba, quad.astype(np.float64))
     for zone_name, dealt in cards.items():
@@ -122,23 +113,19 @@ class SyntheticSource:
         self.script = list(script)
         self.noise = noise
         self.rng = np.random.default_rng(seed)
-        self._step = 0
-        self._left = self.script[0][0] if self.script else 0
-        self._cache: np.ndarray | None = None
+        # Each step's index once for every frame it is shown in.
+        self._steps: Iterator[int] = (i for i, (count, _) in enumerate(self.script) for _ in range(count))
+        self._shown: tuple[int, np.ndarray] | None = None  # the step rendered last, and its frame
 
     def read(self) -> np.ndarray | None:
-        while self._step < len(self.script) and self._left <= 0:
-            self._step += 1
-            self._cache = None
-            if self._step < len(self.script):
-                self._left = self.script[self._step][0]
-        if self._step >= len(self.script):
+        step = next(self._steps, None)
+        if step is None:
             return None
-        if self._cache is None:
-            self._cache = render_layout(self.design, self.script[self._step][1])
-        self._left -= 1
-        noisy = self._cache.astype(np.float32) + self.rng.normal(0, self.noise, self._cache.shape)
+        if self._shown is None or self._shown[0] != step:
+            self._shown = step, render_layout(self.design, self.script[step][1])
+        frame = self._shown[1]
+        noisy = frame.astype(np.float32) + self.rng.normal(0, self.noise, frame.shape)
         return np.clip(noisy, 0, 255).astype(np.uint8)
 
     def close(self) -> None:
-        self._step = len(self.script)
+        self._steps = iter(())
