@@ -12,7 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dealerassist.core.cards import FULL_DECK
+from dealerassist.vision.artwork import card_names
 from dealerassist.vision.deck import load_card_image
 from dealerassist.vision.sighting import CardSighting
 
@@ -27,7 +27,7 @@ class ClassicReader:
     def __init__(self, folder: str | Path) -> None:
         folder = Path(folder)
         self.templates: dict[str, np.ndarray] = {}
-        for name in [c.code for c in FULL_DECK] + ["back"]:
+        for name in card_names():
             image = cv2.resize(
                 load_card_image(folder / f"{name}.png"), WARP_SIZE, interpolation=cv2.INTER_AREA
             )

@@ -18,6 +18,7 @@ from dealerassist.errors import DealerAssistError
 from dealerassist.events import DeviceLink, Event
 
 BACKOFF_SECONDS = (0.5, 1.0, 2.0, 5.0, 10.0)
+SCHEMES = {"rtsp", "rtsps", "http", "https", "file", "synthetic"}
 
 
 class CameraError(DealerAssistError):
@@ -58,14 +59,7 @@ def parse_camera_url(url: str) -> str:
     text = url.strip()
     if not text:
         raise CameraError("camera url: empty (use a device index such as 0, a video file or rtsp://...)")
-    if "://" in text and text.split("://", 1)[0] not in {
-        "rtsp",
-        "rtsps",
-        "http",
-        "https",
-        "file",
-        "synthetic",
-    }:
+    if "://" in text and text.split("://", 1)[0] not in SCHEMES:
         raise CameraError(f"camera url {url!r}: unknown scheme (device index, file, rtsp://, http://)")
     return text
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -18,12 +18,10 @@ import numpy as np
 HEIGHT_BANDS = (90.0, 110.0, 130.0, 160.0)
 
 
-def _no_cards_by_height() -> list[list[int]]:
-    return [[0, 0, 0] for _ in range(len(HEIGHT_BANDS) + 1)]
-
-
 @dataclass
 class Tally:
+    """What was read of the cards of some frames, by what the truth says they were."""
+
     face_up_visible: int = 0
     correct: int = 0
     wrong: int = 0  # any face-up card named as a different card (index visible or not)
@@ -38,24 +36,14 @@ class Tally:
     mistakes: list[str] = field(default_factory=list)
     # Per band of HEIGHT_BANDS (below the first, between each two, above the last): the face-up
     # cards with a visible index, how many of them were read right, and how many wrong.
-    by_height: list[list[int]] = field(default_factory=_no_cards_by_height)
+    by_height: list[list[int]] = field(
+        default_factory=lambda: [[0, 0, 0] for _ in range(len(HEIGHT_BANDS) + 1)]
+    )
 
     def add(self, other: Tally) -> None:
-        for name in (
-            "face_up_visible",
-            "correct",
-            "wrong",
-            "abstained",
-            "face_up_hidden",
-            "face_down",
-            "face_down_read_as_face",
-            "face_down_seen",
-            "false_detections",
-            "frames",
-        ):
+        """Add ``other``'s counts, seconds and mistakes to this tally's."""
+        for name in (f.name for f in fields(self) if f.name != "by_height"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.seconds += other.seconds
-        self.mistakes.extend(other.mistakes)
         for mine, theirs in zip(self.by_height, other.by_height, strict=True):
             mine[:] = [a + b for a, b in zip(mine, theirs, strict=True)]
 
