@@ -86,7 +86,6 @@ class CameraLink:
         self.sleep = sleep
         self.max_reopen = max_reopen
         self.up: bool | None = None
-        self.reopens = 0
         self._source: FrameSource | None = None
         self._stopped = False
 
@@ -106,31 +105,27 @@ class CameraLink:
         """Frames until ``stop()`` (or ``max_reopen`` failed reopen attempts in a row)."""
         failures = 0
         while not self._stopped:
-            if self._source is None:
-                try:
-                    self._source = self.open_source()
-                except OSError as exc:
-                    self._set_link(False, str(exc))
-                    if not self._wait(failures):
-                        return
-                    failures += 1
-                    continue
-            frame = self._source.read()
-            if frame is None:
-                self._source.close()
-                self._source = None
-                self._set_link(False, "camera stopped delivering frames")
-                if not self._wait(failures):
-                    return
-                failures += 1
+            frame, problem = self._next_frame()
+            if frame is not None:
+                failures = 0
+                self._set_link(True, "frames arriving")
+                yield frame
                 continue
-            failures = 0
-            self._set_link(True, "frames arriving")
-            yield frame
+            self._set_link(False, problem)
+            if self._stopped or (self.max_reopen is not None and failures >= self.max_reopen):
+                return
+            self.sleep(self.backoff[min(failures, len(self.backoff) - 1)])
+            failures += 1
 
-    def _wait(self, failures: int) -> bool:
-        if self._stopped or (self.max_reopen is not None and failures >= self.max_reopen):
-            return False
-        self.reopens += 1
-        self.sleep(self.backoff[min(failures, len(self.backoff) - 1)])
-        return not self._stopped
+    def _next_frame(self) -> tuple[np.ndarray | None, str]:
+        """The source's next frame, opening it first if need be; or None and why, the source closed."""
+        if self._source is None:
+            try:
+                self._source = self.open_source()
+            except OSError as exc:
+                return None, str(exc)
+        frame = self._source.read()
+        if frame is None:
+            self._source.close()
+            self._source = None
+        return frame, "camera stopped delivering frames"

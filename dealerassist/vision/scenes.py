@@ -22,6 +22,7 @@ from dealerassist.vision.deck import load_card_image
 FRAME_SIZE = (1280, 720)
 INDEX_WINDOW = (0.0, 0.0, 0.2, 0.46)  # card heights from an index corner: where any design prints it
 GLARE_HIDES = 70.0  # added brightness above which glare counts as hiding an index
+FACE_DOWN_SHARE = 0.15  # of the cards dealt
 NOISE_BANK = 1 << 22  # normals drawn once per process, a frame's 2.8 M values cut from them
 NOISE_SEED = 20261207
 SHADOW_ROOM = 10  # pixels around a laid card that its blurred, shifted shadow can reach
@@ -207,7 +208,6 @@ def make_scene(
     design: dict[str, np.ndarray],
     rng: np.random.Generator,
     cards: int | None = None,
-    face_down_share: float = 0.15,
     sensor: np.random.Generator | None = None,
 ) -> tuple[np.ndarray, list[SceneCard]]:
     """One JPEG-degraded 1280x720 frame and the truth for every card in it. With ``sensor`` its
@@ -226,7 +226,7 @@ def make_scene(
     quads = _layout(rng, count, height, aspect)
     placed: list[tuple[SceneCard, tuple[Box, np.ndarray]]] = []
     for code, quad in zip(codes[: len(quads)].tolist(), quads, strict=True):
-        face_up = bool(rng.random() >= face_down_share)
+        face_up = bool(rng.random() >= FACE_DOWN_SHARE)
         img_quad = cv2.perspectiveTransform(quad[None].astype(np.float32), camera)[0].astype(np.float64)
         laid = paste_card(canvas, design[code] if face_up else design["back"], img_quad)
         placed.append((SceneCard(code, face_up, img_quad), laid))

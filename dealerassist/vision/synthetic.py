@@ -1,26 +1,27 @@
 """A synthetic overhead camera over a printed layout, for the demo and for end-to-end tests.
 
 The layout (millimetres) carries four ArUco markers and the zones of a table file; cards of an
-enrolled design are drawn into zones, the camera sees the layout through a mild perspective, and
-``SyntheticSource`` plays a script of layouts frame by frame like a camera would.
+enrolled design are drawn into zones, and the camera sees the layout through a mild perspective.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from dealerassist.vision.registration import MARKER_DICTIONARY, Zones
+from dealerassist.vision.registration import MARKER_DICTIONARY
 from dealerassist.vision.scenes import FRAME_SIZE, paste_card
 
 CARD_MM = (63.0, 88.0)
 MARKER_MM = 40.0
 SQUARE = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])  # a square's corners about its centre
+FELT_BGR = (60, 110, 40)
 
 # A seven-seat semicircle table (1200 x 650 mm) with the dealer's tray side at the top.
+LAYOUT_MM = (1200.0, 650.0)
 DEMO_MARKERS = {0: (40.0, 40.0), 1: (1160.0, 40.0), 2: (1160.0, 610.0), 3: (40.0, 610.0)}
 DEMO_ZONES = {
     "dealer": [[470.0, 60.0], [730.0, 60.0], [730.0, 190.0], [470.0, 190.0]],
@@ -41,11 +42,9 @@ class SyntheticCamera:
     matrix: np.ndarray
 
     @classmethod
-    def overhead(
-        cls, layout_size: tuple[float, float] = (1200.0, 650.0), keystone: float = 0.04
-    ) -> SyntheticCamera:
+    def overhead(cls, keystone: float = 0.04) -> SyntheticCamera:
         w, h = FRAME_SIZE
-        lw, lh = layout_size
+        lw, lh = LAYOUT_MM
         src = np.float32([[0, 0], [lw, 0], [lw, lh], [0, lh]])
         inset = keystone * w
         dst = np.float32([[inset, 8], [w - inset, 8], [w - 4, h - 8], [4, h - 8]])
@@ -69,16 +68,13 @@ def render_layout(
     design: Mapping[str, np.ndarray],
     cards: Mapping[str, Sequence[tuple[str, bool]]],
     *,
-    zones: Zones | None = None,
     markers: Mapping[int, tuple[float, float]] = DEMO_MARKERS,
     camera: SyntheticCamera | None = None,
-    felt_bgr: tuple[int, int, int] = (60, 110, 40),
 ) -> np.ndarray:
-    """One frame: felt, markers, and ``cards`` (zone -> [(code, face_up), ...] in dealing order)."""
+    """One frame: felt, markers, and ``cards`` (demo zone -> [(code, face_up), ...] in dealing order)."""
     camera = camera or SyntheticCamera.overhead()
-    zones = zones or Zones({k: np.array(v) for k, v in DEMO_ZONES.items()})
     w, h = FRAME_SIZE
-    canvas = np.full((h, w, 3), felt_bgr, np.float32)
+    canvas = np.full((h, w, 3), FELT_BGR, np.float32)
     dictionary = cv2.aruco.getPredefinedDictionary(MARKER_DICTIONARY)
     for marker_id, (mx, my) in markers.items():
         pattern = cv2.aruco.generateImageMarker(dictionary, marker_id, 120)
@@ -89,43 +85,6 @@ def render_layout(
         paste_card(canvas, rgba, quad.astype(np.float64))
     for zone_name, dealt in cards.items():
         for slot, (code, face_up) in enumerate(dealt):
-            quad = camera.to_image(_card_quad_mm(zones.polygons[zone_name], slot)).astype(np.float64)
+            quad = camera.to_image(_card_quad_mm(np.array(DEMO_ZONES[zone_name]), slot)).astype(np.float64)
             paste_card(canvas, design[code] if face_up else design["back"], quad)
     return np.clip(canvas, 0, 255).astype(np.uint8)
-
-
-class SyntheticSource:
-    """Plays ``script``: a list of (frame count, cards by zone) as a camera would deliver frames.
-
-    After the script it returns None, like a camera that stopped delivering.
-    """
-
-    url = "synthetic://table"
-
-    def __init__(
-        self,
-        design: Mapping[str, np.ndarray],
-        script: Sequence[tuple[int, Mapping[str, Sequence[tuple[str, bool]]]]],
-        noise: float = 2.0,
-        seed: int = 0,
-    ) -> None:
-        self.design = design
-        self.script = list(script)
-        self.noise = noise
-        self.rng = np.random.default_rng(seed)
-        # Each step's index once for every frame it is shown in.
-        self._steps: Iterator[int] = (i for i, (count, _) in enumerate(self.script) for _ in range(count))
-        self._shown: tuple[int, np.ndarray] | None = None  # the step rendered last, and its frame
-
-    def read(self) -> np.ndarray | None:
-        step = next(self._steps, None)
-        if step is None:
-            return None
-        if self._shown is None or self._shown[0] != step:
-            self._shown = step, render_layout(self.design, self.script[step][1])
-        frame = self._shown[1]
-        noisy = frame.astype(np.float32) + self.rng.normal(0, self.noise, frame.shape)
-        return np.clip(noisy, 0, 255).astype(np.uint8)
-
-    def close(self) -> None:
-        self._steps = iter(())

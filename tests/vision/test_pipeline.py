@@ -2,17 +2,44 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+import numpy as np
 
 from dealerassist.core.cards import Card
 from dealerassist.events import CardRead, CardRemoved, DeviceLink, Event
 from dealerassist.vision.camera import CameraLink
 from dealerassist.vision.pipeline import VisionPipeline
 from dealerassist.vision.registration import LayoutRegistration, Zones, marker_layout
-from dealerassist.vision.synthetic import DEMO_MARKERS, DEMO_ZONES, SyntheticSource
+from dealerassist.vision.synthetic import DEMO_MARKERS, DEMO_ZONES, render_layout
 from dealerassist.vision.temporal import CardStabiliser
 
 VISION = {"markers": {str(k): list(v) for k, v in DEMO_MARKERS.items()}, "zones": DEMO_ZONES}
+
+
+class ScriptedCamera:
+    """Shows each layout of a script (frame count, cards by zone) for its count of frames with a
+    little sensor noise, then delivers nothing, like a camera that stopped."""
+
+    url = "synthetic://table"
+
+    def __init__(
+        self, design: Mapping[str, np.ndarray], script: Sequence[tuple[int, Mapping[str, list]]]
+    ) -> None:
+        layouts = [render_layout(design, cards) for _, cards in script]
+        self.frames = iter([layouts[i] for i, (count, _) in enumerate(script) for _ in range(count)])
+        self.rng = np.random.default_rng(0)
+
+    def read(self) -> np.ndarray | None:
+        frame = next(self.frames, None)
+        if frame is None:
+            return None
+        noisy = frame.astype(np.float32) + self.rng.normal(0, 2.0, frame.shape)
+        return np.clip(noisy, 0, 255).astype(np.uint8)
+
+    def close(self) -> None:
+        self.frames = iter([])
 
 
 def test_a_dealt_round_becomes_card_events_in_zones(reader, design, tmp_path: Path) -> None:
@@ -21,7 +48,7 @@ def test_a_dealt_round_becomes_card_events_in_zones(reader, design, tmp_path: Pa
         (3, {"dealer": [("9D", True)], "seat-3": [("AS", True)]}),  # hole card turned over
         (3, {"dealer": [("9D", True)]}),  # seat 3's card picked up
     ]
-    source = SyntheticSource(design, script)
+    source = ScriptedCamera(design, script)
     events: list[Event] = []
     link = CameraLink(
         "tcp-1", lambda: source, events.append, url=source.url, sleep=lambda s: None, max_reopen=0
