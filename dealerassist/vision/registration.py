@@ -158,22 +158,18 @@ class LayoutRegistration:
 
     def update(self, frame: np.ndarray) -> str:
         """Look for the markers; returns "registered", "moved" (re-registered), "kept" or "none"."""
-        if not self.markers:
-            return "kept" if self.matrix is not None else "none"
-        found = {i: p for i, p in find_markers(frame).items() if i in self.markers}
+        found = {i: p for i, p in find_markers(frame).items() if i in self.markers} if self.markers else {}
         if len(found) < 4:
             return "kept" if self.matrix is not None else "none"
-        moved = bool(self.seen) and any(
+        if self.seen and not any(
             float(np.linalg.norm(found[i] - self.seen[i])) > MOVED_PX for i in found if i in self.seen
-        )
-        if self.seen and not moved and self.source == "markers":
+        ):
             return "kept"
         ids = sorted(found)
         self.matrix = homography(np.array([found[i] for i in ids]), np.array([self.markers[i] for i in ids]))
-        self.seen = found
-        first = self.source != "markers"
-        self.source = "markers"
-        return "registered" if first else "moved"
+        status = "moved" if self.seen else "registered"
+        self.seen, self.source = found, "markers"
+        return status
 
     def zone_of(self, zones: Zones | None, image_point: np.ndarray) -> str | None:
         if zones is None or self.matrix is None:
