@@ -66,16 +66,16 @@ class Tally:
 def score_frame(found: Sequence[dict], truth: Sequence[dict], label: str = "") -> Tally:
     """Compare one frame's sightings (``vision read`` JSON form) with its truth (scene JSON form)."""
     tally = Tally(frames=1)
-    centres = [np.mean(np.array(t["quad"], float), axis=0) for t in truth]
-    index_corners = [(np.array(t["quad"][0], float), np.array(t["quad"][2], float)) for t in truth]
-    heights = [float(np.linalg.norm(np.array(t["quad"][3]) - np.array(t["quad"][0]))) for t in truth]
+    quads = [np.array(t["quad"], float) for t in truth]
+    centres = [quad.mean(axis=0) for quad in quads]
+    heights = [float(np.linalg.norm(quad[3] - quad[0])) for quad in quads]
     claimed: dict[int, dict] = {}
     for sighting in sorted(found, key=lambda s: -float(s["confidence"])):
-        centre = np.mean(np.array(sighting["quad"], float), axis=0)
-        corner = np.array(sighting["quad"][0], float)
+        seen = np.array(sighting["quad"], float)
+        centre, corner = seen.mean(axis=0), seen[0]
         distances = []
-        for c, h, ks in zip(centres, heights, index_corners, strict=True):
-            by_corner = 0.1 * h + min(float(np.linalg.norm(corner - k)) for k in ks)
+        for quad, c, h in zip(quads, centres, heights, strict=True):
+            by_corner = 0.1 * h + min(float(np.linalg.norm(corner - quad[k])) for k in (0, 2))
             distances.append(min(float(np.linalg.norm(centre - c)), by_corner) / h)
         order = [i for i in np.argsort(distances) if distances[i] < 0.34 and i not in claimed]
         if sighting["card"] is not None:
