@@ -20,8 +20,6 @@ M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
 MMAP_THRESHOLD = 64 * 1024 * 1024  # blocks below this come from the heap
 TRIM_THRESHOLD = 256 * 1024 * 1024  # free heap kept before any is given back
 
-_buffers_kept = False
-
 
 def prepare_for_reading() -> None:
     """Hold BLAS and OpenCV to the calling thread and keep freed frame buffers in the heap."""
@@ -40,20 +38,14 @@ def keep_freed_buffers() -> bool:
 
     A frame makes and drops dozens of arrays of a few hundred kilobytes, which glibc serves with
     mmap and unmaps when freed, so every frame faulted fresh pages in again (about 4 of 24 ms)."""
-    global _buffers_kept
-    if _buffers_kept:
-        return True
     name = ctypes.util.find_library("c")
     try:
         mallopt = ctypes.CDLL(name).mallopt if name else None
     except (OSError, AttributeError):
-        mallopt = None
+        return False
     if mallopt is None:
         return False
-    _buffers_kept = bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(
-        mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
-    )
-    return _buffers_kept
+    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))
 
 
 def set_aside_what_is_loaded() -> None:

@@ -101,7 +101,7 @@ print("ok", before)
 def test_freed_frame_buffers_are_kept_where_the_c_library_allows() -> None:
     on_glibc = platform.libc_ver()[0] == "glibc"  # mallopt's thresholds are glibc's
     assert keep_freed_buffers() is on_glibc
-    assert keep_freed_buffers() is on_glibc  # once per process, then the same answer
+    assert keep_freed_buffers() is on_glibc  # set again: the same answer
 
 
 class _Held:
