@@ -1,4 +1,4 @@
-"""Camera sources: a device index, a video file or a stream URL through OpenCV, or the synthetic table.
+"""Camera sources: a device index, a video file or a stream URL, opened through OpenCV.
 
 ``CameraLink`` watches the source: when it stops delivering frames it reports the link down
 (``DeviceLink(device="camera", up=False)``), reopens with growing back-off, and reports the link
@@ -46,9 +46,7 @@ class VideoSource:
 
     def read(self) -> np.ndarray | None:
         ok, frame = self.capture.read()
-        if not ok or frame is None or frame.size == 0:
-            return None
-        return frame
+        return frame if ok and frame is not None and frame.size > 0 else None
 
     def close(self) -> None:
         self.capture.release()
