@@ -32,6 +32,8 @@ Box = tuple[slice, slice]  # rows and columns of a frame
 
 @dataclass
 class SceneCard:
+    """The truth of one card in a scene: what it is, where it lies, which index a reader can see."""
+
     code: str
     face_up: bool
     quad: np.ndarray  # TL, TR, BR, BL in the image
