@@ -70,11 +70,11 @@ def _noise_bank() -> np.ndarray:
 
 def gaussian_noise(shape: tuple[int, ...], sigma: float, rng: np.random.Generator) -> np.ndarray:
     """Gaussian noise of ``sigma`` in a fresh float32 array of ``shape``: a slice of a bank of
-    normals drawn once, from an offset ``rng`` draws. Within a frame as independent as fresh
-    values, which took a fifth of an enrollment's rendering to draw."""
+    normals drawn once, from an offset ``rng`` draws. Within a frame the values are as independent
+    as fresh ones, which cost a fifth of an enrollment's rendering to draw."""
     count = int(np.prod(shape))
     bank = _noise_bank()
-    if count > bank.size:
+    if count > bank.size:  # more than the bank holds: drawn afresh
         return rng.standard_normal(shape, dtype=np.float32) * np.float32(sigma)
     start = int(rng.integers(0, bank.size - count + 1))
     return np.multiply(bank[start : start + count].reshape(shape), np.float32(sigma))
