@@ -34,7 +34,8 @@ VARIANTS = {  # name: (environment, features by the OpenCV passes)
 
 
 def _read_frames(design: str, deck: str, scenes: int, seed: int, repeat: int, passes: bool) -> dict:
-    from dealerassist.vision import artwork, index_features
+    from dealerassist.simulation import artwork
+    from dealerassist.vision import index_features
     from dealerassist.vision.deck import DeckModel
     from dealerassist.vision.process import prepare_for_reading
     from dealerassist.vision.reader import CardReader
@@ -93,7 +94,7 @@ def _run(variant: str, task: str, argv: list[str]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from dealerassist.vision import artwork
+    from dealerassist.simulation import artwork
     from dealerassist.vision.deck import bundled_deck
 
     parser = argparse.ArgumentParser(prog="bench compiled", description=__doc__.splitlines()[0])

@@ -35,7 +35,8 @@ from unittest import mock
 import numpy as np
 
 from dealerassist.errors import DealerAssistError
-from dealerassist.vision import amend, artwork, candidates
+from dealerassist.simulation import artwork
+from dealerassist.vision import amend, candidates
 from dealerassist.vision import reader as reader_module
 from dealerassist.vision.baseline import ClassicReader
 from dealerassist.vision.deck import DECK_FORMAT, DeckModel

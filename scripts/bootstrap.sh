@@ -10,7 +10,7 @@ action=${1:-install}
 shift || true
 
 # System packages the tests drive for real: a browser, a PostgreSQL server, an SVG renderer and
-# the fonts the generated card designs print their indices in (dealerassist/vision/generated.py).
+# the fonts the generated card designs print their indices in (dealerassist/simulation/card_designs.py).
 system_packages=(chromium chromium-driver postgresql librsvg2-bin
     fonts-urw-base35 fonts-dejavu fonts-liberation fonts-freefont-ttf)
 

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from dealerassist.errors import DealerAssistError
-from dealerassist.vision import artwork
+from dealerassist.simulation import artwork
 from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.enrollment import MEMBERS, SCENES_PER_CARD, TABLES, check_folder, enroll
 from dealerassist.vision.reader import CardReader

@@ -25,7 +25,7 @@ STABLE_FRAMES = 2
 
 def demo_vision_section() -> dict[str, Any]:
     """The ``[vision]`` section of the synthetic layout (markers and zones in millimetres)."""
-    from dealerassist.vision.synthetic import DEMO_MARKERS, DEMO_ZONES
+    from dealerassist.simulation.layout import DEMO_MARKERS, DEMO_ZONES
 
     return {"markers": {str(k): list(v) for k, v in DEMO_MARKERS.items()}, "zones": DEMO_ZONES}
 
@@ -36,7 +36,7 @@ def load_demo_deck(say: Callable[[str], None]) -> tuple[Any, Any] | None:
 
     The deck file ships enrolled, so the demo starts reading at once: nothing trains here.
     """
-    from dealerassist.vision import artwork
+    from dealerassist.simulation import artwork
     from dealerassist.vision.deck import DeckFileError, DeckModel, bundled_deck
     from dealerassist.vision.scenes import load_design
 
@@ -83,7 +83,7 @@ class SyntheticTableCamera:
 
     def look(self, layout: Mapping[str, Sequence[tuple[str, bool]]]) -> int:
         """Show the camera ``layout`` for a few frames; returns how many events reached the tracker."""
-        from dealerassist.vision.synthetic import render_layout
+        from dealerassist.simulation.layout import render_layout
 
         if not self._announced:
             self._raw_on_event(

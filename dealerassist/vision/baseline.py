@@ -12,8 +12,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dealerassist.vision.artwork import card_names
 from dealerassist.vision.deck import load_card_image
+from dealerassist.vision.scenes import card_names
 from dealerassist.vision.sighting import CardSighting
 
 WARP_SIZE = (200, 280)

@@ -16,7 +16,6 @@ import cv2
 import numpy as np
 
 from dealerassist.core.cards import FULL_DECK
-from dealerassist.vision.artwork import card_names
 from dealerassist.vision.deck import load_card_image
 
 FRAME_SIZE = (1280, 720)
@@ -47,6 +46,11 @@ class SceneCard:
             "quad": np.round(self.quad, 2).tolist(),
             "index_visible": self.index_visible,
         }
+
+
+def card_names() -> list[str]:
+    """The images a design folder holds: one per card (``AS`` .. ``KC``) and ``back``."""
+    return [card.code for card in FULL_DECK] + ["back"]
 
 
 def load_design(folder: str | Path) -> dict[str, np.ndarray]:

@@ -11,10 +11,10 @@ import cv2
 import pytest
 
 from dealerassist.simulation.camera import demo_vision_section, load_demo_deck
+from dealerassist.simulation.layout import render_layout
 from dealerassist.station.station import Station
 from dealerassist.station.tables import check_table
 from dealerassist.tablefiles.tables import table_from_mapping
-from dealerassist.vision.synthetic import render_layout
 from tests.station.helpers import table_data, wait_for
 
 

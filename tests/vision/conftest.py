@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
+from dealerassist.simulation import artwork
 from dealerassist.simulation.camera import load_demo_deck
-from dealerassist.vision import artwork
 from dealerassist.vision.deck import DeckModel
 from dealerassist.vision.reader import CardReader
 from dealerassist.vision.scenes import load_design

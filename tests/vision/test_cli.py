@@ -15,8 +15,8 @@ import pytest
 
 from dealerassist.cli import main
 from dealerassist.core.configfiles import bundled_dir
+from dealerassist.simulation.layout import DEMO_MARKERS, DEMO_ZONES, render_layout
 from dealerassist.vision.deck import DeckModel
-from dealerassist.vision.synthetic import DEMO_MARKERS, DEMO_ZONES, render_layout
 
 from .conftest import ink_into_the_pips
 

@@ -8,7 +8,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from dealerassist.core.cards import FULL_DECK
-from dealerassist.vision import artwork, generated
+from dealerassist.simulation import artwork
+from dealerassist.simulation import card_designs as generated
 from dealerassist.vision.deck import load_card_image
 
 

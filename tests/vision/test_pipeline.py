@@ -9,10 +9,10 @@ import numpy as np
 
 from dealerassist.core.cards import Card
 from dealerassist.events import CardRead, CardRemoved, DeviceLink, Event
+from dealerassist.simulation.layout import DEMO_MARKERS, DEMO_ZONES, render_layout
 from dealerassist.vision.camera import CameraLink
 from dealerassist.vision.pipeline import VisionPipeline
 from dealerassist.vision.registration import LayoutRegistration, Zones, marker_layout
-from dealerassist.vision.synthetic import DEMO_MARKERS, DEMO_ZONES, render_layout
 from dealerassist.vision.temporal import CardStabiliser
 
 VISION = {"markers": {str(k): list(v) for k, v in DEMO_MARKERS.items()}, "zones": DEMO_ZONES}

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from dealerassist.errors import ConfigError
+from dealerassist.simulation.layout import DEMO_MARKERS, DEMO_ZONES, SyntheticCamera, render_layout
 from dealerassist.vision.registration import (
     LayoutRegistration,
     RegistrationError,
@@ -20,7 +21,6 @@ from dealerassist.vision.registration import (
     save_calibration,
     to_layout,
 )
-from dealerassist.vision.synthetic import DEMO_MARKERS, DEMO_ZONES, SyntheticCamera, render_layout
 
 VISION = {"markers": {str(k): list(v) for k, v in DEMO_MARKERS.items()}, "zones": DEMO_ZONES}
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dealerassist.simulation import artwork
 from dealerassist.simulation.camera import load_demo_deck
-from dealerassist.vision import artwork, enrollment
+from dealerassist.vision import enrollment
 from dealerassist.vision.deck import DECK_FORMAT, DeckModel, bundled_deck, remake_command
 from dealerassist.vision.evaluate import Tally, score_frame
 from dealerassist.vision.reader import CardReader

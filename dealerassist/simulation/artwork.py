@@ -1,5 +1,5 @@
 """Card artwork for development: the CC0 Kennard decks in shared/, the LGPL/GPL decks of public
-packages and the designs of ``generated`` rendered on demand into a cache (never committed).
+packages and the designs of ``card_designs`` rendered on demand into a cache (never committed).
 
 Every design lands as ``<rank><suit>.png`` plus ``back.png`` in one folder, the layout that
 ``dealerassist vision enroll`` reads. ``data/vision/designs.toml`` splits them all by design into
@@ -19,10 +19,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dealerassist.core.cards import FULL_DECK
 from dealerassist.core.configfiles import bundled_dir
 from dealerassist.errors import DealerAssistError
-from dealerassist.vision.generated import card_svgs
+from dealerassist.simulation.card_designs import card_svgs
+from dealerassist.vision.scenes import card_names
 
 REPO_DIR = Path(__file__).resolve().parents[2]
 CACHE_DIR = Path(os.environ.get("DEALERASSIST_CACHE", Path.home() / ".cache" / "dealerassist")) / "cardart"
@@ -44,17 +44,13 @@ KDE_DECKS = {
     "ancient-egyptians": "svg-ancient-egyptians/Ancient_Egyptians.svgz",
 }
 RENDERED_DESIGNS = ("cardsjs", *KDE_DECKS)
-GENERATED = "gen-"  # gen-N: the design ``generated`` draws from seed N
+GENERATED = "gen-"  # gen-N: the design ``card_designs`` draws from seed N
 TUNING_DESIGN = "kennard-2color"  # the demo's deck, and the design thresholds are set on
 CARD_WIDTH = 300
 
 
 class ArtworkError(DealerAssistError):
     """A card design that cannot be found or rendered."""
-
-
-def card_names() -> list[str]:
-    return [card.code for card in FULL_DECK] + ["back"]
 
 
 def shared_cardart(design: str = TUNING_DESIGN) -> Path:
