@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner
-from dealerassist.vision.card_extent import card_quad, paper_coverages
+from dealerassist.vision.card_extent import card_quad, paper_coverage
 from dealerassist.vision.deck import DeckModel, back_feature
 from dealerassist.vision.sighting import CardSighting
 
@@ -35,7 +35,7 @@ def backs_at(
         for (corner, _), options in zip(corners, choices, strict=True)
         for h, lng in options
     ]
-    on_paper = (paper_coverages(filled, np.array(quads)) >= MIN_COVERAGE).tolist() if quads else []
+    on_paper = (paper_coverage(filled, np.array(quads)) >= MIN_COVERAGE).tolist() if quads else []
     found: list[CardSighting | None] = []
     end = 0
     for (corner, _), options in zip(corners, choices, strict=True):

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.card_corner import Corner, corner_arrays
-from dealerassist.vision.card_extent import corner_arms_at, height_candidates_many
+from dealerassist.vision.card_extent import corner_arms, height_candidates
 from dealerassist.vision.edge_junctions import edge_junctions_many
 from dealerassist.vision.index_corners import index_corner_candidates
 from dealerassist.vision.index_window import IndexWindow, sample_windows
@@ -75,14 +75,12 @@ def find_candidates(
         sources += [OUTLINE] * len(direct) + [JUNCTION] * len(junctions)
     # Every corner's point and axes as arrays, made once for all the steps that take them so.
     corner_at = corner_arrays(corners)
-    arms = corner_arms_at(filled, *corner_at)
+    arms = corner_arms(filled, *corner_at)
     found = [
         Candidate(corner, heights, source)
-        for corner, heights, source in zip(
-            corners, height_candidates_many(arms, aspect), sources, strict=True
-        )
+        for corner, heights, source in zip(corners, height_candidates(arms, aspect), sources, strict=True)
     ]
-    traced = index_corner_candidates(frame, gray, filled, aspect, outlines, polygons)
+    traced = index_corner_candidates(gray, filled, aspect, outlines, polygons)
     found.extend(Candidate(corner, heights, TRACED) for corner, heights in traced)
     if rank_box is not None and window is not None:
         direct = [k for k, source in enumerate(sources) if source == OUTLINE]

@@ -18,10 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import cv2
 import numpy as np
 
-from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, corner_arrays
+from dealerassist.vision.card_corner import (
+    MAX_CARD_HEIGHT,
+    MIN_CARD_HEIGHT,
+    Corner,
+    across_then_down,
+    corner_arrays,
+    sample,
+)
 
 INK = 0.72  # darker than this share of the edge band's paper is print
 BAND_ROWS = 6  # samples across the band where the rank is printed
@@ -31,8 +37,6 @@ MARGIN_DEPTH = 0.6  # where the margin is looked at: this share of the way from 
 BOUNDED = 1.2  # printed margins: a blank run before the print no longer than this ends at the card's side
 EDGE_REACH = 0.1  # card heights either side of a proposed corner searched for the paper's own edge
 _EDGE_SAMPLES = np.linspace(-EDGE_REACH, EDGE_REACH, 41)  # where, in card heights (1 px apart at 200 px)
-_MAP_COLS = 1024  # remap's maps are laid out in rows of this many points
-_MAP_ROWS = 30000  # and at most this many rows a call: OpenCV refuses 32767
 _SHARE = np.linspace(0.0, 1.0, BAND_ROWS, dtype=np.float32)[:, None]  # band rows, edge to print
 
 
@@ -88,7 +92,7 @@ def ink_corners_at(
     for axis in (0, 1):
         base = (origin[owner, axis] + along[owner, axis] * t).astype(np.float32)
         planes.append(base[None, :] + depth[owner, axis].astype(np.float32)[None, :] * depth_px)
-    values = _sample_planes(gray, planes[0], planes[1])  # (BAND_ROWS, total) uint8
+    values = sample(gray, planes[0], planes[1])  # (BAND_ROWS, total)
     # Paper white per scan: the brightest stretch across the band (a lone bright pixel does not count).
     brightest = values.max(axis=0).astype(np.float32)
     steady = np.minimum(np.minimum(brightest, np.roll(brightest, 1)), np.roll(brightest, -1))
@@ -173,7 +177,7 @@ def _margin_blank(
     fy = np.concatenate([np.linspace(0.5 * y0, down, 7), np.full(4, MARGIN_DEPTH * y0)])[:, None, None]
     # (offset, corner, xy): the same sums as offset by offset.
     at = points[None] + (x_axes[None] * fx + y_axes[None] * fy) * heights[None, :, None]
-    values = _sample(gray, at.reshape(-1, 2)).reshape(len(fx), len(points))
+    values = sample(gray, at[..., 0], at[..., 1])
     return values.min(axis=0) > MARGIN * values.max(axis=0)
 
 
@@ -216,12 +220,8 @@ def _scans(
     short_ok = (MIN_CARD_HEIGHT <= short) & (short <= MAX_CARD_HEIGHT) & (length > SHARED * short / aspect)
     long_ok = (MIN_CARD_HEIGHT <= long) & (long <= MAX_CARD_HEIGHT) & (length > SHARED * long)
     # Handedness: along x inward for the short edge's x axis, inward x along for the long edge's y.
-    x_for_short = np.where(
-        (along[..., 0] * inward[..., 1] - along[..., 1] * inward[..., 0] > 0)[..., None], along, -along
-    )
-    y_for_long = np.where(
-        (inward[..., 0] * along[..., 1] - inward[..., 1] * along[..., 0] > 0)[..., None], along, -along
-    )
+    x_for_short = np.where(across_then_down(along, inward)[..., None], along, -along)
+    y_for_long = np.where(across_then_down(inward, along)[..., None], along, -along)
     # (corner, edge, way round), then the rows kept in that order.
     keep = np.stack([short_ok, long_ok], axis=2)
     both = np.stack([along, along], axis=2)
@@ -241,35 +241,3 @@ def _scans(
         ahead[..., 0] * both[..., 0] + ahead[..., 1] * both[..., 1],
     )
     return tuple(v[keep] for v in rows)
-
-
-def _sample_planes(gray: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-    """Grey values at (rows, n) planes of x and y, through remap calls of ``_MAP_COLS``-wide maps
-    (as many as OpenCV's row limit needs: one on any real frame)."""
-    rows, n = xs.shape
-    width = -(-n // _MAP_COLS) * _MAP_COLS
-    maps = []
-    for plane in (xs, ys):
-        padded = np.zeros((rows, width), np.float32)
-        padded[:, :n] = plane
-        maps.append(padded.reshape(-1, _MAP_COLS))
-    out = np.concatenate(
-        [
-            cv2.remap(
-                gray,
-                maps[0][k : k + _MAP_ROWS],
-                maps[1][k : k + _MAP_ROWS],
-                cv2.INTER_LINEAR,
-                borderMode=cv2.BORDER_CONSTANT,
-                borderValue=0,
-            )
-            for k in range(0, len(maps[0]), _MAP_ROWS)
-        ]
-    )
-    return out.reshape(rows, width)[:, :n]
-
-
-def _sample(gray: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Grey values at many points (the same remap calls as ``_sample_planes``)."""
-    points = np.asarray(points, np.float32)
-    return _sample_planes(gray, points[None, :, 0], points[None, :, 1])[0].astype(np.float32)
