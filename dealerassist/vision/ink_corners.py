@@ -1,22 +1,16 @@
 """Index corners lying on another card's outline edge, found where their print begins.
 
-In a fan whose cards share an outer edge (the bottom edge of a row of cards, the side of a
-stepped column), a lower card's index corner sits on that edge where the card's other edge runs
-over the paper of its neighbour: no felt marks it, and a neighbour's ink can touch it. What
-does mark it is the index itself: walking along the shared edge, a blank margin of the card's
-own paper, then the rank, starting at the distance the deck prints it from the card's side.
-Such a start of ink along an outline edge proposes a corner there when the margin beside and
-above it is plain paper, or when the blank run before it is no longer than that printed margin:
-then what ends the run is the card's own side (its cut edge or shadow on the card under it, or
-the neighbour's print), and the margin test, a pixel or two from the print, often catches the
-glyph of a corner fitted that far out. In a stepped row a card's own edge lies a few pixels off
-the straight edge scanned; where felt shows beside its print, the corner is proposed again on
-the paper's edge there (``on_paper_edge``). The classifier decides.
+Where a row of cards shares an outer edge (a fan's bottom edge, a stepped column's side), a lower
+card's index corner sits on that edge with no felt to mark it. Its index does: walking along the
+shared edge, a blank margin of the card's own paper, then the rank, as far from the card's side
+as the deck prints it. A start of ink proposes a corner when the margin beside and above it is
+plain paper, or when the blank run before it is no longer than the printed margin (then the
+card's own side ended the run, and the margin test often catches the glyph of a corner fitted
+that far out). In a stepped row a card's edge lies a few pixels off the straight edge scanned,
+so ``on_paper_edge`` proposes the corner again where felt shows its edge. The classifier decides.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -40,31 +34,6 @@ _EDGE_SAMPLES = np.linspace(-EDGE_REACH, EDGE_REACH, 41)  # where, in card heigh
 _SHARE = np.linspace(0.0, 1.0, BAND_ROWS, dtype=np.float32)[:, None]  # band rows, edge to print
 
 
-def ink_corners(
-    gray: np.ndarray,
-    corners: Sequence[Corner],
-    arms: Sequence[tuple[float, float]],
-    rank_box: tuple[float, float, float, float],
-    extent: tuple[float, float],
-    aspect: float,
-) -> list[tuple[Corner, float]]:
-    """Corners (with the card height each was found at) where an index starts along the edges
-    running from ``corners`` (their ``arms``: how far the paper runs along x and along y).
-
-    Each edge is scanned twice: as the cards' short edge (the index corner's x axis along it) and
-    as their long edge (y along it). The axes follow the index corner's handedness, so each scan
-    looks for the print one way only.
-    """
-    return ink_corners_at(
-        gray,
-        *corner_arrays(corners),
-        np.array(arms, float).reshape(-1, 2),
-        rank_box,
-        extent,
-        aspect,
-    )
-
-
 def ink_corners_at(
     gray: np.ndarray,
     points: np.ndarray,
@@ -75,7 +44,13 @@ def ink_corners_at(
     extent: tuple[float, float],
     aspect: float,
 ) -> list[tuple[Corner, float]]:
-    """``ink_corners`` of corners given as (k, 2) arrays of points, x axes, y axes and arms."""
+    """Corners (with the card height each was found at) where an index starts along the edges
+    running from the corners (``corner_arrays``; ``arms``: how far the paper runs along x and y).
+
+    Each edge is scanned twice: as the cards' short edge (the index corner's x axis along it) and
+    as their long edge (y along it). The axes follow the index corner's handedness, so each scan
+    looks for the print one way only.
+    """
     origin, along, depth, x_axis, y_axis, length, height, band, offset, forward = _scans(
         points, x_axes, y_axes, arms, rank_box, aspect
     )
@@ -116,24 +91,16 @@ def ink_corners_at(
     # The card's own side bounds a blank run no longer than the margin the deck prints.
     bounded = blank[rows_found] <= BOUNDED * offset[k]
     sure = bounded | _margin_blank(gray, points, x_axis[k], y_axis[k], height[k], rank_box, extent)
-    points, k = points[sure], k[sure]  # whole rows at once: a frame proposes hundreds
-    return [
-        (Corner(point=point, x_axis=x, y_axis=y, blob=-1), size)
-        for point, x, y, size in zip(points, x_axis[k], y_axis[k], height[k].tolist(), strict=True)
-    ]
+    k = k[sure]
+    return _proposals(points[sure], x_axis[k], y_axis[k], height[k])
 
 
 def on_paper_edge(
     filled: np.ndarray, proposals: list[tuple[Corner, float]], rank_box: tuple[float, float, float, float]
 ) -> list[tuple[Corner, float]]:
     """Each proposed corner moved along its y axis to where the card's paper starts, where felt
-    shows beside the print within ``EDGE_REACH`` of it (``filled``: the paper mask).
-
-    A proposal lies on the straight outline edge it was found along, fitted from the corner at
-    the row's end; in a stepped row each card's edge is a few pixels off that line, and its index
-    window with it. Level with the rank, the felt beyond the card's edge shows where that edge
-    is. The moved corners are proposed besides the first, not instead: where no felt shows, or
-    another card's, the first is the better guess.
+    shows level with the rank within ``EDGE_REACH`` of it (``filled``: the paper mask). Proposed
+    besides the first, not instead: where no felt shows, or another card's, the first is better.
     """
     if not proposals:
         return []
@@ -152,11 +119,16 @@ def on_paper_edge(
     step = heights * (_EDGE_SAMPLES[1] - _EDGE_SAMPLES[0])
     shift = offsets[np.arange(len(proposals)), last_felt] + 0.5 * step
     moved = felt_seen & (np.abs(shift) >= 1.0)
-    x_axes, y_axes = x_axes[moved], y_axes[moved]
-    points = points[moved] + y_axes * shift[moved, None]
+    y_axes = y_axes[moved]
+    return _proposals(points[moved] + y_axes * shift[moved, None], x_axes[moved], y_axes, heights[moved])
+
+
+def _proposals(
+    points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray, heights: np.ndarray
+) -> list[tuple[Corner, float]]:
     return [
         (Corner(point=point, x_axis=x, y_axis=y, blob=-1), size)
-        for point, x, y, size in zip(points, x_axes, y_axes, heights[moved].tolist(), strict=True)
+        for point, x, y, size in zip(points, x_axes, y_axes, heights.tolist(), strict=True)
     ]
 
 
@@ -198,15 +170,14 @@ def _scans(
     rank_box: tuple[float, float, float, float],
     aspect: float,
 ) -> tuple[np.ndarray, ...]:
-    """One scan per corner edge and way round, as arrays with a row per scan: where it runs, which
-    way is into the card, the index corner's axes there, how far it runs, the card height, the
-    band (in pixels from the edge) the rank is printed in, how far from the card's side the rank
-    starts, and (by its sign) whether the print lies ahead along the edge.
+    """One scan per corner edge and way round, a row each: where it runs, which way is into the
+    card, the index corner's axes there, how far it runs, the card height, the band (pixels from
+    the edge) the rank is printed in, how far from the card's side the rank starts, and (by its
+    sign) whether the print lies ahead along the edge. In corner order, x edge first, each edge
+    as the short edge first.
 
-    The card's size comes from the corner's other edge: cards sharing an edge in a row are as
-    deep as the card at its end, its height when the shared edge is their short one, its width
-    when it is their long one. Scans run corner by corner, each corner's x edge first, each edge
-    as the short edge first; all of them are worked out at once.
+    Cards sharing an edge in a row are as deep as the card at its end: the corner's other edge
+    gives their height when the shared edge is their short one, their width when it is the long.
     """
     x0, y0, x1, y1 = rank_box
     # (corner, edge): the edge's direction, the direction into the card, its length and depth.

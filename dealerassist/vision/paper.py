@@ -31,24 +31,10 @@ COLOUR_SHARE = 0.38
 _CLEANUP_REACH = 5
 
 
-_SCRATCH = threading.local()
-
-
-def _scratch_planes(shape: tuple[int, int]) -> list[np.ndarray]:
-    """Six frame-sized working images kept from frame to frame (per thread).
-
-    A fresh frame-sized image costs more to fault into memory than the step that fills it; the
-    working images never leave ``card_mask``, so reusing them changes nothing.
-    """
-    planes = getattr(_SCRATCH, "planes", None)
-    if planes is None or planes[0].shape != shape:
-        planes = [np.empty(shape, np.uint8) for _ in range(6)]
-        _SCRATCH.planes = planes
-    return planes
-
-
 _POOL = threading.local()
-_POOL_SIZE = 8  # frame-sized images kept per thread for reuse
+# Frame-sized images kept per thread for reuse: card_mask's seven, the candidate search's grey and
+# paper, and those of the frame before, which the reader may still hold.
+_POOL_SIZE = 12
 
 
 def _reference_counts(images: list[np.ndarray]) -> list[int]:
@@ -61,11 +47,8 @@ _UNHELD = _reference_counts([np.empty(1, np.uint8)])[0]
 
 def frame_image(shape: tuple[int, int]) -> np.ndarray:
     """A uint8 image of ``shape`` with undefined contents: one from an earlier frame that nothing
-    holds any more (not even a view of it), or a new one.
-
-    A fresh frame-sized image costs more to fault into memory than the step that fills it: the
-    three a frame's corner search returns cost about 2 ms a frame when new.
-    """
+    holds any more (not even a view of it), or a new one. A fresh frame-sized image costs more to
+    fault into memory than the step that fills it."""
     pool = getattr(_POOL, "images", None)
     if pool is None:
         pool = _POOL.images = []
@@ -99,11 +82,10 @@ def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
     frame or its BGRA ``sampling_image`` (the reader's: one conversion serves both); with
     ``gray``, the frame's grey written there too (``cv2.cvtColor``'s, to the bit).
 
-    Every full-frame step writes into a working image already made (see ``_scratch_planes``), and
-    the returned mask is one no earlier caller still holds (see ``frame_image``).
+    Every full-frame step writes into a ``frame_image``, the returned mask too.
     """
     h, w = frame.shape[:2]
-    darkest, brightest, paper, blue, green, red = _scratch_planes((h, w))
+    darkest, brightest, paper, blue, green, red = (frame_image((h, w)) for _ in range(6))
     frame = sampling_image(frame)  # as given when it is one already
     cv2.split(frame, [blue, green, red, paper])  # the fourth channel is not read: paper is made later
     cv2.min(cv2.min(blue, green, dst=darkest), red, dst=darkest)
