@@ -1,7 +1,7 @@
 """Every place in a frame where a card's index corner may be, with the card sizes worth trying.
 
-Shared by the reader and by enrollment, which labels the same candidates on scenes of the design
-it learns, so the classifier is trained on the corners the reader will really show it.
+Shared by the reader and by enrollment, so the classifier is trained on the corners the reader
+will really show it.
 """
 
 from __future__ import annotations
@@ -36,10 +36,11 @@ class Candidate:
 
 @dataclass(frozen=True)
 class FrameGeometry:
-    """What the corner finders measured on one frame, kept for the tests that follow them."""
+    """A frame's candidates, with the grey image and the paper mask (blob holes filled) they were
+    found on, which the reader's later stages look at again."""
 
     gray: np.ndarray
-    filled: np.ndarray  # card paper with the blobs' holes filled
+    filled: np.ndarray
     candidates: list[Candidate]
 
 
@@ -50,30 +51,25 @@ def find_candidates(
     window: IndexWindow | None = None,
     notches: bool = True,
 ) -> FrameGeometry:
-    """Paper blobs, their corners, junctions and traced corners, in a BGR frame or its
-    ``sampling_image``; given where the deck prints its rank (``rank_box``) and how far its index
-    reaches (``window``), also the corners where an index starts along a shared outline edge;
-    with ``notches``, outline corners across a notch too (``outline_corners.outline_corners``).
-
-    Every outline and junction corner is gathered first, so that how far the paper runs from each
-    is measured in one pass.
+    """Every corner candidate in a BGR frame or its ``sampling_image``: outline corners (with
+    ``notches``, those across a notch too: ``outline_corners``), junctions and traced corners;
+    given where the deck prints its rank (``rank_box``) and how far its index reaches
+    (``window``), ink corners too. How far the paper runs from each corner is measured in one pass.
     """
     gray = frame_image(frame.shape[:2])
     paper = card_mask(frame, gray)
     outlines = blob_outlines(paper)
-    filled = frame_image(paper.shape)  # reused from an earlier frame when no one holds it
+    filled = frame_image(paper.shape)
     filled.fill(0)
     cv2.drawContours(filled, outlines, -1, 255, cv2.FILLED)
-    polygons = [outline_polygon(outline) for outline in outlines]  # shared by every corner finder
+    polygons = [outline_polygon(outline) for outline in outlines]
+    junctions = edge_junctions_many(gray, filled, outlines, polygons=polygons)
     corners: list[Corner] = []
     sources: list[str] = []
-    for index, (outline, polygon, junctions) in enumerate(
-        zip(outlines, polygons, edge_junctions_many(gray, filled, outlines, polygons=polygons), strict=True)
-    ):
-        direct = outline_corners(outline, index, polygon, notches)
-        corners += direct + junctions
-        sources += [OUTLINE] * len(direct) + [JUNCTION] * len(junctions)
-    # Every corner's point and axes as arrays, made once for all the steps that take them so.
+    for blob, (outline, polygon) in enumerate(zip(outlines, polygons, strict=True)):
+        direct = outline_corners(outline, blob, polygon, notches)
+        corners += direct + junctions[blob]
+        sources += [OUTLINE] * len(direct) + [JUNCTION] * len(junctions[blob])
     corner_at = corner_arrays(corners)
     arms = corner_arms(filled, *corner_at)
     found = [
@@ -81,14 +77,13 @@ def find_candidates(
         for corner, heights, source in zip(corners, height_candidates(arms, aspect), sources, strict=True)
     ]
     traced = index_corner_candidates(gray, filled, aspect, outlines, polygons)
-    found.extend(Candidate(corner, heights, TRACED) for corner, heights in traced)
+    found += [Candidate(corner, heights, TRACED) for corner, heights in traced]
     if rank_box is not None and window is not None:
         direct = [k for k, source in enumerate(sources) if source == OUTLINE]
-        direct_arms = np.array(arms, float).reshape(-1, 2)[direct]
         proposals = ink_corners_at(
             gray,
             *(v[direct] for v in corner_at),
-            direct_arms,
+            np.array(arms, float).reshape(-1, 2)[direct],
             rank_box,
             (window.across, window.down),
             aspect,
@@ -130,11 +125,8 @@ def _same_spot_same_way(
     other_x: np.ndarray,
     other_y: np.ndarray,
 ) -> np.ndarray:
-    """[i, j]: corner i lies within ``near[i]`` of corner j with both axes turned the same way.
-
-    Only the few pairs that lie that close are compared for their axes (the same dot products as
-    over every pair).
-    """
+    """[i, j]: corner i lies within ``near[i]`` of corner j with both axes turned the same way
+    (only the few pairs that lie that close are compared for their axes)."""
     same = distances(points, others) < near[:, None]
     i, j = np.nonzero(same)
     turned = ~(

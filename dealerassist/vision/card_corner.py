@@ -82,6 +82,12 @@ def sample(image: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     return values.reshape(-1)[:count].reshape(xs.shape).astype(np.float32)
 
 
+def ragged(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For groups of ``counts`` items laid end to end: each item's group, and its place in it."""
+    group = np.repeat(np.arange(len(counts)), counts)
+    return group, np.arange(len(group)) - (np.cumsum(counts) - counts)[group]
+
+
 def run_starts(flags: np.ndarray, length: int) -> np.ndarray:
     """Where a run of ``length`` true flags in a row begins, along each row of ``flags``: where a
     walk's line or paper has ended."""

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from dealerassist.compiled import compiled
-from dealerassist.vision.card_corner import Corner, across_then_down, following, sample
+from dealerassist.vision.card_corner import Corner, across_then_down, following, ragged, sample
 from dealerassist.vision.card_extent import paper_at
 from dealerassist.vision.outline_corners import fitted_direction, outline_polygon
 
@@ -35,13 +35,8 @@ def _points_along(
     """
     sizes = np.array([len(outline) for outline in outlines], np.int64)
     points = np.concatenate([outline.reshape(-1, 2) for outline in outlines]).astype(np.float64)
-    owner = np.asarray(owner, np.int64)
-    per_edge = sizes[owner]
-    edge = np.repeat(np.arange(len(starts)), per_edge)
-    firsts = np.cumsum(sizes) - sizes
-    point = np.arange(int(per_edge.sum())) + np.repeat(
-        firsts[owner] - (np.cumsum(per_edge) - per_edge), per_edge
-    )
+    edge, within = ragged(sizes[owner])
+    point = (np.cumsum(sizes) - sizes)[owner[edge]] + within
     rel, seg, length = points[point] - starts[edge], segs[edge], lengths[edge]
     t = (rel[:, 0] * seg[:, 0] + rel[:, 1] * seg[:, 1]) / (length * length)
     off = np.abs(rel[:, 0] * seg[:, 1] - rel[:, 1] * seg[:, 0]) / length
@@ -109,20 +104,16 @@ def edge_junctions_many(
     if not len(kept):
         return found
     counts = counts[kept]
-    ts_all = (np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts) + 8).astype(
-        np.float32
-    )
     # Every strip's sample grid at once: each column carries its edge's start, normal and direction.
-    maps = _strip_maps(starts[kept], normals[kept], directions[kept], counts, depths, ts_all)
+    maps = _strip_maps(starts[kept], normals[kept], directions[kept], counts, depths, ragged(counts)[1] + 8.0)
     joined = sample(gray, maps[0], maps[1])
     steps = np.abs(joined[:, 2:] - joined[:, :-2])
     profiles = np.partition(steps, len(depths) // 2, axis=0)[len(depths) // 2]  # the median of each column
     # Each edge's profile: its own columns but the last two (their steps reach into the next edge).
     sizes = counts - 2
-    first_step = np.cumsum(sizes) - sizes
-    strip = np.repeat(np.arange(len(kept)), sizes)
-    place = np.arange(int(sizes.sum()))
-    profile = profiles[place + (np.cumsum(counts) - counts - first_step)[strip]]
+    strip, within = ragged(sizes)
+    profile = profiles[(np.cumsum(counts) - counts)[strip] + within]
+    place = np.arange(len(strip))
     levels = np.maximum(10.0, 4.0 * _medians(profile, strip, sizes).astype(np.float64))
     # A buried edge is the strongest change within four samples either side (the ends see less):
     # the profiles laid end to end, four samples of -1 (below any change) before and after each.
@@ -135,7 +126,7 @@ def edge_junctions_many(
     # Every junction's point and both ways round it at once: the same sums as peak by peak. Each
     # way is ordered (across, down) as a card lies face up: across x down > 0.
     edges = kept[strip[peaks]]
-    ts = ts_all[(np.cumsum(counts) - counts - first_step)[strip[peaks]] + peaks + 1].astype(np.float64)
+    ts = within[peaks] + 9.0  # a step's middle column: one past its place, 8 px into the strip
     d, n = directions[edges], normals[edges]
     points = starts[edges] + d * ts[:, None]
     back = -d
@@ -170,11 +161,9 @@ def _strip_maps(
 
 
 def _medians(values: np.ndarray, group: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """``_median`` of each group of float32 ``values`` (groups consecutive, none empty), all at once.
-
-    Groups are kept apart by adding a multiple of 1024 (the values are grey-level steps, under 256),
-    which float64 holds exactly; the two middle values are averaged in float32 as ``_median`` does.
-    """
+    """The median of each group of float32 ``values`` (groups consecutive, none empty), all at once:
+    groups are kept apart by adding a multiple of 1024 (the values are grey-level steps, under 256),
+    which float64 holds exactly; two middle values are averaged in float32."""
     ordered = np.sort(values.astype(np.float64) + 1024.0 * group)
     begin = np.cumsum(sizes) - sizes
     low = (ordered[begin + (sizes - 1) // 2] - 1024.0 * np.arange(len(sizes))).astype(np.float32)

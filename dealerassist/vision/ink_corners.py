@@ -20,6 +20,7 @@ from dealerassist.vision.card_corner import (
     Corner,
     across_then_down,
     corner_arrays,
+    ragged,
     sample,
 )
 
@@ -57,10 +58,7 @@ def ink_corners_at(
     if not len(origin):
         return []
     steps = np.ceil(length).astype(int)
-    total = int(steps.sum())
-    starts = np.cumsum(steps) - steps
-    owner = np.repeat(np.arange(len(origin)), steps)
-    t = np.arange(total) - starts[owner]  # pixels along each edge
+    owner, t = ragged(steps)  # each sample's scan, and how many pixels along its edge
     # Sample points as (band row, sample) planes of x and y: every scan's band in one remap.
     depth_px = (band[:, 0][owner] + (band[:, 1] - band[:, 0])[owner] * _SHARE).astype(np.float32)
     planes = []
@@ -71,7 +69,7 @@ def ink_corners_at(
     # Paper white per scan: the brightest stretch across the band (a lone bright pixel does not count).
     brightest = values.max(axis=0).astype(np.float32)
     steady = np.minimum(np.minimum(brightest, np.roll(brightest, 1)), np.roll(brightest, -1))
-    paper = np.maximum.reduceat(steady, starts)
+    paper = np.maximum.reduceat(steady, np.cumsum(steps) - steps)
     ink = values.min(axis=0) < INK * paper[owner]
     # Blank samples just before (and just after) each sample within its own scan.
     gap = np.maximum(1, np.round(0.5 * offset)).astype(int)
