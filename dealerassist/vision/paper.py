@@ -52,9 +52,12 @@ def frame_image(shape: tuple[int, int]) -> np.ndarray:
     pool = getattr(_POOL, "images", None)
     if pool is None:
         pool = _POOL.images = []
-    for image, count in zip(pool, _reference_counts(pool), strict=True):
-        if count == _UNHELD and image.shape == shape:
+    unheld = [count == _UNHELD for count in _reference_counts(pool)]
+    for image, free in zip(pool, unheld, strict=True):
+        if free and image.shape == shape:
             return image
+    # Free images of another shape make room: a camera's frames keep one shape.
+    pool[:] = [image for image, free in zip(pool, unheld, strict=True) if not free]
     image = np.empty(shape, np.uint8)
     if len(pool) < _POOL_SIZE:
         pool.append(image)
