@@ -35,24 +35,18 @@ def height_candidates(arms: Sequence[tuple[float, float]], aspect: float) -> lis
     """Card heights worth trying at each corner from its ``corner_arms``, most likely first.
 
     The long edge usually gives the height; in a stepped fan the short edge steps out early, and in
-    cards touching end to end the long edge runs on, so the short edge's guess is kept as well
-    (when in range and more than 10 % from the first).
+    cards touching end to end the long edge runs on, so the short edge's guess is kept as well.
     """
-    if not arms:
-        return []
-    along = np.array(arms, float)
-    down, across = along[:, 1], along[:, 0] * aspect
-    low, high = np.minimum(down, across), np.maximum(down, across)
-    low_fits = (low >= MIN_CARD_HEIGHT) & (low <= MAX_CARD_HEIGHT)
-    high_fits = (
-        (high >= MIN_CARD_HEIGHT) & (high <= MAX_CARD_HEIGHT) & (~low_fits | (np.abs(high - low) > 0.1 * low))
-    )
-    return [
-        ([lo] if lo_ok else []) + ([hi] if hi_ok else [])
-        for lo, hi, lo_ok, hi_ok in zip(
-            low.tolist(), high.tolist(), low_fits.tolist(), high_fits.tolist(), strict=True
-        )
-    ]
+    return [distinct_heights(sorted((down, across * aspect))) for across, down in arms]
+
+
+def distinct_heights(guesses: Sequence[float]) -> list[float]:
+    """The guessed card heights in range, each more than 10 % from the ones kept before it."""
+    heights: list[float] = []
+    for height in guesses:
+        if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT and all(abs(height - h) > 0.1 * h for h in heights):
+            heights.append(float(height))
+    return heights
 
 
 def card_quad(corner: Corner, height: float, aspect: float, long_across: bool = False) -> np.ndarray:

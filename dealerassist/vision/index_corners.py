@@ -17,7 +17,6 @@ import numpy as np
 from dealerassist.compiled import compiled
 from dealerassist.vision.card_corner import (
     MAX_CARD_HEIGHT,
-    MIN_CARD_HEIGHT,
     Corner,
     across_then_down,
     corner_arrays,
@@ -25,7 +24,7 @@ from dealerassist.vision.card_corner import (
     run_starts,
     sample,
 )
-from dealerassist.vision.card_extent import corner_arms, height_candidates
+from dealerassist.vision.card_extent import corner_arms, distinct_heights, height_candidates
 from dealerassist.vision.outline_corners import first_visits, outline_polygon
 
 MIN_EDGE = 14.0  # pixels: a shorter piece of outline gives no reliable direction
@@ -290,15 +289,6 @@ def _refined(gray: np.ndarray, pivot: np.ndarray, v: np.ndarray) -> tuple[np.nda
     return refined, pivot + np.where(ok, shift, 0.0)[:, None] * across
 
 
-def _distinct_heights(guesses: list[float]) -> list[float]:
-    """Card heights in range, each more than 10 % from the ones before it."""
-    heights: list[float] = []
-    for height in guesses:
-        if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT and all(abs(height - h) > 0.1 * h for h in heights):
-            heights.append(float(height))
-    return heights
-
-
 def index_corner_candidates(
     gray: np.ndarray,
     filled: np.ndarray,
@@ -335,12 +325,12 @@ def index_corner_candidates(
         across_axis, down_axis = (firsts[k], seconds[k]) if first_across[k] else (seconds[k], firsts[k])
         across, down = runs[k] if first_across[k] else runs[k, ::-1]
         corners.append(Corner(point=points[k], x_axis=across_axis, y_axis=down_axis, blob=-1))
-        guesses.append(_distinct_heights([down, across * aspect]))
+        guesses.append(distinct_heights([down, across * aspect]))
     # The edges run on into a neighbour's: how far the paper reaches may tell instead.
     unsure = [k for k, heights in enumerate(guesses) if len(heights) < 2]
     arms = corner_arms(filled, *corner_arrays([corners[k] for k in unsure]))
     for k, reached in zip(unsure, height_candidates(arms, aspect), strict=True):
-        guesses[k] = _distinct_heights(guesses[k] + reached)
+        guesses[k] = distinct_heights(guesses[k] + reached)
     found = [(corner, heights[:3]) for corner, heights in zip(corners, guesses, strict=True) if heights]
     if not found:
         return []

@@ -114,7 +114,7 @@ def test_height_candidates_keep_the_short_edges_guess_when_it_differs_and_fits()
     assert height_candidates([], ASPECT) == []
 
 
-def test_paper_coverages_match_one_quad_at_a_time() -> None:
+def test_paper_coverage_of_many_quads_matches_one_at_a_time() -> None:
     mask = _table_with_card((100, 50), 100, 140)
     corner = _corner(100, 50)
     quads = np.array(
