@@ -27,12 +27,9 @@ def _points_along(
     lengths: np.ndarray,
     owner: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """For each polygon edge, the points (in outline order) of its own outline lying along its
-    middle: all edges' points, edge after edge, and their bounds (edge e's points are
-    ``near[bounds[e] : bounds[e + 1]]``). A point lies along an edge's middle when it projects
-    onto the middle 70 % of the edge, within 2 px of its line; every edge against every point of
-    its outline at once.
-    """
+    """The points of each polygon edge's own outline (in outline order) that project onto the
+    middle 70 % of the edge within 2 px of its line, edge after edge, and their bounds (edge e's
+    are ``near[bounds[e] : bounds[e + 1]]``)."""
     sizes = np.array([len(outline) for outline in outlines], np.int64)
     points = np.concatenate([outline.reshape(-1, 2) for outline in outlines]).astype(np.float64)
     edge, within = ragged(sizes[owner])

@@ -167,12 +167,10 @@ def _edge_ends(
     first, span = np.concatenate(firsts), np.concatenate(spans)
     lo = first + (0.1 * span).astype(int)
     hi = first + (0.9 * span).astype(int) + 1
-    # Outline points are whole pixels: every sum below is a whole number well inside float64's
-    # exact range, so each piece's own rows summed give its running sums' difference to the bit.
-    # One reduceat over (lo, hi) pairs sums each piece (the sums between pieces are dropped).
+    # One reduceat over (lo, hi) pairs sums each piece's rows (the sums between pieces are dropped);
+    # each piece ends within its outline's second copy, so every bound is a row.
     bounds = np.empty(2 * len(lo), np.intp)
     bounds[0::2], bounds[1::2] = lo, hi
-    # Each piece ends before the second copy of its outline does, so every bound is a row.
     total = np.add.reduceat(np.stack([x, y, x * x, x * y, y * y], axis=1), bounds, axis=0)[0::2]
     size = (hi - lo).astype(np.float64)
     mean = total[:, :2] / size[:, None]
