@@ -10,9 +10,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-MIN_EDGE_PX = 7.0
-MIN_BLOB_AREA = 900
-MAX_CARD_HEIGHT = 360.0
+MAX_CARD_HEIGHT = 360.0  # px: the card heights a corner's card may have
 MIN_CARD_HEIGHT = 45.0
 
 _REMAP_COLS = 1024  # sample points are laid out in rows of this many

@@ -11,12 +11,13 @@ import cv2
 import numpy as np
 
 from dealerassist.compiled import compiled
-from dealerassist.vision.card_corner import MIN_EDGE_PX, Corner, following
+from dealerassist.vision.card_corner import Corner, following
 
 # An outline point further than STRAY_PX from a fitted line is taken for another edge's (a fan's
 # next card, a corner's rounding) and does not pull on the line at all; nearer ones pull less the
 # further they lie (Tukey's biweight).
 STRAY_PX = 2.0
+MIN_EDGE_PX = 7.0  # a shorter polygon edge is a chord of a rounding or a notch, not a card edge
 
 
 @compiled()

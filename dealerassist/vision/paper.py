@@ -14,9 +14,9 @@ import threading
 import cv2
 import numpy as np
 
-from dealerassist.vision.card_corner import MIN_BLOB_AREA
 from dealerassist.vision.index_window import sampling_image
 
+MIN_BLOB_AREA = 900  # px: a smaller blob is no card
 _SPECKLE = np.ones((3, 3), np.uint8)
 _MEND = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 # Wider than any card at an eighth of the frame's size: the opening leaves only the felt.
@@ -112,5 +112,6 @@ def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
 
 
 def blob_outlines(mask: np.ndarray) -> list[np.ndarray]:
+    """The outer outlines of the paper's blobs that are large enough to be cards."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     return [c for c in contours if cv2.contourArea(c) >= MIN_BLOB_AREA]
