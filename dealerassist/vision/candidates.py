@@ -13,10 +13,10 @@ import numpy as np
 
 from dealerassist.vision.card_corner import Corner, corner_arrays
 from dealerassist.vision.card_extent import corner_arms, height_candidates
-from dealerassist.vision.edge_junctions import edge_junctions_many
+from dealerassist.vision.edge_junctions import edge_junctions
 from dealerassist.vision.index_corners import index_corner_candidates
 from dealerassist.vision.index_window import IndexWindow, sample_windows
-from dealerassist.vision.ink_corners import ink_corners_at, on_paper_edge
+from dealerassist.vision.ink_corners import ink_corners, on_paper_edge
 from dealerassist.vision.outline_corners import outline_corners, outline_polygon
 from dealerassist.vision.paper import blob_outlines, card_mask, frame_image
 
@@ -63,7 +63,7 @@ def find_candidates(
     filled.fill(0)
     cv2.drawContours(filled, outlines, -1, 255, cv2.FILLED)
     polygons = [outline_polygon(outline) for outline in outlines]
-    junctions = edge_junctions_many(gray, filled, outlines, polygons=polygons)
+    junctions = edge_junctions(gray, filled, outlines, polygons=polygons)
     corners: list[Corner] = []
     sources: list[str] = []
     for blob, (outline, polygon) in enumerate(zip(outlines, polygons, strict=True)):
@@ -80,7 +80,7 @@ def find_candidates(
     found += [Candidate(corner, heights, TRACED) for corner, heights in traced]
     if rank_box is not None and window is not None:
         direct = [k for k, source in enumerate(sources) if source == OUTLINE]
-        proposals = ink_corners_at(
+        proposals = ink_corners(
             gray,
             *(v[direct] for v in corner_at),
             np.array(arms, float).reshape(-1, 2)[direct],

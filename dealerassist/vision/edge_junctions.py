@@ -59,7 +59,7 @@ def _edge_directions(near: np.ndarray, bounds: np.ndarray, segs: np.ndarray) -> 
     return directions
 
 
-def edge_junctions_many(
+def edge_junctions(
     gray: np.ndarray,
     filled: np.ndarray,
     outlines: Sequence[np.ndarray],

@@ -35,7 +35,7 @@ _EDGE_SAMPLES = np.linspace(-EDGE_REACH, EDGE_REACH, 41)  # where, in card heigh
 _SHARE = np.linspace(0.0, 1.0, BAND_ROWS, dtype=np.float32)[:, None]  # band rows, edge to print
 
 
-def ink_corners_at(
+def ink_corners(
     gray: np.ndarray,
     points: np.ndarray,
     x_axes: np.ndarray,

@@ -8,7 +8,7 @@ import pytest
 
 from dealerassist.vision.card_corner import Corner, corner_arrays, sample
 from dealerassist.vision.card_extent import corner_arms
-from dealerassist.vision.ink_corners import ink_corners_at, on_paper_edge
+from dealerassist.vision.ink_corners import ink_corners, on_paper_edge
 from dealerassist.vision.outline_corners import outline_corners
 from dealerassist.vision.paper import blob_outlines, card_mask
 
@@ -20,7 +20,7 @@ EXTENT = (0.125, 0.25)  # and how far their index reaches across and down
 
 
 def _proposals(frame: np.ndarray, aspect: float) -> list:
-    """What ``ink_corners_at`` proposes from the outline corners, as the candidate finder calls it."""
+    """What ``ink_corners`` proposes from the outline corners, as the candidate finder calls it."""
     outlines = blob_outlines(card_mask(frame))
     filled = np.zeros(frame.shape[:2], np.uint8)
     cv2.drawContours(filled, outlines, -1, 255, cv2.FILLED)
@@ -28,7 +28,7 @@ def _proposals(frame: np.ndarray, aspect: float) -> list:
     at = corner_arrays(corners)
     arms = np.array(corner_arms(filled, *at), float).reshape(-1, 2)
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    return ink_corners_at(gray, *at, arms, RANK_BOX, EXTENT, aspect)
+    return ink_corners(gray, *at, arms, RANK_BOX, EXTENT, aspect)
 
 
 def _row(
