@@ -110,18 +110,16 @@ def edge_junctions(
     sizes = counts - 2
     strip, within = ragged(sizes)
     profile = profiles[(np.cumsum(counts) - counts)[strip] + within]
-    place = np.arange(len(strip))
     levels = np.maximum(10.0, 4.0 * _medians(profile, strip, sizes).astype(np.float64))
     # A buried edge is the strongest change within four samples either side (the ends see less):
     # the profiles laid end to end, four samples of -1 (below any change) before and after each.
-    at = place + _PEAK_REACH * (strip + 1)
-    spaced = np.full(len(place) + _PEAK_REACH * (len(kept) + 1), -1.0, np.float32)
+    at = np.arange(len(strip)) + _PEAK_REACH * (strip + 1)
+    spaced = np.full(len(strip) + _PEAK_REACH * (len(kept) + 1), -1.0, np.float32)
     spaced[at] = profile
     # A running maximum is a dilation of the one-row image (the -1 padding keeps off its border).
     strongest = cv2.dilate(spaced[None], _PEAK_WINDOW).ravel()[at]
     peaks = np.flatnonzero((profile > levels[strip]) & (profile >= strongest))
-    # Every junction's point and both ways round it at once: the same sums as peak by peak. Each
-    # way is ordered (across, down) as a card lies face up: across x down > 0.
+    # Both ways round each junction, each ordered (across, down) as a card lies face up.
     edges = kept[strip[peaks]]
     ts = within[peaks] + 9.0  # a step's middle column: one past its place, 8 px into the strip
     d, n = directions[edges], normals[edges]
