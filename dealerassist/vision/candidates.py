@@ -113,7 +113,11 @@ def _unseen(
     clash = np.tril(
         _same_spot_same_way(points, x_axes, y_axes, near, points, x_axes, y_axes) & fresh[None, :], -1
     )
-    return [proposals[i] for i in np.flatnonzero(_first_of_each(clash, fresh)).tolist()]
+    # Each is dropped when it repeats an earlier one kept; only the few that clash are looked at.
+    kept = fresh.copy()
+    for i in np.flatnonzero(fresh & clash.any(axis=1)).tolist():
+        kept[i] = not (clash[i] & kept).any()  # rows before i are settled by now
+    return [proposals[i] for i in np.flatnonzero(kept).tolist()]
 
 
 def _same_spot_same_way(
@@ -135,16 +139,6 @@ def _same_spot_same_way(
     )
     same[i[turned], j[turned]] = False
     return same
-
-
-def _first_of_each(clash: np.ndarray, fresh: np.ndarray) -> np.ndarray:
-    """Fresh rows kept, each dropped when it repeats an earlier kept one (``clash[i, j]``: row j
-    comes before row i and repeats it); only the few rows that clash are looked at one by one."""
-    kept = fresh.copy()
-    for i in np.flatnonzero(fresh & clash.any(axis=1)).tolist():
-        if (clash[i] & kept).any():  # rows before i are settled by now
-            kept[i] = False
-    return kept
 
 
 def distances(points: np.ndarray, others: np.ndarray) -> np.ndarray:
