@@ -115,7 +115,7 @@ def _turns_square(
     n = len(lengths)
     travelled = 0.0
     for k in range(5):
-        edge = (start + k) % n if step > 0 else ((start - k - 1) % n + n) % n
+        edge = (start + k) % n if step > 0 else (start - k - 1) % n
         length = lengths[edge]
         if length >= CLEAN_ARM:
             return abs(out_x * vectors[edge, 1] - out_y * vectors[edge, 0]) > 0.7 * length
