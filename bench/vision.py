@@ -73,8 +73,8 @@ def _no_windows(*_args: object) -> object:
 # What ``--without`` switches off: each stage as the names it replaces in the reader's modules
 # (module or class, attribute, replacement). A measurement of what a stage pays, never a setting.
 STAGES: dict[str, list[tuple[object, str, object]]] = {
-    "ink": [(candidates, "ink_corners_at", _nothing), (candidates, "on_paper_edge", _nothing)],
-    "junction": [(candidates, "edge_junctions_many", lambda _g, _f, outlines, **_: [[] for _ in outlines])],
+    "ink": [(candidates, "ink_corners", _nothing), (candidates, "on_paper_edge", _nothing)],
+    "junction": [(candidates, "edge_junctions", lambda _g, _f, outlines, **_: [[] for _ in outlines])],
     "traced": [(candidates, "index_corner_candidates", _nothing)],
     "around-unsure": [(amend, "around_unsure_reads", _no_windows)],
     "at-print": [(amend, "at_the_print", _no_windows)],

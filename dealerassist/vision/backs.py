@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner
-from dealerassist.vision.card_extent import card_quad, paper_coverages
+from dealerassist.vision.card_extent import card_quad, paper_coverage
 from dealerassist.vision.deck import DeckModel, back_feature
 from dealerassist.vision.sighting import CardSighting
 
@@ -35,17 +35,12 @@ def backs_at(
         for (corner, _), options in zip(corners, choices, strict=True)
         for h, lng in options
     ]
-    on_paper = (paper_coverages(filled, np.array(quads)) >= MIN_COVERAGE).tolist() if quads else []
+    on_paper = (paper_coverage(filled, np.array(quads)) >= MIN_COVERAGE).tolist() if quads else []
+    fit = iter(on_paper)
     found: list[CardSighting | None] = []
-    end = 0
     for (corner, _), options in zip(corners, choices, strict=True):
-        start, end = end, end + len(options)
-        full, long_across = next(
-            (option for option, ok in zip(options, on_paper[start:end], strict=True) if ok), (None, False)
-        )
-        found.append(
-            None if full is None else _back_of_size(frame, corner, full, long_across, deck, back_distance)
-        )
+        fitting = [option for option in options if next(fit)]
+        found.append(_back_of_size(frame, corner, *fitting[0], deck, back_distance) if fitting else None)
     return found
 
 

@@ -1,7 +1,7 @@
 """Every place in a frame where a card's index corner may be, with the card sizes worth trying.
 
-Shared by the reader and by enrollment, which labels the same candidates on scenes of the design
-it learns, so the classifier is trained on the corners the reader will really show it.
+Shared by the reader and by enrollment, so the classifier is trained on the corners the reader
+will really show it.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.card_corner import Corner, corner_arrays
-from dealerassist.vision.card_extent import corner_arms_at, height_candidates_many
-from dealerassist.vision.edge_junctions import edge_junctions_many
+from dealerassist.vision.card_extent import corner_arms, height_candidates
+from dealerassist.vision.edge_junctions import edge_junctions
 from dealerassist.vision.index_corners import index_corner_candidates
 from dealerassist.vision.index_window import IndexWindow, sample_windows
-from dealerassist.vision.ink_corners import ink_corners_at, on_paper_edge
+from dealerassist.vision.ink_corners import ink_corners, on_paper_edge
 from dealerassist.vision.outline_corners import outline_corners, outline_polygon
 from dealerassist.vision.paper import blob_outlines, card_mask, frame_image
 
@@ -36,10 +36,11 @@ class Candidate:
 
 @dataclass(frozen=True)
 class FrameGeometry:
-    """What the corner finders measured on one frame, kept for the tests that follow them."""
+    """A frame's candidates, with the grey image and the paper mask (blob holes filled) they were
+    found on, which the reader's later stages look at again."""
 
     gray: np.ndarray
-    filled: np.ndarray  # card paper with the blobs' holes filled
+    filled: np.ndarray
     candidates: list[Candidate]
 
 
@@ -50,47 +51,39 @@ def find_candidates(
     window: IndexWindow | None = None,
     notches: bool = True,
 ) -> FrameGeometry:
-    """Paper blobs, their corners, junctions and traced corners, in a BGR frame or its
-    ``sampling_image``; given where the deck prints its rank (``rank_box``) and how far its index
-    reaches (``window``), also the corners where an index starts along a shared outline edge;
-    with ``notches``, outline corners across a notch too (``outline_corners.outline_corners``).
-
-    Every outline and junction corner is gathered first, so that how far the paper runs from each
-    is measured in one pass.
+    """Every corner candidate in a BGR frame or its ``sampling_image``: outline corners (with
+    ``notches``, those across a notch too: ``outline_corners``), junctions and traced corners;
+    given where the deck prints its rank (``rank_box``) and how far its index reaches
+    (``window``), ink corners too. How far the paper runs from each corner is measured in one pass.
     """
     gray = frame_image(frame.shape[:2])
     paper = card_mask(frame, gray)
     outlines = blob_outlines(paper)
-    filled = frame_image(paper.shape)  # reused from an earlier frame when no one holds it
+    filled = frame_image(paper.shape)
     filled.fill(0)
     cv2.drawContours(filled, outlines, -1, 255, cv2.FILLED)
-    polygons = [outline_polygon(outline) for outline in outlines]  # shared by every corner finder
+    polygons = [outline_polygon(outline) for outline in outlines]
+    junctions = edge_junctions(gray, filled, outlines, polygons=polygons)
     corners: list[Corner] = []
     sources: list[str] = []
-    for index, (outline, polygon, junctions) in enumerate(
-        zip(outlines, polygons, edge_junctions_many(gray, filled, outlines, polygons=polygons), strict=True)
-    ):
-        direct = outline_corners(outline, index, polygon, notches)
-        corners += direct + junctions
-        sources += [OUTLINE] * len(direct) + [JUNCTION] * len(junctions)
-    # Every corner's point and axes as arrays, made once for all the steps that take them so.
+    for blob, (outline, polygon) in enumerate(zip(outlines, polygons, strict=True)):
+        direct = outline_corners(outline, blob, polygon, notches)
+        corners += direct + junctions[blob]
+        sources += [OUTLINE] * len(direct) + [JUNCTION] * len(junctions[blob])
     corner_at = corner_arrays(corners)
-    arms = corner_arms_at(filled, *corner_at)
+    arms = corner_arms(filled, *corner_at)
     found = [
         Candidate(corner, heights, source)
-        for corner, heights, source in zip(
-            corners, height_candidates_many(arms, aspect), sources, strict=True
-        )
+        for corner, heights, source in zip(corners, height_candidates(arms, aspect), sources, strict=True)
     ]
-    traced = index_corner_candidates(frame, gray, filled, aspect, outlines, polygons)
-    found.extend(Candidate(corner, heights, TRACED) for corner, heights in traced)
+    traced = index_corner_candidates(gray, filled, aspect, outlines, polygons)
+    found += [Candidate(corner, heights, TRACED) for corner, heights in traced]
     if rank_box is not None and window is not None:
         direct = [k for k, source in enumerate(sources) if source == OUTLINE]
-        direct_arms = np.array(arms, float).reshape(-1, 2)[direct]
-        proposals = ink_corners_at(
+        proposals = ink_corners(
             gray,
             *(v[direct] for v in corner_at),
-            direct_arms,
+            np.array(arms, float).reshape(-1, 2)[direct],
             rank_box,
             (window.across, window.down),
             aspect,
@@ -120,7 +113,11 @@ def _unseen(
     clash = np.tril(
         _same_spot_same_way(points, x_axes, y_axes, near, points, x_axes, y_axes) & fresh[None, :], -1
     )
-    return [proposals[i] for i in np.flatnonzero(_first_of_each(clash, fresh)).tolist()]
+    # Each is dropped when it repeats an earlier one kept; only the few that clash are looked at.
+    kept = fresh.copy()
+    for i in np.flatnonzero(fresh & clash.any(axis=1)).tolist():
+        kept[i] = not (clash[i] & kept).any()  # rows before i are settled by now
+    return [proposals[i] for i in np.flatnonzero(kept).tolist()]
 
 
 def _same_spot_same_way(
@@ -132,11 +129,8 @@ def _same_spot_same_way(
     other_x: np.ndarray,
     other_y: np.ndarray,
 ) -> np.ndarray:
-    """[i, j]: corner i lies within ``near[i]`` of corner j with both axes turned the same way.
-
-    Only the few pairs that lie that close are compared for their axes (the same dot products as
-    over every pair).
-    """
+    """[i, j]: corner i lies within ``near[i]`` of corner j with both axes turned the same way
+    (only the few pairs that lie that close are compared for their axes)."""
     same = distances(points, others) < near[:, None]
     i, j = np.nonzero(same)
     turned = ~(
@@ -145,16 +139,6 @@ def _same_spot_same_way(
     )
     same[i[turned], j[turned]] = False
     return same
-
-
-def _first_of_each(clash: np.ndarray, fresh: np.ndarray) -> np.ndarray:
-    """Fresh rows kept, each dropped when it repeats an earlier kept one (``clash[i, j]``: row j
-    comes before row i and repeats it); only the few rows that clash are looked at one by one."""
-    kept = fresh.copy()
-    for i in np.flatnonzero(fresh & clash.any(axis=1)).tolist():
-        if (clash[i] & kept).any():  # rows before i are settled by now
-            kept[i] = False
-    return kept
 
 
 def distances(points: np.ndarray, others: np.ndarray) -> np.ndarray:

@@ -1,5 +1,5 @@
 """How big the card at a corner is: how far the paper runs along the corner's two edges, which
-card heights that allows, and the card's quad.
+card heights that allows, the card's quad, and how much of a quad lies on paper.
 """
 
 from __future__ import annotations
@@ -8,26 +8,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, corner_arrays
+from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, run_starts
+
+_ARM_STEPS = int(MAX_CARD_HEIGHT * 1.5)  # one-pixel samples along an arm, the corner's own first
+_ARM_START = 6  # samples next to the corner that never end an arm (the rounded corner)
+_WALK_STRETCH = 96  # steps sampled at a time, each walk's
+_GRID = np.stack(np.meshgrid(np.linspace(0.08, 0.92, 6), np.linspace(0.08, 0.92, 8)), axis=-1).reshape(-1, 2)
+_GRID_ACROSS, _GRID_DOWN = _GRID[None, :, :1], _GRID[None, :, 1:]
 
 
-def corner_arms(mask: np.ndarray, corner: Corner) -> tuple[float, float]:
-    """How far the paper runs from the corner along its x and its y edge (shared by the size guesses)."""
-    return corner_arms_at(mask, corner.point[None], corner.x_axis[None], corner.y_axis[None])[0]
-
-
-def corner_arms_many(mask: np.ndarray, corners: Sequence[Corner]) -> list[tuple[float, float]]:
-    """``corner_arms`` of many corners in one pass: the same lengths, without a pass per corner."""
-    if not corners:
-        return []
-    return corner_arms_at(mask, *corner_arrays(corners))
-
-
-def corner_arms_at(
+def corner_arms(
     mask: np.ndarray, points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray
 ) -> list[tuple[float, float]]:
-    """``corner_arms_many`` of corners given as (k, 2) arrays of points and axes (a caller that
-    has them as arrays need not make them again from the corners)."""
+    """How far the paper runs from each corner (``corner_arrays``) along its x and its y edge,
+    just inside the other edge."""
     if not len(points):
         return []
     # Two walks per corner, in turn: along x just inside the x edge, then along y inside the y edge.
@@ -37,23 +31,22 @@ def corner_arms_at(
     return list(zip(lengths[::2], lengths[1::2], strict=True))
 
 
-def height_candidates_many(arms: Sequence[tuple[float, float]], aspect: float) -> list[list[float]]:
-    """``height_candidates`` of many corners from their measured arms, all at once."""
-    if not arms:
-        return []
-    along = np.array(arms, float)
-    down, across = along[:, 1], along[:, 0] * aspect
-    low, high = np.minimum(down, across), np.maximum(down, across)
-    low_fits = (low >= MIN_CARD_HEIGHT) & (low <= MAX_CARD_HEIGHT)
-    high_fits = (
-        (high >= MIN_CARD_HEIGHT) & (high <= MAX_CARD_HEIGHT) & (~low_fits | (np.abs(high - low) > 0.1 * low))
-    )
-    return [
-        ([lo] if lo_ok else []) + ([hi] if hi_ok else [])
-        for lo, hi, lo_ok, hi_ok in zip(
-            low.tolist(), high.tolist(), low_fits.tolist(), high_fits.tolist(), strict=True
-        )
-    ]
+def height_candidates(arms: Sequence[tuple[float, float]], aspect: float) -> list[list[float]]:
+    """Card heights worth trying at each corner from its ``corner_arms``, most likely first.
+
+    The long edge usually gives the height; in a stepped fan the short edge steps out early, and in
+    cards touching end to end the long edge runs on, so the short edge's guess is kept as well.
+    """
+    return [distinct_heights(sorted((down, across * aspect))) for across, down in arms]
+
+
+def distinct_heights(guesses: Sequence[float]) -> list[float]:
+    """The guessed card heights in range, each more than 10 % from the ones kept before it."""
+    heights: list[float] = []
+    for height in guesses:
+        if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT and all(abs(height - h) > 0.1 * h for h in heights):
+            heights.append(float(height))
+    return heights
 
 
 def card_quad(corner: Corner, height: float, aspect: float, long_across: bool = False) -> np.ndarray:
@@ -68,11 +61,16 @@ def card_quad(corner: Corner, height: float, aspect: float, long_across: bool = 
     return np.array([[px, py], [bx, by], [bx + dx, by + dy], [px + dx, py + dy]])
 
 
-_ARM_STEPS = int(MAX_CARD_HEIGHT * 1.5)  # one-pixel samples along an arm, the corner's own first
-_ARM_START = 6  # samples next to the corner that never end an arm (the rounded corner)
+def paper_coverage(mask: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """Share of a grid over each of the (k, 4, 2) quads that lies on card paper: a real card lies
+    wholly on paper."""
+    p0 = quads[:, 0, None, :]
+    pts = p0 + _GRID_ACROSS * (quads[:, 1, None, :] - p0) + _GRID_DOWN * (quads[:, 3, None, :] - p0)
+    hits = paper_at(mask, np.round(pts).astype(np.intp))
+    return np.count_nonzero(hits, axis=1) / hits.shape[1]
 
 
-def _paper_at(mask: np.ndarray, at: np.ndarray) -> np.ndarray:
+def paper_at(mask: np.ndarray, at: np.ndarray) -> np.ndarray:
     """The mask at integer (x, y) points, 0 for points off the frame."""
     h, w = mask.shape
     unsigned = at.view(np.uintp)  # a negative coordinate becomes huge: one test per axis
@@ -87,9 +85,9 @@ def _walk_arms(mask: np.ndarray, start: np.ndarray, along: np.ndarray) -> list[f
     """How far the paper runs along each ``start`` + step * ``along`` walk ((r, 2) arrays).
 
     The paper ends at the first of three samples in a row off it (off the frame counts as off),
-    from ``_ARM_START`` on; a walk that never ends runs to the last step. Some two hundred walks
-    a frame that mostly end within a hundred steps: all walks are sampled a stretch at a time,
-    and only those still on paper go on to the next stretch.
+    from ``_ARM_START`` on; a walk that never ends runs to the last step. Most of a frame's walks
+    end within a hundred steps: all are sampled a stretch at a time, and only those still on
+    paper go on to the next stretch.
     """
     lengths = np.full(len(start), _ARM_STEPS - 1.0)
     walking = np.arange(len(start))
@@ -98,46 +96,8 @@ def _walk_arms(mask: np.ndarray, start: np.ndarray, along: np.ndarray) -> list[f
         last = min(first + _WALK_STRETCH + 2, _ARM_STEPS)  # two more: a run of three crosses over
         steps = np.arange(first, last, dtype=np.float64)
         points = np.rint(start[walking, None, :] + steps[None, :, None] * along[walking, None, :])
-        off = _paper_at(mask, points.astype(np.intp)) == 0
-        ended = off[:, :-2] & off[:, 1:-1] & off[:, 2:]  # three in a row off the paper from here
+        ended = run_starts(paper_at(mask, points.astype(np.intp)) == 0, 3)
         stops = ended.any(axis=1)
         lengths[walking[stops]] = first + ended[stops].argmax(axis=1)
         walking, first = walking[~stops], last - 2
     return lengths.tolist()
-
-
-_WALK_STRETCH = 96  # steps sampled at a time, each walk's
-
-
-_GRID = np.stack(np.meshgrid(np.linspace(0.08, 0.92, 6), np.linspace(0.08, 0.92, 8)), axis=-1).reshape(-1, 2)
-_GRID_ACROSS, _GRID_DOWN = _GRID[None, :, :1], _GRID[None, :, 1:]
-
-
-def paper_coverage(mask: np.ndarray, quad: np.ndarray) -> float:
-    """Share of a grid over the quad that lies on card paper: a real card lies wholly on paper."""
-    return float(paper_coverages(mask, quad[None])[0])
-
-
-def paper_coverages(mask: np.ndarray, quads: np.ndarray) -> np.ndarray:
-    """``paper_coverage`` of several (k, 4, 2) quads in one pass over the mask."""
-    p0 = quads[:, 0, None, :]
-    pts = p0 + _GRID_ACROSS * (quads[:, 1, None, :] - p0) + _GRID_DOWN * (quads[:, 3, None, :] - p0)
-    hits = _paper_at(mask, np.round(pts).astype(np.intp))
-    return np.count_nonzero(hits, axis=1) / hits.shape[1]
-
-
-def height_candidates(
-    mask: np.ndarray, corner: Corner, aspect: float, arms: tuple[float, float] | None = None
-) -> list[float]:
-    """Card heights worth trying at this corner, most likely first.
-
-    The long edge usually gives the height; in a stepped fan the short edge steps out early, and in
-    cards touching end to end the long edge runs on, so the short edge's guess is kept as well.
-    """
-    along_x, down = arms or corner_arms(mask, corner)
-    across = along_x * aspect
-    found: list[float] = []
-    for height in (min(down, across), max(down, across)):
-        if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT and all(abs(height - f) > 0.1 * f for f in found):
-            found.append(height)
-    return found

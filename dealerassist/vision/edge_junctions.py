@@ -10,7 +10,8 @@ import cv2
 import numpy as np
 
 from dealerassist.compiled import compiled
-from dealerassist.vision.card_corner import Corner, following
+from dealerassist.vision.card_corner import Corner, across_then_down, following, ragged, sample
+from dealerassist.vision.card_extent import paper_at
 from dealerassist.vision.outline_corners import fitted_direction, outline_polygon
 
 JUNCTION_DEPTH = (3, 16)  # pixels inside the outline where a buried card edge is looked for
@@ -26,21 +27,13 @@ def _points_along(
     lengths: np.ndarray,
     owner: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """For each polygon edge, the points (in outline order) of its own outline lying along its
-    middle: all edges' points, edge after edge, and their bounds (edge e's points are
-    ``near[bounds[e] : bounds[e + 1]]``). A point lies along an edge's middle when it projects
-    onto the middle 70 % of the edge, within 2 px of its line; every edge against every point of
-    its outline at once.
-    """
+    """The points of each polygon edge's own outline (in outline order) that project onto the
+    middle 70 % of the edge within 2 px of its line, edge after edge, and their bounds (edge e's
+    are ``near[bounds[e] : bounds[e + 1]]``)."""
     sizes = np.array([len(outline) for outline in outlines], np.int64)
     points = np.concatenate([outline.reshape(-1, 2) for outline in outlines]).astype(np.float64)
-    owner = np.asarray(owner, np.int64)
-    per_edge = sizes[owner]
-    edge = np.repeat(np.arange(len(starts)), per_edge)
-    firsts = np.cumsum(sizes) - sizes
-    point = np.arange(int(per_edge.sum())) + np.repeat(
-        firsts[owner] - (np.cumsum(per_edge) - per_edge), per_edge
-    )
+    edge, within = ragged(sizes[owner])
+    point = (np.cumsum(sizes) - sizes)[owner[edge]] + within
     rel, seg, length = points[point] - starts[edge], segs[edge], lengths[edge]
     t = (rel[:, 0] * seg[:, 0] + rel[:, 1] * seg[:, 1]) / (length * length)
     off = np.abs(rel[:, 0] * seg[:, 1] - rel[:, 1] * seg[:, 0]) / length
@@ -66,30 +59,22 @@ def _edge_directions(near: np.ndarray, bounds: np.ndarray, segs: np.ndarray) -> 
     return directions
 
 
-def edge_junctions(gray: np.ndarray, filled: np.ndarray, contour: np.ndarray, blob: int) -> list[Corner]:
-    """Corners of cards whose corner sits on another card's straight edge (fans, touching cards).
-
-    Along every long outline edge, a card edge that runs inward from it shows as a line of strong
-    brightness change across the whole strip just inside; where it meets the outline a card has
-    a corner, with one edge along the outline and one along the buried line.
-    """
-    return edge_junctions_many(gray, filled, [contour], [blob])[0]
-
-
-def edge_junctions_many(
+def edge_junctions(
     gray: np.ndarray,
     filled: np.ndarray,
     outlines: Sequence[np.ndarray],
-    blobs: Sequence[int] | None = None,
     polygons: Sequence[np.ndarray] | None = None,
 ) -> list[list[Corner]]:
-    """``edge_junctions`` of every outline (blob numbers: their places, unless given; polygons:
-    their ``outline_polygon``, when the caller has them) in one pass.
+    """Corners of cards whose corner sits on another card's straight edge (fans, touching cards),
+    of each outline (its blob number its place; ``polygons``: the outlines' ``outline_polygon``,
+    when the caller has them).
 
-    The same corners in the same order as outline by outline: every strip pixel is sampled on its
-    own and every edge's profile is judged on its own, so joining them changes nothing.
+    Along every long outline edge, a card edge that runs inward from it shows as a line of strong
+    brightness change across the whole strip just inside; where it meets the outline a card has
+    a corner, with one edge along the outline and one along the buried line. All outlines' edges
+    are scanned at once: every strip pixel is sampled on its own and every edge's profile judged
+    on its own, so the corners are those of each outline alone.
     """
-    blobs = list(range(len(outlines))) if blobs is None else list(blobs)
     starts_of, segs_of, owners = [], [], []
     for k, contour in enumerate(outlines):
         poly = (outline_polygon(contour) if polygons is None else polygons[k]).astype(np.float64)
@@ -104,14 +89,11 @@ def edge_junctions_many(
     starts, segs, owner = np.concatenate(starts_of), np.concatenate(segs_of), np.concatenate(owners)
     lengths = np.hypot(segs[:, 0], segs[:, 1])
     depths = np.arange(*JUNCTION_DEPTH, dtype=np.float32)
-    h, w = filled.shape
     directions = _edge_directions(*_points_along(outlines, starts, segs, lengths, owner), segs)
     # The inward normal: the side where paper lies just off the middle of the edge.
     normals = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
     probes = np.round(starts + directions * lengths[:, None] / 2 + normals * 5).astype(np.intp)
-    on_frame = (probes[:, 0] >= 0) & (probes[:, 0] < w) & (probes[:, 1] >= 0) & (probes[:, 1] < h)
-    on_paper = filled[np.where(on_frame, probes[:, 1], 0), np.where(on_frame, probes[:, 0], 0)] != 0
-    normals[~(on_frame & on_paper)] *= -1
+    normals[paper_at(filled, probes) == 0] *= -1
     # Each edge's strip runs from 8 px past its start to 8 px before its end, a sample a pixel
     # (``np.arange(8.0, length - 8.0)`` of each, all at once: its count and its whole-number values).
     counts = np.maximum(np.ceil((lengths - 8.0) - 8.0), 0).astype(np.intp)
@@ -119,58 +101,40 @@ def edge_junctions_many(
     if not len(kept):
         return found
     counts = counts[kept]
-    ts_all = (np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts) + 8).astype(
-        np.float32
-    )
     # Every strip's sample grid at once: each column carries its edge's start, normal and direction.
-    maps = _strip_maps(starts[kept], normals[kept], directions[kept], counts, depths, ts_all)
-    # One remap for all edges (in pieces narrower than remap allows): each pixel is sampled on its own.
-    joined = np.concatenate(
-        [
-            cv2.remap(
-                gray, maps[0][:, c : c + _REMAP_WIDTH], maps[1][:, c : c + _REMAP_WIDTH], cv2.INTER_LINEAR
-            )
-            for c in range(0, maps[0].shape[1], _REMAP_WIDTH)
-        ],
-        axis=1,
-    ).astype(np.float32)
+    maps = _strip_maps(starts[kept], normals[kept], directions[kept], counts, depths, ragged(counts)[1] + 8.0)
+    joined = sample(gray, maps[0], maps[1])
     steps = np.abs(joined[:, 2:] - joined[:, :-2])
     profiles = np.partition(steps, len(depths) // 2, axis=0)[len(depths) // 2]  # the median of each column
     # Each edge's profile: its own columns but the last two (their steps reach into the next edge).
     sizes = counts - 2
-    first_step = np.cumsum(sizes) - sizes
-    strip = np.repeat(np.arange(len(kept)), sizes)
-    place = np.arange(int(sizes.sum()))
-    profile = profiles[place + (np.cumsum(counts) - counts - first_step)[strip]]
+    strip, within = ragged(sizes)
+    profile = profiles[(np.cumsum(counts) - counts)[strip] + within]
     levels = np.maximum(10.0, 4.0 * _medians(profile, strip, sizes).astype(np.float64))
     # A buried edge is the strongest change within four samples either side (the ends see less):
     # the profiles laid end to end, four samples of -1 (below any change) before and after each.
-    at = place + _PEAK_REACH * (strip + 1)
-    spaced = np.full(len(place) + _PEAK_REACH * (len(kept) + 1), -1.0, np.float32)
+    at = np.arange(len(strip)) + _PEAK_REACH * (strip + 1)
+    spaced = np.full(len(strip) + _PEAK_REACH * (len(kept) + 1), -1.0, np.float32)
     spaced[at] = profile
     # A running maximum is a dilation of the one-row image (the -1 padding keeps off its border).
     strongest = cv2.dilate(spaced[None], _PEAK_WINDOW).ravel()[at]
     peaks = np.flatnonzero((profile > levels[strip]) & (profile >= strongest))
-    # Every junction's point and both ways round it at once: the same sums as peak by peak. Each
-    # way is ordered (across, down) as a card lies face up: across x down > 0.
+    # Both ways round each junction, each ordered (across, down) as a card lies face up.
     edges = kept[strip[peaks]]
-    ts = ts_all[(np.cumsum(counts) - counts - first_step)[strip[peaks]] + peaks + 1].astype(np.float64)
+    ts = within[peaks] + 9.0  # a step's middle column: one past its place, 8 px into the strip
     d, n = directions[edges], normals[edges]
     points = starts[edges] + d * ts[:, None]
     back = -d
-    d_first = (d[:, 0] * n[:, 1] - d[:, 1] * n[:, 0] > 0).tolist()
-    back_first = (back[:, 0] * n[:, 1] - back[:, 1] * n[:, 0] > 0).tolist()
+    d_first = across_then_down(d, n).tolist()
+    back_first = across_then_down(back, n).tolist()
     for k, e in enumerate(edges.tolist()):
         outline = int(owner[e])
         for x_axis, y_axis in (
             (d[k], n[k]) if d_first[k] else (n[k], d[k]),
             (back[k], n[k]) if back_first[k] else (n[k], back[k]),
         ):
-            found[outline].append(Corner(point=points[k], x_axis=x_axis, y_axis=y_axis, blob=blobs[outline]))
+            found[outline].append(Corner(point=points[k], x_axis=x_axis, y_axis=y_axis, blob=outline))
     return found
-
-
-_REMAP_WIDTH = 32000  # remap's maps must stay under 32767 columns
 
 
 def _strip_maps(
@@ -192,11 +156,9 @@ def _strip_maps(
 
 
 def _medians(values: np.ndarray, group: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """``_median`` of each group of float32 ``values`` (groups consecutive, none empty), all at once.
-
-    Groups are kept apart by adding a multiple of 1024 (the values are grey-level steps, under 256),
-    which float64 holds exactly; the two middle values are averaged in float32 as ``_median`` does.
-    """
+    """The median of each group of float32 ``values`` (groups consecutive, none empty), all at once:
+    groups are kept apart by adding a multiple of 1024 (the values are grey-level steps, under 256),
+    which float64 holds exactly; two middle values are averaged in float32."""
     ordered = np.sort(values.astype(np.float64) + 1024.0 * group)
     begin = np.cumsum(sizes) - sizes
     low = (ordered[begin + (sizes - 1) // 2] - 1024.0 * np.arange(len(sizes))).astype(np.float32)

@@ -15,11 +15,18 @@ import cv2
 import numpy as np
 
 from dealerassist.compiled import compiled
-from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_BLOB_AREA, MIN_CARD_HEIGHT, Corner, following
-from dealerassist.vision.card_extent import corner_arms_many, height_candidates_many
+from dealerassist.vision.card_corner import (
+    MAX_CARD_HEIGHT,
+    Corner,
+    across_then_down,
+    corner_arrays,
+    following,
+    run_starts,
+    sample,
+)
+from dealerassist.vision.card_extent import corner_arms, distinct_heights, height_candidates
 from dealerassist.vision.outline_corners import first_visits, outline_polygon
 
-STANDARD_ASPECT = 1.4  # card height / width of a poker-size card, when the deck's own is not given
 MIN_EDGE = 14.0  # pixels: a shorter piece of outline gives no reliable direction
 CLEAN_ARM = 25.0  # a right-angle turn into an outline edge this long is a corner found elsewhere
 LINE_STEP = 12.0  # grey levels across a card edge lying on another card (border line or shadow)
@@ -44,47 +51,21 @@ _SHIFTS = np.arange(-5.0, 6.0)  # sideways offsets searched for a line that may 
 
 
 def _line_strength(v: np.ndarray) -> np.ndarray:
-    """How clearly a line runs through the middle of profiles sampled at ``_ACROSS`` (first axis).
-
-    A card edge on another card is a step (shadow on one side) or a thin dark border line.
-    """
-    dip = 0.5 * (v[0] + v[4]) - np.minimum(np.minimum(v[1], v[2]), v[3])
-    return np.maximum(np.abs(v[4] - v[0]), dip)
-
-
-def _wide_strength(v: np.ndarray) -> np.ndarray:
-    """``_line_strength`` over profiles sampled at ``_WIDE`` (first axis): a line 2 px off still counts."""
-    dip = 0.5 * (v[0] + v[6]) - v[1:6].min(axis=0)
-    return np.maximum(np.abs(v[6] - v[0]), dip)
+    """How clearly a line runs through the middle of profiles sampled across it (first axis, the
+    two sides outermost): a card edge on another card is a step (shadow on one side) or a thin
+    dark border line."""
+    dip = 0.5 * (v[0] + v[-1]) - v[1:-1].min(axis=0)
+    return np.maximum(np.abs(v[-1] - v[0]), dip)
 
 
-def _shifted_strength(v: np.ndarray) -> np.ndarray:
-    """``_line_strength`` centred on each of the middle five of the eleven ``_SHIFTS`` (first axis)."""
-    dip = 0.5 * (v[0:5] + v[6:11]) - np.minimum(np.minimum(v[2:7], v[3:8]), v[4:9])
-    return np.maximum(np.abs(v[6:11] - v[0:5]), dip)
-
-
-def _sample(image: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-    """Bilinear samples of ``image`` at float coordinates; outside the frame counts as 0."""
-    count = xs.size
-    if not count:
-        return np.zeros(xs.shape, np.float32)
-    width = 1024  # remap maps must stay under 32767 rows and columns
-    rows = -(-count // width)
-    maps = np.empty((2, rows * width), np.float32)
-    maps[:, count:] = 0.0  # the last row's unused places
-    maps[0, :count] = xs.ravel()
-    maps[1, :count] = ys.ravel()
-    maps = maps.reshape(2, rows, width)
-    values = cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, borderValue=0)
-    return values.reshape(-1)[:count].reshape(xs.shape).astype(np.float32)
+_SHIFTED = np.arange(5)[None, :] + np.array([0, 2, 3, 4, 6])[:, None]  # _ACROSS about each middle shift
 
 
 def _grid(
     base: np.ndarray, first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray]:
     """x and y of ``base + second offsets * direction + first offsets * direction`` over a grid of
-    offsets, in single precision (what ``_sample`` reads).
+    offsets, in single precision (what ``sample`` reads).
 
     ``base`` and both directions share the leading shape (k, 2) or (k, m, 2). The first step's
     offsets become the first grid axis, so that profiles across a line lie contiguous; the
@@ -134,7 +115,7 @@ def _turns_square(
     n = len(lengths)
     travelled = 0.0
     for k in range(5):
-        edge = (start + k) % n if step > 0 else ((start - k - 1) % n + n) % n
+        edge = (start + k) % n if step > 0 else (start - k - 1) % n
         length = lengths[edge]
         if length >= CLEAN_ARM:
             return abs(out_x * vectors[edge, 1] - out_y * vectors[edge, 0]) > 0.7 * length
@@ -145,7 +126,7 @@ def _turns_square(
 
 
 def _edge_ends(
-    filled: np.ndarray, outlines: list[np.ndarray] | None = None, polygons: list[np.ndarray] | None = None
+    outlines: list[np.ndarray], polygons: list[np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """End points, outward directions and inward normals of the straight pieces of blob outline.
 
@@ -153,14 +134,12 @@ def _edge_ends(
     are corners the outline already shows. Each piece's line is fitted to the middle 80 % of its
     outline points; one pass of sums over all outlines fits every piece at once.
     """
-    if outlines is None:
-        outlines = list(cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0])
     chains, firsts, spans, starts, stops, signs, windings = [], [], [], [], [], [], []
     offset = 0
     for k, contour in enumerate(outlines):
-        if len(contour) < 4 * MIN_EDGE or cv2.contourArea(contour) < MIN_BLOB_AREA:
+        poly = polygons[k]
+        if len(contour) < 4 * MIN_EDGE:
             continue
-        poly = outline_polygon(contour) if polygons is None else polygons[k]
         n = len(poly)
         if n < 3:
             continue
@@ -188,12 +167,10 @@ def _edge_ends(
     first, span = np.concatenate(firsts), np.concatenate(spans)
     lo = first + (0.1 * span).astype(int)
     hi = first + (0.9 * span).astype(int) + 1
-    # Outline points are whole pixels: every sum below is a whole number well inside float64's
-    # exact range, so each piece's own rows summed give its running sums' difference to the bit.
-    # One reduceat over (lo, hi) pairs sums each piece (the sums between pieces are dropped).
+    # One reduceat over (lo, hi) pairs sums each piece's rows (the sums between pieces are dropped);
+    # each piece ends within its outline's second copy, so every bound is a row.
     bounds = np.empty(2 * len(lo), np.intp)
     bounds[0::2], bounds[1::2] = lo, hi
-    # Each piece ends before the second copy of its outline does, so every bound is a row.
     total = np.add.reduceat(np.stack([x, y, x * x, x * y, y * y], axis=1), bounds, axis=0)[0::2]
     size = (hi - lo).astype(np.float64)
     mean = total[:, :2] / size[:, None]
@@ -216,31 +193,22 @@ def _traced_lengths(
 ) -> np.ndarray:
     """How far each edge runs on past its end as a line with paper on both sides (-1: too far to tell)."""
     xs, ys = _grid(base, (_ACROSS, normal), (_TRACE_T, out))
-    strength = _line_strength(_sample(gray, xs, ys))
-    paper = np.minimum(_sample(filled, xs[0], ys[0]), _sample(filled, xs[4], ys[4])) > 127
+    strength = _line_strength(sample(gray, xs, ys))
+    paper = np.minimum(sample(filled, xs[0], ys[0]), sample(filled, xs[4], ys[4])) > 127
     alive = (strength >= LINE_STEP) & paper
     # The first pixels pass the rounded corner of the card below; the crossing search re-places a short trace.
     alive[:, _TRACE_T < TRACE_SKIP] = True
-    run = _dead_runs(~alive, TRACE_GAP)
+    run = run_starts(~alive, TRACE_GAP)
     lengths = np.where(run.any(axis=1), _TRACE_T[run.argmax(axis=1)], -1.0)
     lengths[lengths == TRACE_SKIP] = 0.0
     return lengths
-
-
-def _dead_runs(dead: np.ndarray, gap: int) -> np.ndarray:
-    """Where ``gap`` samples in a row are dead (a line has ended), per row."""
-    count = dead.shape[1] - gap + 1
-    run = dead[:, :count].copy()
-    for k in range(1, gap):
-        run &= dead[:, k : k + count]
-    return run
 
 
 def _edge_lengths(gray: np.ndarray, starts: np.ndarray, directions: np.ndarray) -> np.ndarray:
     """How far a card edge runs from each start point along its direction as a visible line or step."""
     across = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
     xs, ys = _grid(starts, (_WIDE, across), (_EDGE_T, directions))
-    run = _dead_runs(_wide_strength(_sample(gray, xs, ys)) < LINE_STEP, EDGE_GAP)
+    run = run_starts(_line_strength(sample(gray, xs, ys)) < LINE_STEP, EDGE_GAP)
     return np.where(run.any(axis=1), _EDGE_T[run.argmax(axis=1)], _EDGE_T[-1])
 
 
@@ -254,7 +222,7 @@ def _second_edges(
     last a straight line is fitted to where the edge lies along its first hundred pixels.
     """
     xs, ys = _grid(points, (_DEPTHS, normal), (_SLIDE, out))
-    values = _sample(gray, xs, ys)
+    values = sample(gray, xs, ys)
     middle = len(_DEPTHS) // 2
     crossing = np.partition(np.abs(values[:, :, 2:] - values[:, :, :-2]), middle, axis=0)[middle]
     # A traced end is where the buried line stopped: the second edge is within a few pixels of it.
@@ -276,7 +244,7 @@ def _second_edges(
     across = np.stack([-directions[..., 1], directions[..., 0]], axis=-1)
     fan = np.broadcast_to(pivot[:, None, :], directions.shape)
     xs, ys = _grid(fan, (_ACROSS, across), (_RAY_S - mid, directions))
-    strength = _line_strength(_sample(gray, xs, ys))
+    strength = _line_strength(sample(gray, xs, ys))
     # A low quantile: the whole ray must follow a line, not just pass an index printed beside it.
     quantile = len(_RAY_S) // 4
     score = np.partition(strength, quantile, axis=2)[:, :, quantile]
@@ -293,7 +261,7 @@ def _refined(gray: np.ndarray, pivot: np.ndarray, v: np.ndarray) -> tuple[np.nda
     """Straight lines fitted to where each edge lies at many distances along it (the search is coarse)."""
     across = np.stack([-v[:, 1], v[:, 0]], axis=1)
     xs, ys = _grid(pivot, (_SHIFTS, across), (_FIT_S, v))
-    strength = _shifted_strength(_sample(gray, xs, ys))
+    strength = _line_strength(sample(gray, xs, ys)[_SHIFTED])  # at each of the middle five shifts
     offsets = strength.argmax(axis=0) - 2.0
     use = strength.max(axis=0) >= 2 * LINE_STEP
     s = _FIT_S[None, :]
@@ -319,32 +287,19 @@ def _refined(gray: np.ndarray, pivot: np.ndarray, v: np.ndarray) -> tuple[np.nda
     return refined, pivot + np.where(ok, shift, 0.0)[:, None] * across
 
 
-def _distinct_heights(guesses: list[float]) -> list[float]:
-    """Card heights in range, each more than 10 % from the ones before it."""
-    heights: list[float] = []
-    for height in guesses:
-        if MIN_CARD_HEIGHT <= height <= MAX_CARD_HEIGHT and all(abs(height - h) > 0.1 * h for h in heights):
-            heights.append(float(height))
-    return heights
-
-
 def index_corner_candidates(
-    frame: np.ndarray,
     gray: np.ndarray,
     filled: np.ndarray,
-    aspect: float = STANDARD_ASPECT,
-    outlines: list[np.ndarray] | None = None,
+    aspect: float,
+    outlines: list[np.ndarray],
     polygons: list[np.ndarray] | None = None,
 ) -> list[tuple[Corner, list[float]]]:
-    """Card corners at the far ends of straight outline pieces, each with its card height guesses.
-
-    ``filled`` is the paper mask with blob holes filled (the reader's), ``outlines`` its blob outlines
-    when the caller has them (found again otherwise), ``polygons`` their ``outline_polygon``s if made
-    already. ``frame`` is not needed (the grey image carries the edges) but kept so every corner
-    finder is called alike.
-    """
-    del frame
-    ends, outs, normals = _edge_ends(filled, outlines, polygons if outlines is not None else None)
+    """Card corners at the far ends of straight outline pieces, each with its card height guesses,
+    strongest first: ``filled`` is the paper mask with blob holes filled, ``outlines`` its blob
+    outlines (``paper.blob_outlines``), ``polygons`` their ``outline_polygon`` when made already."""
+    if polygons is None:
+        polygons = [outline_polygon(outline) for outline in outlines]
+    ends, outs, normals = _edge_ends(outlines, polygons)
     if not len(ends):
         return []
     lengths = _traced_lengths(gray, filled, ends, outs, normals)
@@ -361,20 +316,19 @@ def index_corner_candidates(
     points, seconds, strengths, firsts = points[good], seconds[good], strengths[good], -outs[crossed][good]
     edges = np.stack([firsts, seconds], axis=1).reshape(-1, 2)
     runs = _edge_lengths(gray, np.repeat(points, 2, axis=0), edges).reshape(-1, 2)
-    # Read as a card lying face up, the first edge runs across the card when first x second > 0.
-    first_across = firsts[:, 0] * seconds[:, 1] - firsts[:, 1] * seconds[:, 0] > 0
+    first_across = across_then_down(firsts, seconds)
     corners: list[Corner] = []
     guesses: list[list[float]] = []
     for k in np.argsort(-strengths).tolist():
         across_axis, down_axis = (firsts[k], seconds[k]) if first_across[k] else (seconds[k], firsts[k])
         across, down = runs[k] if first_across[k] else runs[k, ::-1]
         corners.append(Corner(point=points[k], x_axis=across_axis, y_axis=down_axis, blob=-1))
-        guesses.append(_distinct_heights([down, across * aspect]))
+        guesses.append(distinct_heights([down, across * aspect]))
     # The edges run on into a neighbour's: how far the paper reaches may tell instead.
     unsure = [k for k, heights in enumerate(guesses) if len(heights) < 2]
-    arms = corner_arms_many(filled, [corners[k] for k in unsure])
-    for k, reached in zip(unsure, height_candidates_many(arms, aspect), strict=True):
-        guesses[k] = _distinct_heights(guesses[k] + reached)
+    arms = corner_arms(filled, *corner_arrays([corners[k] for k in unsure]))
+    for k, reached in zip(unsure, height_candidates(arms, aspect), strict=True):
+        guesses[k] = distinct_heights(guesses[k] + reached)
     found = [(corner, heights[:3]) for corner, heights in zip(corners, guesses, strict=True) if heights]
     if not found:
         return []

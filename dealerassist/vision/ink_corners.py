@@ -1,27 +1,28 @@
 """Index corners lying on another card's outline edge, found where their print begins.
 
-In a fan whose cards share an outer edge (the bottom edge of a row of cards, the side of a
-stepped column), a lower card's index corner sits on that edge where the card's other edge runs
-over the paper of its neighbour: no felt marks it, and a neighbour's ink can touch it. What
-does mark it is the index itself: walking along the shared edge, a blank margin of the card's
-own paper, then the rank, starting at the distance the deck prints it from the card's side.
-Such a start of ink along an outline edge proposes a corner there when the margin beside and
-above it is plain paper, or when the blank run before it is no longer than that printed margin:
-then what ends the run is the card's own side (its cut edge or shadow on the card under it, or
-the neighbour's print), and the margin test, a pixel or two from the print, often catches the
-glyph of a corner fitted that far out. In a stepped row a card's own edge lies a few pixels off
-the straight edge scanned; where felt shows beside its print, the corner is proposed again on
-the paper's edge there (``on_paper_edge``). The classifier decides.
+Where a row of cards shares an outer edge (a fan's bottom edge, a stepped column's side), a lower
+card's index corner sits on that edge with no felt to mark it. Its index does: walking along the
+shared edge, a blank margin of the card's own paper, then the rank, as far from the card's side
+as the deck prints it. A start of ink proposes a corner when the margin beside and above it is
+plain paper, or when the blank run before it is no longer than the printed margin (then the
+card's own side ended the run, and the margin test often catches the glyph of a corner fitted
+that far out). In a stepped row a card's edge lies a few pixels off the straight edge scanned,
+so ``on_paper_edge`` proposes the corner again where felt shows its edge. The classifier decides.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import cv2
 import numpy as np
 
-from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, corner_arrays
+from dealerassist.vision.card_corner import (
+    MAX_CARD_HEIGHT,
+    MIN_CARD_HEIGHT,
+    Corner,
+    across_then_down,
+    corner_arrays,
+    ragged,
+    sample,
+)
 
 INK = 0.72  # darker than this share of the edge band's paper is print
 BAND_ROWS = 6  # samples across the band where the rank is printed
@@ -31,37 +32,10 @@ MARGIN_DEPTH = 0.6  # where the margin is looked at: this share of the way from 
 BOUNDED = 1.2  # printed margins: a blank run before the print no longer than this ends at the card's side
 EDGE_REACH = 0.1  # card heights either side of a proposed corner searched for the paper's own edge
 _EDGE_SAMPLES = np.linspace(-EDGE_REACH, EDGE_REACH, 41)  # where, in card heights (1 px apart at 200 px)
-_MAP_COLS = 1024  # remap's maps are laid out in rows of this many points
-_MAP_ROWS = 30000  # and at most this many rows a call: OpenCV refuses 32767
 _SHARE = np.linspace(0.0, 1.0, BAND_ROWS, dtype=np.float32)[:, None]  # band rows, edge to print
 
 
 def ink_corners(
-    gray: np.ndarray,
-    corners: Sequence[Corner],
-    arms: Sequence[tuple[float, float]],
-    rank_box: tuple[float, float, float, float],
-    extent: tuple[float, float],
-    aspect: float,
-) -> list[tuple[Corner, float]]:
-    """Corners (with the card height each was found at) where an index starts along the edges
-    running from ``corners`` (their ``arms``: how far the paper runs along x and along y).
-
-    Each edge is scanned twice: as the cards' short edge (the index corner's x axis along it) and
-    as their long edge (y along it). The axes follow the index corner's handedness, so each scan
-    looks for the print one way only.
-    """
-    return ink_corners_at(
-        gray,
-        *corner_arrays(corners),
-        np.array(arms, float).reshape(-1, 2),
-        rank_box,
-        extent,
-        aspect,
-    )
-
-
-def ink_corners_at(
     gray: np.ndarray,
     points: np.ndarray,
     x_axes: np.ndarray,
@@ -71,28 +45,31 @@ def ink_corners_at(
     extent: tuple[float, float],
     aspect: float,
 ) -> list[tuple[Corner, float]]:
-    """``ink_corners`` of corners given as (k, 2) arrays of points, x axes, y axes and arms."""
+    """Corners (with the card height each was found at) where an index starts along the edges
+    running from the corners (``corner_arrays``; ``arms``: how far the paper runs along x and y).
+
+    Each edge is scanned twice: as the cards' short edge (the index corner's x axis along it) and
+    as their long edge (y along it). The axes follow the index corner's handedness, so each scan
+    looks for the print one way only.
+    """
     origin, along, depth, x_axis, y_axis, length, height, band, offset, forward = _scans(
         points, x_axes, y_axes, arms, rank_box, aspect
     )
     if not len(origin):
         return []
     steps = np.ceil(length).astype(int)
-    total = int(steps.sum())
-    starts = np.cumsum(steps) - steps
-    owner = np.repeat(np.arange(len(origin)), steps)
-    t = np.arange(total) - starts[owner]  # pixels along each edge
+    owner, t = ragged(steps)  # each sample's scan, and how many pixels along its edge
     # Sample points as (band row, sample) planes of x and y: every scan's band in one remap.
     depth_px = (band[:, 0][owner] + (band[:, 1] - band[:, 0])[owner] * _SHARE).astype(np.float32)
     planes = []
     for axis in (0, 1):
         base = (origin[owner, axis] + along[owner, axis] * t).astype(np.float32)
         planes.append(base[None, :] + depth[owner, axis].astype(np.float32)[None, :] * depth_px)
-    values = _sample_planes(gray, planes[0], planes[1])  # (BAND_ROWS, total) uint8
+    values = sample(gray, planes[0], planes[1])  # (BAND_ROWS, total)
     # Paper white per scan: the brightest stretch across the band (a lone bright pixel does not count).
     brightest = values.max(axis=0).astype(np.float32)
     steady = np.minimum(np.minimum(brightest, np.roll(brightest, 1)), np.roll(brightest, -1))
-    paper = np.maximum.reduceat(steady, starts)
+    paper = np.maximum.reduceat(steady, np.cumsum(steps) - steps)
     ink = values.min(axis=0) < INK * paper[owner]
     # Blank samples just before (and just after) each sample within its own scan.
     gap = np.maximum(1, np.round(0.5 * offset)).astype(int)
@@ -112,24 +89,16 @@ def ink_corners_at(
     # The card's own side bounds a blank run no longer than the margin the deck prints.
     bounded = blank[rows_found] <= BOUNDED * offset[k]
     sure = bounded | _margin_blank(gray, points, x_axis[k], y_axis[k], height[k], rank_box, extent)
-    points, k = points[sure], k[sure]  # whole rows at once: a frame proposes hundreds
-    return [
-        (Corner(point=point, x_axis=x, y_axis=y, blob=-1), size)
-        for point, x, y, size in zip(points, x_axis[k], y_axis[k], height[k].tolist(), strict=True)
-    ]
+    k = k[sure]
+    return _proposals(points[sure], x_axis[k], y_axis[k], height[k])
 
 
 def on_paper_edge(
     filled: np.ndarray, proposals: list[tuple[Corner, float]], rank_box: tuple[float, float, float, float]
 ) -> list[tuple[Corner, float]]:
     """Each proposed corner moved along its y axis to where the card's paper starts, where felt
-    shows beside the print within ``EDGE_REACH`` of it (``filled``: the paper mask).
-
-    A proposal lies on the straight outline edge it was found along, fitted from the corner at
-    the row's end; in a stepped row each card's edge is a few pixels off that line, and its index
-    window with it. Level with the rank, the felt beyond the card's edge shows where that edge
-    is. The moved corners are proposed besides the first, not instead: where no felt shows, or
-    another card's, the first is the better guess.
+    shows level with the rank within ``EDGE_REACH`` of it (``filled``: the paper mask). Proposed
+    besides the first, not instead: where no felt shows, or another card's, the first is better.
     """
     if not proposals:
         return []
@@ -148,11 +117,16 @@ def on_paper_edge(
     step = heights * (_EDGE_SAMPLES[1] - _EDGE_SAMPLES[0])
     shift = offsets[np.arange(len(proposals)), last_felt] + 0.5 * step
     moved = felt_seen & (np.abs(shift) >= 1.0)
-    x_axes, y_axes = x_axes[moved], y_axes[moved]
-    points = points[moved] + y_axes * shift[moved, None]
+    y_axes = y_axes[moved]
+    return _proposals(points[moved] + y_axes * shift[moved, None], x_axes[moved], y_axes, heights[moved])
+
+
+def _proposals(
+    points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray, heights: np.ndarray
+) -> list[tuple[Corner, float]]:
     return [
         (Corner(point=point, x_axis=x, y_axis=y, blob=-1), size)
-        for point, x, y, size in zip(points, x_axes, y_axes, heights[moved].tolist(), strict=True)
+        for point, x, y, size in zip(points, x_axes, y_axes, heights.tolist(), strict=True)
     ]
 
 
@@ -173,7 +147,7 @@ def _margin_blank(
     fy = np.concatenate([np.linspace(0.5 * y0, down, 7), np.full(4, MARGIN_DEPTH * y0)])[:, None, None]
     # (offset, corner, xy): the same sums as offset by offset.
     at = points[None] + (x_axes[None] * fx + y_axes[None] * fy) * heights[None, :, None]
-    values = _sample(gray, at.reshape(-1, 2)).reshape(len(fx), len(points))
+    values = sample(gray, at[..., 0], at[..., 1])
     return values.min(axis=0) > MARGIN * values.max(axis=0)
 
 
@@ -194,15 +168,14 @@ def _scans(
     rank_box: tuple[float, float, float, float],
     aspect: float,
 ) -> tuple[np.ndarray, ...]:
-    """One scan per corner edge and way round, as arrays with a row per scan: where it runs, which
-    way is into the card, the index corner's axes there, how far it runs, the card height, the
-    band (in pixels from the edge) the rank is printed in, how far from the card's side the rank
-    starts, and (by its sign) whether the print lies ahead along the edge.
+    """One scan per corner edge and way round, a row each: where it runs, which way is into the
+    card, the index corner's axes there, how far it runs, the card height, the band (pixels from
+    the edge) the rank is printed in, how far from the card's side the rank starts, and (by its
+    sign) whether the print lies ahead along the edge. In corner order, x edge first, each edge
+    as the short edge first.
 
-    The card's size comes from the corner's other edge: cards sharing an edge in a row are as
-    deep as the card at its end, its height when the shared edge is their short one, its width
-    when it is their long one. Scans run corner by corner, each corner's x edge first, each edge
-    as the short edge first; all of them are worked out at once.
+    Cards sharing an edge in a row are as deep as the card at its end: the corner's other edge
+    gives their height when the shared edge is their short one, their width when it is the long.
     """
     x0, y0, x1, y1 = rank_box
     # (corner, edge): the edge's direction, the direction into the card, its length and depth.
@@ -216,12 +189,8 @@ def _scans(
     short_ok = (MIN_CARD_HEIGHT <= short) & (short <= MAX_CARD_HEIGHT) & (length > SHARED * short / aspect)
     long_ok = (MIN_CARD_HEIGHT <= long) & (long <= MAX_CARD_HEIGHT) & (length > SHARED * long)
     # Handedness: along x inward for the short edge's x axis, inward x along for the long edge's y.
-    x_for_short = np.where(
-        (along[..., 0] * inward[..., 1] - along[..., 1] * inward[..., 0] > 0)[..., None], along, -along
-    )
-    y_for_long = np.where(
-        (inward[..., 0] * along[..., 1] - inward[..., 1] * along[..., 0] > 0)[..., None], along, -along
-    )
+    x_for_short = np.where(across_then_down(along, inward)[..., None], along, -along)
+    y_for_long = np.where(across_then_down(inward, along)[..., None], along, -along)
     # (corner, edge, way round), then the rows kept in that order.
     keep = np.stack([short_ok, long_ok], axis=2)
     both = np.stack([along, along], axis=2)
@@ -241,35 +210,3 @@ def _scans(
         ahead[..., 0] * both[..., 0] + ahead[..., 1] * both[..., 1],
     )
     return tuple(v[keep] for v in rows)
-
-
-def _sample_planes(gray: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-    """Grey values at (rows, n) planes of x and y, through remap calls of ``_MAP_COLS``-wide maps
-    (as many as OpenCV's row limit needs: one on any real frame)."""
-    rows, n = xs.shape
-    width = -(-n // _MAP_COLS) * _MAP_COLS
-    maps = []
-    for plane in (xs, ys):
-        padded = np.zeros((rows, width), np.float32)
-        padded[:, :n] = plane
-        maps.append(padded.reshape(-1, _MAP_COLS))
-    out = np.concatenate(
-        [
-            cv2.remap(
-                gray,
-                maps[0][k : k + _MAP_ROWS],
-                maps[1][k : k + _MAP_ROWS],
-                cv2.INTER_LINEAR,
-                borderMode=cv2.BORDER_CONSTANT,
-                borderValue=0,
-            )
-            for k in range(0, len(maps[0]), _MAP_ROWS)
-        ]
-    )
-    return out.reshape(rows, width)[:, :n]
-
-
-def _sample(gray: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Grey values at many points (the same remap calls as ``_sample_planes``)."""
-    points = np.asarray(points, np.float32)
-    return _sample_planes(gray, points[None, :, 0], points[None, :, 1])[0].astype(np.float32)

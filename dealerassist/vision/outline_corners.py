@@ -11,12 +11,13 @@ import cv2
 import numpy as np
 
 from dealerassist.compiled import compiled
-from dealerassist.vision.card_corner import MIN_EDGE_PX, Corner, following
+from dealerassist.vision.card_corner import Corner, following
 
 # An outline point further than STRAY_PX from a fitted line is taken for another edge's (a fan's
 # next card, a corner's rounding) and does not pull on the line at all; nearer ones pull less the
 # further they lie (Tukey's biweight).
 STRAY_PX = 2.0
+MIN_EDGE_PX = 7.0  # a shorter polygon edge is a chord of a rounding or a notch, not a card edge
 
 
 @compiled()
@@ -65,10 +66,9 @@ def _line_from(points: np.ndarray, first: int, last: int) -> tuple[float, float,
 def fitted_direction(points: np.ndarray) -> tuple[float, float]:
     """Direction of the line most of some outline points lie along, whatever a few strays do.
 
-    Reweighting is fitted from the line through all the points; where some then lie off it, also
-    from each half and from the middle half, and the line with the least loss is kept (the
-    strays' side may have pulled the first start over to them). ``cv2.fitLine(DIST_HUBER)``
-    costs ten times as much, and Huber's loss lets every stray keep a share of the pull.
+    Fitted from the line through all the points; where some then lie off it, also from each half
+    and from the middle half (the strays may have pulled the first start over to them), keeping
+    the least loss. ``cv2.fitLine(DIST_HUBER)`` costs ten times as much, and lets strays pull.
     """
     n = points.shape[0]
     vx, vy, least, strays = _line_from(points, 0, n)
@@ -90,42 +90,30 @@ def _local_directions(
     Only the stretch next to the corner counts: in a fan the same outline edge goes on along other
     cards, which need not be in line with this one.
     """
-    n = len(pts)
     found = np.full((len(indices), 2), np.nan)
     for k in range(len(indices)):
         if not asked[k]:
             continue
-        index, reach = indices[k], max(spans[k], 12)
-        if forward[k] and index + reach <= n:
-            near = pts[index + 7 : index + reach]
-        elif not forward[k] and index - reach >= 0:
-            near = pts[index - 7 : index - reach : -1]
-        else:  # the stretch wraps round the start of the outline
-            near = np.empty((reach - 7, 2), pts.dtype)
-            for j in range(reach - 7):
-                near[j] = pts[(index + 7 + j) % n if forward[k] else (index - 7 - j) % n]
+        way = 1 if forward[k] else -1
+        near = pts[(indices[k] + way * np.arange(7, max(spans[k], 12))) % len(pts)]
         vx, vy = fitted_direction(near)
         tx, ty = near[-1, 0] - near[0, 0], near[-1, 1] - near[0, 1]
         found[k, 0], found[k, 1] = (vx, vy) if vx * tx + vy * ty > 0 else (-vx, -vy)
     return found
 
 
-SHORT_ARM = 14
-# A print touching a card's edge at its corner (an index set close to a dark border) bites a notch
-# out of the paper there, and each side of the notch is an edge of its own: a corner's second edge
-# may then start up to NOTCH_SIDES long edges further on. Such a corner stands where the notch
-# lies inside it (within NOTCH_INSIDE px) and no corner of two neighbouring edges lies within
-# NOTCH_APART px (a rounded corner cut into short edges already gives that one).
+SHORT_ARM = 14  # px: an arm shorter than this (a card peeking out) is squared to the other arm
+CORNER_GAP = 14.0  # px: two long edges ending at most this far apart meet in a corner
+# A print touching a card's edge at its corner bites a notch out of the paper, each side an edge of
+# its own: a corner's second edge may start up to NOTCH_SIDES long edges on, where the notch lies
+# inside the corner and no plain corner lies within NOTCH_APART px (a rounding cut into short
+# edges gives that one already).
 NOTCH_SIDES = 2
 NOTCH_INSIDE = 1.5
 NOTCH_APART = 6.0
-# Two edges meet in a corner when they end at most CORNER_GAP px apart. The outline's polygon cuts
-# a large card's rounded corner into up to ROUNDED_CHORDS chords, whose ends can lie further apart;
-# with notches, two edges also meet across them when their gap is at most ROUNDED_GAP of the
-# shorter edge and the outline between lies inside the corner, as a notch must (within
-# ROUNDED_INSIDE px: the chords' ends and the edges' starts are the polygon's vertices, each up to
-# its 2 px off the outline).
-CORNER_GAP = 14.0
+# A large card's rounding is cut into up to ROUNDED_CHORDS chords whose ends lie further apart:
+# edges also meet across them when the gap is at most ROUNDED_GAP of the shorter edge and the
+# outline between lies inside the corner (within ROUNDED_INSIDE px: vertices lie up to 2 px off).
 ROUNDED_GAP = 0.3
 ROUNDED_CHORDS = 3
 ROUNDED_INSIDE = 4.0

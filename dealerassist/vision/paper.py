@@ -14,9 +14,9 @@ import threading
 import cv2
 import numpy as np
 
-from dealerassist.vision.card_corner import MIN_BLOB_AREA
 from dealerassist.vision.index_window import sampling_image
 
+MIN_BLOB_AREA = 900  # px: a smaller blob is no card
 _SPECKLE = np.ones((3, 3), np.uint8)
 _MEND = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 # Wider than any card at an eighth of the frame's size: the opening leaves only the felt.
@@ -31,24 +31,10 @@ COLOUR_SHARE = 0.38
 _CLEANUP_REACH = 5
 
 
-_SCRATCH = threading.local()
-
-
-def _scratch_planes(shape: tuple[int, int]) -> list[np.ndarray]:
-    """Six frame-sized working images kept from frame to frame (per thread).
-
-    A fresh frame-sized image costs more to fault into memory than the step that fills it; the
-    working images never leave ``card_mask``, so reusing them changes nothing.
-    """
-    planes = getattr(_SCRATCH, "planes", None)
-    if planes is None or planes[0].shape != shape:
-        planes = [np.empty(shape, np.uint8) for _ in range(6)]
-        _SCRATCH.planes = planes
-    return planes
-
-
 _POOL = threading.local()
-_POOL_SIZE = 8  # frame-sized images kept per thread for reuse
+# Frame-sized images kept per thread for reuse: card_mask's seven, the candidate search's grey and
+# paper, and those of the frame before, which the reader may still hold.
+_POOL_SIZE = 12
 
 
 def _reference_counts(images: list[np.ndarray]) -> list[int]:
@@ -61,17 +47,17 @@ _UNHELD = _reference_counts([np.empty(1, np.uint8)])[0]
 
 def frame_image(shape: tuple[int, int]) -> np.ndarray:
     """A uint8 image of ``shape`` with undefined contents: one from an earlier frame that nothing
-    holds any more (not even a view of it), or a new one.
-
-    A fresh frame-sized image costs more to fault into memory than the step that fills it: the
-    three a frame's corner search returns cost about 2 ms a frame when new.
-    """
+    holds any more (not even a view of it), or a new one. A fresh frame-sized image costs more to
+    fault into memory than the step that fills it."""
     pool = getattr(_POOL, "images", None)
     if pool is None:
         pool = _POOL.images = []
-    for image, count in zip(pool, _reference_counts(pool), strict=True):
-        if count == _UNHELD and image.shape == shape:
+    unheld = [count == _UNHELD for count in _reference_counts(pool)]
+    for image, free in zip(pool, unheld, strict=True):
+        if free and image.shape == shape:
             return image
+    # Free images of another shape make room: a camera's frames keep one shape.
+    pool[:] = [image for image, free in zip(pool, unheld, strict=True) if not free]
     image = np.empty(shape, np.uint8)
     if len(pool) < _POOL_SIZE:
         pool.append(image)
@@ -99,11 +85,10 @@ def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
     frame or its BGRA ``sampling_image`` (the reader's: one conversion serves both); with
     ``gray``, the frame's grey written there too (``cv2.cvtColor``'s, to the bit).
 
-    Every full-frame step writes into a working image already made (see ``_scratch_planes``), and
-    the returned mask is one no earlier caller still holds (see ``frame_image``).
+    Every full-frame step writes into a ``frame_image``, the returned mask too.
     """
     h, w = frame.shape[:2]
-    darkest, brightest, paper, blue, green, red = _scratch_planes((h, w))
+    darkest, brightest, paper, blue, green, red = (frame_image((h, w)) for _ in range(6))
     frame = sampling_image(frame)  # as given when it is one already
     cv2.split(frame, [blue, green, red, paper])  # the fourth channel is not read: paper is made later
     cv2.min(cv2.min(blue, green, dst=darkest), red, dst=darkest)
@@ -127,5 +112,6 @@ def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
 
 
 def blob_outlines(mask: np.ndarray) -> list[np.ndarray]:
+    """The outer outlines of the paper's blobs that are large enough to be cards."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     return [c for c in contours if cv2.contourArea(c) >= MIN_BLOB_AREA]

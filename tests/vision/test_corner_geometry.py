@@ -7,15 +7,8 @@ import numpy as np
 
 from dealerassist.vision.backs import backs_at
 from dealerassist.vision.candidates import _same_spot_same_way, distances
-from dealerassist.vision.card_corner import Corner
-from dealerassist.vision.card_extent import (
-    card_quad,
-    corner_arms,
-    corner_arms_many,
-    height_candidates,
-    paper_coverage,
-    paper_coverages,
-)
+from dealerassist.vision.card_corner import Corner, corner_arrays
+from dealerassist.vision.card_extent import card_quad, corner_arms, height_candidates, paper_coverage
 from dealerassist.vision.outline_corners import (
     _local_directions,
     first_visits,
@@ -105,20 +98,23 @@ def test_a_large_cards_rounded_corners_are_squared_off_across_their_chords() -> 
     assert np.hypot(*(plain - corners[0][0]).T).min() > 5.0
 
 
+def arms_of(mask: np.ndarray, corner: Corner) -> tuple[float, float]:
+    return corner_arms(mask, *corner_arrays([corner]))[0]
+
+
 def test_corner_arms_measure_paper_along_both_edges() -> None:
     mask = _table_with_card((100, 50), 100, 140)
-    across, down = corner_arms(mask, _corner(100, 50))
+    across, down = arms_of(mask, _corner(100, 50))
     assert abs(across - 100) <= 2 and abs(down - 140) <= 2
 
 
-def test_shared_arms_give_the_same_sizes_as_measuring_again() -> None:
-    mask = _table_with_card((100, 50), 100, 140)
-    corner = _corner(100, 50)
-    arms = corner_arms(mask, corner)
-    assert height_candidates(mask, corner, ASPECT, arms) == height_candidates(mask, corner, ASPECT)
+def test_height_candidates_keep_the_short_edges_guess_when_it_differs_and_fits() -> None:
+    arms = [(100, 140), (100, 200), (100, 150), (10, 500), (300, 20)]
+    assert height_candidates(arms, ASPECT) == [[140.0], [140.0, 200.0], [140.0], [], []]
+    assert height_candidates([], ASPECT) == []
 
 
-def test_paper_coverages_match_one_quad_at_a_time() -> None:
+def test_paper_coverage_of_many_quads_matches_one_at_a_time() -> None:
     mask = _table_with_card((100, 50), 100, 140)
     corner = _corner(100, 50)
     quads = np.array(
@@ -129,8 +125,8 @@ def test_paper_coverages_match_one_quad_at_a_time() -> None:
             card_quad(_corner(600, 440), 140, ASPECT),  # mostly outside the frame
         ]
     )
-    batched = paper_coverages(mask, quads)
-    assert batched.tolist() == [paper_coverage(mask, q) for q in quads]
+    batched = paper_coverage(mask, quads)
+    assert batched.tolist() == [paper_coverage(mask, q[None])[0] for q in quads]
     assert batched[0] == 1.0 and batched[2] == 0.0 and 0.0 < batched[1] < 1.0
 
 
@@ -144,10 +140,10 @@ def test_many_corners_at_once_get_the_arms_of_one_at_a_time() -> None:
         point=np.array([150.3, 120.7]), x_axis=np.array([0.8, 0.6]), y_axis=np.array([-0.6, 0.8]), blob=0
     )
     corners = [_corner(100, 50), turned, tilted, _corner(540, 0), _corner(630, 470), _corner(-30, -30)]
-    arms = corner_arms_many(mask, corners)
-    assert arms == [corner_arms(mask, c) for c in corners]
+    arms = corner_arms(mask, *corner_arrays(corners))
+    assert arms == [arms_of(mask, c) for c in corners]
     assert abs(arms[0][0] - 100) <= 2 and abs(arms[0][1] - 140) <= 2
-    assert corner_arms_many(mask, []) == []
+    assert corner_arms(mask, *corner_arrays([])) == []
 
 
 def test_distances_are_numpys_norms_of_the_differences_to_the_last_bit() -> None:
@@ -193,7 +189,7 @@ def test_a_back_is_found_at_its_corner_and_a_face_is_not_taken_for_one(reader: C
         filled = np.zeros_like(paper)
         cv2.drawContours(filled, [outline], -1, 255, cv2.FILLED)
         corner = min(outline_corners(outline, 0), key=lambda c: float(c.point.sum()))  # the top-left one
-        heights = height_candidates(filled, corner, reader.deck.aspect)
+        heights = height_candidates([arms_of(filled, corner)], reader.deck.aspect)[0]
         seen = backs_at(frame, filled, [(corner, heights)], reader.deck, reader.thresholds.back_distance)[0]
         assert (seen is not None) == expected_back
         if seen is not None:

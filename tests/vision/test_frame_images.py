@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from dealerassist.vision.candidates import find_candidates
-from dealerassist.vision.edge_junctions import edge_junctions, edge_junctions_many
+from dealerassist.vision.edge_junctions import edge_junctions
 from dealerassist.vision.index_window import sampling_image
 from dealerassist.vision.paper import blob_outlines, card_mask, frame_image
 
@@ -61,15 +61,15 @@ def test_junctions_of_all_outlines_at_once_are_those_of_each_outline(design) -> 
     filled = np.zeros_like(gray)
     cv2.drawContours(filled, outlines, -1, 255, cv2.FILLED)
     assert len(outlines) == 2
-    together = edge_junctions_many(gray, filled, outlines)
-    alone = [edge_junctions(gray, filled, outline, blob) for blob, outline in enumerate(outlines)]
+    together = edge_junctions(gray, filled, outlines)
+    alone = [edge_junctions(gray, filled, [outline])[0] for outline in outlines]
     assert sum(len(found) for found in together) > 0
-    for joint, single in zip(together, alone, strict=True):
+    for blob, (joint, single) in enumerate(zip(together, alone, strict=True)):
         assert len(joint) == len(single)
         for a, b in zip(joint, single, strict=True):
-            assert a.blob == b.blob and np.array_equal(a.point, b.point)
+            assert a.blob == blob and np.array_equal(a.point, b.point)
             assert np.array_equal(a.x_axis, b.x_axis) and np.array_equal(a.y_axis, b.y_axis)
-    assert edge_junctions_many(gray, filled, []) == []
+    assert edge_junctions(gray, filled, []) == []
 
 
 def test_a_frame_and_its_sampling_image_give_the_same_corner_search(design) -> None:

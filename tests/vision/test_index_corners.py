@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from dealerassist.vision.index_corners import index_corner_candidates
+from dealerassist.vision.outline_corners import outline_polygon
 from dealerassist.vision.paper import blob_outlines, card_mask
 
 from .conftest import lay_cards
@@ -56,18 +57,18 @@ def test_middle_card_of_a_stepped_fan_is_proposed(design: dict[str, np.ndarray],
     # The middle card's top-left corner lies inside the card below it: no outline corner is there.
     frame, top_lefts, x_axis, aspect = _stepped_fan(design, angle, drop=0.07)
     gray, filled, outlines = _inputs(frame)
-    candidates = index_corner_candidates(frame, gray, filled, aspect, outlines)
+    candidates = index_corner_candidates(gray, filled, aspect, outlines)
     assert _proposed(candidates, top_lefts[1], x_axis)
     assert _proposed(candidates, top_lefts[2], x_axis)
     assert len(candidates) <= 10
 
 
-def test_outlines_are_found_when_not_given(design: dict[str, np.ndarray]) -> None:
+def test_polygons_given_or_made_give_the_same_corners(design: dict[str, np.ndarray]) -> None:
     frame, _, _, aspect = _stepped_fan(design, 0.0, drop=0.07)
     gray, filled, outlines = _inputs(frame)
-    given = index_corner_candidates(frame, gray, filled, aspect, outlines)
-    found = index_corner_candidates(frame, gray, filled, aspect)
-    assert [c.point.tolist() for c, _ in given] == [c.point.tolist() for c, _ in found]
+    given = index_corner_candidates(gray, filled, aspect, outlines, [outline_polygon(o) for o in outlines])
+    made = index_corner_candidates(gray, filled, aspect, outlines)
+    assert given and [c.point.tolist() for c, _ in given] == [c.point.tolist() for c, _ in made]
 
 
 def test_single_cards_add_next_to_nothing(design: dict[str, np.ndarray]) -> None:
@@ -78,10 +79,10 @@ def test_single_cards_add_next_to_nothing(design: dict[str, np.ndarray]) -> None
         height=120,
     )
     gray, filled, outlines = _inputs(frame)
-    assert len(index_corner_candidates(frame, gray, filled, outlines=outlines)) <= 3
+    assert len(index_corner_candidates(gray, filled, 1.4, outlines)) <= 3
 
 
 def test_bare_felt_gives_nothing(design: dict[str, np.ndarray]) -> None:
     frame = lay_cards(design, [])
     gray, filled, outlines = _inputs(frame)
-    assert index_corner_candidates(frame, gray, filled, outlines=outlines) == []
+    assert index_corner_candidates(gray, filled, 1.4, outlines) == []

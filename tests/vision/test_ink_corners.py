@@ -6,8 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.card_corner import Corner
-from dealerassist.vision.card_extent import corner_arms_many
+from dealerassist.vision.card_corner import Corner, corner_arrays, sample
+from dealerassist.vision.card_extent import corner_arms
 from dealerassist.vision.ink_corners import ink_corners, on_paper_edge
 from dealerassist.vision.outline_corners import outline_corners
 from dealerassist.vision.paper import blob_outlines, card_mask
@@ -25,9 +25,10 @@ def _proposals(frame: np.ndarray, aspect: float) -> list:
     filled = np.zeros(frame.shape[:2], np.uint8)
     cv2.drawContours(filled, outlines, -1, 255, cv2.FILLED)
     corners = [c for i, outline in enumerate(outlines) for c in outline_corners(outline, i)]
-    arms = corner_arms_many(filled, corners)
+    at = corner_arrays(corners)
+    arms = np.array(corner_arms(filled, *at), float).reshape(-1, 2)
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    return ink_corners(gray, corners, arms, RANK_BOX, EXTENT, aspect)
+    return ink_corners(gray, *at, arms, RANK_BOX, EXTENT, aspect)
 
 
 def _row(
@@ -120,14 +121,14 @@ def test_blank_cards_propose_nothing(design: dict[str, np.ndarray]) -> None:
 
 def test_sampling_more_points_than_one_remap_takes_gives_the_same_values(monkeypatch) -> None:
     # OpenCV refuses remap maps of 32767 rows: very many points are sampled in several calls.
-    from dealerassist.vision import ink_corners as module
+    from dealerassist.vision import card_corner
 
     gray = (np.arange(720 * 1280) % 251).astype(np.uint8).reshape(720, 1280)
-    points = np.random.default_rng(1).integers(0, 700, (5000, 2)).astype(float)
-    whole = module._sample(gray, points)
+    points = np.random.default_rng(1).integers(0, 700, (5000, 2)).astype(np.float32)
+    whole = sample(gray, points[:, 0], points[:, 1])
     np.testing.assert_array_equal(whole, gray[points[:, 1].astype(int), points[:, 0].astype(int)])
-    monkeypatch.setattr(module, "_MAP_ROWS", 2)
-    np.testing.assert_array_equal(module._sample(gray, points), whole)
+    monkeypatch.setattr(card_corner, "_REMAP_ROWS", 2)
+    np.testing.assert_array_equal(sample(gray, points[:, 0], points[:, 1]), whole)
 
 
 def _stepped_paper(edge_y: int) -> np.ndarray:
