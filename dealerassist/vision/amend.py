@@ -187,29 +187,33 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     if not named.any() or not len(unnamed):
         return no_windows()
     points, x_axes, y_axes = look.points, look.x_axes, look.y_axes
-    lost, lender = look.owner[first[unnamed]], look.owner[first[named]]
+    corners, lenders = look.owner[first[unnamed]], look.owner[first[named]]
     lender_sizes = look.heights[first[named]]
-    alike = (x_axes[lost] @ x_axes[lender].T > SAME_WAY) & (y_axes[lost] @ y_axes[lender].T > SAME_WAY)
-    apart = np.where(alike, distances(points[lost], points[lender]), np.inf)
+    alike = (x_axes[corners] @ x_axes[lenders].T > SAME_WAY) & (
+        y_axes[corners] @ y_axes[lenders].T > SAME_WAY
+    )
+    apart = np.where(alike, distances(points[corners], points[lenders]), np.inf)
     nearest = np.argmin(apart, axis=1)
-    beside = np.flatnonzero(apart[np.arange(len(lost)), nearest] < PRINT_REACH * lender_sizes[nearest])
+    beside = np.flatnonzero(apart[np.arange(len(corners)), nearest] < PRINT_REACH * lender_sizes[nearest])
     if not len(beside):
         return no_windows()
-    rows, lost, size = first[unnamed[beside]], lost[beside], lender_sizes[nearest[beside]]
-    around = ink_around(look.bgra, points[lost], x_axes[lost], y_axes[lost], size, window, PRINT_PAD)
+    rows, corners, size = first[unnamed[beside]], corners[beside], lender_sizes[nearest[beside]]
+    around = ink_around(look.bgra, points[corners], x_axes[corners], y_axes[corners], size, window, PRINT_PAD)
     print_map = look.ink[first[named]].mean(axis=0)  # where the frame's named indices print
     cell = np.array(ink_cell(window)) * size[:, None]
     plain = print_offsets(around, print_map)
     shaped = print_offsets(around, print_map, zero_mean=True)
-    resized = _all_off([look.candidates[corner].heights for corner in lost.tolist()], size)
+    resized = _all_off([look.candidates[corner].heights for corner in corners.tolist()], size)
     placed = []
     for offsets, own_place in ((plain, True), (shaped, np.any(shaped != plain, axis=1))):
         moves = offsets * cell
-        at = points[lost] + moves[:, :1] * x_axes[lost] + moves[:, 1:] * y_axes[lost]
-        landed = (distances(at, points[lender]) < PRINT_MOVE * lender_sizes[None, :]) & alike[beside]
+        at = points[corners] + moves[:, :1] * x_axes[corners] + moves[:, 1:] * y_axes[corners]
+        landed = (distances(at, points[lenders]) < PRINT_MOVE * lender_sizes[None, :]) & alike[beside]
         moved = np.hypot(moves[:, 0], moves[:, 1]) >= PRINT_MOVE * size
         keep = np.flatnonzero((moved | resized) & ~landed.any(axis=1) & own_place)
-        placed.append(SecondLook(rows[keep], at[keep], x_axes[lost[keep]], y_axes[lost[keep]], size[keep]))
+        placed.append(
+            SecondLook(rows[keep], at[keep], x_axes[corners[keep]], y_axes[corners[keep]], size[keep])
+        )
     return joined(placed)
 
 
