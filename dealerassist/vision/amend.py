@@ -76,21 +76,19 @@ BOTH_PRINTS_SIZE = 0.15
 _OWN_CARD = frozenset({OUTLINE, TRACED, INK})
 
 
-def look_again(
-    look: FirstLook, net: Committee, window: IndexWindow, aspect: float, t: Thresholds
-) -> list[int]:
-    """The cascade, amending ``look`` in place; the rows that now name a card."""
+def look_again(look: FirstLook, net: Committee, window: IndexWindow, aspect: float, t: Thresholds) -> None:
+    """The cascade, amending ``look`` in place."""
     around_unsure = around_unsure_reads(look, t.unsure, t.accept)
     at_print = at_the_print(look, t.accept, window)
     named_size = at_named_size(look, t.accept, at_print)
     read_second_looks(look, [around_unsure, at_print, named_size], net, window, t.accept)
-    named = confirm_unsure_reads(look, around_unsure, t.accept, t.confirm_windows)
-    named += take_new_names(look, at_print, t.new_name, t.accept)
-    named += take_new_names(look, named_size, t.new_name, t.accept, contrary=t.unsure)
+    confirm_unsure_reads(look, around_unsure, t.accept, t.confirm_windows)
+    take_new_names(look, at_print, t.new_name, t.accept)
+    take_new_names(look, named_size, t.new_name, t.accept, contrary=t.unsure)
     around_new_names = around_unsure_new_names(look, [at_print, named_size], t.unsure, t.new_name, t.accept)
     read_second_looks(look, [around_new_names], net, window, t.accept)
-    named += confirm_new_names(look, around_new_names, t.accept, t.confirm_new_name_windows)
-    return named + name_at_both_prints(look, aspect, t.both_prints, t.accept)
+    confirm_new_names(look, around_new_names, t.accept, t.confirm_new_name_windows)
+    name_at_both_prints(look, aspect, t.both_prints, t.accept)
 
 
 def around_unsure_reads(look: FirstLook, unsure: float, accept: float) -> SecondLook:
