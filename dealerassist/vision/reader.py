@@ -128,7 +128,6 @@ class CardReader:
             names,
             probability,
             best,
-            kind[:, 1],
         )
         return look, kind, starts
 

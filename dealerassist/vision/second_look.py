@@ -44,7 +44,6 @@ class FirstLook:
     names: list[str]
     probability: np.ndarray
     best: list[int]
-    index_kind: np.ndarray  # each row's probability that its window holds an index at all
 
     def named_best(self, accept: float) -> tuple[np.ndarray, np.ndarray]:
         """Each candidate's surest row, and whether it names a card."""
