@@ -15,11 +15,10 @@ def print_offsets(around: np.ndarray, print_map: np.ndarray, zero_mean: bool = F
     """How many ink cells (across, down) each print lies from where ``print_map`` has it in its
     window (``around``: the ink of each window and of ``PRINT_PAD`` cells beyond it).
 
-    The map is placed at every move straight across and straight down, and the better of the two
-    best placings (normalised, as ``cv2.TM_CCORR_NORMED`` scores them, or with ``zero_mean`` as
-    ``cv2.TM_CCOEFF_NORMED`` does) is kept; then the map is moved along the other edge from
-    there. A corner found off its card mostly lies along one of the card's edges; the second move
-    mends the rest. Every window of a frame at once.
+    A corner found off its card mostly lies along one of the card's edges, so the better of the
+    best move straight across and the best straight down is kept (scored as ``cv2.TM_CCORR_NORMED``
+    does, or with ``zero_mean`` as ``cv2.TM_CCOEFF_NORMED``), then a move along the other edge
+    from there mends the rest.
     """
     count = len(around)
     wanted = print_map.astype(np.float32)
@@ -57,12 +56,9 @@ def _best_placings(
     that matches best (as ``cv2.TM_CCORR_NORMED`` scores, or with ``zero_mean`` as
     ``cv2.TM_CCOEFF_NORMED`` does, but for the map's own norm), the map's first row held at ``held``.
 
-    The products' sums run over the placings innermost: each placing adds to its own sum, none
-    waiting on another's. The ink under a placing and its square are summed from the columns'
-    sums, taken once for all placings. The zero-mean score needs no sums of its own beyond
-    the ink's: with the map's mean taken off its weights, the products are those of both means
-    taken off. Each row of ``around`` is read whole, fastest when it lies contiguous
-    (``best_along`` copies the maps turned down the card so).
+    A compiled loop: numpy passes making the same sums in the same order cost many times more. With
+    the map's mean taken off its weights, the products are those of both means taken off, so the
+    zero-mean score needs no sums beyond the ink's.
     """
     count, _, width = around.shape
     rows, cols = wanted.shape
