@@ -5,13 +5,13 @@ corner a pixel or a degree off, a corner hidden in a fan and found a few hundred
 or a size guess from an outline that runs on past the card. So the passes move and resize windows,
 never the classifier's levels. ``look_again`` runs them in this order:
 
-1. ``around_unsure_reads`` -> ``confirm_unsure_reads``: windows around each unsure corner, read
-   for the name it has: confirms a name, never brings one.
+1. ``around_unsure_reads`` -> ``confirm_around``: windows around each unsure corner, read for the
+   name it has: confirms a name, never brings one.
 2. ``at_the_print`` -> ``take_new_names``: an unnamed corner beside a named one turned alike, moved
    to where its ink matches the frame's named prints, read at the neighbour's size.
 3. ``at_named_size`` -> ``take_new_names``: an unnamed corner whose every size guess is far from
    the size of the cards named nearest it, read at theirs.
-4. ``around_unsure_new_names`` -> ``confirm_new_names``: an unsure new name from 2 or 3, looked at
+4. ``around_unsure_new_names`` -> ``confirm_around``: an unsure new name from 2 or 3, looked at
    again as in 1, with one window more needed.
 5. ``name_at_both_prints``: unsure reads of one name at one card's two prints name it.
 
@@ -82,12 +82,12 @@ def look_again(look: FirstLook, net: Committee, window: IndexWindow, aspect: flo
     at_print = at_the_print(look, t.accept, window)
     named_size = at_named_size(look, t.accept, at_print)
     read_second_looks(look, [around_unsure, at_print, named_size], net, window, t.accept)
-    confirm_unsure_reads(look, around_unsure, t.accept, t.confirm_windows)
+    confirm_around(look, around_unsure, t.accept, t.confirm_windows)
     take_new_names(look, at_print, t.new_name, t.accept)
     take_new_names(look, named_size, t.new_name, t.accept, contrary=t.unsure)
     around_new_names = around_unsure_new_names(look, [at_print, named_size], t.unsure, t.new_name, t.accept)
     read_second_looks(look, [around_new_names], net, window, t.accept)
-    confirm_new_names(look, around_new_names, t.accept, t.confirm_new_name_windows)
+    confirm_around(look, around_new_names, t.accept, t.confirm_new_name_windows)
     name_at_both_prints(look, aspect, t.both_prints, t.accept)
 
 
@@ -102,21 +102,6 @@ def around_unsure_reads(look: FirstLook, unsure: float, accept: float) -> Second
     names = [look.names[row] for row in rows.tolist()]
     points, x_axes, y_axes = look.points[corner], look.x_axes[corner], look.y_axes[corner]
     return windows_around(rows, points, x_axes, y_axes, look.heights[rows], names)
-
-
-def confirm_unsure_reads(look: FirstLook, around: SecondLook, accept: float, needed: int) -> list[int]:
-    """Raise each unsure read whose ``needed``-th surest window around reaches ``accept`` (several
-    windows, not one lucky one) to that window's level; the rows raised."""
-    if not len(around.rows):
-        return []
-    raised = []
-    for row, value in zip(
-        around.rows[::AROUND_WINDOWS].tolist(), surest(around, needed).tolist(), strict=True
-    ):
-        if value >= accept:
-            look.probability[row] = value
-            raised.append(row)
-    return raised
 
 
 def around_unsure_new_names(
@@ -145,9 +130,10 @@ def around_unsure_new_names(
     )
 
 
-def confirm_new_names(look: FirstLook, around: SecondLook, accept: float, needed: int) -> list[int]:
-    """Name each still unnamed row whose ``needed``-th surest window around its new name reaches
-    ``accept``, at the middle window's place and size; the rows named."""
+def confirm_around(look: FirstLook, around: SecondLook, accept: float, needed: int) -> list[int]:
+    """Name each still unnamed row whose ``needed``-th surest window around reaches ``accept``
+    (several windows, not one lucky one), at that level, at the middle window's place and size;
+    the rows named."""
     if not len(around.rows):
         return []
     middle = slice(AROUND_MIDDLE, None, AROUND_WINDOWS)

@@ -432,7 +432,7 @@ def test_a_new_name_looked_at_again_stands_only_where_enough_windows_read_it(
     moved = _new_names([2], ["8H"], [0.7], across=6.0)
     again = amend.around_unsure_new_names(look, [moved], unsure=0.5, level=0.95, accept=0.9)
     again.probability = np.array([0.99, 0.98, 0.97, 0.96, 0.91][:sure_windows] + [0.6] * (15 - sure_windows))
-    raised = amend.confirm_new_names(look, again, accept=0.9, needed=5)
+    raised = amend.confirm_around(look, again, accept=0.9, needed=5)
     assert raised == ([2] if named else [])
     if named:  # at the 5th surest window's level, where its middle window lies, at its size
         assert (look.names[2], look.probability[2], look.heights[2]) == ("8H", 0.91, 105.0)
