@@ -110,23 +110,24 @@ def around_unsure_new_names(
     """Windows around the surest new name of each row still unnamed that ``steps`` read from
     ``unsure`` up to ``level`` (where a new name stands at once), read for that name: windows placed
     from a neighbour's print or size can lie a little off the print, as a fitted corner can."""
-    chosen: dict[int, tuple[float, SecondLook, int]] = {}
-    for step in steps:
-        for i, (row, value) in enumerate(zip(step.rows.tolist(), step.probability.tolist(), strict=True)):
-            unnamed = look.probability[row] < accept
-            if unnamed and unsure <= value < level and value > chosen.get(row, (0.0,))[0]:
-                chosen[row] = (value, step, i)
+    together = joined(steps)
+    names = [name for step in steps for name in step.names]
+    sure = np.concatenate([step.probability for step in steps]).tolist()
+    chosen: dict[int, tuple[float, int]] = {}  # row: the level and window of its surest unsure name
+    for i, (row, value) in enumerate(zip(together.rows.tolist(), sure, strict=True)):
+        unnamed = look.probability[row] < accept
+        if unnamed and unsure <= value < level and value > chosen.get(row, (0.0,))[0]:
+            chosen[row] = (value, i)
     if not chosen:
         return no_windows()
-    picks = list(chosen.values())
-
-    def gathered(key: str) -> np.ndarray:
-        return np.array([getattr(step, key)[i] for _, step, i in picks])
-
-    names = [step.names[i] for _, step, i in picks]
-    rows = np.array(list(chosen), int)
+    picks = [i for _, i in chosen.values()]
     return windows_around(
-        rows, gathered("points"), gathered("x_axes"), gathered("y_axes"), gathered("sizes"), names
+        np.array(list(chosen), int),
+        together.points[picks],
+        together.x_axes[picks],
+        together.y_axes[picks],
+        together.sizes[picks],
+        [names[i] for i in picks],
     )
 
 
