@@ -25,19 +25,12 @@ import numpy as np
 
 from dealerassist.vision.amend import look_again
 from dealerassist.vision.backs import backs_at
-from dealerassist.vision.candidates import (
-    JUNCTION,
-    OUTLINE,
-    TRACED,
-    Candidate,
-    find_candidates,
-    windows_of,
-)
+from dealerassist.vision.candidates import JUNCTION, OUTLINE, TRACED, Candidate, find_candidates, windows_of
 from dealerassist.vision.card_corner import Corner, corner_arrays
 from dealerassist.vision.card_extent import card_quad
-from dealerassist.vision.closer import closer_names, closer_windows
+from dealerassist.vision.closer import CloserLook, closer_names, closer_windows
 from dealerassist.vision.deck import DeckModel
-from dealerassist.vision.fans import middle_cards, stretches
+from dealerassist.vision.fans import Stretches, middle_cards, stretches
 from dealerassist.vision.index_features import ink_maps
 from dealerassist.vision.index_window import sample_windows, sampling_image
 from dealerassist.vision.merging import (
@@ -186,7 +179,7 @@ class CardReader:
         found = stretches([s.quad for s in merged])
         if not len(found.sizes):
             return merged
-        names, probability = self._read_windows(bgra, found.points, found.x_axes, found.y_axes, found.sizes)
+        names, probability = self._read_windows(bgra, found)
         named = {s.card for s in merged if s.card is not None}
         middle = middle_cards(found, names, probability, self.thresholds.fan_middle, named)
         if not middle:
@@ -205,17 +198,12 @@ class CardReader:
     def _closer_look(self, bgra: np.ndarray, found: list[CardSighting]) -> list[CardSighting]:
         """The sightings, each face-up card seen but not read named where a dense grid of windows
         at its index corners names it (see ``closer``)."""
-        unread = [s for s in found if s.card is None and s.face_up]
+        named = [s for s in found if s.card is not None]
+        smallest = smallest_card(named)  # not a card printed on a card: left unread on purpose
+        unread = [s for s in found if s.card is None and s.face_up and card_height(s) >= smallest]
         if not unread:
             return found  # nearly every frame
-        named = [s for s in found if s.card is not None]
-        # Not a card printed on a card: those are left unread on purpose.
-        smallest = smallest_card(named)
-        unread = [s for s in unread if card_height(s) >= smallest]
-        if not unread:
-            return found
-        grid = closer_windows([s.quad for s in unread])
-        names, probability = self._read_windows(bgra, grid.points, grid.x_axes, grid.y_axes, grid.sizes)
+        names, probability = self._read_windows(bgra, closer_windows([s.quad for s in unread]))
         reads = closer_names(names, probability, self.thresholds.accept, {s.card for s in named if s.card})
         for sighting, read in zip(unread, reads, strict=True):
             if read is not None:
@@ -223,11 +211,9 @@ class CardReader:
                 sighting.votes = [*sighting.votes, read]
         return found
 
-    def _read_windows(
-        self, bgra: np.ndarray, points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray, sizes: np.ndarray
-    ) -> tuple[list[str], np.ndarray]:
+    def _read_windows(self, bgra: np.ndarray, at: CloserLook | Stretches) -> tuple[list[str], np.ndarray]:
         """The card each window names and how sure."""
-        windows = sample_windows(bgra, points, x_axes, y_axes, sizes, self.deck.window)
+        windows = sample_windows(bgra, at.points, at.x_axes, at.y_axes, at.sizes, self.deck.window)
         names, probability, _ = self.deck.net.best(self.deck.net.describe(windows))
         return names, probability
 
