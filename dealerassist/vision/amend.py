@@ -247,12 +247,7 @@ def named_sizes_near(look: FirstLook, corners: np.ndarray, accept: float) -> lis
         return [None] * len(corners)
     apart = distances(look.points[corners], look.points[named])
     nearest = np.argsort(apart, axis=1)[:, :NEAREST_NAMED]
-    # ``np.median`` along the rows, the same values, without its checks' cost on a few short rows.
-    near = np.sort(look.heights[first[named]][nearest], axis=1)
-    middle = near.shape[1] // 2
-    if near.shape[1] % 2:
-        return near[:, middle].tolist()
-    return ((near[:, middle - 1] + near[:, middle]) / 2.0).tolist()
+    return np.median(look.heights[first[named]][nearest], axis=1).tolist()
 
 
 def take_new_names(

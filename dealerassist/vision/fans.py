@@ -15,21 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# One hidden card: a spread steps a third to three fifths of a card's width.
+# Each hidden card's windows, as shares of the way between its neighbours' corners: one hidden
+# card (a spread steps a third to three fifths of a card's width); two, around a third of the way
+# from either end; three, around a quarter, half and three quarters of the way.
 ALONG = (0.36, 0.41, 0.46, 0.5, 0.54, 0.59, 0.64)
-SPAN = (0.6, 1.3)  # card widths between the neighbours' corners that leave room for one card
-TAKEN = (0.2, 0.8)  # a corner this far along such a stretch is its middle card's, seen already
-# Two hidden cards, around a third of the way from either end (fewer windows each).
 THIRD = (0.27, 0.3, 0.333, 0.36, 0.39)
-SPAN_TWO = (0.95, 1.9)
-TAKEN_TWO = (0.12, 0.88)
-# Three hidden cards, around a quarter, half and three quarters of the way. Four steps span 1.33
-# deck widths or more, but a tilted camera shows cards up to a fifth narrower, and an end named at
-# its far print has its index corner grown at the deck's width, short by as much.
 QUARTER = (0.19, 0.22, 0.25, 0.28, 0.31)
 HALF = (0.44, 0.47, 0.5, 0.53, 0.56)
-SPAN_THREE = (1.15, 2.5)
-TAKEN_THREE = (0.09, 0.91)
 SAME_TURN = float(np.cos(np.radians(8.0)))  # the neighbours turned this near alike ...
 SAME_SIZE = 0.3  # ... the larger at most this share larger (a wrong size guess is often a fifth off) ...
 OFF_LINE = 0.15  # ... and stepped along their edge by no more than this share of a card height a step
@@ -51,10 +43,12 @@ def from_the_far_end(shares: tuple[float, ...]) -> tuple[float, ...]:
     return tuple(1.0 - share for share in reversed(shares))
 
 
+# Four steps span 1.33 deck widths or more, but a tilted camera shows cards up to a fifth narrower,
+# and an end named at its far print has its index corner grown at the deck's width, short by as much.
 SPREADS = (
-    Spread(SPAN, TAKEN, (ALONG,)),
-    Spread(SPAN_TWO, TAKEN_TWO, (THIRD, from_the_far_end(THIRD))),
-    Spread(SPAN_THREE, TAKEN_THREE, (QUARTER, HALF, from_the_far_end(QUARTER))),
+    Spread(span=(0.6, 1.3), taken=(0.2, 0.8), hidden=(ALONG,)),
+    Spread(span=(0.95, 1.9), taken=(0.12, 0.88), hidden=(THIRD, from_the_far_end(THIRD))),
+    Spread(span=(1.15, 2.5), taken=(0.09, 0.91), hidden=(QUARTER, HALF, from_the_far_end(QUARTER))),
 )
 
 
