@@ -4,8 +4,6 @@ clean-up (an unread corner inside a known card is that card's, each back is kept
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import cv2
 import numpy as np
 
@@ -30,12 +28,12 @@ def merge_sightings(sightings: list[CardSighting], t: Thresholds) -> list[CardSi
     centres = (quads[:, 0] + quads[:, 1] + quads[:, 2] + quads[:, 3]) / 4.0  # as ``centre`` sums them
     count = len(sightings)
     between_centres = _lengths((centres[:, None] - centres[None, :]).reshape(-1, 2)).reshape(count, count)
-    pairs = _Pairs.of(sightings, quads, sizes)
-    earlier = np.triu(np.ones(pairs.two_prints.shape, bool), 1)  # each pair once, as listed
-    two_cards = pairs.two_prints & earlier
+    two_prints, half_round, far_print = _pairs(sightings, quads, sizes)
+    earlier = np.triu(np.ones(two_prints.shape, bool), 1)  # each pair once, as listed
+    two_cards = two_prints & earlier
     pair_reads = two_cards.any(axis=0) | two_cards.any(axis=1)
     paired_codes = {sightings[k].card for k in np.flatnonzero(pair_reads).tolist()}
-    both_prints = _read_at_both_prints(sightings, pairs.half_round & pairs.same_name & earlier, centres)
+    both_prints = _read_at_both_prints(sightings, half_round & earlier, centres)
     # A pair's index reads found the two cards first, so each other read of that name (a far
     # corner, turned half round) joins the card it lies on, not the surest.
     order = sorted(
@@ -52,9 +50,9 @@ def merge_sightings(sightings: list[CardSighting], t: Thresholds) -> list[CardSi
             n
             for n, (g, lead, distance) in enumerate(zip(groups, leads, apart, strict=True))
             if _same_card(sightings[lead], s, size, centres[lead], centre, distance)
-            and not (paired and pairs.two_prints[g, k].any())
-            and not (both_prints[k] and pairs.far_print[lead, k])
-            and not (both_prints[lead] and pairs.far_print[k, lead])
+            and not (paired and two_prints[g, k].any())
+            and not (both_prints[k] and far_print[lead, k])
+            and not (both_prints[lead] and far_print[k, lead])
         )
         n = min(fits, key=apart.__getitem__, default=None) if paired else next(fits, None)
         if n is None:
@@ -127,49 +125,42 @@ def _same_card(
     return a.card is None and b.card is None and distance < 0.12 * size
 
 
-@dataclass(frozen=True)
-class _Pairs:
-    """How every two sightings of a frame lie to each other, measured once for all pairs."""
+def _pairs(
+    sightings: list[CardSighting], quads: np.ndarray, sizes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """How every two sightings ``[a, b]`` of a frame lie to each other, measured once for all pairs:
 
-    same_name: np.ndarray  # [a, b]: both read, as the same card
-    half_round: np.ndarray  # [a, b]: the tops of the quads point (within SAME_WAY) opposite ways
-    two_prints: np.ndarray  # [a, b]: see below
-    far_print: np.ndarray  # [a, b]: see below
-
-    @classmethod
-    def of(cls, sightings: list[CardSighting], quads: np.ndarray, sizes: np.ndarray) -> _Pairs:
-        """``two_prints[a, b]``: reads of one name from prints turned alike and more than
-        PRINTS_APART of ``b``'s diagonal apart: two cards of one code (a pair from a multi-deck
-        shoe), which a fan overlaps like one card.
-
-        ``far_print[a, b]``: ``a`` names another card than ``b``, turned half round from it. Where
-        ``b`` is read at both its card's prints (``_read_at_both_prints``) they stay apart: in a
-        stack a fifth of a card apart the upper card's far-print read lies near the lower card's
-        centre, and merging would cancel both names. A lone read there may be a misread of the
-        lower card's own far print, and still merges.
-        """
-        names = np.array([s.card for s in sightings], object)
-        named = np.array([s.card is not None for s in sightings], bool)
-        same_name = named[:, None] & named[None, :] & (names[:, None] == names[None, :])
-        tops = quads[:, 1] - quads[:, 0]
-        lengths = np.hypot(tops[:, 0], tops[:, 1])
-        turn = np.einsum("ik,jk->ij", tops, tops)
-        reach = SAME_WAY * (lengths[:, None] * lengths[None, :])
-        has_index = np.array([s.index_point is not None for s in sightings], bool)
-        index = np.array(
-            [(0.0, 0.0) if s.index_point is None else s.index_point for s in sightings], float
-        ).reshape(-1, 2)
-        apart = distances(index, index)
-        half_round = turn <= -reach
-        two_prints = (
-            same_name
-            & has_index[:, None]
-            & has_index[None, :]
-            & (turn >= reach)
-            & (apart > PRINTS_APART * sizes[None, :])
-        )
-        far_print = named[:, None] & ~same_name & half_round
-        return cls(same_name, half_round, two_prints, far_print)
+    - ``two_prints``: reads of one name from prints turned alike and more than PRINTS_APART of
+      ``b``'s diagonal apart: two cards of one code (a pair from a multi-deck shoe), which a fan
+      overlaps like one card;
+    - ``half_round``: reads of one name whose quads' tops point (within SAME_WAY) opposite ways;
+    - ``far_print``: ``a`` names another card than ``b``, turned half round from it. Where ``b``
+      is read at both its card's prints (``_read_at_both_prints``) they stay apart: in a stack a
+      fifth of a card apart the upper card's far-print read lies near the lower card's centre, and
+      merging would cancel both names. A lone read there may be a misread of the lower card's own
+      far print, and still merges.
+    """
+    names = np.array([s.card for s in sightings], object)
+    named = np.array([s.card is not None for s in sightings], bool)
+    same_name = named[:, None] & named[None, :] & (names[:, None] == names[None, :])
+    tops = quads[:, 1] - quads[:, 0]
+    lengths = np.hypot(tops[:, 0], tops[:, 1])
+    turn = np.einsum("ik,jk->ij", tops, tops)
+    reach = SAME_WAY * (lengths[:, None] * lengths[None, :])
+    has_index = np.array([s.index_point is not None for s in sightings], bool)
+    index = np.array(
+        [(0.0, 0.0) if s.index_point is None else s.index_point for s in sightings], float
+    ).reshape(-1, 2)
+    apart = distances(index, index)
+    half_round = turn <= -reach
+    two_prints = (
+        same_name
+        & has_index[:, None]
+        & has_index[None, :]
+        & (turn >= reach)
+        & (apart > PRINTS_APART * sizes[None, :])
+    )
+    return two_prints, same_name & half_round, named[:, None] & ~same_name & half_round
 
 
 def _read_at_both_prints(
