@@ -5,14 +5,10 @@ corner a pixel or a degree off, a corner hidden in a fan and found a few hundred
 or a size guess from an outline that runs on past the card. So the passes move and resize windows,
 never the classifier's levels. ``look_again`` runs them in this order:
 
-1. ``around_unsure_reads`` -> ``confirm_around``: windows around each unsure corner, read for the
-   name it has: confirms a name, never brings one.
-2. ``at_the_print`` -> ``take_new_names``: an unnamed corner beside a named one turned alike, moved
-   to where its ink matches the frame's named prints, read at the neighbour's size.
-3. ``at_named_size`` -> ``take_new_names``: an unnamed corner whose every size guess is far from
-   the size of the cards named nearest it, read at theirs.
-4. ``around_unsure_new_names`` -> ``confirm_around``: an unsure new name from 2 or 3, looked at
-   again as in 1, with one window more needed.
+1. ``around_unsure_reads`` -> ``confirm_around``: windows around an unsure read confirm its name.
+2. ``at_the_print`` -> ``take_new_names``: an unnamed corner moved onto a named neighbour's print.
+3. ``at_named_size`` -> ``take_new_names``: an unnamed corner read at the nearest named cards' size.
+4. ``around_unsure_new_names`` -> ``confirm_around``: windows around an unsure new name of 2 or 3.
 5. ``name_at_both_prints``: unsure reads of one name at one card's two prints name it.
 
 Passes 1-3 place their windows from the first look alone, so a frame samples them in one batch
@@ -156,16 +152,14 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     In a fan or a stepped row a lower card's corner is often hidden or marked only by its
     neighbour's faint edge, so the corner found is a few hundredths of a card off and its print
     lies partly outside its window. The ink around the window (at the nearest named corner's card
-    size) is matched with the mean ink of the frame's named index windows, the corner is moved by
-    the best match and read there at that size. A move onto a named corner turned alike would only
-    read that print again; a corner left in place is read only when none of its own size guesses
-    is near the named size.
+    size) is matched with the mean ink of the frame's named index windows; the corner is moved by
+    the best match and read there at that size, unless that lands on a named corner turned alike
+    (its print again) or leaves it in place with a size guess near the named size already.
 
-    The plain match (``cv2.TM_CCORR_NORMED``'s) is drawn to the heaviest ink, which beside a
-    court figure or a neighbour's print is not the print; the zero-mean match
-    (``cv2.TM_CCOEFF_NORMED``'s) follows the print's shape but finds fewer prints. Where they
-    disagree, both windows are read, the plain one's first (``take_new_names`` takes a row's first
-    name).
+    The plain match is drawn to the heaviest ink, which beside a court figure or a neighbour's
+    print is not the print; the zero-mean match follows the print's shape but finds fewer prints.
+    Where they disagree both windows are read, the plain one's first (``take_new_names`` takes a
+    row's first name).
     """
     first, named = look.named_best(accept)
     unnamed = np.flatnonzero(~named)
