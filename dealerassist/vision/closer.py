@@ -9,9 +9,10 @@ surely, with hardly any rival, names it.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 
 import numpy as np
+
+from dealerassist.vision.second_look import Windows
 
 # Each index corner's windows: moved by these shares of the card height along either edge, each
 # at these shares of its size.
@@ -23,17 +24,7 @@ NEEDED = 5  # windows that must read the name at the accept level
 RIVAL_SHARE = 0.25  # windows reading any other name surely, at most this share of the name's
 
 
-@dataclass(frozen=True)
-class CloserLook:
-    """The windows at the index corners of cards seen but not read, ``WINDOWS`` a card in a row."""
-
-    points: np.ndarray
-    x_axes: np.ndarray
-    y_axes: np.ndarray
-    sizes: np.ndarray
-
-
-def closer_windows(quads: list[np.ndarray]) -> CloserLook:
+def closer_windows(quads: list[np.ndarray]) -> Windows:
     """The grid of windows at both index corners of each quad (index corner first, as the reader
     outlines a card; the other index corner is the third)."""
     points, x_axes, y_axes, sizes = [], [], [], []
@@ -49,8 +40,8 @@ def closer_windows(quads: list[np.ndarray]) -> CloserLook:
             sizes.append(_GRID[:, 2] * height)
     if not points:
         empty = np.zeros((0, 2))
-        return CloserLook(empty, empty, empty, np.zeros(0))
-    return CloserLook(*(np.concatenate(part) for part in (points, x_axes, y_axes, sizes)))
+        return Windows(empty, empty, empty, np.zeros(0))
+    return Windows(*(np.concatenate(part) for part in (points, x_axes, y_axes, sizes)))
 
 
 def closer_names(

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dealerassist.vision.second_look import Windows
+
 # Each hidden card's windows, as shares of the way between its neighbours' corners: one hidden
 # card (a spread steps a third to three fifths of a card's width); two, around a third of the way
 # from either end; three, around a quarter, half and three quarters of the way.
@@ -53,13 +55,9 @@ SPREADS = (
 
 
 @dataclass(frozen=True)
-class Stretches:
+class Stretches(Windows):
     """The windows around every hidden card's place between two neighbours of a frame."""
 
-    points: np.ndarray
-    x_axes: np.ndarray
-    y_axes: np.ndarray
-    sizes: np.ndarray
     stretch: np.ndarray  # which hidden card's place each window belongs to
 
 

@@ -28,9 +28,9 @@ from dealerassist.vision.backs import backs_at
 from dealerassist.vision.candidates import JUNCTION, OUTLINE, TRACED, Candidate, find_candidates, windows_of
 from dealerassist.vision.card_corner import Corner, corner_arrays
 from dealerassist.vision.card_extent import card_quad
-from dealerassist.vision.closer import CloserLook, closer_names, closer_windows
+from dealerassist.vision.closer import closer_names, closer_windows
 from dealerassist.vision.deck import DeckModel
-from dealerassist.vision.fans import Stretches, middle_cards, stretches
+from dealerassist.vision.fans import middle_cards, stretches
 from dealerassist.vision.index_features import ink_maps
 from dealerassist.vision.index_window import sample_windows, sampling_image
 from dealerassist.vision.merging import (
@@ -40,7 +40,7 @@ from dealerassist.vision.merging import (
     one_sighting_a_back,
     smallest_card,
 )
-from dealerassist.vision.second_look import FirstLook
+from dealerassist.vision.second_look import FirstLook, Windows
 from dealerassist.vision.sighting import CardSighting
 from dealerassist.vision.thresholds import Thresholds
 
@@ -211,7 +211,7 @@ class CardReader:
                 sighting.votes = [*sighting.votes, read]
         return found
 
-    def _read_windows(self, bgra: np.ndarray, at: CloserLook | Stretches) -> tuple[list[str], np.ndarray]:
+    def _read_windows(self, bgra: np.ndarray, at: Windows) -> tuple[list[str], np.ndarray]:
         """The card each window names and how sure."""
         windows = sample_windows(bgra, at.points, at.x_axes, at.y_axes, at.sizes, self.deck.window)
         names, probability, _ = self.deck.net.best(self.deck.net.describe(windows))

@@ -23,6 +23,17 @@ AROUND_WINDOWS = len(AROUND_MOVES) * len(AROUND_SIZES)
 AROUND_MIDDLE = AROUND_SIZES.index(1.0)  # the window unmoved (the first move) at its own size
 
 
+@dataclass(frozen=True)
+class Windows:
+    """Index windows to sample: each one's corner point, edges (x across, y down the card) and
+    card size."""
+
+    points: np.ndarray
+    x_axes: np.ndarray
+    y_axes: np.ndarray
+    sizes: np.ndarray
+
+
 @dataclass
 class FirstLook:
     """A frame's first reading, which the second looks amend in place.
