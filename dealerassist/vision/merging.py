@@ -228,15 +228,12 @@ def one_sighting_a_back(sightings: list[CardSighting]) -> list[CardSighting]:
 
     backs = sorted((s for s in sightings if not s.face_up), key=lambda s: (misfit(s), -s.confidence))
     kept: list[CardSighting] = []
-    again: set[int] = set()
     for back in backs:
         quad = np.asarray(back.quad, float)
         size = float(np.hypot(*(quad[2] - quad[0])))
-        if any(_outlined_again(np.asarray(k.quad, float), quad, size) for k in kept):
-            again.add(id(back))
-        else:
+        if not any(_outlined_again(np.asarray(k.quad, float), quad, size) for k in kept):
             kept.append(back)
-    return [s for s in sightings if id(s) not in again]
+    return [s for s in sightings if s.face_up or any(s is k for k in kept)]
 
 
 def _outlined_again(kept: np.ndarray, other: np.ndarray, size: float) -> bool:
