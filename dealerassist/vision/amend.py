@@ -182,7 +182,7 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
     cell = np.array(ink_cell(window)) * size[:, None]
     plain = print_offsets(around, print_map)
     shaped = print_offsets(around, print_map, zero_mean=True)
-    resized = _all_off([look.candidates[corner].heights for corner in corners.tolist()], size)
+    resized = _sizes_all_off([look.candidates[corner].heights for corner in corners.tolist()], size)
     placed = []
     for offsets, own_place in ((plain, True), (shaped, np.any(shaped != plain, axis=1))):
         moves = offsets * cell
@@ -215,13 +215,15 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook) -> Second
         return no_windows()
     sizes = np.array(named_sizes_near(look, unnamed, accept))
     read = np.bincount(look.owner, minlength=len(look.candidates)).tolist()
-    off = _all_off([look.candidates[corner].heights[: read[corner]] for corner in unnamed.tolist()], sizes)
+    off = _sizes_all_off(
+        [look.candidates[corner].heights[: read[corner]] for corner in unnamed.tolist()], sizes
+    )
     corners = unnamed[off]
     points, x_axes, y_axes = look.points[corners], look.x_axes[corners], look.y_axes[corners]
     return SecondLook(first[corners], points, x_axes, y_axes, sizes[off])
 
 
-def _all_off(guesses: list[list[float]], sizes: np.ndarray) -> np.ndarray:
+def _sizes_all_off(guesses: list[list[float]], sizes: np.ndarray) -> np.ndarray:
     """Whether each corner's every size guess is more than ``PRINT_RESIZE`` off its named size."""
     return np.array(
         [

@@ -137,7 +137,7 @@ class CardReader:
             candidate = look.candidates[int(owner[row])]
             corner, tried, source = candidate.corner, candidate.heights, candidate.source
             if accepted[k]:
-                found.append(self._named(corner, float(heights[row]), look.names[row], sure[row]))
+                found.append(self._named_at(corner, float(heights[row]), look.names[row], sure[row]))
                 continue
             unread = None
             # A junction is a guess at a corner: an unread "card" there is mostly another card's edge.
@@ -160,7 +160,7 @@ class CardReader:
         seen = (f if isinstance(f, CardSighting) else next(backs) or f[2] for f in found)
         return [s for s in seen if s is not None]
 
-    def _named(self, corner: Corner, size: float, name: str, sure: float) -> CardSighting:
+    def _named_at(self, corner: Corner, size: float, name: str, sure: float) -> CardSighting:
         """A card named at this corner and size."""
         window = self.deck.window
         return CardSighting(
@@ -185,7 +185,7 @@ class CardReader:
         if not middle:
             return merged
         added = [
-            self._named(
+            self._named_at(
                 Corner(found.points[row], found.x_axes[row], found.y_axes[row], blob=-1),
                 float(found.sizes[row]),
                 name,
