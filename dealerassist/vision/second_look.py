@@ -1,5 +1,6 @@
-"""What a second look is: the first reading it amends, the windows a pass places (around a
-corner, joined with other passes') and their reading in one batch.
+"""The looks at index windows: where a batch of windows lies (``Windows``), a frame's first
+reading (``FirstLook``), and the windows a second-look pass places (``SecondLook``: around a
+corner, joined with other passes') with their reading in one batch.
 """
 
 from __future__ import annotations
