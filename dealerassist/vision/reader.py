@@ -112,15 +112,7 @@ class CardReader:
             for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(owner)], strict=True)
         ]
         look = FirstLook(
-            bgra,
-            candidates,
-            *corners,
-            owner,
-            heights,
-            ink_maps(features),
-            names,
-            probability,
-            best,
+            bgra, candidates, *corners, owner, heights, ink_maps(features), names, probability, best
         )
         return look, kind, starts
 
