@@ -1,37 +1,28 @@
-"""Second looks at a frame: windows placed after its first reading, to amend that reading.
+"""The second-look cascade: windows placed after a frame's first reading, to amend it.
 
-The first look reads one window per candidate corner and card size guess. Where it is unsure or
-names nothing, the cause is mostly geometry, not print: a fitted corner a pixel or a degree off,
-a corner hidden in a fan and found a few hundredths of a card away, or a size guess taken from an
-outline that runs on past the card. So the second looks move and resize windows, never the
-classifier's levels. ``look_again`` runs them as one cascade, in this order:
+Where the first look is unsure or names nothing, the cause is mostly geometry, not print: a fitted
+corner a pixel or a degree off, a corner hidden in a fan and found a few hundredths of a card away,
+or a size guess from an outline that runs on past the card. So the passes move and resize windows,
+never the classifier's levels. ``look_again`` runs them in this order:
 
-1. ``around_unsure_reads`` -> ``confirm_unsure_reads``: 15 windows around each unsure corner,
-   read for the name it already has: confirms a name, never brings one.
-2. ``at_the_print`` -> ``take_new_names``: an unnamed corner beside a named one turned alike,
-   moved to where its ink matches the frame's named prints, read at the neighbour's size.
-3. ``at_named_size`` -> ``take_new_names``: an unnamed corner whose every size guess is far
-   from the size of the cards named nearest it, read at theirs.
-4. ``around_unsure_new_names`` -> ``confirm_new_names``: an unsure new name from 2 or 3 looked
-   at again as in 1, with one window more needed (the name is a new one).
-5. ``name_at_both_prints``: two unsure reads of one name at one card's two prints name it (no
-   windows of their own).
+1. ``around_unsure_reads`` -> ``confirm_around``: windows around an unsure read confirm its name.
+2. ``at_the_print`` -> ``take_new_names``: an unnamed corner moved onto a named neighbour's print.
+3. ``at_named_size`` -> ``take_new_names``: an unnamed corner read at the nearest named cards' size.
+4. ``around_unsure_new_names`` -> ``confirm_around``: windows around an unsure new name of 2 or 3.
+5. ``name_at_both_prints``: unsure reads of one name at one card's two prints name it.
 
-Passes 1-3 choose their windows from the first look alone, so their windows are sampled and
-described together (``read_second_looks``) and a frame pays the fixed cost of sampling once;
-then each decides in turn, a later one only for rows still unnamed. Pass 4 places windows from 2
-and 3's reads, in a read of its own.
+Passes 1-3 place their windows from the first look alone, so a frame samples them in one batch
+(``read_second_looks``); then each decides in turn, a later one only for rows still unnamed.
 
-Every threshold of the cascade, the levels from ``thresholds.Thresholds`` (per reader), the
-windows around from ``second_look``, the geometry here (card heights unless given otherwise):
+Every threshold of the cascade (levels from ``Thresholds``, per reader; geometry in card heights):
 
 | pass | threshold | value | meaning |
 |---|---|---|---|
 | all | ``Thresholds.accept`` | 0.9 | a read this sure names a card |
 | 1, 4 | ``Thresholds.unsure`` | 0.3 | a read from this up to ``accept`` is unsure, looked at again |
-| 1, 4 | ``AROUND_STEP``, ``AROUND_SIZES`` | 0.015; 0.96, 1, 1.04 | windows around: 5 places x 3 sizes |
+| 1, 4 | ``second_look.AROUND_STEP``, ``AROUND_SIZES`` | 0.015; 0.96, 1, 1.04 | 5 places x 3 sizes |
 | 1 | ``Thresholds.confirm_windows`` | 4 of 15 | windows at ``accept`` that confirm a name |
-| 2, 5 | ``SAME_WAY`` | 0.9 | cosine of both edges: corners turned alike (or half round) |
+| 2, 5 | ``second_look.SAME_WAY`` | 0.9 | cosine of both edges: corners turned alike (or half round) |
 | 2 | ``PRINT_REACH`` | 1.5 | the farthest neighbour that lends its print |
 | 2 | ``PRINT_MOVE`` | 0.02 | the least move to the print worth a window |
 | 2, 3 | ``PRINT_RESIZE`` | 0.06 | a size guess this far from the named size is off |
@@ -77,102 +68,69 @@ NEAREST_NAMED = 3
 BOTH_PRINTS_REACH = 0.1
 BOTH_PRINTS_SIZE = 0.15
 
-
-def look_again(
-    look: FirstLook, net: Committee, window: IndexWindow, aspect: float, t: Thresholds
-) -> list[int]:
-    """The cascade, amending ``look`` in place; the rows that now name a card."""
-    around_unsure = around_unsure_reads(look, t.unsure, t.accept)
-    at_print = at_the_print(look, t.accept, window)
-    named_size = at_named_size(look, t.accept, at_print)
-    read_second_looks(look, [around_unsure, at_print, named_size], net, window, t.accept)
-    named = confirm_unsure_reads(look, around_unsure, t.accept, t.confirm_windows)
-    named += take_new_names(look, at_print, t.new_name, t.accept)
-    named += take_new_names(look, named_size, t.new_name, t.accept, contrary=t.unsure)
-    around_new_names = around_unsure_new_names(look, [at_print, named_size], t.unsure, t.new_name, t.accept)
-    read_second_looks(look, [around_new_names], net, window, t.accept)
-    named += confirm_new_names(look, around_new_names, t.accept, t.confirm_new_name_windows)
-    return named + name_at_both_prints(look, aspect, t.both_prints, t.accept)
-
-
 # Corners whose size guesses come from their own card's edges (an ink corner's from the edge it is on).
 _OWN_CARD = frozenset({OUTLINE, TRACED, INK})
 
 
-def around_unsure_reads(look: FirstLook, unsure: float, accept: float) -> SecondLook:
-    """Windows around every corner whose best read reaches ``unsure`` but not ``accept``.
+def look_again(look: FirstLook, net: Committee, window: IndexWindow, aspect: float, t: Thresholds) -> None:
+    """The cascade, amending ``look`` in place."""
+    around_unsure = around_unsure_reads(look, t.unsure, t.accept)
+    at_print = at_the_print(look, t.accept, window)
+    named_size = at_named_size(look, t.accept, at_print)
+    read_second_looks(look, [around_unsure, at_print, named_size], net, window, t.accept)
+    confirm_around(look, around_unsure, t.accept, t.confirm_windows)
+    take_new_names(look, at_print, t.new_name, t.accept)
+    take_new_names(look, named_size, t.new_name, t.accept, contrary=t.unsure)
+    around_new_names = around_unsure_new_names(look, [at_print, named_size], t.unsure, t.new_name, t.accept)
+    read_second_looks(look, [around_new_names], net, window, t.accept)
+    confirm_around(look, around_new_names, t.accept, t.confirm_new_name_windows)
+    name_at_both_prints(look, aspect, t.both_prints, t.accept)
 
-    A corner's point and edges come from a fitted outline and can be a pixel or a degree out,
-    which on a small card moves the print across the classifier's window further than any
-    training window was moved. Windows shifted and resized around the first are read for the one
-    card the first look named (``confirm_unsure_reads`` decides), so this pass can confirm a name
-    but never bring a new one.
-    """
+
+def around_unsure_reads(look: FirstLook, unsure: float, accept: float) -> SecondLook:
+    """Windows around every corner whose best read reaches ``unsure`` but not ``accept``, read for
+    the card it names: a fitted corner a pixel or a degree out moves a small card's print across the
+    window further than any training window was moved."""
     rows = unsure_rows(look, unsure, accept)
     if not len(rows):
         return no_windows()
     corner = look.owner[rows]
-    return windows_around(
-        rows,
-        look.points[corner],
-        look.x_axes[corner],
-        look.y_axes[corner],
-        look.heights[rows],
-        [look.names[row] for row in rows.tolist()],
-    )
-
-
-def confirm_unsure_reads(look: FirstLook, around: SecondLook, accept: float, needed: int) -> list[int]:
-    """Raise the unsure reads that ``needed`` of their windows around read surely; the rows raised.
-
-    The read stands at the ``needed``-th surest window, when that one is sure: several windows,
-    not one lucky one.
-    """
-    if not len(around.rows):
-        return []
-    rows = around.rows[::AROUND_WINDOWS].tolist()
-    raised = []
-    for row, value in zip(rows, surest(around, needed).tolist(), strict=True):
-        if value >= accept:
-            look.probability[row] = value
-            raised.append(row)
-    return raised
+    names = [look.names[row] for row in rows.tolist()]
+    points, x_axes, y_axes = look.points[corner], look.x_axes[corner], look.y_axes[corner]
+    return windows_around(rows, points, x_axes, y_axes, look.heights[rows], names)
 
 
 def around_unsure_new_names(
     look: FirstLook, steps: list[SecondLook], unsure: float, level: float, accept: float
 ) -> SecondLook:
-    """Windows around the surest unsure new name of each row still unnamed after the steps that
-    bring new names (``at_the_print``, ``at_named_size``), read for that name.
-
-    Those windows are placed from a neighbour's print or size and can lie a little off the print,
-    as a fitted corner can; a read there from ``unsure`` up to ``level`` (the level that names a
-    card there at once) is looked at again as an unsure first read is (``confirm_new_names``).
-    """
-    chosen: dict[int, tuple[float, SecondLook, int]] = {}
-    for step in steps:
-        for i, (row, value) in enumerate(zip(step.rows.tolist(), step.probability.tolist(), strict=True)):
-            unnamed = look.probability[row] < accept
-            if unnamed and unsure <= value < level and value > chosen.get(row, (0.0,))[0]:
-                chosen[row] = (value, step, i)
+    """Windows around the surest new name of each row still unnamed that ``steps`` read from
+    ``unsure`` up to ``level`` (where a new name stands at once), read for that name: windows placed
+    from a neighbour's print or size can lie a little off the print, as a fitted corner can."""
+    together = joined(steps)
+    names = [name for step in steps for name in step.names]
+    sure = np.concatenate([step.probability for step in steps]).tolist()
+    chosen: dict[int, tuple[float, int]] = {}  # row: the level and window of its surest unsure name
+    for i, (row, value) in enumerate(zip(together.rows.tolist(), sure, strict=True)):
+        unnamed = look.probability[row] < accept
+        if unnamed and unsure <= value < level and value > chosen.get(row, (0.0,))[0]:
+            chosen[row] = (value, i)
     if not chosen:
         return no_windows()
-    picks = list(chosen.values())
-
-    def gathered(key: str) -> np.ndarray:
-        return np.array([getattr(step, key)[i] for _, step, i in picks])
-
-    names = [step.names[i] for _, step, i in picks]
-    rows = np.array(list(chosen), int)
+    picks = [i for _, i in chosen.values()]
     return windows_around(
-        rows, gathered("points"), gathered("x_axes"), gathered("y_axes"), gathered("sizes"), names
+        np.array(list(chosen), int),
+        together.points[picks],
+        together.x_axes[picks],
+        together.y_axes[picks],
+        together.sizes[picks],
+        [names[i] for i in picks],
     )
 
 
-def confirm_new_names(look: FirstLook, around: SecondLook, accept: float, needed: int) -> list[int]:
-    """Name each still unnamed row whose windows around its unsure new name read it surely at
-    ``needed`` of them (it stands at the ``needed``-th surest), at the middle window's place and
-    size; the rows named."""
+def confirm_around(look: FirstLook, around: SecondLook, accept: float, needed: int) -> list[int]:
+    """Name each still unnamed row whose ``needed``-th surest window around reaches ``accept``
+    (several windows, not one lucky one), at that level, at the middle window's place and size;
+    the rows named."""
     if not len(around.rows):
         return []
     middle = slice(AROUND_MIDDLE, None, AROUND_WINDOWS)
@@ -189,133 +147,115 @@ def confirm_new_names(look: FirstLook, around: SecondLook, accept: float, needed
 
 
 def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondLook:
-    """A window where the print lies, for every unnamed corner beside a named one turned alike
-    whose print lies off its window.
+    """A window where the print lies, for every unnamed corner beside a named one turned alike.
 
-    In a fan or a stepped row the cards lie turned alike, and a lower card's corner is often
-    hidden or marked only by the faint edge of its neighbour, so the corner found nearest to it
-    is a few hundredths of a card off: the print lies off its window, partly outside it. The ink
-    around the window (``ink_around``, at the nearest named corner's card size) is matched with
-    the mean ink of the frame's named index windows, which shows where a print lies in a window;
-    the corner is moved by the best match, and read there at that size. A move onto a named
-    corner turned alike would only read that print again; a corner left in place is read again
-    only when none of its own sizes was near the named card's (the second size of a junction is
-    not read at first look, see ``reader``).
+    In a fan or a stepped row a lower card's corner is often hidden or marked only by its
+    neighbour's faint edge, so the corner found is a few hundredths of a card off and its print
+    lies partly outside its window. The ink around the window (at the nearest named corner's card
+    size) is matched with the mean ink of the frame's named index windows; the corner is moved by
+    the best match and read there at that size, unless that lands on a named corner turned alike
+    (its print again) or leaves it in place with a size guess near the named size already.
 
-    The ink is matched twice. The plain match (``cv2.TM_CCORR_NORMED``'s) is drawn to wherever
-    ink is heaviest, which next to a picture card's figure or a neighbour's print is not the
-    print; the zero-mean match (``cv2.TM_CCOEFF_NORMED``'s) follows the print's shape, but finds
-    fewer of the prints the plain one finds. Where the two move a corner to different places,
-    both windows are read, the plain one's first (``take_new_names`` takes a row's first name).
+    The plain match is drawn to the heaviest ink, which beside a court figure or a neighbour's
+    print is not the print; the zero-mean match follows the print's shape but finds fewer prints.
+    Where they disagree both windows are read, the plain one's first (``take_new_names`` takes a
+    row's first name).
     """
-    first = np.array(look.best)
-    named = look.probability[first] >= accept
+    first, named = look.named_best(accept)
     unnamed = np.flatnonzero(~named)
     if not named.any() or not len(unnamed):
         return no_windows()
     points, x_axes, y_axes = look.points, look.x_axes, look.y_axes
-    near, far = look.owner[first[unnamed]], look.owner[first[named]]
-    sizes = look.heights[first[named]]
-    alike = (x_axes[near] @ x_axes[far].T > SAME_WAY) & (y_axes[near] @ y_axes[far].T > SAME_WAY)
-    apart = np.where(alike, distances(points[near], points[far]), np.inf)
+    corners, lenders = look.owner[first[unnamed]], look.owner[first[named]]
+    lender_sizes = look.heights[first[named]]
+    alike = (x_axes[corners] @ x_axes[lenders].T > SAME_WAY) & (
+        y_axes[corners] @ y_axes[lenders].T > SAME_WAY
+    )
+    apart = np.where(alike, distances(points[corners], points[lenders]), np.inf)
     nearest = np.argmin(apart, axis=1)
-    beside = np.flatnonzero(apart[np.arange(len(near)), nearest] < PRINT_REACH * sizes[nearest])
+    beside = np.flatnonzero(apart[np.arange(len(corners)), nearest] < PRINT_REACH * lender_sizes[nearest])
     if not len(beside):
         return no_windows()
-    rows, near, size = first[unnamed[beside]], near[beside], sizes[nearest[beside]]
-    around = ink_around(look.bgra, points[near], x_axes[near], y_axes[near], size, window, PRINT_PAD)
+    rows, corners, size = first[unnamed[beside]], corners[beside], lender_sizes[nearest[beside]]
+    around = ink_around(look.bgra, points[corners], x_axes[corners], y_axes[corners], size, window, PRINT_PAD)
     print_map = look.ink[first[named]].mean(axis=0)  # where the frame's named indices print
     cell = np.array(ink_cell(window)) * size[:, None]
     plain = print_offsets(around, print_map)
     shaped = print_offsets(around, print_map, zero_mean=True)
-    resized = np.array(
-        [
-            all(abs(tried / named_size - 1.0) > PRINT_RESIZE for tried in look.candidates[corner].heights)
-            for corner, named_size in zip(near.tolist(), size.tolist(), strict=True)
-        ],
-        bool,
-    )
+    resized = _sizes_all_off([look.candidates[corner].heights for corner in corners.tolist()], size)
     placed = []
-    # The zero-mean match's window only where it lies elsewhere than the plain one's.
     for offsets, own_place in ((plain, True), (shaped, np.any(shaped != plain, axis=1))):
         moves = offsets * cell
-        at = points[near] + moves[:, :1] * x_axes[near] + moves[:, 1:] * y_axes[near]
-        landed = (distances(at, points[far]) < PRINT_MOVE * sizes[None, :]) & alike[beside]
+        at = points[corners] + moves[:, :1] * x_axes[corners] + moves[:, 1:] * y_axes[corners]
+        landed = (distances(at, points[lenders]) < PRINT_MOVE * lender_sizes[None, :]) & alike[beside]
         moved = np.hypot(moves[:, 0], moves[:, 1]) >= PRINT_MOVE * size
         keep = np.flatnonzero((moved | resized) & ~landed.any(axis=1) & own_place)
-        placed.append(SecondLook(rows[keep], at[keep], x_axes[near[keep]], y_axes[near[keep]], size[keep]))
+        placed.append(
+            SecondLook(rows[keep], at[keep], x_axes[corners[keep]], y_axes[corners[keep]], size[keep])
+        )
     return joined(placed)
 
 
 def at_named_size(look: FirstLook, accept: float, printed: SecondLook) -> SecondLook:
     """A window at the size of the cards named nearest it, for every unnamed outline, traced or
-    ink corner none of whose size guesses the first look read is near that size, unless the print
-    step (``printed``) reads it in place at a named card's size already.
+    ink corner none of whose size guesses read at first look is near that size, unless ``printed``
+    (``at_the_print``'s windows) reads it in place at a named size already.
 
     The cards on a table are one size and the camera's scale changes slowly across the frame, but
     a corner's size guesses come from how far paper runs along its edges: in a fan the outline runs
-    on past the card or stops at a neighbour, and every guess is a third or more off. An ink corner
-    takes its one guess from the outline edge it was found on, which glare or a neighbour can
-    stretch the same way (junctions are guesses at a corner, not read here: left unnamed, they
-    are mostly another card's edge). A corner the print step moved is read here too, where it
-    was found: the print step matches the frame's mean print, which a court card's picture frame
-    beside its index can pull away from the index. The window is read for any card, and a name it
-    brings stands at the print step's level (``take_new_names``), unless the corner's own read
-    names another card (``contrary``).
+    on past the card or stops at a neighbour. Junctions are left out: unnamed, they are mostly
+    another card's edge. A corner ``at_the_print`` moved is read here too where it was found: a
+    court card's picture frame can pull the mean print's match away from the index.
     """
-    first = np.array(look.best)
-    named = look.probability[first] >= accept
+    first, named = look.named_best(accept)
     own = np.array([candidate.source in _OWN_CARD for candidate in look.candidates])
-    # The print step's windows at the corner itself: read there only for the named card's size.
     in_place = np.all(printed.points == look.points[look.owner[printed.rows]], axis=1)
     unnamed = np.flatnonzero(~named & own & ~np.isin(first, printed.rows[in_place]))
     if not named.any() or not len(unnamed):
         return no_windows()
     sizes = np.array(named_sizes_near(look, unnamed, accept))
     read = np.bincount(look.owner, minlength=len(look.candidates)).tolist()
-    off = np.array(
-        [
-            all(
-                abs(tried / size - 1.0) > PRINT_RESIZE
-                for tried in look.candidates[corner].heights[: read[corner]]
-            )
-            for corner, size in zip(unnamed.tolist(), sizes.tolist(), strict=True)
-        ],
-        bool,
+    off = _sizes_all_off(
+        [look.candidates[corner].heights[: read[corner]] for corner in unnamed.tolist()], sizes
     )
     corners = unnamed[off]
     points, x_axes, y_axes = look.points[corners], look.x_axes[corners], look.y_axes[corners]
     return SecondLook(first[corners], points, x_axes, y_axes, sizes[off])
 
 
+def _sizes_all_off(guesses: list[list[float]], sizes: np.ndarray) -> np.ndarray:
+    """Whether each corner's every size guess is more than ``PRINT_RESIZE`` off its named size."""
+    return np.array(
+        [
+            all(abs(tried / size - 1.0) > PRINT_RESIZE for tried in tried_sizes)
+            for tried_sizes, size in zip(guesses, sizes.tolist(), strict=True)
+        ],
+        bool,
+    )
+
+
 def named_sizes_near(look: FirstLook, corners: np.ndarray, accept: float) -> list[float | None]:
-    """The median card size of the NEAREST_NAMED named corners nearest each of ``corners``
+    """The median card size of the ``NEAREST_NAMED`` named corners nearest each of ``corners``
     (None each where the first look named none)."""
-    first = np.array(look.best)
-    named = np.flatnonzero(look.probability[first] >= accept)
+    first, named_mask = look.named_best(accept)
+    named = np.flatnonzero(named_mask)
     if not len(named) or not len(corners):
         return [None] * len(corners)
     apart = distances(look.points[corners], look.points[named])
     nearest = np.argsort(apart, axis=1)[:, :NEAREST_NAMED]
-    # ``np.median`` along the rows, the same values, without its checks' cost on a few short rows.
-    near = np.sort(look.heights[first[named]][nearest], axis=1)
-    middle = near.shape[1] // 2
-    if near.shape[1] % 2:
-        return near[:, middle].tolist()
-    return ((near[:, middle - 1] + near[:, middle]) / 2.0).tolist()
+    return np.median(look.heights[first[named]][nearest], axis=1).tolist()
 
 
 def take_new_names(
     look: FirstLook, moved: SecondLook, level: float, accept: float, contrary: float = np.inf
 ) -> list[int]:
-    """Give each still unnamed row the card its moved window names at ``level`` or more, with
-    that window's size and corner; the rows named. Such a read brings a name the first look did
-    not give, so ``level`` is above a first read's. A row whose own read names another card at
-    ``contrary`` or more keeps its read: two windows of one corner that disagree name nothing."""
+    """Give each still unnamed row the card its moved window names at ``level`` or more (above a
+    first read's: it is a name the first look did not give), with that window's size and corner;
+    the rows named. A row whose own read names another card at ``contrary`` or more keeps it: two
+    windows of one corner that disagree name nothing."""
     raised = []
-    sure = moved.probability.tolist()
     for row, point, size, name, value in zip(
-        moved.rows.tolist(), moved.points, moved.sizes, moved.names, sure, strict=True
+        moved.rows.tolist(), moved.points, moved.sizes, moved.names, moved.probability.tolist(), strict=True
     ):
         disputed = look.names[row] != name and look.probability[row] >= contrary
         if value >= level and look.probability[row] < accept and not disputed:
@@ -329,14 +269,13 @@ def take_new_names(
 
 
 def name_at_both_prints(look: FirstLook, aspect: float, unsure: float, accept: float) -> list[int]:
-    """Raise to ``accept`` every pair of unsure reads (``unsure`` up to ``accept``) of one name that
-    lie at one card's two index prints; the rows raised.
+    """Raise to ``accept`` every pair of unsure reads (``unsure`` up to ``accept``, each corner's
+    surest) of one name that lie at one card's two index prints; the rows raised.
 
-    A card's two prints are read through two windows, often one blurred or glared and the other
-    clearer, or each a little off its corner: the same name at both, each short of sure, is
-    evidence that neither window gives alone. Only each corner's surest read takes part.
+    A card's two prints are read through two windows, often one blurred or glared, or each a little
+    off its corner: the same name at both is evidence that neither window gives alone.
     """
-    rows = [row for row in look.best if unsure <= look.probability[row] < accept]
+    rows = unsure_rows(look, unsure, accept).tolist()
     raised: set[int] = set()
     for i, first in enumerate(rows):
         a, size = int(look.owner[first]), float(look.heights[first])

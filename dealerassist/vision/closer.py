@@ -1,22 +1,21 @@
 """A closer look at a card seen but not read.
 
-After merging, a face-up card that no read names (its index corner showed an index, or its reads
-disagreed) mostly lies where the reader expects it: its outline is right, but the corner it was
-read at is a few hundredths of a card off, or its size guess is, and the print sits across the
-window's edge. Such cards are few (one in 30-45 frames), so each gets a dense grid of windows
-at both its index corners, moved along either edge and resized, and a name that many of them read
+Such a card's outline is mostly right, but the corner it was read at, or its size guess, is a few
+hundredths of a card off and the print sits across the window's edge. Such cards are few, so
+each gets a dense grid of windows at both its index corners, and a name that many of them read
 surely, with hardly any rival, names it.
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 
 import numpy as np
 
+from dealerassist.vision.second_look import Windows
+
 # Each index corner's windows: moved by these shares of the card height along either edge, each
-# at these shares of its size (5 x 5 x 5 windows a corner, two corners a card).
+# at these shares of its size.
 MOVES = (-0.04, -0.02, 0.0, 0.02, 0.04)
 SIZES = (0.92, 0.96, 1.0, 1.04, 1.08)
 _GRID = np.array(list(itertools.product(MOVES, MOVES, SIZES)))
@@ -25,18 +24,7 @@ NEEDED = 5  # windows that must read the name at the accept level
 RIVAL_SHARE = 0.25  # windows reading any other name surely, at most this share of the name's
 
 
-@dataclass(frozen=True)
-class CloserLook:
-    """The windows around the index corners of cards seen but not read: ``WINDOWS`` of them a
-    card, each card's in a row."""
-
-    points: np.ndarray
-    x_axes: np.ndarray
-    y_axes: np.ndarray
-    sizes: np.ndarray
-
-
-def closer_windows(quads: list[np.ndarray]) -> CloserLook:
+def closer_windows(quads: list[np.ndarray]) -> Windows:
     """The grid of windows at both index corners of each quad (index corner first, as the reader
     outlines a card; the other index corner is the third)."""
     points, x_axes, y_axes, sizes = [], [], [], []
@@ -52,20 +40,17 @@ def closer_windows(quads: list[np.ndarray]) -> CloserLook:
             sizes.append(_GRID[:, 2] * height)
     if not points:
         empty = np.zeros((0, 2))
-        return CloserLook(empty, empty, empty, np.zeros(0))
-    return CloserLook(*(np.concatenate(part) for part in (points, x_axes, y_axes, sizes)))
+        return Windows(empty, empty, empty, np.zeros(0))
+    return Windows(*(np.concatenate(part) for part in (points, x_axes, y_axes, sizes)))
 
 
 def closer_names(
     names: list[str], probability: np.ndarray, accept: float, named: set[str]
 ) -> list[tuple[str, float] | None]:
-    """For each card looked at (``WINDOWS`` reads in a row), the name its windows give and how
-    sure (the ``NEEDED``-th surest of them), or None.
-
-    The name read at ``accept`` by the most windows stands when ``NEEDED`` or more read it, other
-    names reach ``accept`` in at most ``RIVAL_SHARE`` as many, and no card of the frame bears it
-    already (``named``, which each name given here joins).
-    """
+    """For each card looked at (``WINDOWS`` reads in a row), the name read at ``accept`` by the
+    most windows and its ``NEEDED``-th surest read, when ``NEEDED`` or more read it, other names
+    in at most ``RIVAL_SHARE`` as many, and no card of the frame bears it (``named``, which each
+    name given here joins); else None."""
     found: list[tuple[str, float] | None] = []
     sure = probability.tolist()
     for start in range(0, len(names), WINDOWS):

@@ -1,14 +1,8 @@
-"""One sighting per card: a frame's corners grow into overlapping quads, which are merged here.
-
-A card is named when its confident corners agree, or when one read is sure enough to outweigh
-the others; reads of one printed index must agree; a name read much smaller than the frame's
-cards is a picture printed on a card; an unread corner inside a known card is that card's; each
-back is kept once.
+"""One sighting per card: a frame's corners grow into overlapping quads, merged here; then the
+clean-up (an unread corner inside a known card is that card's, each back is kept once).
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -18,36 +12,28 @@ from dealerassist.vision.second_look import SAME_WAY
 from dealerassist.vision.sighting import CardSighting
 from dealerassist.vision.thresholds import Thresholds
 
-# Reads of one name are two cards when their prints are turned the same way (``amend.SAME_WAY``)
-# and further apart than PRINTS_APART quad diagonals.
-PRINTS_APART = 0.1
-# A name read on a quad under this share of the named cards' median height is a picture.
-SMALLEST_CARD = 0.6
-# Two backs' outlines with a corner in common (within BACKS_MEET of a diagonal) and centres within
-# BACKS_NEAR of it outline one back twice (see ``one_sighting_a_back``).
-BACKS_MEET = 0.08
-BACKS_NEAR = 0.45
+PRINTS_APART = 0.1  # quad diagonals between one name's prints turned alike that make two cards
+SMALLEST_CARD = 0.6  # a name on a quad under this share of the named cards' median height is a picture
+BACKS_MEET = 0.08  # two back outlines with a corner this near (in diagonals) ...
+BACKS_NEAR = 0.45  # ... and centres this near outline one back twice
 
 
 def merge_sightings(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:
-    """Corners of the same card grow into overlapping quads: one sighting per card.
-
-    A card is named when its confident corners agree, or when one read is sure enough to
-    outweigh the others (see ``_settled``); a back corner alone makes it face down; anything
-    else is a card seen but not read.
-    """
+    """One sighting per card: named when its reads agree or one outweighs the rest (``_settled``),
+    face down when only backs see it, else a card seen but not read. Reads of one print must
+    agree first; a name read much smaller than the frame's cards is a picture, left unread."""
     _one_print_one_read(sightings, t)
     quads = np.array([s.quad for s in sightings], float).reshape(-1, 4, 2)
     sizes = _lengths(quads[:, 2] - quads[:, 0])  # each quad's diagonal
     centres = (quads[:, 0] + quads[:, 1] + quads[:, 2] + quads[:, 3]) / 4.0  # as ``centre`` sums them
     count = len(sightings)
     between_centres = _lengths((centres[:, None] - centres[None, :]).reshape(-1, 2)).reshape(count, count)
-    pairs = _Pairs.of(sightings, quads, sizes)
-    earlier = np.triu(np.ones(pairs.two_prints.shape, bool), 1)  # each pair once, as listed
-    two_cards = pairs.two_prints & earlier
+    two_prints, half_round, far_print = _pairs(sightings, quads, sizes)
+    earlier = np.triu(np.ones(two_prints.shape, bool), 1)  # each pair once, as listed
+    two_cards = two_prints & earlier
     pair_reads = two_cards.any(axis=0) | two_cards.any(axis=1)
     paired_codes = {sightings[k].card for k in np.flatnonzero(pair_reads).tolist()}
-    both_prints = _read_at_both_prints(sightings, pairs.half_round & pairs.same_name & earlier, centres)
+    both_prints = _read_at_both_prints(sightings, half_round & earlier, centres)
     # A pair's index reads found the two cards first, so each other read of that name (a far
     # corner, turned half round) joins the card it lies on, not the surest.
     order = sorted(
@@ -64,9 +50,9 @@ def merge_sightings(sightings: list[CardSighting], t: Thresholds) -> list[CardSi
             n
             for n, (g, lead, distance) in enumerate(zip(groups, leads, apart, strict=True))
             if _same_card(sightings[lead], s, size, centres[lead], centre, distance)
-            and not (paired and pairs.two_prints[g, k].any())
-            and not (both_prints[k] and pairs.far_print[lead, k])
-            and not (both_prints[lead] and pairs.far_print[k, lead])
+            and not (paired and two_prints[g, k].any())
+            and not (both_prints[k] and far_print[lead, k])
+            and not (both_prints[lead] and far_print[k, lead])
         )
         n = min(fits, key=apart.__getitem__, default=None) if paired else next(fits, None)
         if n is None:
@@ -92,23 +78,16 @@ def _one_card(group: list[CardSighting], t: Thresholds) -> CardSighting:
 
 
 def _settled(best: CardSighting, others: list[CardSighting], t: Thresholds) -> bool:
-    """Whether the surest read stands against the other reads of the same card or print.
-
-    Reads that agree always stand. A different name cancels the card, unless the surest read is
-    beyond doubt and no rival is near it: then the rival is the misread (most often a neighbour
-    in a fan, read at a corner a little off) and cancelling would only lose a card read well.
-    """
+    """Whether the surest read stands against the other reads of one card or print: a different
+    name cancels it unless it is beyond doubt and no rival comes near (then the rival is the
+    misread, mostly a fan neighbour read at a corner a little off)."""
     rivals = [s for s in others if s.card != best.card]
     return not rivals or (best.confidence >= t.settled and all(s.confidence <= t.rival for s in rivals))
 
 
 def _one_print_one_read(sightings: list[CardSighting], t: Thresholds) -> None:
-    """Reads of the same printed index must agree (or be settled), or none of them stands.
-
-    The same print is read from different candidates at the same corner, at different card-size
-    guesses (their index windows then overlap), or at the same corner point turned the same way.
-    All pairs are compared at once: a fan gives dozens of reads.
-    """
+    """Reads of one printed index (overlapping index windows, or one corner point turned alike)
+    must agree or be settled, or none of them stands."""
     named = [s for s in sightings if s.card is not None and s.index_point is not None]
     if len(named) < 2:
         return
@@ -134,12 +113,9 @@ def _one_print_one_read(sightings: list[CardSighting], t: Thresholds) -> None:
 def _same_card(
     a: CardSighting, b: CardSighting, size: float, a_centre: np.ndarray, b_centre: np.ndarray, distance: float
 ) -> bool:
-    """Two corners see one card when their quads share a centre, or name one card and overlap
-    (``distance``: between the centres given).
-
-    Unread and face-down sightings merge only when their centres nearly agree: two backs in a fan
-    lie a third of a card apart and must stay two cards.
-    """
+    """Two corners see one card when their quads share a centre (``distance`` apart), or name one
+    card and overlap. Unread and face-down sightings merge only when their centres nearly agree:
+    two backs in a fan lie a third of a card apart."""
     if a.face_up != b.face_up:
         return False  # a back next to a face is a card under a card, not one card
     if distance < 0.1 * size:
@@ -149,60 +125,49 @@ def _same_card(
     return a.card is None and b.card is None and distance < 0.12 * size
 
 
-@dataclass(frozen=True)
-class _Pairs:
-    """How every two sightings of a frame lie to each other, all measured at once: merging asks
-    about each pair many times, and a fan gives dozens of sightings."""
+def _pairs(
+    sightings: list[CardSighting], quads: np.ndarray, sizes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """How every two sightings ``[a, b]`` of a frame lie to each other, measured once for all pairs:
 
-    same_name: np.ndarray  # [a, b]: both read, as the same card
-    half_round: np.ndarray  # [a, b]: the tops of the quads point (within SAME_WAY) opposite ways
-    two_prints: np.ndarray  # [a, b]: see below
-    far_print: np.ndarray  # [a, b]: see below
-
-    @classmethod
-    def of(cls, sightings: list[CardSighting], quads: np.ndarray, sizes: np.ndarray) -> _Pairs:
-        """``two_prints[a, b]``: reads of one name from index prints turned the same way and further
-        apart than PRINTS_APART of ``b``'s quad diagonal (``sizes``). One card's two prints are
-        turned half round from each other, and reads of one print lie together: these are two cards
-        of one code (a pair in a multi-deck shoe or a Pairs & Up deck), which a fan overlaps like
-        one card.
-
-        ``far_print[a, b]``: ``a`` names another card than ``b`` and is turned half round from it.
-        Where ``b`` is read at both prints of its own card (``_read_at_both_prints``) the two stay
-        apart: cards stacked a fifth of a card apart put the upper card's far-corner read within a
-        tenth of a diagonal of the lower card's centre, which alone would merge them and cancel
-        both names, whichever read is the surer and leads. A lone read there may be a misread of
-        the lower card's own far print, and still merges.
-        """
-        names = np.array([s.card for s in sightings], object)
-        named = np.array([s.card is not None for s in sightings], bool)
-        same_name = named[:, None] & named[None, :] & (names[:, None] == names[None, :])
-        tops = quads[:, 1] - quads[:, 0]
-        lengths = np.hypot(tops[:, 0], tops[:, 1])
-        turn = np.einsum("ik,jk->ij", tops, tops)
-        reach = SAME_WAY * (lengths[:, None] * lengths[None, :])
-        has_index = np.array([s.index_point is not None for s in sightings], bool)
-        index = np.array(
-            [(0.0, 0.0) if s.index_point is None else s.index_point for s in sightings], float
-        ).reshape(-1, 2)
-        apart = distances(index, index)
-        half_round = turn <= -reach
-        two_prints = (
-            same_name
-            & has_index[:, None]
-            & has_index[None, :]
-            & (turn >= reach)
-            & (apart > PRINTS_APART * sizes[None, :])
-        )
-        far_print = named[:, None] & ~same_name & half_round
-        return cls(same_name, half_round, two_prints, far_print)
+    - ``two_prints``: reads of one name from prints turned alike and more than PRINTS_APART of
+      ``b``'s diagonal apart: two cards of one code (a pair from a multi-deck shoe), which a fan
+      overlaps like one card;
+    - ``half_round``: reads of one name whose quads' tops point (within SAME_WAY) opposite ways;
+    - ``far_print``: ``a`` names another card than ``b``, turned half round from it. Where ``b``
+      is read at both its card's prints (``_read_at_both_prints``) they stay apart: in a stack a
+      fifth of a card apart the upper card's far-print read lies near the lower card's centre, and
+      merging would cancel both names. A lone read there may be a misread of the lower card's own
+      far print, and still merges.
+    """
+    names = np.array([s.card for s in sightings], object)
+    named = np.array([s.card is not None for s in sightings], bool)
+    same_name = named[:, None] & named[None, :] & (names[:, None] == names[None, :])
+    tops = quads[:, 1] - quads[:, 0]
+    lengths = np.hypot(tops[:, 0], tops[:, 1])
+    turn = np.einsum("ik,jk->ij", tops, tops)
+    reach = SAME_WAY * (lengths[:, None] * lengths[None, :])
+    has_index = np.array([s.index_point is not None for s in sightings], bool)
+    index = np.array(
+        [(0.0, 0.0) if s.index_point is None else s.index_point for s in sightings], float
+    ).reshape(-1, 2)
+    apart = distances(index, index)
+    half_round = turn <= -reach
+    two_prints = (
+        same_name
+        & has_index[:, None]
+        & has_index[None, :]
+        & (turn >= reach)
+        & (apart > PRINTS_APART * sizes[None, :])
+    )
+    return two_prints, same_name & half_round, named[:, None] & ~same_name & half_round
 
 
 def _read_at_both_prints(
     sightings: list[CardSighting], half_round_same_name: np.ndarray, centres: np.ndarray
 ) -> np.ndarray:
-    """Which reads name a card at both its prints: one name, turned half round from each other
-    (``half_round_same_name``, each pair once), one lying on the other's card."""
+    """Which reads name a card at both its prints: one name, turned half round (each pair once),
+    one lying on the other's card."""
     both = np.zeros(len(sightings), bool)
     for a, b in np.argwhere(half_round_same_name).tolist():
         if _inside(sightings[a].quad, centres[b]) or _inside(sightings[b].quad, centres[a]):
@@ -221,12 +186,8 @@ def _inside(quad: np.ndarray, point: np.ndarray) -> bool:
 
 
 def _pictures_unnamed(sightings: list[CardSighting]) -> list[CardSighting]:
-    """A name read much smaller than the frame's named cards are (their median, of three or more)
-    is left unread.
-
-    A deck's cards are one size, and a tilted camera changes that far less than SMALLEST_CARD
-    allows; such a read is a card printed on a card, as on a back that pictures a fan of aces.
-    """
+    """A name read much smaller than the frame's named cards is left unread: a deck's cards are one
+    size, so it is a card printed on a card (a back picturing a fan of aces)."""
     named = [s for s in sightings if s.card is not None]
     smallest = smallest_card(named)
     for s in named:
@@ -253,18 +214,10 @@ def card_height(s: CardSighting) -> float:
 
 
 def one_sighting_a_back(sightings: list[CardSighting]) -> list[CardSighting]:
-    """Each back once: of two face-down sightings whose outlines have a corner in common (within
-    BACKS_MEET of a diagonal) and whose centres lie within BACKS_NEAR of it, one is dropped.
-
-    A back's corners each guess its size and which edge is the long one, and two corners that
-    guess differently outline one back twice: on the development designs some two in three of
-    the frames' false detections. The outline kept is the one whose long side is nearest the
-    named cards' height (a deck's cards are one size; one guessed with its long edge across is
-    some 1.4 times too long), else the surer. Two backs in a fan lie a third of a card apart and
-    side by side a card's width apart, so neither is dropped. Done last: until then the other
-    outline may line up with a fan's cards, and the fans' middle cards are found between such
-    neighbours.
-    """
+    """Each back once: two corners of one back that guess its long edge differently outline it
+    twice (``_outlined_again``). The outline whose long side is nearest the named cards' height
+    is kept, else the surer. Done last: until then the other outline may line up with a fan's
+    cards, between which a fan's middle cards are looked for."""
     card = named_height([s for s in sightings if s.card is not None])
 
     def misfit(s: CardSighting) -> float:
@@ -275,19 +228,17 @@ def one_sighting_a_back(sightings: list[CardSighting]) -> list[CardSighting]:
 
     backs = sorted((s for s in sightings if not s.face_up), key=lambda s: (misfit(s), -s.confidence))
     kept: list[CardSighting] = []
-    again: set[int] = set()
     for back in backs:
         quad = np.asarray(back.quad, float)
         size = float(np.hypot(*(quad[2] - quad[0])))
-        if any(_outlined_again(np.asarray(k.quad, float), quad, size) for k in kept):
-            again.add(id(back))
-        else:
+        if not any(_outlined_again(np.asarray(k.quad, float), quad, size) for k in kept):
             kept.append(back)
-    return [s for s in sightings if id(s) not in again]
+    return [s for s in sightings if s.face_up or any(s is k for k in kept)]
 
 
 def _outlined_again(kept: np.ndarray, other: np.ndarray, size: float) -> bool:
-    """Whether ``other`` outlines the back ``kept`` outlines (see ``one_sighting_a_back``)."""
+    """Whether ``other`` outlines ``kept``'s back again: two backs in a fan lie a third of a card
+    apart, side by side a card's width apart, and neither meets the other within BACKS_MEET."""
     centres = np.hypot(*(kept.mean(axis=0) - other.mean(axis=0)))
     corners = kept[:, None, :] - other[None, :, :]
     meet = np.hypot(corners[..., 0], corners[..., 1]).min()
@@ -295,19 +246,12 @@ def _outlined_again(kept: np.ndarray, other: np.ndarray, size: float) -> bool:
 
 
 def drop_shadows(sightings: list[CardSighting], keep_disputed: bool = False) -> list[CardSighting]:
-    """An unread corner inside a card that was read or seen face down is that card's other corner.
+    """An unread corner inside a card read or seen face down is that card's other corner. With
+    ``keep_disputed``, an unread card whose names cancelled each other stays for the closer look."""
+    known = [k.quad for k in sightings if k.card is not None or not k.face_up]
 
-    With ``keep_disputed``, an unread card whose reads named cards that cancelled each other stays,
-    for the closer look: a fan's upper card read sure at its far print can merge with the card
-    below it and cancel both names, and the closer look at it may name it after all.
-    """
-    known = [k.quad.astype(np.float32) for k in sightings if k.card is not None or not k.face_up]
-    kept = []
-    for s in sightings:
+    def shadow(s: CardSighting) -> bool:
         disputed = keep_disputed and any(name is not None for name, _ in s.votes)
-        if s.card is None and s.face_up and not disputed:
-            x, y = (float(v) for v in s.centre)
-            if any(cv2.pointPolygonTest(quad, (x, y), False) > 0 for quad in known):
-                continue
-        kept.append(s)
-    return kept
+        return s.card is None and s.face_up and not disputed and any(_inside(q, s.centre) for q in known)
+
+    return [s for s in sightings if not shadow(s)]

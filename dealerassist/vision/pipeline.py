@@ -24,11 +24,10 @@ class VisionPipeline:
         self.registration = registration
         self.zones = zones
         self.stabiliser = stabiliser
-        self.last_registration = "none"
 
     def sightings(self, frame: np.ndarray) -> list[CardSighting]:
         """Cards in this frame, each placed in its zone (None outside every zone)."""
-        self.last_registration = self.registration.update(frame)
+        self.registration.update(frame)
         found = self.reader.read(frame)
         for sighting in found:
             sighting.zone = self.registration.zone_of(self.zones, sighting.centre)

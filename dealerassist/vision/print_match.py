@@ -15,11 +15,10 @@ def print_offsets(around: np.ndarray, print_map: np.ndarray, zero_mean: bool = F
     """How many ink cells (across, down) each print lies from where ``print_map`` has it in its
     window (``around``: the ink of each window and of ``PRINT_PAD`` cells beyond it).
 
-    The map is placed at every move straight across and straight down, and the better of the two
-    best placings (normalised, as ``cv2.TM_CCORR_NORMED`` scores them, or with ``zero_mean`` as
-    ``cv2.TM_CCOEFF_NORMED`` does) is kept; then the map is moved along the other edge from
-    there. A corner found off its card mostly lies along one of the card's edges; the second move
-    mends the rest. Every window of a frame at once.
+    A corner found off its card mostly lies along one of the card's edges, so the better of the
+    best move straight across and the best straight down is kept (scored as ``cv2.TM_CCORR_NORMED``
+    does, or with ``zero_mean`` as ``cv2.TM_CCOEFF_NORMED``), then a move along the other edge
+    from there mends the rest.
     """
     count = len(around)
     wanted = print_map.astype(np.float32)
@@ -41,43 +40,33 @@ def best_along(
     """The best move of ``wanted`` along one axis (0 across, 1 down) of each window's ``around``
     map, the other axis held at ``start``'s move, with its normalised match."""
     across, down = PRINT_PAD
-    if axis == 0:
-        best, match = _best_placings(around, wanted, start[:, 1] + down, zero_mean)
-        return best - across, match
-    down_rows = np.ascontiguousarray(around.transpose(0, 2, 1))
-    best, match = _best_placings(down_rows, np.ascontiguousarray(wanted.T), start[:, 0] + across, zero_mean)
-    return best - down, match
+    pad, held = (across, start[:, 1] + down) if axis == 0 else (down, start[:, 0] + across)
+    if axis == 1:  # the maps turned down the card, each row contiguous for the compiled loop
+        around, wanted = np.ascontiguousarray(around.transpose(0, 2, 1)), wanted.T
+    weights = np.ascontiguousarray(wanted, np.float64)
+    if zero_mean:  # the mean taken off, summed in order (np.mean sums pairwise, rounding otherwise)
+        weights -= np.cumsum(weights)[-1] / weights.size
+    best, match = _best_placings(around, weights, held, zero_mean)
+    return best - pad, match
 
 
 @compiled()
 def _best_placings(
-    around: np.ndarray, wanted: np.ndarray, held: np.ndarray, zero_mean: bool
+    around: np.ndarray, weights: np.ndarray, held: np.ndarray, zero_mean: bool
 ) -> tuple[np.ndarray, np.ndarray]:
-    """For each window, the first placing of ``wanted`` along the last axis of its ``around`` map
-    that matches best (as ``cv2.TM_CCORR_NORMED`` scores, or with ``zero_mean`` as
-    ``cv2.TM_CCOEFF_NORMED`` does, but for the map's own norm), the map's first row held at ``held``.
+    """For each window, the first placing of the map ``weights`` along the last axis of its
+    ``around`` map that matches best (as ``cv2.TM_CCORR_NORMED`` scores, or with ``zero_mean`` and
+    the map's mean taken off its weights as ``cv2.TM_CCOEFF_NORMED`` does, but for the map's own
+    norm), the map's first row held at ``held``.
 
-    The products' sums run over the placings innermost: each placing adds to its own sum, none
-    waiting on another's. The ink under a placing and its square are summed from the columns'
-    sums, taken once for all placings. The zero-mean score needs no sums of its own beyond
-    the ink's: with the map's mean taken off its weights, the products are those of both means
-    taken off. Each row of ``around`` is read whole, fastest when it lies contiguous
-    (``best_along`` copies the maps turned down the card so).
+    A compiled loop: numpy passes making the same sums in the same order cost many times more. With
+    the map's mean taken off, the products are those of both means taken off, so the zero-mean
+    score needs no sums beyond the ink's.
     """
     count, _, width = around.shape
-    rows, cols = wanted.shape
+    rows, cols = weights.shape
     moves = width - cols + 1
     cells = rows * cols
-    mean = 0.0
-    if zero_mean:
-        for r in range(rows):
-            for c in range(cols):
-                mean += np.float64(wanted[r, c])
-        mean /= cells
-    weights = np.empty((rows, cols))
-    for r in range(rows):
-        for c in range(cols):
-            weights[r, c] = np.float64(wanted[r, c]) - mean
     best = np.empty(count, np.int64)
     score = np.empty(count, np.float64)
     products = np.empty(moves)

@@ -25,14 +25,7 @@ import numpy as np
 
 from dealerassist.vision.amend import look_again
 from dealerassist.vision.backs import backs_at
-from dealerassist.vision.candidates import (
-    JUNCTION,
-    OUTLINE,
-    TRACED,
-    Candidate,
-    find_candidates,
-    windows_of,
-)
+from dealerassist.vision.candidates import JUNCTION, OUTLINE, TRACED, Candidate, find_candidates, windows_of
 from dealerassist.vision.card_corner import Corner, corner_arrays
 from dealerassist.vision.card_extent import card_quad
 from dealerassist.vision.closer import closer_names, closer_windows
@@ -47,11 +40,16 @@ from dealerassist.vision.merging import (
     one_sighting_a_back,
     smallest_card,
 )
-from dealerassist.vision.second_look import FirstLook
+from dealerassist.vision.second_look import FirstLook, Windows
 from dealerassist.vision.sighting import CardSighting
 from dealerassist.vision.thresholds import Thresholds
 
 WORKING_SIDE = 1600  # larger frames are read scaled down to this longer side
+_FIRST_SIZE_ONLY = frozenset({JUNCTION, TRACED})  # corners whose later size guesses seldom name a card
+
+# What the first look found at a corner: a sighting, or a corner that may be a back's, with its
+# size guesses and the unread card it is otherwise (if any).
+_AtCorner = CardSighting | tuple[Corner, list[float], CardSighting | None]
 
 
 class CardReader:
@@ -79,18 +77,15 @@ class CardReader:
         return found
 
     def _read(self, frame: np.ndarray) -> list[CardSighting]:
-        """The reader's stages in order (docs/vision.md, "How it reads", says why each)."""
-        # Made once, first: the corner search reads it too (a pixel as one 32-bit word, see
-        # ``paper.card_mask``), and both looks sample their index windows from it.
+        """The reader's stages in order."""
+        # Made once: the corner search reads it too, and every look samples its windows from it.
         bgra = sampling_image(frame)
         geometry = find_candidates(bgra, self.deck.aspect, self.deck.rank_box, self.deck.window)
         if not geometry.candidates:
             return []
         look, kind, starts = self._first_look(bgra, geometry.candidates)
-        sure = look.probability.tolist()  # the first look's, where no second look names a card
-        for row in look_again(look, self.deck.net, self.deck.window, self.deck.aspect, self.thresholds):
-            sure[row] = float(look.probability[row])
-        found = self._at_each_corner(look, kind, starts, sure)
+        look_again(look, self.deck.net, self.deck.window, self.deck.aspect, self.thresholds)
+        found = self._at_each_corner(look, kind, starts)
         sightings = self._with_backs(frame, geometry.filled, found)
         merged = merge_sightings(sightings, self.thresholds)
         seen = self._fans_middle_cards(bgra, merged) if len(merged) > 1 else merged
@@ -100,7 +95,8 @@ class CardReader:
     def _first_look(
         self, bgra: np.ndarray, candidates: list[Candidate]
     ) -> tuple[FirstLook, np.ndarray, np.ndarray]:
-        """One index window at every candidate corner and first size, all read in one batch: the
+        """One index window at every candidate corner and size (a junction or traced corner at its
+        first guess only: its others add windows and name next to nothing), read in one batch: the
         first look, each row's kinds (nothing, an index, a back) and where each candidate's rows
         start."""
         corners = corner_arrays([c.corner for c in candidates])
@@ -108,8 +104,7 @@ class CardReader:
         windows, owner, heights = windows_of(bgra, candidates, self.deck.window, corners, sizes)
         features = self.deck.net.describe(windows)
         names, probability, kind = self.deck.net.best(features)
-        # Each candidate's rows are consecutive: its surest row (the first of equals), one array
-        # pass rather than a mask per candidate.
+        # Each candidate's rows are consecutive; its surest row is the first of equals.
         starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]) if len(owner) else owner
         sure = probability.tolist()
         best = [
@@ -117,36 +112,24 @@ class CardReader:
             for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(owner)], strict=True)
         ]
         look = FirstLook(
-            bgra,
-            candidates,
-            *corners,
-            owner,
-            heights,
-            ink_maps(features),
-            names,
-            probability,
-            best,
-            kind[:, 1],
+            bgra, candidates, *corners, owner, heights, ink_maps(features), names, probability, best
         )
         return look, kind, starts
 
-    def _at_each_corner(
-        self, look: FirstLook, kind: np.ndarray, starts: np.ndarray, sure: list[float]
-    ) -> list[CardSighting | tuple[Corner, list[float], CardSighting | None]]:
-        """What each candidate corner shows after both looks, in candidate order: a sighting, or a
-        corner that may be a back's with the unread card it is otherwise (if any)."""
+    def _at_each_corner(self, look: FirstLook, kind: np.ndarray, starts: np.ndarray) -> list[_AtCorner]:
+        """What each candidate corner shows after both looks, in candidate order."""
         t, owner, best, heights = self.thresholds, look.owner, look.best, look.heights
+        sure = look.probability.tolist()
         # Compared in the probabilities' own precision, as a scalar of them is against a threshold.
         accepted = (look.probability[best] >= t.accept).tolist()
-        # Each candidate's most index- and back-like kinds, one array pass each.
         index_seen = np.maximum.reduceat(kind[:, 1], starts).tolist() if len(owner) else []
         back_seen = np.maximum.reduceat(kind[:, 2], starts).tolist() if len(owner) else []
-        found: list[CardSighting | tuple[Corner, list[float], CardSighting | None]] = []
+        found: list[_AtCorner] = []
         for k, row in enumerate(best):
             candidate = look.candidates[int(owner[row])]
             corner, tried, source = candidate.corner, candidate.heights, candidate.source
             if accepted[k]:
-                found.append(self._named(corner, float(heights[row]), look.names[row], sure[row]))
+                found.append(self._named_at(corner, float(heights[row]), look.names[row], sure[row]))
                 continue
             unread = None
             # A junction is a guess at a corner: an unread "card" there is mostly another card's edge.
@@ -160,32 +143,16 @@ class CardReader:
         return found
 
     def _with_backs(
-        self,
-        frame: np.ndarray,
-        filled: np.ndarray,
-        found: list[CardSighting | tuple[Corner, list[float], CardSighting | None]],
+        self, frame: np.ndarray, filled: np.ndarray, found: list[_AtCorner]
     ) -> list[CardSighting]:
         """The sightings, each corner that may be a back's a face-down card where it is one (else
-        the unread card it is otherwise, if any): the backs looked for together, their paper in
-        one pass."""
-        asked = [f for f in found if not isinstance(f, CardSighting)]
-        backs = iter(
-            backs_at(
-                frame,
-                filled,
-                [(corner, tried) for corner, tried, _ in asked],
-                self.deck,
-                self.thresholds.back_distance,
-            )
-        )
-        sightings: list[CardSighting] = []
-        for f in found:
-            seen = f if isinstance(f, CardSighting) else next(backs) or f[2]
-            if seen is not None:
-                sightings.append(seen)
-        return sightings
+        the unread card it is otherwise, if any); all backs looked for in one call."""
+        asked = [(f[0], f[1]) for f in found if not isinstance(f, CardSighting)]
+        backs = iter(backs_at(frame, filled, asked, self.deck, self.thresholds.back_distance))
+        seen = (f if isinstance(f, CardSighting) else next(backs) or f[2] for f in found)
+        return [s for s in seen if s is not None]
 
-    def _named(self, corner: Corner, size: float, name: str, sure: float) -> CardSighting:
+    def _named_at(self, corner: Corner, size: float, name: str, sure: float) -> CardSighting:
         """A card named at this corner and size."""
         window = self.deck.window
         return CardSighting(
@@ -204,16 +171,13 @@ class CardReader:
         found = stretches([s.quad for s in merged])
         if not len(found.sizes):
             return merged
-        windows = sample_windows(
-            bgra, found.points, found.x_axes, found.y_axes, found.sizes, self.deck.window
-        )
-        names, probability, _ = self.deck.net.best(self.deck.net.describe(windows))
+        names, probability = self._read_windows(bgra, found)
         named = {s.card for s in merged if s.card is not None}
         middle = middle_cards(found, names, probability, self.thresholds.fan_middle, named)
         if not middle:
             return merged
         added = [
-            self._named(
+            self._named_at(
                 Corner(found.points[row], found.x_axes[row], found.y_axes[row], blob=-1),
                 float(found.sizes[row]),
                 name,
@@ -226,18 +190,12 @@ class CardReader:
     def _closer_look(self, bgra: np.ndarray, found: list[CardSighting]) -> list[CardSighting]:
         """The sightings, each face-up card seen but not read named where a dense grid of windows
         at its index corners names it (see ``closer``)."""
-        unread = [s for s in found if s.card is None and s.face_up]
+        named = [s for s in found if s.card is not None]
+        smallest = smallest_card(named)  # not a card printed on a card: left unread on purpose
+        unread = [s for s in found if s.card is None and s.face_up and card_height(s) >= smallest]
         if not unread:
             return found  # nearly every frame
-        named = [s for s in found if s.card is not None]
-        # Not a card printed on a card (``_pictures_unnamed``): those are left unread on purpose.
-        smallest = smallest_card(named)
-        unread = [s for s in unread if card_height(s) >= smallest]
-        if not unread:
-            return found
-        grid = closer_windows([s.quad for s in unread])
-        windows = sample_windows(bgra, grid.points, grid.x_axes, grid.y_axes, grid.sizes, self.deck.window)
-        names, probability, _ = self.deck.net.best(self.deck.net.describe(windows))
+        names, probability = self._read_windows(bgra, closer_windows([s.quad for s in unread]))
         reads = closer_names(names, probability, self.thresholds.accept, {s.card for s in named if s.card})
         for sighting, read in zip(unread, reads, strict=True):
             if read is not None:
@@ -245,12 +203,13 @@ class CardReader:
                 sighting.votes = [*sighting.votes, read]
         return found
 
-
-_FIRST_SIZE_FIRST = frozenset({JUNCTION, TRACED})  # corners whose later size guesses seldom name a card
+    def _read_windows(self, bgra: np.ndarray, at: Windows) -> tuple[list[str], np.ndarray]:
+        """The card each window names and how sure."""
+        windows = sample_windows(bgra, at.points, at.x_axes, at.y_axes, at.sizes, self.deck.window)
+        names, probability, _ = self.deck.net.best(self.deck.net.describe(windows))
+        return names, probability
 
 
 def _first_look_sizes(candidate: Candidate) -> list[float]:
-    """The card sizes a candidate is read at: a junction or a traced corner at its first guess
-    only (its others add windows and name next to nothing); an outline corner, whose second guess
-    names cards often, at both."""
-    return candidate.heights[:1] if candidate.source in _FIRST_SIZE_FIRST else candidate.heights
+    """The card sizes a candidate is read at at first look."""
+    return candidate.heights[:1] if candidate.source in _FIRST_SIZE_ONLY else candidate.heights

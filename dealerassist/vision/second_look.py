@@ -1,5 +1,6 @@
-"""What a second look is: the first reading it amends, the windows a pass places (around a
-corner, joined with other passes') and their reading in one pass.
+"""The looks at index windows: where a batch of windows lies (``Windows``), a frame's first
+reading (``FirstLook``), and the windows a second-look pass places (``SecondLook``: around a
+corner, joined with other passes') with their reading in one batch.
 """
 
 from __future__ import annotations
@@ -14,13 +15,24 @@ from dealerassist.vision.indexnet import Committee
 
 # Two corners are turned the same way when the cosines between both their edges reach this.
 SAME_WAY = 0.9
-# A second look at an unsure corner: its window where it was and moved by this share of the card
-# height (at least a pixel) either way along either edge, each at these sizes: 15 windows.
+# Windows around a window: where it is and moved by this share of the card height (at least a
+# pixel) either way along either edge, each at these sizes: 15 windows.
 AROUND_STEP = 0.015
 AROUND_SIZES = (0.96, 1.0, 1.04)
 AROUND_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
 AROUND_WINDOWS = len(AROUND_MOVES) * len(AROUND_SIZES)
 AROUND_MIDDLE = AROUND_SIZES.index(1.0)  # the window unmoved (the first move) at its own size
+
+
+@dataclass(frozen=True)
+class Windows:
+    """Index windows to sample: each one's corner point, edges (x across, y down the card) and
+    card size."""
+
+    points: np.ndarray
+    x_axes: np.ndarray
+    y_axes: np.ndarray
+    sizes: np.ndarray
 
 
 @dataclass
@@ -29,8 +41,8 @@ class FirstLook:
 
     Every (candidate, height) pair is a row: its candidate (``owner``), the height it was sampled
     at, its window's pooled ink (``ink``), and the card it names with its probability; ``best`` is
-    each candidate's surest row. ``points``, ``x_axes`` and ``y_axes`` are the candidates' corners
-    as arrays. A junction or traced corner may have sizes the first look did not read.
+    each candidate's surest row. ``points``, ``x_axes`` and ``y_axes`` are the candidates' corners.
+    A junction or traced corner may have size guesses the first look did not read.
     """
 
     bgra: np.ndarray  # the frame's sampling image, made once for every look at the index windows
@@ -44,12 +56,16 @@ class FirstLook:
     names: list[str]
     probability: np.ndarray
     best: list[int]
-    index_kind: np.ndarray  # each row's probability that its window holds an index at all
+
+    def named_best(self, accept: float) -> tuple[np.ndarray, np.ndarray]:
+        """Each candidate's surest row, and whether it names a card."""
+        first = np.array(self.best)
+        return first, self.probability[first] >= accept
 
 
 @dataclass
 class SecondLook:
-    """The windows one step chose: for each, the first-look row it may amend, where it lies, its
+    """The windows one pass chose: for each, the first-look row it may amend, where it lies, its
     card size, and the card it is read for (``cards``; None: whatever card it shows). Filled in
     by ``read_second_looks`` with the names and probabilities read."""
 
@@ -71,10 +87,9 @@ def no_windows() -> SecondLook:
 def read_second_looks(
     look: FirstLook, steps: list[SecondLook], net: Committee, window: IndexWindow, accept: float
 ) -> None:
-    """Sample and describe every step's windows in one pass, then read them in two: the steps
-    that ask for one card each (``probability_of``, where it can reach ``accept``), and those that
-    ask for any card. The network reads each row alone, so a step's rows read as they would by
-    themselves; a pass over many rows costs less than several over few."""
+    """Sample and describe every pass's windows in one batch, then read them in two: the passes
+    that ask for one card each (``probability_of``, where it can reach ``accept``) and those that
+    ask for any card. The network reads each row alone, so each pass reads as it would alone."""
     asked = [step for step in steps if len(step.rows) and step.cards is not None]
     any_card = [step for step in steps if len(step.rows) and step.cards is None]
     if not asked and not any_card:
@@ -94,7 +109,7 @@ def read_second_looks(
 
 
 def _share(steps: list[SecondLook], probability: np.ndarray, names: list[str]) -> None:
-    """Give each step its own rows' part of a joint read (``names`` empty where none were read)."""
+    """Give each pass its own rows' part of a joint read (``names`` empty where none were read)."""
     start = 0
     for step in steps:
         end = start + len(step.rows)
@@ -105,7 +120,7 @@ def _share(steps: list[SecondLook], probability: np.ndarray, names: list[str]) -
 
 
 def unsure_rows(look: FirstLook, unsure: float, accept: float) -> np.ndarray:
-    """Each corner's best row whose read reaches ``unsure`` but not ``accept``."""
+    """Each candidate's surest row whose read reaches ``unsure`` but not ``accept``."""
     return np.array([row for row in look.best if unsure <= look.probability[row] < accept], int)
 
 
@@ -117,13 +132,12 @@ def windows_around(
     sizes: np.ndarray,
     cards: list[str],
 ) -> SecondLook:
-    """The ``AROUND_WINDOWS`` windows around each given window, read for its card; each
-    window's windows together."""
+    """The ``AROUND_WINDOWS`` windows around each given window, read for its card, each window's
+    together."""
     at, x_axes, y_axes = (v[:, None, None, :] for v in (points, x_axes, y_axes))
     size = sizes[:, None, None]
     step = np.maximum(1.0, AROUND_STEP * size)[..., None]
-    # Shape (window, move, size, 2).
-    shape = (len(rows), len(AROUND_MOVES), len(AROUND_SIZES), 2)
+    shape = (len(rows), len(AROUND_MOVES), len(AROUND_SIZES), 2)  # (window, move, size, xy)
     across, down = AROUND_MOVES[None, :, None, :1], AROUND_MOVES[None, :, None, 1:]
     moved = at + (across * x_axes + down * y_axes) * step
     return SecondLook(
@@ -143,6 +157,6 @@ def surest(around: SecondLook, needed: int) -> np.ndarray:
 
 
 def joined(looks: list[SecondLook]) -> SecondLook:
-    """Several steps' windows as one, in their order, before they are read."""
+    """Several passes' windows as one, in their order, before they are read."""
     keys = ("rows", "points", "x_axes", "y_axes", "sizes")
     return SecondLook(*(np.concatenate([getattr(look, key) for look in looks]) for key in keys))

@@ -1,19 +1,18 @@
 """From per-frame sightings to table events: only what stays put for a few frames is reported.
 
 A card in a zone becomes a ``CardRead`` once the same read (card and face) has been seen for
-``stable_frames`` frames in a row; a snapshot of the card is written as JPEG for the audit trail
-and the event carries its path relative to the snapshot folder. A reported card that turns over
-(a dealer card exposed early) is reported again with its new face; one that is gone for
-``missing_frames`` frames is reported as ``CardRemoved``. Every event names the card's track, so
-the tracker can tell a card read again from another card of the same code. Track names start with
-a token drawn per stabiliser, so a camera restarted mid-round does not reuse a name the log holds.
+``stable_frames`` frames in a row, with a JPEG snapshot of it for the audit trail (its path relative
+to the snapshot folder). A reported card that turns over (a dealer card exposed early) is reported
+again; one gone for ``missing_frames`` frames is a ``CardRemoved``. Every event names the card's
+track, so the tracker can tell a card read again from another of the same code; track names start
+with a token drawn per stabiliser, so a camera restarted mid-round reuses no name the log holds.
 """
 
 from __future__ import annotations
 
 import itertools
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -36,15 +35,6 @@ class _Track:
     missing: int = 0
     reported: tuple[str | None, bool] | None = None
     confidence: float = 0.0
-    history: list[float] = field(default_factory=list)
-
-    @property
-    def centre(self) -> np.ndarray:
-        return self.quad.mean(axis=0)
-
-    @property
-    def size(self) -> float:
-        return float(np.linalg.norm(self.quad[2] - self.quad[0]))
 
 
 class CardStabiliser:
@@ -65,17 +55,16 @@ class CardStabiliser:
         self._track_names = (f"{table}-{session}-{n}" for n in itertools.count(1))
 
     def update(self, frame: np.ndarray, sightings: list[CardSighting]) -> list[Event]:
+        """The events this frame's sightings make."""
         events: list[Event] = []
         placed = [sighting for sighting in sightings if sighting.zone is not None]
         unmatched = list(self.tracks)
         for sighting, track in zip(placed, self._tracks_of(placed), strict=True):
             state = (sighting.card, sighting.face_up)
             if track is None:
-                name = next(self._track_names)
-                self.tracks.append(
-                    _Track(name, str(sighting.zone), sighting.quad, state, confidence=sighting.confidence)
-                )
-                track = self.tracks[-1]
+                track = _Track(next(self._track_names), str(sighting.zone), sighting.quad, state)
+                track.confidence = sighting.confidence
+                self.tracks.append(track)
             else:
                 unmatched.remove(track)
                 track.quad, track.missing = sighting.quad, 0
@@ -114,13 +103,15 @@ class CardStabiliser:
         ]
 
     def _tracks_of(self, sightings: list[CardSighting]) -> list[_Track | None]:
-        """Each sighting's track, or None for a card new in view: one in its zone within 0.3 of
-        the track's card size. Pairs that agree (the same read and face, or an unread frame of the
-        same face) are taken first, then the rest, each nearest first: in a pile a face-down
-        card's track lies a few pixels from the card over it, and taken in the frame's order the
-        upper card's sighting could take it while the lower card's own sighting was there too."""
+        """Each sighting's track, or None for a card new in view: one in its zone within 0.3 of its
+        diagonal. Pairs that agree (the same face, and the same read or none) are taken first, then
+        the rest, each nearest first: in a pile a face-down card's track lies a few pixels from the
+        card over it, whose sighting must not take it from the lower card's own."""
         pairs = []
-        reach = [(track.centre, 0.3 * track.size) for track in self.tracks]
+        reach = [
+            (track.quad.mean(axis=0), 0.3 * float(np.linalg.norm(track.quad[2] - track.quad[0])))
+            for track in self.tracks
+        ]
         for s, sighting in enumerate(sightings):
             for t, track in enumerate(self.tracks):
                 centre, within = reach[t]

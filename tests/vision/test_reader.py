@@ -204,7 +204,7 @@ def test_second_looks_read_together_read_each_step_as_alone(
     cut = [0, 5, 9, 9, 16, len(points)]
     assert len(points) > cut[-2] and len(points) < 100  # every step has rows; the levels stay below 1
     asked = [None, codes[5:9], None, ["KH"] * 7, None]  # the second step's cards are there
-    look = replace(_look_at_a_junction_and_an_outline(0.5), bgra=bgra)
+    look = replace(_look_at_a_junction_and_an_outline(), bgra=bgra)
 
     def steps() -> list[second_look.SecondLook]:
         return [
@@ -227,7 +227,7 @@ def test_second_looks_read_together_read_each_step_as_alone(
     assert asked_for.probability.tolist() == pytest.approx(named.probability[5:9].tolist())
 
 
-def _look_at_a_junction_and_an_outline(index_kind: float) -> second_look.FirstLook:
+def _look_at_a_junction_and_an_outline() -> second_look.FirstLook:
     """A first look at a junction (sizes 80 and 120, read at 80) and an outline corner (90)."""
     corner = Corner(np.array([100.0, 100.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), blob=0)
     elsewhere = Corner(np.array([400.0, 100.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), blob=1)
@@ -244,7 +244,6 @@ def _look_at_a_junction_and_an_outline(index_kind: float) -> second_look.FirstLo
         names=["7D", "KS"],
         probability=np.array([0.3, 0.99]),
         best=[0, 1],
-        index_kind=np.array([index_kind, 0.99]),
     )
 
 
@@ -269,7 +268,6 @@ def _look_at_two_prints(second_name: str, second_at: tuple[float, float], second
         names=["7D", second_name],
         probability=np.array([0.7, 0.65], np.float32),
         best=[0, 1],
-        index_kind=np.array([0.9, 0.9]),
     )
     return look, aspect
 
@@ -324,7 +322,6 @@ def _look_beside_named_cards() -> second_look.FirstLook:
         names=["KS", "4D", "7H", "7C", "2S", "QD"],
         probability=np.array([0.99, 0.97, 0.2, 0.1, 0.3, 0.0]),
         best=list(range(6)),
-        index_kind=np.full(6, 0.5),
     )
 
 
@@ -435,7 +432,7 @@ def test_a_new_name_looked_at_again_stands_only_where_enough_windows_read_it(
     moved = _new_names([2], ["8H"], [0.7], across=6.0)
     again = amend.around_unsure_new_names(look, [moved], unsure=0.5, level=0.95, accept=0.9)
     again.probability = np.array([0.99, 0.98, 0.97, 0.96, 0.91][:sure_windows] + [0.6] * (15 - sure_windows))
-    raised = amend.confirm_new_names(look, again, accept=0.9, needed=5)
+    raised = amend.confirm_around(look, again, accept=0.9, needed=5)
     assert raised == ([2] if named else [])
     if named:  # at the 5th surest window's level, where its middle window lies, at its size
         assert (look.names[2], look.probability[2], look.heights[2]) == ("8H", 0.91, 105.0)
