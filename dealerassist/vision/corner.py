@@ -1,13 +1,11 @@
-"""Rectify one card corner and find its printed index: where the rank and the suit below it are.
+"""Find a card corner's printed index: where the rank and the suit below it are.
 
-Enrollment uses it on each clean card image to learn where a design prints its index, which sets
-the window the index classifier looks at. All geometry is in units of the card height ``H``: the
-patch covers ``PATCH_SPAN`` of the card from the corner, sampled at ``PX_PER_H`` pixels per H.
+Enrollment runs it on each clean card image to learn where a design prints its index, which
+sets the window the index classifier looks at. All geometry is in card heights ``H``: the patch
+covers ``PATCH_SPAN`` of the card from the corner, sampled at ``PX_PER_H`` pixels per H.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -18,26 +16,19 @@ PATCH_SIZE = (round(PATCH_SPAN[0] * PX_PER_H), round(PATCH_SPAN[1] * PX_PER_H))
 MIN_GLYPH_PX = 10  # ink pixels in the patch below which a blob is dirt
 EDGE_BAND = 8  # patch pixels along the top and left edges searched for a printed border line
 
+# Where a rank is looked for, the design not yet known: the first blob starting in this box (card
+# heights), widened by RANK_SLACK of its size each way, which absorbs the designs' differences.
+RANK_SEARCH = (0.0, 0.0, 0.16, 0.16)
+RANK_SLACK = 1.0
 
-@dataclass(frozen=True)
-class Glyph:
-    """One glyph's bounding box in card-height units from the corner: x0, y0, x1, y1."""
-
-    box: tuple[float, float, float, float]
-
-
-@dataclass(frozen=True)
-class CornerPatch:
-    """A rectified corner: BGR pixels and the ink map (0 paper .. 1 full ink)."""
-
-    bgr: np.ndarray
-    ink: np.ndarray
+Box = tuple[float, float, float, float]  # a glyph's x0, y0, x1, y1 in card heights from the corner
 
 
-def rectify(
+def corner_ink(
     image: np.ndarray, corner: np.ndarray, x_axis: np.ndarray, y_axis: np.ndarray, height_px: float
-) -> CornerPatch:
-    """Sample the corner region into a fixed patch; axes are unit vectors along the card edges."""
+) -> np.ndarray:
+    """The ink map of the corner region sampled into a fixed patch (axes: unit vectors along the
+    card's edges)."""
     step = height_px / PX_PER_H
     matrix = np.array(
         [[x_axis[0] * step, y_axis[0] * step, corner[0]], [x_axis[1] * step, y_axis[1] * step, corner[1]]],
@@ -50,11 +41,12 @@ def rectify(
         flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
         borderMode=cv2.BORDER_REPLICATE,
     )
-    return CornerPatch(bgr=bgr, ink=ink_map(bgr))
+    return ink_map(bgr)
 
 
 def ink_map(bgr: np.ndarray) -> np.ndarray:
-    """Ink strength relative to this patch's own paper white, so felt colour and light cancel out."""
+    """Ink strength (0 paper .. 1 full ink) against the patch's own paper white, so felt colour and
+    light cancel out."""
     blue, green, red = cv2.split(bgr)
     darkest = cv2.min(cv2.min(blue, green), red)
     flat = darkest[::2, ::2].ravel()  # every fourth pixel is plenty for the paper level
@@ -65,15 +57,8 @@ def ink_map(bgr: np.ndarray) -> np.ndarray:
     return cv2.max(1.0 - darkest.astype(np.float32) * (1.0 / paper), 0.0)
 
 
-def find_glyphs(
-    patch: CornerPatch, rank_box: tuple[float, float, float, float], slack: float = 0.35
-) -> tuple[Glyph, Glyph] | None:
-    """Split the index into (rank, suit) or return None when the corner holds no index.
-
-    ``rank_box`` is where the deck prints its rank (card-height units); a blob is accepted as the
-    rank when it starts inside that box widened by ``slack``, which absorbs scale error.
-    """
-    ink = patch.ink
+def find_glyphs(ink: np.ndarray) -> tuple[Box, Box] | None:
+    """The boxes of rank and suit in a corner's ``ink_map``, or None when it holds no index."""
     level = _ink_threshold(ink)
     if level is None:
         return None
@@ -108,10 +93,10 @@ def find_glyphs(
     if not blobs:
         return None
     blobs.sort()
-    rx0, ry0, rx1, ry1 = (v * PX_PER_H for v in rank_box)
+    rx0, ry0, rx1, ry1 = (v * PX_PER_H for v in RANK_SEARCH)
     rank_w, rank_h = rx1 - rx0, ry1 - ry0
-    lo_x, hi_x = rx0 - slack * rank_w - 4, rx1 + slack * rank_w + 4
-    lo_y, hi_y = ry0 - slack * rank_h - 4, ry0 + slack * rank_h + 4
+    lo_x, hi_x = rx0 - RANK_SLACK * rank_w - 4, rx1 + RANK_SLACK * rank_w + 4
+    lo_y, hi_y = ry0 - RANK_SLACK * rank_h - 4, ry0 + RANK_SLACK * rank_h + 4
     first = next((b for b in blobs if lo_x <= b[1] <= hi_x and lo_y <= b[0] <= hi_y), None)
     if first is None:
         return None
@@ -152,7 +137,7 @@ def find_glyphs(
     used = {b[4] for b in group} | {b[4] for b in suit_group}
     if not _margin_clear(blobs + cut_off, used, gx0, gy0, gx1, sy1):
         return None
-    return _glyph((gx0, gy0, gx1, gy1)), _glyph((sx0, sy0, sx1, sy1))
+    return _in_card_heights((gx0, gy0, gx1, gy1)), _in_card_heights((sx0, sy0, sx1, sy1))
 
 
 def _margin_clear(blobs: list[tuple[int, ...]], used: set[int], x0: int, y0: int, x1: int, y1: int) -> bool:
@@ -168,7 +153,7 @@ def _split_merged(
     ids: list[int],
     box: tuple[int, int, int, int],
     rank_h: float,
-) -> tuple[Glyph, Glyph] | None:
+) -> tuple[Box, Box] | None:
     """Small or blurred print can join rank and suit into one blob: cut it at its thinnest row."""
     x0, y0, x1, y1 = box
     if y1 - y0 < 1.6 * rank_h:
@@ -193,7 +178,7 @@ def _split_merged(
     rank_box, suit_box = parts
     if suit_box[3] - suit_box[1] < 5:
         return None
-    return _glyph(rank_box), _glyph(suit_box)
+    return _in_card_heights(rank_box), _in_card_heights(suit_box)
 
 
 def _ink_threshold(ink: np.ndarray) -> float | None:
@@ -206,6 +191,6 @@ def _ink_threshold(ink: np.ndarray) -> float | None:
     return float(np.clip(0.6 * level / 255.0, 0.15, 0.3))
 
 
-def _glyph(box: tuple[int, int, int, int]) -> Glyph:
+def _in_card_heights(box: tuple[int, int, int, int]) -> Box:
     x0, y0, x1, y1 = box
-    return Glyph(box=(x0 / PX_PER_H, y0 / PX_PER_H, x1 / PX_PER_H, y1 / PX_PER_H))
+    return x0 / PX_PER_H, y0 / PX_PER_H, x1 / PX_PER_H, y1 / PX_PER_H
