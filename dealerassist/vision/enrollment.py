@@ -43,7 +43,6 @@ MIN_INDEXES_FOUND = 26  # cards whose rank and suit must be found to learn where
 TRAINING_SEED = 20261129  # enrollment is repeatable: the same images give the same deck file
 CHECK_SEED = TRAINING_SEED + 1
 CHECK_SCENES = 4  # fresh scenes per card for the self-check (about 3 windows each)
-HIDDEN = (256, 128)  # units of the index classifier's hidden layers
 # Classifiers in the committee, each trained on its own draw (``indexnet.Committee``).
 MEMBERS = 2
 # Each member's draw: small scenes around every card, and whole synthetic tables whose candidate
@@ -287,7 +286,7 @@ def _train_member(job: tuple[Path, IndexWindow, Box, int, int, int]) -> IndexNet
     rendered, rendered_labels = render_samples(cards, design["back"], window, rng, scenes_per_card)
     mined, mined_labels = scene_samples(design, window, rng, tables, rank_box)
     features, labels = np.concatenate([rendered, mined]), np.concatenate([rendered_labels, mined_labels])
-    return train(features, labels, rng, hidden=HIDDEN, overwrite=True)
+    return train(features, labels, rng, overwrite=True)
 
 
 def _self_check(net: Committee, design: dict[str, np.ndarray], window: IndexWindow) -> dict[str, float]:
