@@ -1,7 +1,6 @@
-"""Where a corner's index is looked at: the index window's place on the card, and every
-candidate corner's window sampled from the frame at a fixed size in one ``cv2.remap`` call
-(from a halved image for large cards), so the per-frame cost does not grow with Python work per
-corner.
+"""The index window: where on a card the classifier looks, and every candidate corner's window
+sampled from the frame at a fixed size in one ``cv2.remap`` call, so the per-frame cost does not
+grow with Python work per corner.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ WINDOW_PX = (24, 48)  # width, height of a sampled index window
 MARGIN = 0.02  # card heights sampled beyond the corner along both edges: the edge itself shows
 LARGEST_SAMPLED = 220.0  # card height in pixels above which a window is sampled from a halved image
 JOIN_PX = 2000  # halved pixels of extra area worth halving to save a separate piece
+REMAP_WINDOWS = 600  # windows (map rows) per remap call: OpenCV refuses maps of 32767 rows or more
 
 
 @dataclass(frozen=True)
@@ -26,10 +26,9 @@ class IndexWindow:
 
 
 def sampling_image(frame: np.ndarray) -> np.ndarray:
-    """A BGR frame as ``sample_windows`` reads it fastest, with a fourth, unused channel: remap
-    interpolates every channel on its own, the same values, and reads four channels in about half
-    the time of three. Made once, it serves every sampling of the frame; other images pass as given.
-    """
+    """A BGR frame with a fourth, unused channel, as remap reads it fastest (four channels in
+    about half the time of three, the same values); made once, it serves every sampling of the
+    frame. Other images pass as given."""
     return cv2.cvtColor(frame, cv2.COLOR_BGR2BGRA) if frame.ndim == 3 and frame.shape[2] == 3 else frame
 
 
@@ -41,49 +40,35 @@ def sample_windows(
     heights: np.ndarray,
     window: IndexWindow,
 ) -> np.ndarray:
-    """(n, WINDOW_PX[1], WINDOW_PX[0], 4) uint8 windows of n corners, sampled in one remap call:
-    blue, green, red and the ``sampling_image``'s unused fourth channel, which the features skip
-    (dropping it would cost a pass over every window).
+    """(n, WINDOW_PX[1], WINDOW_PX[0], 4) uint8 windows of n corners: blue, green, red and the
+    ``sampling_image``'s unused fourth channel, which the features skip (dropping it would cost a
+    pass over every window).
 
     Corners of cards larger than ``LARGEST_SAMPLED`` pixels are sampled from the image halved
     (again as needed), so a close-up card is smoothed the way a smaller one is, not aliased.
     """
     n = len(points)
-    cols, rows = WINDOW_PX
-    level = np.ones(n, bool) if n else np.zeros(0, bool)
-    scale = 1.0
     heights = np.asarray(heights, np.float64)
     # One row per corner: x, y, the across axis, the down axis, the card height.
-    corners = np.concatenate(
-        [
-            np.reshape(points, (n, 2)),
-            np.reshape(x_axes, (n, 2)),
-            np.reshape(y_axes, (n, 2)),
-            heights[:, None],
-        ],
-        axis=1,
-    )
+    corners = np.column_stack([*(np.reshape(v, (n, 2)) for v in (points, x_axes, y_axes)), heights])
     if n and ((heights <= LARGEST_SAMPLED).all() or min(image.shape[:2]) < 64):
         return _remap_windows(image, corners, window)  # every window from the image itself, in order
-    out = np.empty((n, rows, cols, 4), np.uint8)  # every row is sampled at some level below
-    while level.any():
-        small = level & (heights * scale <= LARGEST_SAMPLED)
-        if min(image.shape[:2]) < 64:
-            small = level  # nothing left to halve
+    out = np.empty((n, WINDOW_PX[1], WINDOW_PX[0], 4), np.uint8)
+    left = np.ones(n, bool)  # corners not sampled yet
+    scale = 1.0  # of the image read against the one given
+    while True:
+        scaled = corners * [scale, scale, 1, 1, 1, 1, scale]
+        small = left if min(image.shape[:2]) < 64 else left & (heights * scale <= LARGEST_SAMPLED)
         if small.any():
-            out[small] = _remap_windows(image, corners[small] * [scale, scale, 1, 1, 1, 1, scale], window)
-        level &= ~small
-        if (
-            level.any()
-            and (heights[level] * scale <= 2 * LARGEST_SAMPLED).all()
-            and np.isfinite(corners[level]).all()
-        ):
-            # Every card left fits once halved (always so for the reader's card sizes).
-            out[level] = _halved_windows(image, corners[level] * [scale, scale, 1, 1, 1, 1, scale], window)
+            out[small] = _remap_windows(image, scaled[small], window)
+        left &= ~small
+        if not left.any():
             break
-        if level.any():
-            image = cv2.pyrDown(image)
-            scale *= 0.5
+        if (heights[left] * scale <= 2 * LARGEST_SAMPLED).all() and np.isfinite(corners[left]).all():
+            out[left] = _halved_windows(image, scaled[left], window)  # every card left fits once halved
+            break
+        image = cv2.pyrDown(image)
+        scale *= 0.5
     return out
 
 
@@ -143,15 +128,9 @@ def _remap_windows(image: np.ndarray, corners: np.ndarray, window: IndexWindow) 
     return _remap(image, maps_x, maps_y, len(corners))
 
 
-REMAP_WINDOWS = 600  # windows (map rows) per remap call: OpenCV refuses maps of 32767 rows or more
-
-
 def _remap(image: np.ndarray, maps_x: np.ndarray, maps_y: np.ndarray, n: int) -> np.ndarray:
     """The windows of ``_window_maps`` maps, each window's map laid out as one row: remap samples
-    every pixel on its own, so the values are the same, but a row of narrow windows makes
-    many short rows that cost remap about a fifth more than long ones. A colour image is read
-    through its ``sampling_image`` (made here unless the caller made it once for the frame).
-    """
+    every pixel on its own, the same values, and many short rows cost it about a fifth more."""
     if not len(maps_x):
         return np.zeros((0, WINDOW_PX[1], WINDOW_PX[0], 4), np.uint8)
     maps_x, maps_y = maps_x.reshape(n, -1), maps_y.reshape(n, -1)
