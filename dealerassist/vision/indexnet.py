@@ -65,10 +65,6 @@ class IndexNet:
         logits += self.biases[-1]
         return _softmax_heads(logits)
 
-    def describe(self, windows: np.ndarray) -> np.ndarray:
-        """What this network reads of sampled windows: their feature rows."""
-        return window_features(windows)
-
     def best(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         """The most likely card of each row, its probability (rank x suit x index), and the kind
         probabilities (nothing, index, back) of each row."""
@@ -126,8 +122,8 @@ class Committee:
     members: tuple[IndexNet, ...]
 
     def describe(self, windows: np.ndarray) -> np.ndarray:
-        """What the members read of sampled windows (all read the same: they are of one kind)."""
-        return self.members[0].describe(windows)
+        """What the members read of sampled windows: their feature rows."""
+        return window_features(windows)
 
     @property
     def needed(self) -> int:
@@ -268,14 +264,12 @@ def _in_a_row(data: Mapping[str, np.ndarray], key: str, first: int) -> int:
 
 
 def _softmax_heads(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    out = []
-    start = 0
-    for size in HEADS:
-        part = logits[:, start : start + size]
+    """Each head's probabilities from its columns of ``logits``: rank, suit, kind."""
+    heads = []
+    for part in np.split(logits, np.cumsum(HEADS)[:-1], axis=1):
         part = np.exp(part - part.max(axis=1, keepdims=True))
-        out.append(part / part.sum(axis=1, keepdims=True))
-        start += size
-    return out[0], out[1], out[2]
+        heads.append(part / part.sum(axis=1, keepdims=True))
+    return heads[0], heads[1], heads[2]
 
 
 def train(
@@ -345,9 +339,4 @@ def train(
                     g = (g @ weight.T) * (layers[k] > 0)
             step += 1
             _adam_step(params, moments, squares, grads, lr, step)
-    return IndexNet(
-        mean.astype(np.float32),
-        scale,
-        tuple(p.astype(np.float32) for p in params[0::2]),
-        tuple(p.astype(np.float32) for p in params[1::2]),
-    )
+    return IndexNet(mean, scale, tuple(params[0::2]), tuple(params[1::2]))
