@@ -1,8 +1,6 @@
-"""What the reader knows about one deck design, saved as one ``.npz`` deck file.
-
-A deck file is made by ``enrollment.enroll`` from one clean image per card: where the design
-prints its corner index, the committee of index classifiers trained for it, and its back's
-corner colours.
+"""What the reader knows about one deck design, saved as one ``.npz`` deck file made by
+``enrollment.enroll``: where the design prints its corner index, the committee of index
+classifiers trained for it, and its back's corner colours.
 """
 
 from __future__ import annotations
@@ -22,10 +20,9 @@ from dealerassist.vision.indexnet import Committee
 
 BACK_REGION = (0.05, 0.05, 0.2, 0.35)  # x0, y0, x1, y1 in card heights: inside the card either way round
 BACK_GRID = (4, 6)
-# The reading format. Bump it whenever what a deck file's networks are fed changes (the index
-# window, its features, the back features) or the file's layout does: a deck file of another
-# format is refused rather than read wrong, and the deck files shipped in ``data/vision/decks``
-# must then be made again (their README gives the command).
+# Bumped whenever what a deck file's networks are fed (the index window, its features, the back
+# features) or the file's layout changes: a deck file of another format is refused rather than
+# read wrong, and the shipped decks are made again (their README gives the command).
 DECK_FORMAT = 3
 SHIPPED = "dealerassist/data/vision"  # in the source tree
 
@@ -87,14 +84,11 @@ class DeckModel:
                     check={k: float(v) for k, v in meta.get("check", {}).items()},
                     enrolled_by=str(meta.get("enrolled_by", "")),
                 )
-        except DeckFileError:
-            raise
         except FileNotFoundError:
             raise DeckFileError(
                 f"{path}: no such deck file (make one with 'dealerassist vision enroll')"
             ) from None
-        except (OSError, ValueError, KeyError, json.JSONDecodeError):
-            # numpy's own reasons (pickled data, a bad zip) would only mislead here.
+        except (OSError, ValueError, KeyError):  # a bad zip, JSON or key; pickled data
             raise DeckFileError(
                 f"{path}: not a deck file made by 'dealerassist vision enroll' (enroll the deck to make one)"
             ) from None
