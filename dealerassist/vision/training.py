@@ -102,25 +102,15 @@ def _card_quad(
     rng: np.random.Generator,
 ) -> np.ndarray:
     """A card's TL, TR, BR, BL around ``centre``, each corner nudged a little (camera keystone)."""
-    width = height / aspect
-    quad = np.array(
-        [
-            centre - x_axis * width / 2 - y_axis * height / 2,
-            centre + x_axis * width / 2 - y_axis * height / 2,
-            centre + x_axis * width / 2 + y_axis * height / 2,
-            centre - x_axis * width / 2 + y_axis * height / 2,
-        ]
-    )
+    sides = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])  # TL, TR, BR, BL: across, down
+    quad = centre + sides[:, :1] * (x_axis * (height / aspect) / 2) + sides[:, 1:] * (y_axis * height / 2)
     return quad + rng.normal(0, 0.01 * height, quad.shape)
 
 
 def _corners(quad: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """All four corners with the axes a corner finder reports (x across, y down, right-handed)."""
-    out = []
-    for k in range(4):
-        point, after, before = quad[k], quad[(k + 1) % 4], quad[(k - 1) % 4]
-        out.append((point, unit(after - point), unit(before - point)))
-    return out  # TL and BR (k = 0, 2) are the index corners
+    """All four corners with the axes a corner finder reports (x across, y down, right-handed);
+    TL and BR (0 and 2) are the index corners."""
+    return [(quad[k], unit(quad[(k + 1) % 4] - quad[k]), unit(quad[k - 1] - quad[k])) for k in range(4)]
 
 
 def _as_found(
@@ -248,13 +238,11 @@ def _spots(
         where.append((p, xa, ya, height * scale, NONE, True))  # the index at a wrong size
         p, xa, ya = corners[int(rng.choice([1, 3]))]
         where.append((p, xa, ya, height * _larger(rng), NONE, True))  # a plain corner, too large
-    points, x_axes, y_axes = (np.array([w[i] for w in where]) for i in range(3))
-    sizes = np.array([w[3] for w in where])
-    moved = np.array([w[5] for w in where])
+    points, x_axes, y_axes, sizes, labels, moved = (np.array(column) for column in zip(*where, strict=True))
     points[moved], x_axes[moved], y_axes[moved], sizes[moved] = _as_found(
         points[moved], x_axes[moved], y_axes[moved], sizes[moved], rng
     )
-    return points, x_axes, y_axes, sizes, [w[4] for w in where]
+    return points, x_axes, y_axes, sizes, labels.tolist()
 
 
 def _larger(rng: np.random.Generator) -> float:
