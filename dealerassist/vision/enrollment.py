@@ -37,14 +37,14 @@ from dealerassist.vision.scenes import load_design
 from dealerassist.vision.training import render_samples, scene_samples
 
 BACK_HEIGHTS = (72, 86, 100, 120, 145, 175, 210)  # camera card heights the back is measured at
+PAD = 8  # pixels of a card's own edge added around its camera view, so its corners lie inside
 WINDOW_SLACK = 0.03  # card heights of paper kept around the printed index in the classifier window
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
 MIN_INDEXES_FOUND = 26  # cards whose rank and suit must be found to learn where the deck prints them
 TRAINING_SEED = 20261129  # enrollment is repeatable: the same images give the same deck file
 CHECK_SEED = TRAINING_SEED + 1
 CHECK_SCENES = 4  # fresh scenes per card for the self-check (about 3 windows each)
-# Classifiers in the committee, each trained on its own draw (``indexnet.Committee``).
-MEMBERS = 2
+MEMBERS = 2  # classifiers in the committee, each trained on its own draw (``indexnet.Committee``)
 # Each member's draw: small scenes around every card, and whole synthetic tables whose candidate
 # corners it learns. This enrolls a design in about a minute of CPU; ten times it reads hidden
 # designs no better, half of it clearly worse (docs/vision.md, Measured).
@@ -66,21 +66,20 @@ R = TypeVar("R")
 Corner = tuple[np.ndarray, np.ndarray, np.ndarray]  # a point and its x (across) and y (down) axes
 
 
-def _camera_view(image: np.ndarray, height: int, pad: int) -> np.ndarray:
-    """The card as a camera sees it at ``height`` pixels, with a little lens blur, padded by its
-    own edge."""
+def _camera_view(image: np.ndarray, height: int) -> np.ndarray:
+    """The card as a camera sees it at ``height`` pixels, with a little lens blur, ``PAD``ded."""
     width = round(image.shape[1] * height / image.shape[0])
     small = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), 0.5)
-    return cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    return cv2.copyMakeBorder(small, PAD, PAD, PAD, PAD, cv2.BORDER_REPLICATE)
 
 
-def _index_corners(image: np.ndarray, pad: int) -> list[Corner]:
-    """The top-left and bottom-right corners of a card padded by ``pad``."""
-    h, w = image.shape[:2]
+def _index_corners(view: np.ndarray) -> list[Corner]:
+    """The top-left and bottom-right corners of a card's ``_camera_view``."""
+    h, w = view.shape[:2]
     return [
-        (np.array([pad, pad], float), np.array([1.0, 0.0]), np.array([0.0, 1.0])),
-        (np.array([w - pad, h - pad], float), np.array([-1.0, 0.0]), np.array([0.0, -1.0])),
+        (np.array([PAD, PAD], float), np.array([1.0, 0.0]), np.array([0.0, 1.0])),
+        (np.array([w - PAD, h - PAD], float), np.array([-1.0, 0.0]), np.array([0.0, -1.0])),
     ]
 
 
@@ -120,11 +119,8 @@ def index_place(folder: Path, faces: dict[str, np.ndarray]) -> IndexPlace:
     """
     rank_boxes, index_ends, not_found = [], [], []
     for code, image in faces.items():
-        pad = 8
-        card = _camera_view(image, image.shape[0], pad)
-        found = (
-            find_glyphs(corner_ink(card, *corner, image.shape[0])) for corner in _index_corners(card, pad)
-        )
+        view = _camera_view(image, image.shape[0])
+        found = (find_glyphs(corner_ink(view, *corner, image.shape[0])) for corner in _index_corners(view))
         glyphs = next((pair for pair in found if pair is not None), None)
         if glyphs is None:
             not_found.append(code)
@@ -193,13 +189,12 @@ def enroll(
 def _back_features(back: np.ndarray) -> np.ndarray:
     """``back_feature`` rows of the back's index corners at camera sizes, turned every way."""
     rows = []
-    pad = 8
     for height in BACK_HEIGHTS:
         for turn in range(4):
             turned = np.rot90(back, turn).copy()
-            card = _camera_view(turned, round(height * turned.shape[0] / back.shape[0]), pad)
+            view = _camera_view(turned, round(height * turned.shape[0] / back.shape[0]))
             long_side = max(back.shape[:2]) * height / back.shape[0]
-            rows.extend(back_feature(card, *corner, long_side) for corner in _index_corners(card, pad))
+            rows.extend(back_feature(view, *corner, long_side) for corner in _index_corners(view))
     return np.array(rows, np.float32)
 
 

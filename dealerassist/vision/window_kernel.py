@@ -221,10 +221,8 @@ def feature_columns(
     grad_x = np.zeros((area, LANES), np.float32)  # central differences, zero along the border
     grad_y = np.zeros((area, LANES), np.float32)
     along = np.empty((area, LANES), np.float32)
-    histogram, hist_squares = (
-        np.empty((hist_size, LANES), np.float32),
-        np.empty((hist_size, LANES), np.float32),
-    )
+    histogram = np.empty((hist_size, LANES), np.float32)
+    hist_squares = np.empty((hist_size, LANES), np.float32)
     inked = np.empty((colour_size, LANES), np.float32)
     per, blanks = np.empty(LANES, np.float32), np.empty(LANES, np.float32)
     ahead, behind = np.empty(LANES, np.float32), np.empty(LANES, np.float32)
