@@ -7,6 +7,8 @@ covers ``PATCH_SPAN`` of the card from the corner, sampled at ``PX_PER_H`` pixel
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import cv2
 import numpy as np
 
@@ -22,6 +24,16 @@ RANK_SEARCH = (0.0, 0.0, 0.16, 0.16)
 RANK_SLACK = 1.0
 
 Box = tuple[float, float, float, float]  # a glyph's x0, y0, x1, y1 in card heights from the corner
+
+
+class Blob(NamedTuple):
+    """A connected part of a patch's ink, in patch pixels; blobs sort top to bottom, then left to right."""
+
+    top: int
+    left: int
+    right: int
+    bottom: int
+    label: int  # in the connected-components image
 
 
 def corner_ink(
@@ -87,63 +99,71 @@ def find_glyphs(ink: np.ndarray) -> tuple[Box, Box] | None:
         if at_left or at_top or x + bw >= w or y + bh >= h:
             lone_edge = at_left != at_top  # not the felt in the rounded corner itself
             if lone_edge and min(bw, bh) > 3 and bh < 0.6 * h and bw < 0.6 * w:
-                cut_off.append((y, x, x + bw, y + bh, i))
+                cut_off.append(Blob(y, x, x + bw, y + bh, i))
             continue
-        blobs.append((y, x, x + bw, y + bh, i))
-    if not blobs:
-        return None
+        blobs.append(Blob(y, x, x + bw, y + bh, i))
     blobs.sort()
     rx0, ry0, rx1, ry1 = (v * PX_PER_H for v in RANK_SEARCH)
     rank_w, rank_h = rx1 - rx0, ry1 - ry0
     lo_x, hi_x = rx0 - RANK_SLACK * rank_w - 4, rx1 + RANK_SLACK * rank_w + 4
     lo_y, hi_y = ry0 - RANK_SLACK * rank_h - 4, ry0 + RANK_SLACK * rank_h + 4
-    first = next((b for b in blobs if lo_x <= b[1] <= hi_x and lo_y <= b[0] <= hi_y), None)
+    first = next((b for b in blobs if lo_x <= b.left <= hi_x and lo_y <= b.top <= hi_y), None)
     if first is None:
         return None
     # A rank can be several blobs ("10"): everything starting level with the first blob and close to it.
+    height = first.bottom - first.top
     group = [first] + [
         b
         for b in blobs
         if b is not first
-        and abs(b[0] - first[0]) <= 0.25 * (first[3] - first[0]) + 2
-        and b[1] <= first[2] + 0.6 * (first[3] - first[0])
-        and b[2] <= hi_x + rank_w
+        and abs(b.top - first.top) <= 0.25 * height + 2
+        and b.left <= first.right + 0.6 * height
+        and b.right <= hi_x + rank_w
     ]
-    gx0, gy0 = min(b[1] for b in group), min(b[0] for b in group)
-    gx1, gy1 = max(b[2] for b in group), max(b[3] for b in group)
+    gx0, gy0, gx1, gy1 = _bounds(group)
     if gy1 - gy0 < 6:
         return None
     below = [
         b
         for b in blobs
-        if b[0] >= gy1 - 1 and b[1] < gx1 + 2 and b[2] > gx0 - 2 and b[0] - gy1 <= 0.8 * (gy1 - gy0) + 3
+        if b.top >= gy1 - 1
+        and b.left < gx1 + 2
+        and b.right > gx0 - 2
+        and b.top - gy1 <= 0.8 * (gy1 - gy0) + 3
     ]
     if not below:
-        if gx1 - gx0 > 1.5 * rank_w or not _margin_clear(
-            blobs + cut_off, {b[4] for b in group}, gx0, gy0, gx1, gy1
-        ):
+        if gx1 - gx0 > 1.5 * rank_w or not _margin_clear(blobs + cut_off, group, gx0, gy0, gx1, gy1):
             return None
-        return _split_merged(labels, count, [b[4] for b in group], (gx0, gy0, gx1, gy1), rank_h)
+        return _split_merged(labels, count, [b.label for b in group], (gx0, gy0, gx1, gy1), rank_h)
     suit = below[0]
     suit_group = [
-        b for b in below if b[0] <= suit[3] and abs(b[0] - suit[0]) <= 0.3 * (suit[3] - suit[0]) + 2
+        b
+        for b in below
+        if b.top <= suit.bottom and abs(b.top - suit.top) <= 0.3 * (suit.bottom - suit.top) + 2
     ]
-    sx0, sy0 = min(b[1] for b in suit_group), min(b[0] for b in suit_group)
-    sx1, sy1 = max(b[2] for b in suit_group), max(b[3] for b in suit_group)
+    sx0, sy0, sx1, sy1 = _bounds(suit_group)
     if sy1 - sy0 < 5:
         return None
     # An index sits in the corner with nothing but paper between it and the card's edges; ink there
     # means this is not the card's corner (a junction inside another card).
-    used = {b[4] for b in group} | {b[4] for b in suit_group}
-    if not _margin_clear(blobs + cut_off, used, gx0, gy0, gx1, sy1):
+    if not _margin_clear(blobs + cut_off, group + suit_group, gx0, gy0, gx1, sy1):
         return None
     return _in_card_heights((gx0, gy0, gx1, gy1)), _in_card_heights((sx0, sy0, sx1, sy1))
 
 
-def _margin_clear(blobs: list[tuple[int, ...]], used: set[int], x0: int, y0: int, x1: int, y1: int) -> bool:
-    """No other ink between the index (x0, y0, x1, y1) and the card's top and side edges."""
+def _bounds(blobs: list[Blob]) -> tuple[int, int, int, int]:
+    """The box round ``blobs``: x0, y0, x1, y1."""
+    tops, lefts, rights, bottoms, _ = zip(*blobs, strict=True)
+    return min(lefts), min(tops), max(rights), max(bottoms)
+
+
+def _margin_clear(blobs: list[Blob], index: list[Blob], x0: int, y0: int, x1: int, y1: int) -> bool:
+    """No ink but the ``index`` blobs between the index (x0, y0, x1, y1) and the card's top and
+    side edges."""
+    used = {b.label for b in index}
     return not any(
-        b[4] not in used and b[0] < y1 and (b[2] <= x0 + 1 or b[3] <= y0 + 1) and b[1] < x1 for b in blobs
+        b.label not in used and b.top < y1 and (b.right <= x0 + 1 or b.bottom <= y0 + 1) and b.left < x1
+        for b in blobs
     )
 
 
