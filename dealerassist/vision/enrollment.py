@@ -67,7 +67,8 @@ Corner = tuple[np.ndarray, np.ndarray, np.ndarray]  # a point and its x (across)
 
 
 def _camera_view(image: np.ndarray, height: int) -> np.ndarray:
-    """The card as a camera sees it at ``height`` pixels, with a little lens blur, ``PAD``ded."""
+    """The card as a camera sees it at ``height`` pixels, with a little lens blur, padded
+    by ``PAD`` pixels of its own edge."""
     width = round(image.shape[1] * height / image.shape[0])
     small = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), 0.5)
