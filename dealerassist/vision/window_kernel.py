@@ -89,15 +89,9 @@ def _paired_sums(values: np.ndarray, sums: np.ndarray, partial: np.ndarray, tota
 def _blocks(block: int, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     """Where a plane's ``block`` x ``block`` cells start in it, flat and in row order, and where a
     cell's own pixels lie from its start, row by row."""
-    starts = np.empty((rows // block) * (cols // block), np.int64)
-    for r in range(rows // block):
-        for c in range(cols // block):
-            starts[r * (cols // block) + c] = r * block * cols + c * block
-    offsets = np.empty(block * block, np.int64)
-    for r in range(block):
-        for c in range(block):
-            offsets[r * block + c] = r * cols + c
-    return starts, offsets
+    starts = (np.arange(rows // block) * (block * cols)).reshape(-1, 1) + np.arange(cols // block) * block
+    offsets = (np.arange(block) * cols).reshape(-1, 1) + np.arange(block)
+    return starts.ravel(), offsets.ravel()
 
 
 @compiled(inline=True)
