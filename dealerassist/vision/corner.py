@@ -36,24 +36,30 @@ class Blob(NamedTuple):
     label: int  # in the connected-components image
 
 
+def corner_region(
+    image: np.ndarray,
+    corner: np.ndarray,
+    x_axis: np.ndarray,
+    y_axis: np.ndarray,
+    steps: tuple[float, float],
+    size: tuple[int, int],
+) -> np.ndarray:
+    """The region inside a card's ``corner`` sampled into ``size`` (width, height) pixels,
+    ``steps`` (across, down) image pixels apart along the unit axes of the card's edges."""
+    across, down = steps
+    matrix = np.array(
+        [[x_axis[0] * across, y_axis[0] * down, corner[0]], [x_axis[1] * across, y_axis[1] * down, corner[1]]]
+    )
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    return cv2.warpAffine(image, matrix, size, flags=flags, borderMode=cv2.BORDER_REPLICATE)
+
+
 def corner_ink(
     image: np.ndarray, corner: np.ndarray, x_axis: np.ndarray, y_axis: np.ndarray, height_px: float
 ) -> np.ndarray:
-    """The ink map of the corner region sampled into a fixed patch (axes: unit vectors along the
-    card's edges)."""
+    """The ``ink_map`` of a card corner's ``PATCH_SPAN``, for a card ``height_px`` high."""
     step = height_px / PX_PER_H
-    matrix = np.array(
-        [[x_axis[0] * step, y_axis[0] * step, corner[0]], [x_axis[1] * step, y_axis[1] * step, corner[1]]],
-        dtype=np.float64,
-    )
-    bgr = cv2.warpAffine(
-        image,
-        matrix,
-        PATCH_SIZE,
-        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-        borderMode=cv2.BORDER_REPLICATE,
-    )
-    return ink_map(bgr)
+    return ink_map(corner_region(image, corner, x_axis, y_axis, (step, step), PATCH_SIZE))
 
 
 def ink_map(bgr: np.ndarray) -> np.ndarray:

@@ -15,6 +15,7 @@ import numpy as np
 
 from dealerassist.core.configfiles import bundled_dir
 from dealerassist.errors import DealerAssistError
+from dealerassist.vision.corner import corner_region
 from dealerassist.vision.index_window import IndexWindow
 from dealerassist.vision.indexnet import Committee
 
@@ -145,17 +146,8 @@ def back_feature(
     x1, y1 = BACK_REGION[2], BACK_REGION[3]
     cols, rows = BACK_GRID
     size = (cols * 6, rows * 6)  # fine enough that a fine back pattern averages instead of aliasing
-    step_x = x1 * height_px / size[0]
-    step_y = y1 * height_px / size[1]
-    matrix = np.array(
-        [
-            [x_axis[0] * step_x, y_axis[0] * step_y, corner[0]],
-            [x_axis[1] * step_x, y_axis[1] * step_y, corner[1]],
-        ]
-    )
-    region = cv2.warpAffine(
-        image, matrix, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
-    )
+    steps = (x1 * height_px / size[0], y1 * height_px / size[1])
+    region = corner_region(image, corner, x_axis, y_axis, steps, size)
     lab = cv2.cvtColor(region, cv2.COLOR_BGR2LAB).astype(np.float32)
     # The white edge: the brightest of a lightly smoothed lightness (one bright pixel is noise).
     white = float(cv2.minMaxLoc(cv2.blur(lab[:, :, 0], (3, 3)))[1])
