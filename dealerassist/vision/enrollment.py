@@ -278,8 +278,7 @@ def _train_member(job: tuple[Path, IndexWindow, Box, int, int, int]) -> IndexNet
     folder, window, rank_box, member, scenes_per_card, tables = job
     rng = np.random.default_rng([TRAINING_SEED, member])
     design = load_design(folder)
-    cards = {code: image for code, image in design.items() if code != "back"}
-    rendered, rendered_labels = render_samples(cards, design["back"], window, rng, scenes_per_card)
+    rendered, rendered_labels = render_samples(design, window, rng, scenes_per_card)
     mined, mined_labels = scene_samples(design, window, rng, tables, rank_box)
     features, labels = np.concatenate([rendered, mined]), np.concatenate([rendered_labels, mined_labels])
     return train(features, labels, rng, overwrite=True)
@@ -288,9 +287,7 @@ def _train_member(job: tuple[Path, IndexWindow, Box, int, int, int]) -> IndexNet
 def _self_check(net: Committee, design: dict[str, np.ndarray], window: IndexWindow) -> dict[str, float]:
     """How the committee does on fresh windows of the design it never trained on: the operator's
     first sign that a deck is (or is not) learnable."""
-    cards = {code: image for code, image in design.items() if code != "back"}
-    rng = np.random.default_rng(CHECK_SEED)
-    features, labels = render_samples(cards, design["back"], window, rng, CHECK_SCENES, 1)
+    features, labels = render_samples(design, window, np.random.default_rng(CHECK_SEED), CHECK_SCENES, 1)
     names, probability, _ = net.best(features)
     named = probability >= SURE
     index = np.array([label not in (NONE, BACK) for label in labels])

@@ -128,8 +128,7 @@ def _as_found(
 
 
 def render_samples(
-    faces: dict[str, np.ndarray],
-    back: np.ndarray,
+    design: dict[str, np.ndarray],
     window: IndexWindow,
     rng: np.random.Generator,
     scenes_per_card: int = 100,
@@ -137,14 +136,13 @@ def render_samples(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Feature rows and labels (card code or ``none``) for the index classifier of one design.
 
-    ``faces`` maps card codes to BGRA images (alpha = the card's rounded outline), ``back`` is the
-    back in the same form. Each visible index corner is cut ``looks`` times, each time found a
-    little differently.
+    ``design`` holds BGRA images (alpha = the card's rounded outline) by card code plus ``back``.
+    Each visible index corner is cut ``looks`` times, each time found a little differently.
     """
-    aspect = float(np.median([im.shape[0] / im.shape[1] for im in faces.values()]))
+    cards = {code: _halvings(image) for code, image in design.items() if code != "back"}
+    aspect = float(np.median([sizes[0].shape[0] / sizes[0].shape[1] for sizes in cards.values()]))
     noise = np.random.default_rng(int(rng.integers(2**31)))  # the felt's grain and sensor noise
-    backs = _halvings(back)
-    cards = {code: _halvings(image) for code, image in faces.items()}
+    backs = _halvings(design["back"])
     features: list[np.ndarray] = []
     labels: list[str] = []
     for code in cards:
