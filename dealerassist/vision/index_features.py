@@ -22,6 +22,10 @@ BINS = 8  # signed gradient orientations per cell
 # (cos, sin) of the gradient directions measured along and against, the first straight across.
 _ANGLES = np.arange(BINS // 2) * np.pi / (BINS // 2)
 _DIRECTIONS = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=1)
+# A feature row: the orientation histograms, then the pooled ink, then the two pooled colours.
+_HISTOGRAM_SIZE = (WINDOW_PX[1] // CELL) * (WINDOW_PX[0] // CELL) * BINS
+_INK_SHAPE = (WINDOW_PX[1] // INK_CELL, WINDOW_PX[0] // INK_CELL)
+_COLOUR_SIZE = (WINDOW_PX[1] // COLOUR_CELL) * (WINDOW_PX[0] // COLOUR_CELL)
 
 
 def window_features(windows: np.ndarray) -> np.ndarray:
@@ -111,10 +115,8 @@ def _in_batches(colours: np.ndarray) -> np.ndarray:
 def ink_maps(features: np.ndarray) -> np.ndarray:
     """The pooled ink of each window in feature rows of ``window_features``, as (n, rows, cols)
     maps: where in each window the print lies."""
-    cols, rows = WINDOW_PX
-    start = (rows // CELL) * (cols // CELL) * BINS
-    shape = (rows // INK_CELL, cols // INK_CELL)
-    return features[:, start : start + shape[0] * shape[1]].reshape(-1, *shape)
+    ink = features[:, _HISTOGRAM_SIZE : _HISTOGRAM_SIZE + _INK_SHAPE[0] * _INK_SHAPE[1]]
+    return ink.reshape(-1, *_INK_SHAPE)
 
 
 def ink_cell(window: IndexWindow) -> tuple[float, float]:
@@ -170,6 +172,4 @@ def _ink_of(sampled: np.ndarray) -> np.ndarray:
 
 
 def feature_size() -> int:
-    cols, rows = WINDOW_PX
-    cells = (rows // CELL) * (cols // CELL) * BINS
-    return cells + (rows // INK_CELL) * (cols // INK_CELL) + 2 * (rows // COLOUR_CELL) * (cols // COLOUR_CELL)
+    return _HISTOGRAM_SIZE + _INK_SHAPE[0] * _INK_SHAPE[1] + 2 * _COLOUR_SIZE
