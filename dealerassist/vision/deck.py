@@ -89,7 +89,8 @@ class DeckModel:
             raise DeckFileError(
                 f"{path}: no such deck file (make one with 'dealerassist vision enroll')"
             ) from None
-        except (OSError, ValueError, KeyError):  # a bad zip, JSON or key; pickled data
+        except (OSError, ValueError, KeyError):
+            # numpy's own reasons (a bad zip or JSON, pickled data, a missing key) would mislead.
             raise DeckFileError(
                 f"{path}: not a deck file made by 'dealerassist vision enroll' (enroll the deck to make one)"
             ) from None
