@@ -1,13 +1,13 @@
-"""Rectify one card corner and find its printed index: where the rank and the suit below it are.
+"""Find a card corner's printed index: where the rank and the suit below it are.
 
-Enrollment uses it on each clean card image to learn where a design prints its index, which sets
-the window the index classifier looks at. All geometry is in units of the card height ``H``: the
-patch covers ``PATCH_SPAN`` of the card from the corner, sampled at ``PX_PER_H`` pixels per H.
+Enrollment runs it on each clean card image to learn where a design prints its index, which
+sets the window the index classifier looks at. All geometry is in card heights ``H``: the patch
+covers ``PATCH_SPAN`` of the card from the corner, sampled at ``PX_PER_H`` pixels per H.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -18,43 +18,53 @@ PATCH_SIZE = (round(PATCH_SPAN[0] * PX_PER_H), round(PATCH_SPAN[1] * PX_PER_H))
 MIN_GLYPH_PX = 10  # ink pixels in the patch below which a blob is dirt
 EDGE_BAND = 8  # patch pixels along the top and left edges searched for a printed border line
 
+# Where a rank is looked for, the design not yet known: the first blob starting in this box (card
+# heights), widened by RANK_SLACK of its size each way, which absorbs the designs' differences.
+RANK_SEARCH = (0.0, 0.0, 0.16, 0.16)
+RANK_SLACK = 1.0
 
-@dataclass(frozen=True)
-class Glyph:
-    """One glyph's bounding box in card-height units from the corner: x0, y0, x1, y1."""
-
-    box: tuple[float, float, float, float]
-
-
-@dataclass(frozen=True)
-class CornerPatch:
-    """A rectified corner: BGR pixels and the ink map (0 paper .. 1 full ink)."""
-
-    bgr: np.ndarray
-    ink: np.ndarray
+Box = tuple[float, float, float, float]  # a glyph's x0, y0, x1, y1 in card heights from the corner
 
 
-def rectify(
-    image: np.ndarray, corner: np.ndarray, x_axis: np.ndarray, y_axis: np.ndarray, height_px: float
-) -> CornerPatch:
-    """Sample the corner region into a fixed patch; axes are unit vectors along the card edges."""
-    step = height_px / PX_PER_H
+class Blob(NamedTuple):
+    """A connected part of a patch's ink, in patch pixels; blobs sort top to bottom, then left to right."""
+
+    top: int
+    left: int
+    right: int
+    bottom: int
+    label: int  # in the connected-components image
+
+
+def corner_region(
+    image: np.ndarray,
+    corner: np.ndarray,
+    x_axis: np.ndarray,
+    y_axis: np.ndarray,
+    steps: tuple[float, float],
+    size: tuple[int, int],
+) -> np.ndarray:
+    """The region inside a card's ``corner`` sampled into ``size`` (width, height) pixels,
+    ``steps`` (across, down) image pixels apart along the unit axes of the card's edges."""
+    across, down = steps
     matrix = np.array(
-        [[x_axis[0] * step, y_axis[0] * step, corner[0]], [x_axis[1] * step, y_axis[1] * step, corner[1]]],
-        dtype=np.float64,
+        [[x_axis[0] * across, y_axis[0] * down, corner[0]], [x_axis[1] * across, y_axis[1] * down, corner[1]]]
     )
-    bgr = cv2.warpAffine(
-        image,
-        matrix,
-        PATCH_SIZE,
-        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-        borderMode=cv2.BORDER_REPLICATE,
-    )
-    return CornerPatch(bgr=bgr, ink=ink_map(bgr))
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    return cv2.warpAffine(image, matrix, size, flags=flags, borderMode=cv2.BORDER_REPLICATE)
+
+
+def corner_ink(
+    image: np.ndarray, corner: np.ndarray, x_axis: np.ndarray, y_axis: np.ndarray, height_px: float
+) -> np.ndarray:
+    """The ``ink_map`` of a card corner's ``PATCH_SPAN``, for a card ``height_px`` high."""
+    step = height_px / PX_PER_H
+    return ink_map(corner_region(image, corner, x_axis, y_axis, (step, step), PATCH_SIZE))
 
 
 def ink_map(bgr: np.ndarray) -> np.ndarray:
-    """Ink strength relative to this patch's own paper white, so felt colour and light cancel out."""
+    """Ink strength (0 paper .. 1 full ink) against the patch's own paper white, so felt colour and
+    light cancel out."""
     blue, green, red = cv2.split(bgr)
     darkest = cv2.min(cv2.min(blue, green), red)
     flat = darkest[::2, ::2].ravel()  # every fourth pixel is plenty for the paper level
@@ -65,15 +75,8 @@ def ink_map(bgr: np.ndarray) -> np.ndarray:
     return cv2.max(1.0 - darkest.astype(np.float32) * (1.0 / paper), 0.0)
 
 
-def find_glyphs(
-    patch: CornerPatch, rank_box: tuple[float, float, float, float], slack: float = 0.35
-) -> tuple[Glyph, Glyph] | None:
-    """Split the index into (rank, suit) or return None when the corner holds no index.
-
-    ``rank_box`` is where the deck prints its rank (card-height units); a blob is accepted as the
-    rank when it starts inside that box widened by ``slack``, which absorbs scale error.
-    """
-    ink = patch.ink
+def find_glyphs(ink: np.ndarray) -> tuple[Box, Box] | None:
+    """The boxes of rank and suit in a corner's ``ink_map``, or None when it holds no index."""
     level = _ink_threshold(ink)
     if level is None:
         return None
@@ -102,63 +105,71 @@ def find_glyphs(
         if at_left or at_top or x + bw >= w or y + bh >= h:
             lone_edge = at_left != at_top  # not the felt in the rounded corner itself
             if lone_edge and min(bw, bh) > 3 and bh < 0.6 * h and bw < 0.6 * w:
-                cut_off.append((y, x, x + bw, y + bh, i))
+                cut_off.append(Blob(y, x, x + bw, y + bh, i))
             continue
-        blobs.append((y, x, x + bw, y + bh, i))
-    if not blobs:
-        return None
+        blobs.append(Blob(y, x, x + bw, y + bh, i))
     blobs.sort()
-    rx0, ry0, rx1, ry1 = (v * PX_PER_H for v in rank_box)
+    rx0, ry0, rx1, ry1 = (v * PX_PER_H for v in RANK_SEARCH)
     rank_w, rank_h = rx1 - rx0, ry1 - ry0
-    lo_x, hi_x = rx0 - slack * rank_w - 4, rx1 + slack * rank_w + 4
-    lo_y, hi_y = ry0 - slack * rank_h - 4, ry0 + slack * rank_h + 4
-    first = next((b for b in blobs if lo_x <= b[1] <= hi_x and lo_y <= b[0] <= hi_y), None)
+    lo_x, hi_x = rx0 - RANK_SLACK * rank_w - 4, rx1 + RANK_SLACK * rank_w + 4
+    lo_y, hi_y = ry0 - RANK_SLACK * rank_h - 4, ry0 + RANK_SLACK * rank_h + 4
+    first = next((b for b in blobs if lo_x <= b.left <= hi_x and lo_y <= b.top <= hi_y), None)
     if first is None:
         return None
     # A rank can be several blobs ("10"): everything starting level with the first blob and close to it.
+    height = first.bottom - first.top
     group = [first] + [
         b
         for b in blobs
         if b is not first
-        and abs(b[0] - first[0]) <= 0.25 * (first[3] - first[0]) + 2
-        and b[1] <= first[2] + 0.6 * (first[3] - first[0])
-        and b[2] <= hi_x + rank_w
+        and abs(b.top - first.top) <= 0.25 * height + 2
+        and b.left <= first.right + 0.6 * height
+        and b.right <= hi_x + rank_w
     ]
-    gx0, gy0 = min(b[1] for b in group), min(b[0] for b in group)
-    gx1, gy1 = max(b[2] for b in group), max(b[3] for b in group)
+    gx0, gy0, gx1, gy1 = _bounds(group)
     if gy1 - gy0 < 6:
         return None
     below = [
         b
         for b in blobs
-        if b[0] >= gy1 - 1 and b[1] < gx1 + 2 and b[2] > gx0 - 2 and b[0] - gy1 <= 0.8 * (gy1 - gy0) + 3
+        if b.top >= gy1 - 1
+        and b.left < gx1 + 2
+        and b.right > gx0 - 2
+        and b.top - gy1 <= 0.8 * (gy1 - gy0) + 3
     ]
     if not below:
-        if gx1 - gx0 > 1.5 * rank_w or not _margin_clear(
-            blobs + cut_off, {b[4] for b in group}, gx0, gy0, gx1, gy1
-        ):
+        if gx1 - gx0 > 1.5 * rank_w or not _margin_clear(blobs + cut_off, group, gx0, gy0, gx1, gy1):
             return None
-        return _split_merged(labels, count, [b[4] for b in group], (gx0, gy0, gx1, gy1), rank_h)
+        return _split_merged(labels, count, [b.label for b in group], (gx0, gy0, gx1, gy1), rank_h)
     suit = below[0]
     suit_group = [
-        b for b in below if b[0] <= suit[3] and abs(b[0] - suit[0]) <= 0.3 * (suit[3] - suit[0]) + 2
+        b
+        for b in below
+        if b.top <= suit.bottom and abs(b.top - suit.top) <= 0.3 * (suit.bottom - suit.top) + 2
     ]
-    sx0, sy0 = min(b[1] for b in suit_group), min(b[0] for b in suit_group)
-    sx1, sy1 = max(b[2] for b in suit_group), max(b[3] for b in suit_group)
+    sx0, sy0, sx1, sy1 = _bounds(suit_group)
     if sy1 - sy0 < 5:
         return None
     # An index sits in the corner with nothing but paper between it and the card's edges; ink there
     # means this is not the card's corner (a junction inside another card).
-    used = {b[4] for b in group} | {b[4] for b in suit_group}
-    if not _margin_clear(blobs + cut_off, used, gx0, gy0, gx1, sy1):
+    if not _margin_clear(blobs + cut_off, group + suit_group, gx0, gy0, gx1, sy1):
         return None
-    return _glyph((gx0, gy0, gx1, gy1)), _glyph((sx0, sy0, sx1, sy1))
+    return _in_card_heights((gx0, gy0, gx1, gy1)), _in_card_heights((sx0, sy0, sx1, sy1))
 
 
-def _margin_clear(blobs: list[tuple[int, ...]], used: set[int], x0: int, y0: int, x1: int, y1: int) -> bool:
-    """No other ink between the index (x0, y0, x1, y1) and the card's top and side edges."""
+def _bounds(blobs: list[Blob]) -> tuple[int, int, int, int]:
+    """The box round ``blobs``: x0, y0, x1, y1."""
+    tops, lefts, rights, bottoms, _ = zip(*blobs, strict=True)
+    return min(lefts), min(tops), max(rights), max(bottoms)
+
+
+def _margin_clear(blobs: list[Blob], index: list[Blob], x0: int, y0: int, x1: int, y1: int) -> bool:
+    """No ink but the ``index`` blobs between the index (x0, y0, x1, y1) and the card's top and
+    side edges."""
+    used = {b.label for b in index}
     return not any(
-        b[4] not in used and b[0] < y1 and (b[2] <= x0 + 1 or b[3] <= y0 + 1) and b[1] < x1 for b in blobs
+        b.label not in used and b.top < y1 and (b.right <= x0 + 1 or b.bottom <= y0 + 1) and b.left < x1
+        for b in blobs
     )
 
 
@@ -168,7 +179,7 @@ def _split_merged(
     ids: list[int],
     box: tuple[int, int, int, int],
     rank_h: float,
-) -> tuple[Glyph, Glyph] | None:
+) -> tuple[Box, Box] | None:
     """Small or blurred print can join rank and suit into one blob: cut it at its thinnest row."""
     x0, y0, x1, y1 = box
     if y1 - y0 < 1.6 * rank_h:
@@ -193,7 +204,7 @@ def _split_merged(
     rank_box, suit_box = parts
     if suit_box[3] - suit_box[1] < 5:
         return None
-    return _glyph(rank_box), _glyph(suit_box)
+    return _in_card_heights(rank_box), _in_card_heights(suit_box)
 
 
 def _ink_threshold(ink: np.ndarray) -> float | None:
@@ -206,6 +217,6 @@ def _ink_threshold(ink: np.ndarray) -> float | None:
     return float(np.clip(0.6 * level / 255.0, 0.15, 0.3))
 
 
-def _glyph(box: tuple[int, int, int, int]) -> Glyph:
+def _in_card_heights(box: tuple[int, int, int, int]) -> Box:
     x0, y0, x1, y1 = box
-    return Glyph(box=(x0 / PX_PER_H, y0 / PX_PER_H, x1 / PX_PER_H, y1 / PX_PER_H))
+    return x0 / PX_PER_H, y0 / PX_PER_H, x1 / PX_PER_H, y1 / PX_PER_H

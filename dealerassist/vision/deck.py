@@ -1,8 +1,6 @@
-"""What the reader knows about one deck design, saved as one ``.npz`` deck file.
-
-A deck file is made by ``enrollment.enroll`` from one clean image per card: where the design
-prints its corner index, the committee of index classifiers trained for it, and its back's
-corner colours.
+"""What the reader knows about one deck design, saved as one ``.npz`` deck file made by
+``enrollment.enroll``: where the design prints its corner index, the committee of index
+classifiers trained for it, and its back's corner colours.
 """
 
 from __future__ import annotations
@@ -17,15 +15,15 @@ import numpy as np
 
 from dealerassist.core.configfiles import bundled_dir
 from dealerassist.errors import DealerAssistError
+from dealerassist.vision.corner import corner_region
 from dealerassist.vision.index_window import IndexWindow
 from dealerassist.vision.indexnet import Committee
 
 BACK_REGION = (0.05, 0.05, 0.2, 0.35)  # x0, y0, x1, y1 in card heights: inside the card either way round
 BACK_GRID = (4, 6)
-# The reading format. Bump it whenever what a deck file's networks are fed changes (the index
-# window, its features, the back features) or the file's layout does: a deck file of another
-# format is refused rather than read wrong, and the deck files shipped in ``data/vision/decks``
-# must then be made again (their README gives the command).
+# Bumped whenever what a deck file's networks are fed (the index window, its features, the back
+# features) or the file's layout changes: a deck file of another format is refused rather than
+# read wrong, and the shipped decks are made again (their README gives the command).
 DECK_FORMAT = 3
 SHIPPED = "dealerassist/data/vision"  # in the source tree
 
@@ -87,14 +85,12 @@ class DeckModel:
                     check={k: float(v) for k, v in meta.get("check", {}).items()},
                     enrolled_by=str(meta.get("enrolled_by", "")),
                 )
-        except DeckFileError:
-            raise
         except FileNotFoundError:
             raise DeckFileError(
                 f"{path}: no such deck file (make one with 'dealerassist vision enroll')"
             ) from None
-        except (OSError, ValueError, KeyError, json.JSONDecodeError):
-            # numpy's own reasons (pickled data, a bad zip) would only mislead here.
+        except (OSError, ValueError, KeyError):
+            # numpy's own reasons (a bad zip or JSON, pickled data, a missing key) would mislead.
             raise DeckFileError(
                 f"{path}: not a deck file made by 'dealerassist vision enroll' (enroll the deck to make one)"
             ) from None
@@ -151,17 +147,8 @@ def back_feature(
     x1, y1 = BACK_REGION[2], BACK_REGION[3]
     cols, rows = BACK_GRID
     size = (cols * 6, rows * 6)  # fine enough that a fine back pattern averages instead of aliasing
-    step_x = x1 * height_px / size[0]
-    step_y = y1 * height_px / size[1]
-    matrix = np.array(
-        [
-            [x_axis[0] * step_x, y_axis[0] * step_y, corner[0]],
-            [x_axis[1] * step_x, y_axis[1] * step_y, corner[1]],
-        ]
-    )
-    region = cv2.warpAffine(
-        image, matrix, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
-    )
+    steps = (x1 * height_px / size[0], y1 * height_px / size[1])
+    region = corner_region(image, corner, x_axis, y_axis, steps, size)
     lab = cv2.cvtColor(region, cv2.COLOR_BGR2LAB).astype(np.float32)
     # The white edge: the brightest of a lightly smoothed lightness (one bright pixel is noise).
     white = float(cv2.minMaxLoc(cv2.blur(lab[:, :, 0], (3, 3)))[1])

@@ -1,8 +1,8 @@
 """Learn a deck design from one clean image per card (``dealerassist vision enroll``).
 
-Finds where the design prints its corner index, trains a committee of index classifiers
-(``indexnet``) on windows cut from the design's own images (``training``), and measures the
-back's corners.
+Finds where the design prints its corner index (``corner``), trains a committee of index
+classifiers (``indexnet``) on windows cut from the design's own images (``training``), each in a
+process of its own, and measures the back's corners.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 
 from dealerassist.core.cards import FULL_DECK
 from dealerassist.vision.blas import training_kernels
-from dealerassist.vision.corner import Glyph, find_glyphs, rectify
+from dealerassist.vision.corner import Box, corner_ink, find_glyphs
 from dealerassist.vision.deck import (
     DeckFileError,
     DeckModel,
@@ -36,64 +36,52 @@ from dealerassist.vision.indexnet import BACK, NONE, SURE, Committee, IndexNet, 
 from dealerassist.vision.scenes import load_design
 from dealerassist.vision.training import render_samples, scene_samples
 
-ENROLL_HEIGHTS = (72, 86, 100, 120, 145, 175, 210)
-FIRST_PASS_RANK_BOX = (0.0, 0.0, 0.16, 0.16)
+BACK_HEIGHTS = (72, 86, 100, 120, 145, 175, 210)  # camera card heights the back is measured at
+PAD = 8  # pixels of a card's own edge added around its camera view, so its corners lie inside
 WINDOW_SLACK = 0.03  # card heights of paper kept around the printed index in the classifier window
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
 MIN_INDEXES_FOUND = 26  # cards whose rank and suit must be found to learn where the deck prints them
 TRAINING_SEED = 20261129  # enrollment is repeatable: the same images give the same deck file
 CHECK_SEED = TRAINING_SEED + 1
 CHECK_SCENES = 4  # fresh scenes per card for the self-check (about 3 windows each)
-HIDDEN = (256, 128)  # units of the index classifier's hidden layers
-# Classifiers in the deck's committee by default, each trained on its own draw of scenes; a card is
-# named where a majority of them name it (``indexnet.Committee``: both of two, two of three).
-MEMBERS = 2
-# Each member's training draw: small scenes rendered around every card, and whole synthetic
-# tables whose candidate corners it learns. This draw enrolls a design in about a minute of CPU
-# (docs/vision.md, Measured); ten times it (600 and 1,200) takes 10-20 minutes and read hidden
-# designs no better (94.2 % right against 94.9 %), while half of it read 2 % fewer cards of the
-# validation designs.
+MEMBERS = 2  # classifiers in the committee, each trained on its own draw (``indexnet.Committee``)
+# Each member's draw: small scenes around every card, and whole synthetic tables whose candidate
+# corners it learns. This enrolls a design in about a minute of CPU; ten times it reads hidden
+# designs no better, half of it clearly worse (docs/vision.md, Measured).
 SCENES_PER_CARD = 60
 TABLES = 120
-# A training process's memory: its draw's feature rows (about 1.4 MB a scene per card and 0.35 MB
-# a table), held twice over at the peak (joined from parts, standardised), and the rest (the
-# libraries, the scenes being drawn): 3.42 GB at a draw of 600 and 1,200, where one peaked at 3.36 GB.
+# A training process's memory: its draw's feature rows, held twice over at the peak (joined from
+# parts, then standardised), and the rest (the libraries, the scenes being drawn).
 DRAW_BYTES_PER_SCENE = 1_400_000
 DRAW_BYTES_PER_TABLE = 350_000
 PROCESS_BYTES = 900_000_000
+FOLDER_LAYOUT = (
+    "a deck folder holds one clean image per card, AS.png ... TD.png ... KC.png (rank A 2-9 T J Q K, "
+    "suit S H D C), and back.png"
+)
 
 T = TypeVar("T")
 R = TypeVar("R")
 
+Corner = tuple[np.ndarray, np.ndarray, np.ndarray]  # a point and its x (across) and y (down) axes
 
-def _scaled(image: np.ndarray, height: int, pad: int, blur: float = 0.5) -> tuple[np.ndarray, float]:
-    """The card as a camera sees it at ``height`` pixels, with a little lens blur."""
+
+def _camera_view(image: np.ndarray, height: int) -> np.ndarray:
+    """The card as a camera sees it at ``height`` pixels, with a little lens blur, padded
+    by ``PAD`` pixels of its own edge."""
     width = round(image.shape[1] * height / image.shape[0])
     small = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
-    small = cv2.GaussianBlur(small, (0, 0), blur)
-    return cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_REPLICATE), float(height)
+    small = cv2.GaussianBlur(small, (0, 0), 0.5)
+    return cv2.copyMakeBorder(small, PAD, PAD, PAD, PAD, cv2.BORDER_REPLICATE)
 
 
-def _corner_frames(image: np.ndarray, pad: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Top-left and bottom-right index corners, each with its own edge axes (x across, y down)."""
-    h, w = image.shape[:2]
+def _index_corners(view: np.ndarray) -> list[Corner]:
+    """The top-left and bottom-right corners of a card's ``_camera_view``."""
+    h, w = view.shape[:2]
     return [
-        (np.array([pad, pad], float), np.array([1.0, 0.0]), np.array([0.0, 1.0])),
-        (np.array([w - pad, h - pad], float), np.array([-1.0, 0.0]), np.array([0.0, -1.0])),
+        (np.array([PAD, PAD], float), np.array([1.0, 0.0]), np.array([0.0, 1.0])),
+        (np.array([w - PAD, h - PAD], float), np.array([-1.0, 0.0]), np.array([0.0, -1.0])),
     ]
-
-
-def _glyphs_of(
-    image: np.ndarray, height: int, rank_box: tuple[float, float, float, float], slack: float
-) -> list[tuple[Glyph, Glyph]]:
-    pad = 8
-    scaled, h = _scaled(image, height, pad)
-    found = []
-    for corner, x_axis, y_axis in _corner_frames(scaled, pad):
-        pair = find_glyphs(rectify(scaled, corner, x_axis, y_axis, h), rank_box, slack)
-        if pair is not None:
-            found.append(pair)
-    return found
 
 
 def check_folder(folder: str | Path) -> Path:
@@ -112,17 +100,11 @@ def check_folder(folder: str | Path) -> Path:
     return folder
 
 
-FOLDER_LAYOUT = (
-    "a deck folder holds one clean image per card, AS.png ... TD.png ... KC.png (rank A 2-9 T J Q K, "
-    "suit S H D C), and back.png"
-)
-
-
 @dataclass(frozen=True)
 class IndexPlace:
     """Where a design prints its corner index, learnt from its clean card images."""
 
-    rank_box: tuple[float, float, float, float]  # the median card's rank (card heights)
+    rank_box: Box  # the median card's rank
     window: IndexWindow  # around rank and suit of nearly every card, with a margin of paper
     not_found: tuple[str, ...]  # cards whose rank and suit were not found apart from the pips
 
@@ -138,13 +120,15 @@ def index_place(folder: Path, faces: dict[str, np.ndarray]) -> IndexPlace:
     """
     rank_boxes, index_ends, not_found = [], [], []
     for code, image in faces.items():
-        pairs = _glyphs_of(image, image.shape[0], FIRST_PASS_RANK_BOX, 1.0)
-        if not pairs:
+        view = _camera_view(image, image.shape[0])
+        found = (find_glyphs(corner_ink(view, *corner, image.shape[0])) for corner in _index_corners(view))
+        glyphs = next((pair for pair in found if pair is not None), None)
+        if glyphs is None:
             not_found.append(code)
             continue
-        rank, suit = pairs[0]
-        rank_boxes.append(rank.box)
-        index_ends.append((max(rank.box[2], suit.box[2]), suit.box[3]))
+        rank, suit = glyphs
+        rank_boxes.append(rank)
+        index_ends.append((max(rank[2], suit[2]), suit[3]))
     if len(rank_boxes) < MIN_INDEXES_FOUND:
         listed = ", ".join(f"{code}.png" for code in not_found[:8]) + (", ..." if len(not_found) > 8 else "")
         raise DeckFileError(
@@ -171,52 +155,48 @@ def enroll(
 ) -> DeckModel:
     """Learn a design from ``folder`` holding ``AS.png`` .. ``KC.png`` and ``back.png``.
 
-    Each classifier of the committee learns from its own ``scenes_per_card`` small scenes around
-    each card (about ten windows each) and every candidate corner on its own ``tables`` whole
-    synthetic tables; there are ``members`` of them. ``notice`` is told of cards whose index was
-    not found (``index_place``).
+    Each of the ``members`` classifiers learns from its own ``scenes_per_card`` small scenes
+    around each card and the candidate corners of its own ``tables`` whole synthetic tables.
+    ``notice`` is told of cards whose index was not found, and of memory holding training back.
     """
     if members < 1:
         raise ValueError(f"a committee needs at least one member, not {members}")
     folder = check_folder(folder)
     faces = {c.code: load_card_image(folder / f"{c.code}.png") for c in FULL_DECK}
     back = load_card_image(folder / "back.png")
-    aspect = float(np.median([im.shape[0] / im.shape[1] for im in faces.values()]))
-
     place = index_place(folder, faces)
     if place.not_found and notice is not None:
         notice(
             f"no rank and suit found apart from the pips on {', '.join(place.not_found)}: "
             f"where the other {len(faces) - len(place.not_found)} cards print them is learnt"
         )
-    rank_box, window = place.rank_box, place.window
-
-    design = load_design(folder)
-    cards = {code: image for code, image in design.items() if code != "back"}
-    jobs = [(folder, window, rank_box, member, scenes_per_card, tables) for member in range(members)]
+    jobs = [
+        (folder, place.window, place.rank_box, member, scenes_per_card, tables) for member in range(members)
+    ]
     each = training_memory(scenes_per_card, tables)
     net = Committee(tuple(in_training_processes(_train_member, jobs, each, notice)))
-    check = _self_check(net, cards, design["back"], window)
-
-    back_f = []
-    for height in ENROLL_HEIGHTS:
-        for turn in range(4):
-            turned = np.rot90(back, turn).copy()
-            pad = 8
-            scaled, _ = _scaled(turned, round(height * turned.shape[0] / back.shape[0]), pad)
-            long_side = max(back.shape[:2]) * height / back.shape[0]
-            for corner, x_axis, y_axis in _corner_frames(scaled, pad):
-                back_f.append(back_feature(scaled, corner, x_axis, y_axis, long_side))
     return DeckModel(
         name=name or folder.name,
-        aspect=aspect,
-        rank_box=rank_box,
-        window=window,
+        aspect=float(np.median([im.shape[0] / im.shape[1] for im in faces.values()])),
+        rank_box=place.rank_box,
+        window=place.window,
         net=net,
-        back_features=np.array(back_f, np.float32),
-        check=check,
+        back_features=_back_features(back),
+        check=_self_check(net, load_design(folder), place.window),
         enrolled_by=vision_code_version(),
     )
+
+
+def _back_features(back: np.ndarray) -> np.ndarray:
+    """``back_feature`` rows of the back's index corners at camera sizes, turned every way."""
+    rows = []
+    for height in BACK_HEIGHTS:
+        for turn in range(4):
+            turned = np.rot90(back, turn).copy()
+            view = _camera_view(turned, round(height * turned.shape[0] / back.shape[0]))
+            long_side = max(back.shape[:2]) * height / back.shape[0]
+            rows.extend(back_feature(view, *corner, long_side) for corner in _index_corners(view))
+    return np.array(rows, np.float32)
 
 
 def training_memory(scenes_per_card: int, tables: int) -> int:
@@ -252,15 +232,14 @@ def in_training_processes(
     each: int = PROCESS_BYTES,
     notice: Callable[[str], None] | None = None,
 ) -> list[R]:
-    """``work`` done for each job in processes of its own, one per core up to one per job and as
-    many as the free memory holds at ``each`` bytes apiece (``training_workers``), on the pinned
-    training kernels (``blas.training_kernels``). ``notice`` is told when memory, not the cores,
-    holds them back, as the operator then waits longer.
+    """``work`` done for each job in spawned processes (``training_workers`` of them) on the
+    pinned training kernels (``blas.training_kernels``); ``notice`` is told when memory, not the
+    cores, holds them back, as the operator then waits longer.
 
-    The processes are spawned, so no lock of a threaded parent is inherited, and numpy loads afresh
-    in each. The seeds, not the processes, decide what each network learns: fewer processes take
-    longer and train the same networks. A Ctrl-C to the process group ends them and this raises
-    ``BrokenProcessPool``; a parent killed outright takes them with it (``_join_training``).
+    Spawned, no lock of a threaded parent is inherited. The seeds, not the processes, decide what
+    each network learns: fewer processes take longer and train the same networks. A Ctrl-C to the
+    process group ends them and this raises ``BrokenProcessPool``; a parent killed outright takes
+    them with it (``_join_training``).
     """
     cores = os.cpu_count()
     workers = training_workers(len(jobs), each, cores, available_memory())
@@ -282,11 +261,9 @@ def in_training_processes(
 def _join_training(parent: int) -> None:
     """Ready a training process to end with its parent.
 
-    An interrupt ends it there, as SIGTERM would: raised as KeyboardInterrupt it could land
-    anywhere, and inside numba's compiler it is swallowed and an unrelated error ("no compiled
-    object yet") comes back in its place. And on Linux the kernel sends it SIGTERM when the parent
-    dies: a benchmark killed while enrolling once left its trainers running, orphaned, for half an
-    hour, each holding a core and some 600 MB.
+    An interrupt ends it as SIGTERM would: raised as KeyboardInterrupt inside numba's compiler it
+    is swallowed and an unrelated error comes back in its place. On Linux the kernel sends it
+    SIGTERM when the parent dies, so no orphaned trainer keeps a core and its memory.
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
@@ -296,39 +273,21 @@ def _join_training(parent: int) -> None:
             os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _train_member(
-    job: tuple[Path, IndexWindow, tuple[float, float, float, float], int, int, int],
-) -> IndexNet:
+def _train_member(job: tuple[Path, IndexWindow, Box, int, int, int]) -> IndexNet:
     """One committee member, trained on its own draw of rendered scenes and mined tables."""
     folder, window, rank_box, member, scenes_per_card, tables = job
     rng = np.random.default_rng([TRAINING_SEED, member])
-    features, labels = training_draw(folder, window, rank_box, rng, scenes_per_card, tables)
-    return train(features, labels, rng, hidden=HIDDEN, overwrite=True)
-
-
-def training_draw(
-    folder: Path,
-    window: IndexWindow,
-    rank_box: tuple[float, float, float, float],
-    rng: np.random.Generator,
-    scenes_per_card: int,
-    tables: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Feature rows and labels of one design: windows of small scenes around each card and the
-    candidate corners of whole tables."""
     design = load_design(folder)
-    cards = {code: image for code, image in design.items() if code != "back"}
-    rendered = render_samples(cards, design["back"], window, rng, scenes_per_card)
-    mined = scene_samples(design, window, rng, tables, rank_box)
-    return np.concatenate([rendered[0], mined[0]]), np.concatenate([rendered[1], mined[1]])
+    rendered, rendered_labels = render_samples(design, window, rng, scenes_per_card)
+    mined, mined_labels = scene_samples(design, window, rng, tables, rank_box)
+    features, labels = np.concatenate([rendered, mined]), np.concatenate([rendered_labels, mined_labels])
+    return train(features, labels, rng, overwrite=True)
 
 
-def _self_check(
-    net: Committee, cards: dict[str, np.ndarray], back: np.ndarray, window: IndexWindow
-) -> dict[str, float]:
-    """How the trained classifier does on fresh windows of the same design it never trained on:
-    the operator's first sign that a deck is (or is not) learnable."""
-    features, labels = render_samples(cards, back, window, np.random.default_rng(CHECK_SEED), CHECK_SCENES, 1)
+def _self_check(net: Committee, design: dict[str, np.ndarray], window: IndexWindow) -> dict[str, float]:
+    """How the committee does on fresh windows of the design it never trained on: the operator's
+    first sign that a deck is (or is not) learnable."""
+    features, labels = render_samples(design, window, np.random.default_rng(CHECK_SEED), CHECK_SCENES, 1)
     names, probability, _ = net.best(features)
     named = probability >= SURE
     index = np.array([label not in (NONE, BACK) for label in labels])

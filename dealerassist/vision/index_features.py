@@ -1,6 +1,9 @@
 """What the classifier sees of an index window: gradient orientations per cell, ink measured
 against the window's own paper white, and the ink's colour, as one feature row per window; and
 the ink maps the second looks match windows by.
+
+Ink against the window's own paper white (its brighter pixels) cancels felt colour, light level
+and tint; colour is the ink's opponent colour relative to the paper's.
 """
 
 from __future__ import annotations
@@ -19,16 +22,16 @@ BINS = 8  # signed gradient orientations per cell
 # (cos, sin) of the gradient directions measured along and against, the first straight across.
 _ANGLES = np.arange(BINS // 2) * np.pi / (BINS // 2)
 _DIRECTIONS = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=1)
+# A feature row: the orientation histograms, then the pooled ink, then the two pooled colours.
+_HISTOGRAM_SIZE = (WINDOW_PX[1] // CELL) * (WINDOW_PX[0] // CELL) * BINS
+_INK_SHAPE = (WINDOW_PX[1] // INK_CELL, WINDOW_PX[0] // INK_CELL)
+_COLOUR_SIZE = (WINDOW_PX[1] // COLOUR_CELL) * (WINDOW_PX[0] // COLOUR_CELL)
 
 
 def window_features(windows: np.ndarray) -> np.ndarray:
-    """Feature rows of sampled windows: orientation histograms, pooled ink and pooled ink colour.
-
-    Ink is measured against each window's own paper white (its brighter pixels), so felt colour,
-    light level and tint cancel; colour is the ink's opponent colour relative to the paper's.
-    The rows are worked out in compiled loops (``window_kernel``), from BGR windows or from BGRA
-    ones (the fourth channel is not read); without numba by ``features_by_passes``, to the bit.
-    """
+    """Feature rows of sampled BGR or BGRA windows (the fourth channel is not read): orientation
+    histograms, pooled ink and pooled ink colour. Worked out in compiled loops (``window_kernel``),
+    without numba by ``features_by_passes``, to the bit."""
     if not len(windows):
         return np.zeros((0, feature_size()), np.float32)
     if not is_compiled():  # the kernel's loops as plain Python would take seconds a frame
@@ -97,13 +100,9 @@ def features_by_passes(windows: np.ndarray) -> np.ndarray:
 
 def _in_batches(colours: np.ndarray) -> np.ndarray:
     """``feature_columns``'s words from (n, pixels, 4) colours, n at least LANES: batch by batch
-    of LANES windows, each pixel of every window of the batch in turn; a last batch that would
-    run short starts early, overlapping the one before.
-
-    Laid out a pixel of every window of the frame at a time, a batch's rows lay a frame's windows
-    apart (1.4 MB for some 300 windows, more than the second-level cache of a core), and the
-    kernel waited on memory for each pixel; a batch's own words are one run.
-    """
+    of LANES windows (a batch's words one run in memory, not a frame's windows apart), each pixel
+    of every window of the batch in turn; a last batch that would run short starts early,
+    overlapping the one before."""
     n, area = colours.shape[:2]
     each = np.ascontiguousarray(colours).view(np.int32).reshape(n, area)  # cv2 moves int32, not uint32
     words = np.empty(((n + LANES - 1) // LANES, area, LANES), np.int32)
@@ -116,10 +115,8 @@ def _in_batches(colours: np.ndarray) -> np.ndarray:
 def ink_maps(features: np.ndarray) -> np.ndarray:
     """The pooled ink of each window in feature rows of ``window_features``, as (n, rows, cols)
     maps: where in each window the print lies."""
-    cols, rows = WINDOW_PX
-    start = (rows // CELL) * (cols // CELL) * BINS
-    shape = (rows // INK_CELL, cols // INK_CELL)
-    return features[:, start : start + shape[0] * shape[1]].reshape(-1, *shape)
+    ink = features[:, _HISTOGRAM_SIZE : _HISTOGRAM_SIZE + _INK_SHAPE[0] * _INK_SHAPE[1]]
+    return ink.reshape(-1, *_INK_SHAPE)
 
 
 def ink_cell(window: IndexWindow) -> tuple[float, float]:
@@ -149,24 +146,17 @@ def ink_around(
     v = -MARGIN + (np.arange(-down, rows // INK_CELL + down) + 0.5) * cell_down
     step_x = heights[:, None] * x_axes  # (n, 2): image step per card height across
     step_y = heights[:, None] * y_axes
-    # Each corner's map laid out as one row: remap samples each pixel on its own, so the values
-    # are the same, and rows a map wide cost it some four times more than one long row a map.
-    maps_x, maps_y = _cell_points(np.asarray(points, np.float64), step_x, step_y, u, v)
+    # Each corner's map laid out as one row (remap samples each pixel on its own, the same values,
+    # and rows a map wide cost it some four times more): the corner plus its step across plus its
+    # step down, in double precision and then rounded to single.
+    points = np.asarray(points, np.float64)
+    maps = (points[:, :, None, None] + step_x[:, :, None, None] * u) + step_y[:, :, None, None] * v[:, None]
+    flat = maps.astype(np.float32).reshape(len(points), 2, -1)
+    maps_x, maps_y = np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1])
     sampled = cv2.remap(
         sampling_image(image), maps_x, maps_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     return _ink_of(sampled.reshape(len(points), len(v) * len(u), 4)).reshape(len(points), len(v), len(u))
-
-
-def _cell_points(
-    points: np.ndarray, step_x: np.ndarray, step_y: np.ndarray, u: np.ndarray, v: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Image x and y of every cell (``u`` across, ``v`` down, in card heights) of each corner's
-    map, a map a row: the corner plus its step across, plus its step down, in double precision
-    and then rounded to single."""
-    maps = (points[:, :, None, None] + step_x[:, :, None, None] * u) + step_y[:, :, None, None] * v[:, None]
-    flat = maps.astype(np.float32).reshape(len(points), 2, -1)
-    return np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1])
 
 
 def _ink_of(sampled: np.ndarray) -> np.ndarray:
@@ -174,9 +164,7 @@ def _ink_of(sampled: np.ndarray) -> np.ndarray:
     the features measure it (``PAPER_SHARE``, ``DARKEST_PAPER``): each sample's darkest channel,
     the level ``PAPER_SHARE`` of them stay below, then 1 less the sample's share of that white,
     at least 0."""
-    darkest = np.minimum(
-        np.minimum(sampled[..., 0], sampled[..., 1]), sampled[..., 2]
-    )  # min(axis=2): 4x slower
+    darkest = np.minimum(np.minimum(sampled[..., 0], sampled[..., 1]), sampled[..., 2])  # 4x min(axis=2)
     wanted = int(PAPER_SHARE * (darkest.shape[1] - 1))
     level = np.partition(darkest, wanted, axis=1)[:, wanted].astype(np.float32)
     paper = np.maximum(level, np.float32(DARKEST_PAPER))[:, None]
@@ -184,6 +172,4 @@ def _ink_of(sampled: np.ndarray) -> np.ndarray:
 
 
 def feature_size() -> int:
-    cols, rows = WINDOW_PX
-    cells = (rows // CELL) * (cols // CELL) * BINS
-    return cells + (rows // INK_CELL) * (cols // INK_CELL) + 2 * (rows // COLOUR_CELL) * (cols // COLOUR_CELL)
+    return _HISTOGRAM_SIZE + _INK_SHAPE[0] * _INK_SHAPE[1] + 2 * _COLOUR_SIZE

@@ -1,15 +1,10 @@
 """A small learned classifier of printed corner indices, trained per deck design at enrollment.
 
-Template matching on glyphs split out of a corner breaks on small, blurred print: rank and suit
-run together, a "10" falls apart, a corner found two pixels off cuts the rank. This model instead
-looks at the whole index window of a corner (rank, suit and a little of the card edge) sampled at
-a fixed size, describes it by gradient orientations, ink and ink colour, and names one of the 52
-cards or "no index here". It is trained from the design's own 53 images only (see ``training``),
-so a new deck still needs nothing but ``vision enroll``.
-
-Every candidate corner of a frame is sampled by one ``cv2.remap`` call (``index_window``),
-described (``index_features``) and classified by one pair of matrix products: the per-frame cost
-does not grow with Python work per corner.
+It looks at a corner's whole index window (rank, suit and a little of the card edge, sampled at
+a fixed size by ``index_window``, described by ``index_features``) and names one of the 52 cards,
+a card back, or nothing: template matching on split-out glyphs breaks on small, blurred print
+(rank and suit run together, a "10" falls apart). It learns from the design's own 53 images only
+(``training``), so a new deck needs nothing but ``vision enroll``.
 """
 
 from __future__ import annotations
@@ -32,6 +27,7 @@ SUITS = "SHDC"
 _CARD_CODES = [r + s for r in RANKS for s in SUITS]  # rank by rank, each in SUITS order
 _LABELS = frozenset([*_CARD_CODES, NONE, BACK])
 HEADS = (len(RANKS), len(SUITS), 3)  # rank, suit, and what the corner is: nothing, an index, a back
+HIDDEN = (256, 128)  # units of the hidden layers
 
 
 @dataclass(frozen=True)
@@ -52,15 +48,13 @@ class IndexNet:
 
     def __post_init__(self) -> None:
         # A deck enrolled before training flushed its subnormals may still hold them.
-        object.__setattr__(self, "weights", tuple(_without_subnormals(w) for w in self.weights))
-        object.__setattr__(self, "biases", tuple(_without_subnormals(b) for b in self.biases))
+        object.__setattr__(self, "weights", tuple(_flush_subnormals(w.copy()) for w in self.weights))
+        object.__setattr__(self, "biases", tuple(_flush_subnormals(b.copy()) for b in self.biases))
 
     def heads(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(rank, suit, kind) probabilities of each row; kind columns: nothing, index, back."""
-        # numpy's products, not cv2.gemm: below about a hundred rows (a committee's later members,
-        # a second look) OpenCV multiplies without its BLAS, some twenty times slower. Each layer's
-        # bias and ReLU are applied in place (the same sums in the same order), sparing a fresh
-        # array a step: about 0.03 ms a frame.
+        # numpy's products, not cv2.gemm: below about a hundred rows OpenCV multiplies without its
+        # BLAS, some twenty times slower. Bias and ReLU in place spare a fresh array a layer.
         layer = np.subtract(features, self.mean)
         layer *= self.scale
         for weight, bias in zip(self.weights[:-1], self.biases[:-1], strict=True):
@@ -70,10 +64,6 @@ class IndexNet:
         logits = layer @ self.weights[-1]
         logits += self.biases[-1]
         return _softmax_heads(logits)
-
-    def describe(self, windows: np.ndarray) -> np.ndarray:
-        """What this network reads of sampled windows: their feature rows."""
-        return window_features(windows)
 
     def best(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         """The most likely card of each row, its probability (rank x suit x index), and the kind
@@ -125,16 +115,15 @@ class Committee:
 
     One network's confident mistakes mostly come from its own draw of training scenes: another
     trained on a different draw rarely makes the same one. A card is named where a majority of
-    the members name it (both of two, two of three: ``needed``), and its probability is the
-    geometric mean of the ``needed`` surest of those; where no majority names one card it is 0.
-    With three, one member's slip no longer silences two that agree.
+    the members name it (both of two, two of three: ``needed``), its probability the geometric
+    mean of the ``needed`` surest of those; where no majority names one card it is 0.
     """
 
     members: tuple[IndexNet, ...]
 
     def describe(self, windows: np.ndarray) -> np.ndarray:
-        """What the members read of sampled windows (all read the same: they are of one kind)."""
-        return self.members[0].describe(windows)
+        """What the members read of sampled windows: their feature rows."""
+        return window_features(windows)
 
     @property
     def needed(self) -> int:
@@ -219,19 +208,16 @@ class Committee:
         )
 
 
-def _without_subnormals(values: np.ndarray) -> np.ndarray:
-    """A copy of ``values`` with every subnormal number made zero.
+def _flush_subnormals(values: np.ndarray) -> np.ndarray:
+    """``values`` with every subnormal number made zero, in place.
 
     A hidden unit that no training window switches on keeps only weight decay's pull, and its
-    weights shrink into float32's subnormal range. On many x86 processors a product with a
-    subnormal operand takes a microcode assist a hundred times slower than a plain one: measured
-    here, a frame's first layer took 50 ms with some 7,000 subnormal weights of 115,000, and half
-    a millisecond with them zeroed. Zero and a subnormal weight give the same sums to float32's
-    precision wherever any other term is a normal number.
+    weights shrink into float32's subnormal range, where many x86 processors multiply a hundred
+    times slower (a frame's first layer took 50 ms instead of 0.5). Zero gives the same sums to
+    float32's precision wherever any other term is a normal number.
     """
-    flushed = values.copy()
-    _flush_subnormals(flushed)
-    return flushed
+    values[np.abs(values) < _SMALLEST_NORMAL] = 0
+    return values
 
 
 FLUSH_EVERY = 16  # Adam steps between flushes of subnormal numbers: a moment decays 0.9 a step
@@ -268,11 +254,6 @@ def _adam_step(
                 _flush_subnormals(values)
 
 
-def _flush_subnormals(values: np.ndarray) -> None:
-    """Make every subnormal number in ``values`` zero, in place (see ``_without_subnormals``)."""
-    values[np.abs(values) < _SMALLEST_NORMAL] = 0
-
-
 def _in_a_row(data: Mapping[str, np.ndarray], key: str, first: int) -> int:
     """How many numbered arrays ``key`` names in ``data``, counting from ``first`` until one is
     missing: a deck file says by its keys how many members and layers it holds."""
@@ -283,21 +264,19 @@ def _in_a_row(data: Mapping[str, np.ndarray], key: str, first: int) -> int:
 
 
 def _softmax_heads(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    out = []
-    start = 0
-    for size in HEADS:
-        part = logits[:, start : start + size]
+    """Each head's probabilities from its columns of ``logits``: rank, suit, kind."""
+    heads = []
+    for part in np.split(logits, np.cumsum(HEADS)[:-1], axis=1):
         part = np.exp(part - part.max(axis=1, keepdims=True))
-        out.append(part / part.sum(axis=1, keepdims=True))
-        start += size
-    return out[0], out[1], out[2]
+        heads.append(part / part.sum(axis=1, keepdims=True))
+    return heads[0], heads[1], heads[2]
 
 
 def train(
     features: np.ndarray,
     labels: np.ndarray,
     rng: np.random.Generator,
-    hidden: Sequence[int] = (256, 128),
+    hidden: Sequence[int] = HIDDEN,
     epochs: int = 20,
     batch: int = 256,
     rate: float = 2e-3,
@@ -360,9 +339,4 @@ def train(
                     g = (g @ weight.T) * (layers[k] > 0)
             step += 1
             _adam_step(params, moments, squares, grads, lr, step)
-    return IndexNet(
-        mean.astype(np.float32),
-        scale,
-        tuple(p.astype(np.float32) for p in params[0::2]),
-        tuple(p.astype(np.float32) for p in params[1::2]),
-    )
+    return IndexNet(mean, scale, tuple(params[0::2]), tuple(params[1::2]))

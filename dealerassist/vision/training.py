@@ -1,12 +1,11 @@
-"""Training windows for the index classifier, rendered from one deck design's own 53 images.
+"""Training windows for the index classifier, from one deck design's own 53 images.
 
-Each sample is a small table scene around one card: the card at a camera size of 66..200 px,
-turned any way, on felt of any colour, sometimes over a lower card and under an upper one as in a
-fan, lit unevenly, blurred, noisy and JPEG-compressed. From it the windows a reader would sample
-are cut: the two index corners as a corner finder would report them (a little off in place,
-angle and size), labelled with the card; and every kind of place that is not an index corner
-(the two other corners, points along the edges, the inside of the card, the felt, an index
-corner turned or shifted), labelled ``none``; the corners of a card lying face down are ``back``.
+Two sources. ``render_samples``: small scenes around one card (any camera size, turn and felt,
+sometimes in a fan, lit unevenly, blurred, noisy, JPEG-compressed) cut where a reader would cut
+them: the index corners as a corner finder reports them (a little off in place, angle and size),
+labelled with the card, and every kind of place that is not one (the other corners, the edges,
+the inside, an index turned, shifted or at a wrong size) labelled ``none``; a face-down card's
+corners are ``back``. ``scene_samples``: the reader's own candidate corners on whole tables.
 """
 
 from __future__ import annotations
@@ -54,8 +53,8 @@ GLARE = (10.0, 110.0)  # its peak brightness: as strong as the glare an index ca
 
 
 def _paste(canvas: np.ndarray, card: list[np.ndarray], quad: np.ndarray) -> None:
-    """Warp one card (BGRA, halving sizes) into ``quad`` of a float canvas, with a soft drop shadow:
-    from the smallest halving at least 1.5 times the card's height on the canvas."""
+    """Warp one card (``_halvings``) into ``quad`` of a float canvas, from its smallest halving at
+    least 1.5 times the card's height there."""
     height = float(np.linalg.norm(quad[3] - quad[0]))
     warp_card(canvas, next((im for im in reversed(card) if im.shape[0] >= 1.5 * height), card[0]), quad)
 
@@ -103,25 +102,15 @@ def _card_quad(
     rng: np.random.Generator,
 ) -> np.ndarray:
     """A card's TL, TR, BR, BL around ``centre``, each corner nudged a little (camera keystone)."""
-    width = height / aspect
-    quad = np.array(
-        [
-            centre - x_axis * width / 2 - y_axis * height / 2,
-            centre + x_axis * width / 2 - y_axis * height / 2,
-            centre + x_axis * width / 2 + y_axis * height / 2,
-            centre - x_axis * width / 2 + y_axis * height / 2,
-        ]
-    )
+    sides = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])  # TL, TR, BR, BL: across, down
+    quad = centre + sides[:, :1] * (x_axis * (height / aspect) / 2) + sides[:, 1:] * (y_axis * height / 2)
     return quad + rng.normal(0, 0.01 * height, quad.shape)
 
 
 def _corners(quad: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """All four corners with the axes a corner finder reports (x across, y down, right-handed)."""
-    out = []
-    for k in range(4):
-        point, after, before = quad[k], quad[(k + 1) % 4], quad[(k - 1) % 4]
-        out.append((point, unit(after - point), unit(before - point)))
-    return out  # TL and BR (k = 0, 2) are the index corners
+    """All four corners with the axes a corner finder reports (x across, y down, right-handed);
+    TL and BR (0 and 2) are the index corners."""
+    return [(quad[k], unit(quad[(k + 1) % 4] - quad[k]), unit(quad[k - 1] - quad[k])) for k in range(4)]
 
 
 def _as_found(
@@ -139,8 +128,7 @@ def _as_found(
 
 
 def render_samples(
-    faces: dict[str, np.ndarray],
-    back: np.ndarray,
+    design: dict[str, np.ndarray],
     window: IndexWindow,
     rng: np.random.Generator,
     scenes_per_card: int = 100,
@@ -148,14 +136,13 @@ def render_samples(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Feature rows and labels (card code or ``none``) for the index classifier of one design.
 
-    ``faces`` maps card codes to BGRA images (alpha = the card's rounded outline), ``back`` is the
-    back in the same form. Each visible index corner is cut ``looks`` times, each time found a
-    little differently.
+    ``design`` holds BGRA images (alpha = the card's rounded outline) by card code plus ``back``.
+    Each visible index corner is cut ``looks`` times, each time found a little differently.
     """
-    aspect = float(np.median([im.shape[0] / im.shape[1] for im in faces.values()]))
+    cards = {code: _halvings(image) for code, image in design.items() if code != "back"}
+    aspect = float(np.median([sizes[0].shape[0] / sizes[0].shape[1] for sizes in cards.values()]))
     noise = np.random.default_rng(int(rng.integers(2**31)))  # the felt's grain and sensor noise
-    backs = _halvings(back)
-    cards = {code: _halvings(image) for code, image in faces.items()}
+    backs = _halvings(design["back"])
     features: list[np.ndarray] = []
     labels: list[str] = []
     for code in cards:
@@ -207,9 +194,6 @@ def _scene(
     return _spoil(canvas, rng, noise), quad, height, covered, face_down
 
 
-Spots = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]
-
-
 def _spots(
     quad: np.ndarray,
     height: float,
@@ -218,7 +202,7 @@ def _spots(
     label: str,
     looks: int,
     rng: np.random.Generator,
-) -> Spots:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """The windows cut from one scene, as found (points, x and y axes, sizes, labels): its visible
     index corners and one of each kind of non-index."""
     corners = _corners(quad)
@@ -252,13 +236,11 @@ def _spots(
         where.append((p, xa, ya, height * scale, NONE, True))  # the index at a wrong size
         p, xa, ya = corners[int(rng.choice([1, 3]))]
         where.append((p, xa, ya, height * _larger(rng), NONE, True))  # a plain corner, too large
-    points, x_axes, y_axes = (np.array([w[i] for w in where]) for i in range(3))
-    sizes = np.array([w[3] for w in where])
-    moved = np.array([w[5] for w in where])
+    points, x_axes, y_axes, sizes, labels, moved = (np.array(column) for column in zip(*where, strict=True))
     points[moved], x_axes[moved], y_axes[moved], sizes[moved] = _as_found(
         points[moved], x_axes[moved], y_axes[moved], sizes[moved], rng
     )
-    return points, x_axes, y_axes, sizes, [w[4] for w in where]
+    return points, x_axes, y_axes, sizes, labels.tolist()
 
 
 def _larger(rng: np.random.Generator) -> float:
@@ -275,12 +257,10 @@ def scene_samples(
     """Feature rows and labels of the reader's own candidate corners on whole synthetic tables.
 
     The corner finders report corners where no card has one (along edges, inside fans), a little
-    off where one has, and at the wrong size; training on exactly those windows teaches the
-    classifier the places it will really be shown. ``design`` holds the BGRA images by code plus
-    ``back``. A candidate at a true, visible index corner with a fitting size is labelled with the
-    card; at a face-down card's corner ``back``; one near a true corner that fits it badly is left
-    out (neither clearly right nor clearly nothing); every other candidate is ``none``. With the
-    design's ``rank_box`` the candidates include those found where an index starts along an edge.
+    off where one has, and at the wrong size: training on exactly those windows teaches the
+    classifier the places it will really be shown (labelled by ``_labels``). ``design`` holds the
+    BGRA images by code plus ``back``; with its ``rank_box`` the candidates include those found
+    where an index starts along an edge.
     """
     aspect = float(np.median([im.shape[0] / im.shape[1] for k, im in design.items() if k != "back"]))
     features: list[np.ndarray] = []
@@ -298,10 +278,9 @@ def scene_samples(
         x_axes = np.array([candidates[i].corner.x_axis for i in owner.tolist()], float).reshape(-1, 2)
         found = _labels(points, x_axes, np.asarray(heights, float), truth)
         keep = [row for row, label in enumerate(found) if label is not None]
-        names = [found[row] for row in keep]
         if keep:
             features.append(window_features(windows[keep]))
-            labels.extend(names)
+            labels.extend(found[row] for row in keep)
     return np.concatenate(features), np.array(labels)
 
 
@@ -309,9 +288,9 @@ def _labels(
     points: np.ndarray, x_axes: np.ndarray, heights: np.ndarray, truth: list[SceneCard]
 ) -> list[str | None]:
     """What each candidate corner (``points``, ``x_axes``: n x 2; sampled at ``heights``) is on a
-    synthetic table (see ``scene_samples``): the first true corner, card by card and corner by
-    corner, that it lies on and is turned as decides; one near a true corner it does not fit is
-    left out. All candidates against all true corners at once: a table has thousands of pairs."""
+    synthetic table, decided by the first true corner it lies on and is turned as: the card at a
+    visible index corner of a fitting size, ``back`` at a face-down card's, ``none`` elsewhere;
+    None (left out) near a true corner it fits badly, neither clearly right nor clearly nothing."""
     quads = np.array([card.quad for card in truth], float).reshape(-1, 4, 2)
     true_heights = np.repeat(np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1), 4)  # per true corner
     corners = quads.reshape(-1, 2)

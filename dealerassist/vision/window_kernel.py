@@ -1,14 +1,12 @@
-"""The features of index windows, worked out in compiled loops, several windows side by side.
+"""The features of index windows (``index_features``), worked out in compiled loops, several
+windows side by side.
 
-Whole-array OpenCV and numpy passes over a frame's stacked windows read and write planes far
-larger than the processor's caches, some sixty a frame. Here a batch of windows (``LANES``) is
-worked at a time, each step done for the same pixel of each of them in turn: the innermost loops
-run across windows, where the processor does several at once. Each window's sums are taken in
-the order those library calls take them (OpenCV's area pooling adds a block's pixels row by row
-in runs of four, numpy's sums pair their terms), so every feature equals theirs to the last bit
-and a deck reads the same whichever computes its features. ``window_features`` in ``indexnet``
-hands the windows over pixel-major and turns the kernel's columns into rows. Against those
-whole-array passes the kernel saves about a sixth of a frame's time (docs/vision.md, stage 4).
+Whole-array OpenCV and numpy passes over a frame's stacked windows (``features_by_passes``) read
+and write planes far larger than the processor's caches. Here a batch of ``LANES`` windows is
+worked at a time, the innermost loops running across windows, where the processor does several
+at once. Each sum is taken in the order those library calls take it (OpenCV's area pooling adds
+a block's pixels row by row in runs of four, numpy's sums pair their terms), so every feature
+equals theirs to the last bit and a deck reads the same whichever computes its features.
 """
 
 from __future__ import annotations
@@ -17,10 +15,8 @@ import numpy as np
 
 from dealerassist.compiled import compiled
 
-# Windows worked side by side. Most loops across them run the whole LANES, a number the compiler
-# knows, so it unrolls and vectorises them (a few vectorise only if it does not: see
-# ``_run_sums``). 32 measured fastest on a frame's some 330 windows: 2.05 ms, against 3.5 with 16
-# and 2.2 with 64.
+# Windows worked side by side: a number the compiler knows, so it unrolls and vectorises the loops
+# across them (a few vectorise only if it does not: see ``_run_sums``). 32 measured fastest.
 LANES = 32
 _PAIRED_BLOCK = 128  # numpy adds runs of up to this many terms in eight interleaved sums
 # A window's paper white is the darkest-channel level PAPER_SHARE of its samples stay below, and at
@@ -93,15 +89,9 @@ def _paired_sums(values: np.ndarray, sums: np.ndarray, partial: np.ndarray, tota
 def _blocks(block: int, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     """Where a plane's ``block`` x ``block`` cells start in it, flat and in row order, and where a
     cell's own pixels lie from its start, row by row."""
-    starts = np.empty((rows // block) * (cols // block), np.int64)
-    for r in range(rows // block):
-        for c in range(cols // block):
-            starts[r * (cols // block) + c] = r * block * cols + c * block
-    offsets = np.empty(block * block, np.int64)
-    for r in range(block):
-        for c in range(block):
-            offsets[r * block + c] = r * cols + c
-    return starts, offsets
+    starts = (np.arange(rows // block) * (block * cols)).reshape(-1, 1) + np.arange(cols // block) * block
+    offsets = (np.arange(block) * cols).reshape(-1, 1) + np.arange(block)
+    return starts.ravel(), offsets.ravel()
 
 
 @compiled(inline=True)
@@ -202,16 +192,13 @@ def feature_columns(
 ) -> np.ndarray:
     """The features of n rows x cols windows as (features, n) float32 columns, one a window.
 
-    ``words`` gives the windows batch by batch, pixel-major within a batch: (batches, rows *
-    cols, LANES), each pixel of every window of the batch in turn (``indexnet`` lays them out
-    so), a pixel one 32-bit word (blue in the low byte, then green and red; the high byte is not
-    read). Per orientation cell the gradient along and against each direction, the histogram
-    scaled to length 1; then the ink pooled by ``ink_cell``; then the red-green and yellow-blue
-    colour of the ink against the paper's, pooled by ``colour_cell``. ``directions`` holds (cos,
-    sin) rows, the first (1, 0). Written a feature a row, a batch's values for one feature lie
-    side by side, as the loops across the lanes make them. There must be at least LANES windows:
-    a last batch that would run short starts early, overlapping the one before, and works some
-    windows twice to the same columns.
+    ``words`` gives the windows batch by batch (``index_features._in_batches``), pixel-major
+    within a batch: (batches, rows * cols, LANES), a pixel one 32-bit word (blue in the low byte,
+    then green and red; the high byte is not read). Per orientation cell the gradient along and
+    against each of ``directions`` ((cos, sin) rows, the first (1, 0)), the histogram scaled to
+    length 1; then the ink pooled by ``ink_cell``; then the red-green and yellow-blue colour of
+    the ink against the paper's, pooled by ``colour_cell``. Written a feature a row, a batch's
+    values for one feature lie side by side, as the loops across the lanes make them.
     """
     area = words.shape[1]
     bins = 2 * len(directions)
@@ -228,10 +215,8 @@ def feature_columns(
     grad_x = np.zeros((area, LANES), np.float32)  # central differences, zero along the border
     grad_y = np.zeros((area, LANES), np.float32)
     along = np.empty((area, LANES), np.float32)
-    histogram, hist_squares = (
-        np.empty((hist_size, LANES), np.float32),
-        np.empty((hist_size, LANES), np.float32),
-    )
+    histogram = np.empty((hist_size, LANES), np.float32)
+    hist_squares = np.empty((hist_size, LANES), np.float32)
     inked = np.empty((colour_size, LANES), np.float32)
     per, blanks = np.empty(LANES, np.float32), np.empty(LANES, np.float32)
     ahead, behind = np.empty(LANES, np.float32), np.empty(LANES, np.float32)

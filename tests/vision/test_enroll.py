@@ -228,8 +228,7 @@ def test_a_training_process_is_budgeted_for_the_draw_it_makes(design, deck: Deck
     from dealerassist.vision.training import render_samples, scene_samples
 
     rng = np.random.default_rng(3)
-    cards = {code: image for code, image in design.items() if code != "back"}
-    rendered, _ = render_samples(cards, design["back"], deck.window, rng, 2)
+    rendered, _ = render_samples(design, deck.window, rng, 2)
     mined, _ = scene_samples(design, deck.window, rng, 6, deck.rank_box)
     assert 0.7 * DRAW_BYTES_PER_SCENE < rendered.nbytes / 2 <= DRAW_BYTES_PER_SCENE
     assert 0.5 * DRAW_BYTES_PER_TABLE < mined.nbytes / 6 <= 1.5 * DRAW_BYTES_PER_TABLE

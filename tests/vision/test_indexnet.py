@@ -54,9 +54,9 @@ def test_large_cards_are_sampled_from_a_halved_frame_not_aliased() -> None:
 
 
 @pytest.mark.parametrize("shape", [(720, 1280), (363, 517)])
-def test_large_cards_read_from_halved_pieces_match_the_whole_halved_frame(shape: tuple[int, int]) -> None:
-    """Halving only the pieces under large cards' windows gives the very pixels halving the whole
-    frame gives, wherever the cards lie: inside, at the frame's edges, partly off it."""
+def test_large_cards_are_read_from_the_halved_frame(shape: tuple[int, int]) -> None:
+    """Cards above LARGEST_SAMPLED are sampled from the frame halved by pyrDown, wherever they
+    lie: inside, at the frame's edges, partly off it."""
     rng = np.random.default_rng(11)
     frame = (rng.random((*shape, 3)) * 255).astype(np.uint8)
     n = 60
@@ -66,10 +66,10 @@ def test_large_cards_read_from_halved_pieces_match_the_whole_halved_frame(shape:
     y_axes = np.stack([-x_axes[:, 1], x_axes[:, 0]], axis=1)
     heights = rng.uniform(LARGEST_SAMPLED + 1, 2 * LARGEST_SAMPLED, n)
     window = IndexWindow(0.2, 0.46)
-    pieces = sample_windows(frame, points, x_axes, y_axes, heights, window)
+    sampled = sample_windows(frame, points, x_axes, y_axes, heights, window)
     corners = np.concatenate([points / 2, x_axes, y_axes, heights[:, None] / 2], axis=1)
     whole = _remap_windows(cv2.pyrDown(frame), corners, window)
-    assert np.array_equal(pieces, whole)
+    assert np.array_equal(sampled, whole)
 
 
 def test_colour_windows_are_the_pixels_remap_gives_the_three_channel_frame() -> None:
@@ -147,7 +147,7 @@ def test_ink_around_a_window_is_each_cell_middle_sampled_against_the_maps_own_pa
 
 def test_windows_from_the_frame_made_once_for_sampling_are_the_frames_own() -> None:
     """The reader makes the four-channel frame once and samples it twice; small cards and large
-    ones (sampled from halved pieces) come out as from the frame itself."""
+    ones (sampled from the halved frame) come out as from the frame itself."""
     rng = np.random.default_rng(9)
     frame = _frame(4)
     n = 30

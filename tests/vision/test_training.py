@@ -74,7 +74,7 @@ def test_every_corner_of_a_face_down_card_is_a_back() -> None:
 def test_rendered_samples_label_both_kinds_and_every_card(design) -> None:
     cards = {code: image for code, image in design.items() if code != "back"}
     window = IndexWindow(0.125, 0.25)
-    features, labels = render_samples(cards, design["back"], window, np.random.default_rng(1), 6, looks=1)
+    features, labels = render_samples(design, window, np.random.default_rng(1), 6, looks=1)
     counts = Counter(labels.tolist())
     assert features.shape == (len(labels), feature_size())
     assert set(cards) <= set(counts)  # every card has index windows
