@@ -55,25 +55,40 @@ def sample_windows(
     out = np.empty((n, WINDOW_PX[1], WINDOW_PX[0], 4), np.uint8)
     left = np.ones(n, bool)  # corners not sampled yet
     scale = 1.0  # of the image read against the one given
+    top = 0  # the row of the whole image, at this scale, that the image read starts at
     while True:
-        small = left if min(image.shape[:2]) < 64 else left & (heights * scale <= LARGEST_SAMPLED)
+        scaled = corners * [scale, scale, 1, 1, 1, 1, scale]
+        small = left if min(image.shape[:2]) < 64 else left & (scaled[:, 6] <= LARGEST_SAMPLED)
         if small.any():
-            out[small] = _remap_windows(image, corners[small] * [scale, scale, 1, 1, 1, 1, scale], window)
+            out[small] = _remap_windows(image, scaled[small], window, top)
         left &= ~small
         if not left.any():
             return out
-        image = cv2.pyrDown(image)
+        first, last = 0, image.shape[0]
+        fits_once_halved = (scaled[left, 6] <= 2 * LARGEST_SAMPLED).all()
+        if top == 0 and fits_once_halved and np.isfinite(scaled[left]).all():
+            # Every card left is read once halved: halve only the band of rows they reach (a
+            # window lies well within a card height of its corner). From an even row, a band halves
+            # to the very rows the whole image does, but for two at either end no window reaches.
+            reach = scaled[left, 1:2] + scaled[left, 6:7] * [-1, 1]  # rows, from the whole image's first
+            first = max(0, int(reach[:, 0].min()) - 4) // 2 * 2
+            last = min(image.shape[0], int(reach[:, 1].max()) + 6)
+        image = cv2.pyrDown(image[first:last])
+        top = first // 2
         scale *= 0.5
 
 
-def _remap_windows(image: np.ndarray, corners: np.ndarray, window: IndexWindow) -> np.ndarray:
+def _remap_windows(image: np.ndarray, corners: np.ndarray, window: IndexWindow, top: int = 0) -> np.ndarray:
     """Windows of corner rows (see ``sample_windows``) from one image, each window's map laid out
     as one row: remap samples every pixel on its own, the same values, and many short rows cost
-    it about a fifth more."""
+    it about a fifth more. ``image`` starts at row ``top`` of the one the corners lie in: the
+    maps are moved up in single precision, exactly, so they sample the very points they would."""
     n = len(corners)
     if not n:
         return np.zeros((0, WINDOW_PX[1], WINDOW_PX[0], 4), np.uint8)
     maps_x, maps_y = (m.reshape(n, -1) for m in _window_maps(corners, window))
+    if top:
+        maps_y -= np.float32(top)
     source = sampling_image(image)
     sampled = [
         cv2.remap(

@@ -266,7 +266,9 @@ def _in_a_row(data: Mapping[str, np.ndarray], key: str, first: int) -> int:
 def _softmax_heads(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each head's probabilities from its columns of ``logits``: rank, suit, kind."""
     heads = []
-    for part in np.split(logits, np.cumsum(HEADS)[:-1], axis=1):
+    ends = np.cumsum(HEADS)
+    for start, end in zip(ends - HEADS, ends, strict=True):
+        part = logits[:, start:end]
         part = np.exp(part - part.max(axis=1, keepdims=True))
         heads.append(part / part.sum(axis=1, keepdims=True))
     return heads[0], heads[1], heads[2]

@@ -53,14 +53,21 @@ def test_large_cards_are_sampled_from_a_halved_frame_not_aliased() -> None:
     assert abs(float(big.mean()) - 127) < 20
 
 
+@pytest.mark.parametrize("rows", [(-0.05, 1.05), (0.45, 0.55), (-0.05, 0.05), (0.95, 1.05)])
 @pytest.mark.parametrize("shape", [(720, 1280), (363, 517)])
-def test_large_cards_are_read_from_the_halved_frame(shape: tuple[int, int]) -> None:
+def test_large_cards_are_read_from_the_halved_frame(
+    shape: tuple[int, int], rows: tuple[float, float]
+) -> None:
     """Cards above LARGEST_SAMPLED are sampled from the frame halved by pyrDown, wherever they
-    lie: inside, at the frame's edges, partly off it."""
+    lie: inside, at the frame's edges, partly off it, and when only a band of rows is halved."""
     rng = np.random.default_rng(11)
     frame = (rng.random((*shape, 3)) * 255).astype(np.uint8)
-    n = 60
-    points = rng.uniform(-40, [shape[1] + 40, shape[0] + 40], (n, 2))
+    n = 60 if rows == (-0.05, 1.05) else 20
+    low, high = (
+        (np.array([0.0, rows[0]]) - [0.03, 0]) * shape[::-1],
+        (np.array([1.03, rows[1]])) * shape[::-1],
+    )
+    points = rng.uniform(low, high, (n, 2))
     angles = rng.uniform(0, 2 * np.pi, n)
     x_axes = np.stack([np.cos(angles), np.sin(angles)], axis=1)
     y_axes = np.stack([-x_axes[:, 1], x_axes[:, 0]], axis=1)
