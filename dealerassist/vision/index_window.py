@@ -13,6 +13,7 @@ import numpy as np
 WINDOW_PX = (24, 48)  # width, height of a sampled index window
 MARGIN = 0.02  # card heights sampled beyond the corner along both edges: the edge itself shows
 LARGEST_SAMPLED = 220.0  # card height in pixels above which a window is sampled from a halved image
+JOIN_PX = 2000  # halved pixels of extra area worth halving to save a separate piece
 REMAP_WINDOWS = 600  # windows (map rows) per remap call: OpenCV refuses maps of 32767 rows or more
 
 
@@ -55,40 +56,84 @@ def sample_windows(
     out = np.empty((n, WINDOW_PX[1], WINDOW_PX[0], 4), np.uint8)
     left = np.ones(n, bool)  # corners not sampled yet
     scale = 1.0  # of the image read against the one given
-    top = 0  # the row of the whole image, at this scale, that the image read starts at
     while True:
         scaled = corners * [scale, scale, 1, 1, 1, 1, scale]
-        small = left if min(image.shape[:2]) < 64 else left & (scaled[:, 6] <= LARGEST_SAMPLED)
+        small = left if min(image.shape[:2]) < 64 else left & (heights * scale <= LARGEST_SAMPLED)
         if small.any():
-            out[small] = _remap_windows(image, scaled[small], window, top)
+            out[small] = _remap_windows(image, scaled[small], window)
         left &= ~small
         if not left.any():
-            return out
-        first, last = 0, image.shape[0]
-        fits_once_halved = (scaled[left, 6] <= 2 * LARGEST_SAMPLED).all()
-        if top == 0 and fits_once_halved and np.isfinite(scaled[left]).all():
-            # Every card left is read once halved: halve only the band of rows they reach (a
-            # window lies well within a card height of its corner). From an even row, a band halves
-            # to the very rows the whole image does, but for two at either end no window reaches.
-            reach = scaled[left, 1:2] + scaled[left, 6:7] * [-1, 1]  # rows, from the whole image's first
-            first = max(0, int(reach[:, 0].min()) - 4) // 2 * 2
-            last = min(image.shape[0], int(reach[:, 1].max()) + 6)
-        image = cv2.pyrDown(image[first:last])
-        top = first // 2
+            break
+        if (heights[left] * scale <= 2 * LARGEST_SAMPLED).all() and np.isfinite(corners[left]).all():
+            out[left] = _halved_windows(image, scaled[left], window)  # every card left fits once halved
+            break
+        image = cv2.pyrDown(image)
         scale *= 0.5
+    return out
 
 
-def _remap_windows(image: np.ndarray, corners: np.ndarray, window: IndexWindow, top: int = 0) -> np.ndarray:
-    """Windows of corner rows (see ``sample_windows``) from one image, each window's map laid out
-    as one row: remap samples every pixel on its own, the same values, and many short rows cost
-    it about a fifth more. ``image`` starts at row ``top`` of the one the corners lie in: the
-    maps are moved up in single precision, exactly, so they sample the very points they would."""
-    n = len(corners)
-    if not n:
+def _halved_windows(image: np.ndarray, corners: np.ndarray, window: IndexWindow) -> np.ndarray:
+    """``_remap_windows`` of ``cv2.pyrDown(image)``, halving only the pieces of the image read.
+
+    A few large cards seldom cover the frame, and halving all of it costs more than reading the
+    windows. A piece starting at an even column and row halves to exactly the pixels the whole
+    image gives, but for a pixel at its edges where the image goes on; each piece reaches two
+    halved pixels past its samples' neighbours and only the pixels inside it are kept, in a
+    halved image whose other pixels are never read.
+    """
+    half = _halved_size(image.shape)
+    maps_x, maps_y = _window_maps(corners * [0.5, 0.5, 1, 1, 1, 1, 0.5], window)
+    per_window = WINDOW_PX[1] * WINDOW_PX[0]
+    boxes = np.stack(
+        [np.floor(m.reshape(len(corners), per_window).min(axis=1)) - 1 for m in (maps_x, maps_y)]
+        + [np.floor(m.reshape(len(corners), per_window).max(axis=1)) + 3 for m in (maps_x, maps_y)],
+        axis=1,
+    )
+    boxes[:, :2] = np.clip(boxes[:, :2], 0, np.array(half[::-1]) - 1)
+    boxes[:, 2:] = np.clip(boxes[:, 2:], boxes[:, :2] + 1, half[::-1])
+    halved = np.empty((*half, *image.shape[2:]), image.dtype)
+    for x0, y0, x1, y1 in _joined_boxes(boxes.astype(np.intp)):
+        left, top = max(2 * x0 - 2, 0), max(2 * y0 - 2, 0)
+        piece = cv2.pyrDown(
+            image[top : min(2 * y1 + 2, image.shape[0]), left : min(2 * x1 + 2, image.shape[1])]
+        )
+        halved[y0:y1, x0:x1] = piece[y0 - top // 2 : y1 - top // 2, x0 - left // 2 : x1 - left // 2]
+    return _remap(halved, maps_x, maps_y, len(corners))
+
+
+def _halved_size(shape: tuple[int, ...]) -> tuple[int, int]:
+    """(rows, columns) of ``cv2.pyrDown`` of an image of this shape."""
+    return (shape[0] + 1) // 2, (shape[1] + 1) // 2
+
+
+def _joined_boxes(boxes: np.ndarray) -> list[list[int]]:
+    """Pixel boxes (x0, y0, x1, y1) gathered into fewer: two join when the box round both is not
+    much larger than the two apart (a call on a small piece costs about as much as its pixels)."""
+    joined: list[list[int]] = []
+    for x0, y0, x1, y1 in boxes.tolist():
+        for box in joined:
+            a0, b0, a1, b1 = min(x0, box[0]), min(y0, box[1]), max(x1, box[2]), max(y1, box[3])
+            apart = (x1 - x0) * (y1 - y0) + (box[2] - box[0]) * (box[3] - box[1])
+            if (a1 - a0) * (b1 - b0) <= apart + JOIN_PX:
+                box[:] = [a0, b0, a1, b1]
+                break
+        else:
+            joined.append([x0, y0, x1, y1])
+    return joined
+
+
+def _remap_windows(image: np.ndarray, corners: np.ndarray, window: IndexWindow) -> np.ndarray:
+    """Windows of corner rows (see ``sample_windows``) from one image, through one remap."""
+    maps_x, maps_y = _window_maps(corners, window)
+    return _remap(image, maps_x, maps_y, len(corners))
+
+
+def _remap(image: np.ndarray, maps_x: np.ndarray, maps_y: np.ndarray, n: int) -> np.ndarray:
+    """The windows of ``_window_maps`` maps, each window's map laid out as one row: remap samples
+    every pixel on its own, the same values, and many short rows cost it about a fifth more."""
+    if not len(maps_x):
         return np.zeros((0, WINDOW_PX[1], WINDOW_PX[0], 4), np.uint8)
-    maps_x, maps_y = (m.reshape(n, -1) for m in _window_maps(corners, window))
-    if top:
-        maps_y -= np.float32(top)
+    maps_x, maps_y = maps_x.reshape(n, -1), maps_y.reshape(n, -1)
     source = sampling_image(image)
     sampled = [
         cv2.remap(
