@@ -119,21 +119,32 @@ def vision_code_version() -> str:
     return digest.hexdigest()[:12]
 
 
-def load_card_image(path: Path, felt: tuple[int, int, int] = (90, 110, 60)) -> np.ndarray:
-    """Read a card PNG; transparent corners become felt so rounded corners look as on a table."""
+def read_card_png(path: Path) -> np.ndarray:
+    """A card image as 8-bit BGRA, whichever PNG it is: grey or colour, with or without alpha, 8
+    or 16 bits a channel (a scanner's or an export's choice, not the design's)."""
     image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
     if image is None:
         raise DeckFileError(f"{path}: cannot read this image")
-    if image.ndim == 2:
-        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    if image.shape[2] == 4:
-        alpha = image[:, :, 3:4].astype(np.float32) / 255.0
-        image = (image[:, :, :3] * alpha + np.array(felt, np.float32) * (1 - alpha)).astype(np.uint8)
+    if image.dtype == np.uint16:
+        image = (image >> 8).astype(np.uint8)
+    elif image.dtype != np.uint8:
+        raise DeckFileError(f"{path}: {image.dtype} pixels; save it as an 8- or 16-bit PNG")
+    if image.ndim == 2 or image.shape[2] == 1:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGRA)
+    elif image.shape[2] == 3:
+        image = cv2.cvtColor(image, cv2.COLOR_BGR2BGRA)
     if min(image.shape[:2]) < 100:
         raise DeckFileError(
             f"{path}: {image.shape[1]}x{image.shape[0]} px is too small to enroll (need 100+)"
         )
     return image
+
+
+def load_card_image(path: Path, felt: tuple[int, int, int] = (90, 110, 60)) -> np.ndarray:
+    """Read a card PNG as BGR; transparent corners become felt so rounded corners look as on a table."""
+    image = read_card_png(path)
+    alpha = image[:, :, 3:4].astype(np.float32) / 255.0
+    return (image[:, :, :3] * alpha + np.array(felt, np.float32) * (1 - alpha)).astype(np.uint8)
 
 
 def back_feature(

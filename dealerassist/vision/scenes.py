@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from dealerassist.core.cards import FULL_DECK
-from dealerassist.vision.deck import load_card_image
+from dealerassist.vision.deck import read_card_png
 
 FRAME_SIZE = (1280, 720)
 INDEX_WINDOW = (0.0, 0.0, 0.2, 0.46)  # card heights from an index corner: where any design prints it
@@ -55,16 +55,7 @@ def card_names() -> list[str]:
 
 def load_design(folder: str | Path) -> dict[str, np.ndarray]:
     """Card images of one design keyed by code, plus ``back``; transparent corners kept as alpha."""
-    folder = Path(folder)
-    images = {}
-    for name in card_names():
-        rgba = cv2.imread(str(folder / f"{name}.png"), cv2.IMREAD_UNCHANGED)
-        if rgba is None:
-            load_card_image(folder / f"{name}.png")  # raises the clear error
-        if rgba.shape[2] == 3:
-            rgba = cv2.cvtColor(rgba, cv2.COLOR_BGR2BGRA)
-        images[name] = rgba
-    return images
+    return {name: read_card_png(Path(folder) / f"{name}.png") for name in card_names()}
 
 
 @cache

@@ -33,6 +33,10 @@ def test_enroll_writes_a_deck_file(kennard_dir: Path, tmp_path: Path, capsys) ->
     shutil.copytree(kennard_dir, folder)
     crowded = ink_into_the_pips(cv2.imread(str(folder / "4C.png"), cv2.IMREAD_UNCHANGED))
     cv2.imwrite(str(folder / "4C.png"), crowded)
+    ace = cv2.imread(str(folder / "AS.png"), cv2.IMREAD_UNCHANGED)
+    cv2.imwrite(str(folder / "AS.png"), cv2.cvtColor(ace[:, :, :3], cv2.COLOR_BGR2GRAY))  # a grey scan
+    king = cv2.imread(str(folder / "KD.png"), cv2.IMREAD_UNCHANGED)
+    cv2.imwrite(str(folder / "KD.png"), king.astype(np.uint16) * 257)  # a 16-bit export
     quick = ["--training-scenes", "6", "--tables", "3"]  # the command, not the classifier, is tested here
     named = ["--name", "house-red", "--members", "3"]
     assert main(["vision", "enroll", str(folder), "--out", str(out), *named, *quick]) == 0

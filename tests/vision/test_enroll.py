@@ -18,7 +18,7 @@ import pytest
 
 from dealerassist.core.cards import FULL_DECK
 from dealerassist.vision import blas
-from dealerassist.vision.deck import DeckFileError, DeckModel, load_card_image
+from dealerassist.vision.deck import DeckFileError, DeckModel, load_card_image, read_card_png
 from dealerassist.vision.enrollment import (
     DRAW_BYTES_PER_SCENE,
     DRAW_BYTES_PER_TABLE,
@@ -153,6 +153,21 @@ def test_an_image_too_small_to_enroll_is_named(kennard_dir: Path, tmp_path: Path
     cv2.imwrite(str(small / "7C.png"), np.full((40, 30, 3), 255, np.uint8))
     with pytest.raises(DeckFileError, match=r"7C\.png: 30x40 px is too small"):
         enroll(small)
+
+
+def test_card_images_read_alike_whichever_png_they_are(kennard_dir: Path, tmp_path: Path) -> None:
+    """Grey, 16-bit and alpha-less PNGs of a card read as the 8-bit BGRA image they show."""
+    colour = cv2.imread(str(kennard_dir / "KD.png"), cv2.IMREAD_UNCHANGED)
+    grey = cv2.cvtColor(colour[:, :, :3], cv2.COLOR_BGR2GRAY)
+    kinds = {"16-bit.png": colour.astype(np.uint16) * 257, "opaque.png": colour[:, :, :3], "grey.png": grey}
+    for name, image in kinds.items():
+        cv2.imwrite(str(tmp_path / name), image)
+    assert np.array_equal(read_card_png(tmp_path / "16-bit.png"), colour)
+    opaque = read_card_png(tmp_path / "opaque.png")
+    assert np.array_equal(opaque[:, :, :3], colour[:, :, :3]) and (opaque[:, :, 3] == 255).all()
+    seen_grey = read_card_png(tmp_path / "grey.png")
+    assert seen_grey.shape == colour.shape and all(np.array_equal(seen_grey[:, :, c], grey) for c in range(3))
+    assert np.array_equal(load_card_image(tmp_path / "opaque.png"), colour[:, :, :3])
 
 
 def test_an_unreadable_image_is_named(kennard_dir: Path, tmp_path: Path) -> None:
