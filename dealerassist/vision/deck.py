@@ -129,7 +129,7 @@ def read_card_png(path: Path) -> np.ndarray:
         image = (image >> 8).astype(np.uint8)
     elif image.dtype != np.uint8:
         raise DeckFileError(f"{path}: {image.dtype} pixels; save it as an 8- or 16-bit PNG")
-    if image.ndim == 2 or image.shape[2] == 1:
+    if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGRA)
     elif image.shape[2] == 3:
         image = cv2.cvtColor(image, cv2.COLOR_BGR2BGRA)
