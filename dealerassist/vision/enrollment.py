@@ -47,7 +47,7 @@ CHECK_SCENES = 4  # fresh scenes per card for the self-check (about 3 windows ea
 MEMBERS = 2  # classifiers in the committee, each trained on its own draw (``indexnet.Committee``)
 # Each member's draw: small scenes around every card, and whole synthetic tables whose candidate
 # corners it learns. This enrolls a design in about a minute of CPU; ten times it reads hidden
-# designs no better, half of it clearly worse (docs/vision.md, Measured).
+# designs no better, half of it clearly worse (docs/vision.md, Enrollment).
 SCENES_PER_CARD = 60
 TABLES = 120
 # A training process's memory: its draw's feature rows, held twice over at the peak (joined from
