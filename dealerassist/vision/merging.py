@@ -14,6 +14,7 @@ from dealerassist.vision.thresholds import Thresholds
 
 PRINTS_APART = 0.1  # quad diagonals between one name's prints turned alike that make two cards
 SMALLEST_CARD = 0.6  # a name on a quad under this share of the named cards' median height is a picture
+BOTH_PRINTS_NEAR = 0.15  # quad diagonals between the centres of one card's reads at its two prints
 BACKS_MEET = 0.08  # two back outlines with a corner this near (in diagonals) ...
 BACKS_NEAR = 0.45  # ... and centres this near outline one back twice
 
@@ -33,7 +34,7 @@ def merge_sightings(sightings: list[CardSighting], t: Thresholds) -> list[CardSi
     two_cards = two_prints & earlier
     pair_reads = two_cards.any(axis=0) | two_cards.any(axis=1)
     paired_codes = {sightings[k].card for k in np.flatnonzero(pair_reads).tolist()}
-    both_prints = _read_at_both_prints(sightings, half_round & earlier, centres)
+    both_prints = _read_at_both_prints(half_round & earlier, centres, sizes)
     # A pair's index reads found the two cards first, so each other read of that name (a far
     # corner, turned half round) joins the card it lies on, not the surest.
     order = sorted(
@@ -164,13 +165,16 @@ def _pairs(
 
 
 def _read_at_both_prints(
-    sightings: list[CardSighting], half_round_same_name: np.ndarray, centres: np.ndarray
+    half_round_same_name: np.ndarray, centres: np.ndarray, sizes: np.ndarray
 ) -> np.ndarray:
     """Which reads name a card at both its prints: one name, turned half round (each pair once),
-    one lying on the other's card."""
-    both = np.zeros(len(sightings), bool)
+    outlining one card (centres within BOTH_PRINTS_NEAR). Not merely overlapping: in a stack the
+    lower card's far print lies on the upper card, and a misread of it as the upper card's name
+    would otherwise pass for the upper card's own far print and stay apart from the lower card's
+    true name, two names for one card."""
+    both = np.zeros(len(centres), bool)
     for a, b in np.argwhere(half_round_same_name).tolist():
-        if _inside(sightings[a].quad, centres[b]) or _inside(sightings[b].quad, centres[a]):
+        if np.hypot(*(centres[a] - centres[b])) < BOTH_PRINTS_NEAR * min(sizes[a], sizes[b]):
             both[[a, b]] = True
     return both
 

@@ -582,6 +582,21 @@ def test_a_card_named_at_both_prints_is_not_merged_into_the_card_it_is_stacked_o
     assert sorted(s.card for s in merged) == ["AS", "JC"]
 
 
+def test_a_misread_of_the_lower_cards_far_print_as_the_upper_card_cancels_the_lower_cards_name() -> None:
+    # The nine of clubs lies on the nine of spades, a tenth of a card right and a quarter up, and
+    # is read at both its prints. The spade's far print, a few pixels tall, reads as the club:
+    # that read lies on the club's card too, but outlines the spade's, so it disputes the spade's
+    # name there instead of standing as a second nine of clubs (which scoring counts against the
+    # face-down card beside it).
+    width = 120 / 1.4
+    spade = _sighting("9S", 0.983, (100, 100))
+    club = _sighting("9C", 0.93, (112, 70))
+    club_far = _far_read("9C", 0.925, (112 + width, 190), 120.0)
+    spade_far_misread = _far_read("9C", 0.987, (100 + width, 220), 120.0)
+    merged = merge_sightings([spade, club, club_far, spade_far_misread], Thresholds())
+    assert sorted(s.card or "-" for s in merged) == ["-", "9C"]
+
+
 def test_a_lone_read_of_another_name_at_a_cards_far_print_still_cancels_it() -> None:
     # The ace of clubs read at its index, and as the ace of spades at its far print: one card.
     merged = merge_sightings(
