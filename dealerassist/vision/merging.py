@@ -34,7 +34,7 @@ def merge_sightings(sightings: list[CardSighting], t: Thresholds) -> list[CardSi
     two_cards = two_prints & earlier
     pair_reads = two_cards.any(axis=0) | two_cards.any(axis=1)
     paired_codes = {sightings[k].card for k in np.flatnonzero(pair_reads).tolist()}
-    both_prints = _read_at_both_prints(half_round & earlier, centres, sizes)
+    both_prints = _read_at_both_prints(half_round & earlier, between_centres, sizes)
     # A pair's index reads found the two cards first, so each other read of that name (a far
     # corner, turned half round) joins the card it lies on, not the surest.
     order = sorted(
@@ -165,16 +165,16 @@ def _pairs(
 
 
 def _read_at_both_prints(
-    half_round_same_name: np.ndarray, centres: np.ndarray, sizes: np.ndarray
+    half_round_same_name: np.ndarray, between_centres: np.ndarray, sizes: np.ndarray
 ) -> np.ndarray:
     """Which reads name a card at both its prints: one name, turned half round (each pair once),
     outlining one card (centres within BOTH_PRINTS_NEAR). Not merely overlapping: in a stack the
     lower card's far print lies on the upper card, and a misread of it as the upper card's name
     would otherwise pass for the upper card's own far print and stay apart from the lower card's
     true name, two names for one card."""
-    both = np.zeros(len(centres), bool)
+    both = np.zeros(len(sizes), bool)
     for a, b in np.argwhere(half_round_same_name).tolist():
-        if np.hypot(*(centres[a] - centres[b])) < BOTH_PRINTS_NEAR * min(sizes[a], sizes[b]):
+        if between_centres[a, b] < BOTH_PRINTS_NEAR * min(sizes[a], sizes[b]):
             both[[a, b]] = True
     return both
 
