@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from dealerassist.commands.bench import load
+from dealerassist.simulation.scoring import Tally
 from dealerassist.vision.deck import DeckFileError
-from dealerassist.vision.evaluate import Tally
 from dealerassist.vision.scenes import SceneCard
 from dealerassist.vision.sighting import CardSighting
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dealerassist.vision.baseline import ClassicReader
-from dealerassist.vision.evaluate import Tally, score_frame
+from dealerassist.commands.bench import load
+from dealerassist.simulation.scoring import Tally, score_frame
 from dealerassist.vision.scenes import FRAME_SIZE, gaussian_noise, load_design, make_scene, write_scenes
 
 from .conftest import lay_cards
@@ -80,7 +80,7 @@ def test_score_frame_counts_right_wrong_abstained_and_false() -> None:
 
 def test_classic_baseline_reads_an_isolated_card(kennard_dir: Path, design) -> None:
     frame = lay_cards(design, [("QD", (640, 360), 8, True)], height=180)
-    found = ClassicReader(kennard_dir).read(frame)
+    found = load("vision").ClassicReader(kennard_dir).read(frame)
     assert [s.card for s in found] == ["QD"]
 
 

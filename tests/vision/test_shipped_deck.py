@@ -12,9 +12,9 @@ import pytest
 
 from dealerassist.simulation import artwork
 from dealerassist.simulation.camera import load_demo_deck
+from dealerassist.simulation.scoring import Tally, score_frame
 from dealerassist.vision import enrollment
 from dealerassist.vision.deck import DECK_FORMAT, DeckModel, bundled_deck, remake_command
-from dealerassist.vision.evaluate import Tally, score_frame
 from dealerassist.vision.reader import CardReader
 from dealerassist.vision.scenes import make_scene
 

@@ -1,4 +1,4 @@
-"""Score card sightings against a scene's truth: read right, read wrong, abstained, false alarms.
+"""Score card sightings against a synthetic scene's truth: read right, read wrong, abstained, false alarms.
 
 Shared by the benchmark and the tests so both count the same way. A sighting belongs to the
 true card whose centre is nearest (within a third of the card's height), or whose index corner
