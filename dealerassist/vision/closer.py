@@ -58,14 +58,11 @@ def closer_names(
         for name, value in zip(names[start:end], sure[start:end], strict=True):
             if value >= accept:
                 votes.setdefault(name, []).append(value)
-        if not votes:
-            found.append(None)
-            continue
-        name, values = max(votes.items(), key=lambda vote: len(vote[1]))
+        name, values = max(votes.items(), key=lambda vote: len(vote[1]), default=("", []))
         rivals = sum(len(v) for other, v in votes.items() if other != name)
         if len(values) < NEEDED or rivals > RIVAL_SHARE * len(values) or name in named:
             found.append(None)
-            continue
-        named.add(name)
-        found.append((name, sorted(values, reverse=True)[NEEDED - 1]))
+        else:
+            named.add(name)
+            found.append((name, sorted(values, reverse=True)[NEEDED - 1]))
     return found

@@ -112,18 +112,9 @@ def stretches(quads: list[np.ndarray]) -> Stretches:
         across /= np.linalg.norm(across, axis=1, keepdims=True)
         down /= np.linalg.norm(down, axis=1, keepdims=True)
         for shares in spread.hidden:
-            n = len(shares)
             at = points[near][:, None] + np.array(shares)[None, :, None] * line[:, None]
-            size = (heights[near] + heights[far]) / 2
-            parts.append(
-                (
-                    at.reshape(-1, 2),
-                    np.repeat(across, n, axis=0),
-                    np.repeat(down, n, axis=0),
-                    np.repeat(size, n),
-                    np.repeat(places + np.arange(len(near)), n),
-                )
-            )
+            each = (across, down, (heights[near] + heights[far]) / 2, places + np.arange(len(near)))
+            parts.append((at.reshape(-1, 2), *(np.repeat(v, len(shares), axis=0) for v in each)))
             places += len(near)
     return Stretches(*(np.concatenate(column) for column in zip(*parts, strict=True)))
 

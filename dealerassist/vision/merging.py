@@ -32,7 +32,12 @@ def merge_sightings(sightings: list[CardSighting], t: Thresholds) -> list[CardSi
     two_cards = two_prints & earlier
     pair_reads = two_cards.any(axis=0) | two_cards.any(axis=1)
     paired_codes = {sightings[k].card for k in np.flatnonzero(pair_reads).tolist()}
-    both_prints = _read_at_both_prints(half_round & earlier, between_centres, sizes)
+    # Reads of one name turned half round that outline one card are its two prints. Outlining, not
+    # merely overlapping: in a stack the lower card's far print lies on the upper card, and a misread
+    # of it could pass for the upper card's own far print.
+    one_card = between_centres < BOTH_PRINTS_NEAR * np.minimum.outer(sizes, sizes)
+    at_both = half_round & earlier & one_card
+    both_prints = at_both.any(axis=0) | at_both.any(axis=1)
     # A pair's index reads found the two cards first, so each other read of that name (a far
     # corner, turned half round) joins the card it lies on, not the surest.
     order = sorted(
@@ -157,19 +162,6 @@ def _pairs(
         & (apart > PRINTS_APART * sizes[None, :])
     )
     return two_prints, same_name & half_round, named[:, None] & ~same_name & half_round
-
-
-def _read_at_both_prints(
-    half_round_same_name: np.ndarray, between_centres: np.ndarray, sizes: np.ndarray
-) -> np.ndarray:
-    """Which reads name a card at both its prints: one name, turned half round, outlining one card
-    (centres within BOTH_PRINTS_NEAR), not merely overlapping: in a stack the lower card's far print
-    lies on the upper card, and a misread of it could pass for the upper card's far print."""
-    both = np.zeros(len(sizes), bool)
-    for a, b in np.argwhere(half_round_same_name).tolist():
-        if between_centres[a, b] < BOTH_PRINTS_NEAR * min(sizes[a], sizes[b]):
-            both[[a, b]] = True
-    return both
 
 
 def _lengths(vectors: np.ndarray) -> np.ndarray:
