@@ -90,12 +90,11 @@ def around_unsure_reads(look: FirstLook, unsure: float, accept: float) -> Second
     """Windows around every corner whose best read is unsure, read for the card it names: a corner
     a pixel or a degree out moves a small card's print further than any training window was moved."""
     rows = unsure_rows(look, unsure, accept)
-    if not len(rows):
-        return no_windows()
     corner = look.owner[rows]
-    names = [look.names[row] for row in rows.tolist()]
-    points, x_axes, y_axes = look.points[corner], look.x_axes[corner], look.y_axes[corner]
-    return windows_around(rows, points, x_axes, y_axes, look.heights[rows], names)
+    middle = SecondLook(
+        rows, look.points[corner], look.x_axes[corner], look.y_axes[corner], look.heights[rows]
+    )
+    return windows_around(middle, [look.names[row] for row in rows.tolist()])
 
 
 def around_unsure_new_names(
@@ -112,17 +111,9 @@ def around_unsure_new_names(
         unnamed = look.probability[row] < accept
         if unnamed and unsure <= value < level and value > chosen.get(row, (0.0,))[0]:
             chosen[row] = (value, i)
-    if not chosen:
-        return no_windows()
     picks = [i for _, i in chosen.values()]
-    return windows_around(
-        np.array(list(chosen), int),
-        together.points[picks],
-        together.x_axes[picks],
-        together.y_axes[picks],
-        together.sizes[picks],
-        [names[i] for i in picks],
-    )
+    where = (together.points[picks], together.x_axes[picks], together.y_axes[picks], together.sizes[picks])
+    return windows_around(SecondLook(np.array(list(chosen), int), *where), [names[i] for i in picks])
 
 
 def confirm_around(look: FirstLook, around: SecondLook, accept: float, needed: int) -> list[int]:

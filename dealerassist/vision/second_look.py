@@ -120,23 +120,16 @@ def unsure_rows(look: FirstLook, unsure: float, accept: float) -> np.ndarray:
     return np.array([row for row in look.best if unsure <= look.probability[row] < accept], int)
 
 
-def windows_around(
-    rows: np.ndarray,
-    points: np.ndarray,
-    x_axes: np.ndarray,
-    y_axes: np.ndarray,
-    sizes: np.ndarray,
-    cards: list[str],
-) -> SecondLook:
-    """The ``AROUND_WINDOWS`` windows around each given window, read for its card."""
-    at, x_axes, y_axes = (v[:, None, None, :] for v in (points, x_axes, y_axes))
-    size = sizes[:, None, None]
+def windows_around(middle: SecondLook, cards: list[str]) -> SecondLook:
+    """The ``AROUND_WINDOWS`` windows around each of ``middle``'s windows, read for its card."""
+    at, x_axes, y_axes = (v[:, None, None, :] for v in (middle.points, middle.x_axes, middle.y_axes))
+    size = middle.sizes[:, None, None]
     step = np.maximum(1.0, AROUND_STEP * size)[..., None]
-    shape = (len(rows), len(AROUND_MOVES), len(AROUND_SIZES), 2)  # (window, move, size, xy)
+    shape = (len(middle.rows), len(AROUND_MOVES), len(AROUND_SIZES), 2)  # (window, move, size, xy)
     across, down = AROUND_MOVES[None, :, None, :1], AROUND_MOVES[None, :, None, 1:]
     moved = at + (across * x_axes + down * y_axes) * step
     return SecondLook(
-        np.repeat(rows, AROUND_WINDOWS),
+        np.repeat(middle.rows, AROUND_WINDOWS),
         np.broadcast_to(moved, shape).reshape(-1, 2),
         np.broadcast_to(x_axes, shape).reshape(-1, 2),
         np.broadcast_to(y_axes, shape).reshape(-1, 2),
