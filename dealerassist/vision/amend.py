@@ -1,8 +1,8 @@
-"""The second-look cascade: windows placed after a frame's first reading, to amend it.
+"""The second-look cascade: windows placed after a frame's first look, to amend it.
 
 Where the first look is unsure or names nothing, the cause is mostly geometry, not print: a fitted
-corner a pixel or a degree off, a corner hidden in a fan and found a few hundredths of a card away,
-or a size guess from an outline that runs on past the card. So the passes move and resize windows,
+corner a pixel or a degree off, a corner hidden in a fan found a few hundredths of a card away, or
+a size guess from an outline that runs on past the card. So the passes move and resize windows,
 never the classifier's levels. ``look_again`` runs them in this order:
 
 1. ``around_unsure_reads`` -> ``confirm_around``: windows around an unsure read confirm its name.
@@ -11,25 +11,24 @@ never the classifier's levels. ``look_again`` runs them in this order:
 4. ``around_unsure_new_names`` -> ``confirm_around``: windows around an unsure new name of 2 or 3.
 5. ``name_at_both_prints``: unsure reads of one name at one card's two prints name it.
 
-Passes 1-3 place their windows from the first look alone, so a frame samples them in one batch
-(``read_second_looks``); then each decides in turn, a later one only for rows still unnamed.
-
-Every threshold of the cascade (levels from ``Thresholds``, per reader; geometry in card heights):
+Passes 1-3 place their windows from the first look alone, so they are read in one batch; then each
+decides in turn, a later one only for rows still unnamed. Every threshold of the cascade (levels
+from ``Thresholds``; geometry in card heights):
 
 | pass | threshold | value | meaning |
 |---|---|---|---|
 | all | ``Thresholds.accept`` | 0.9 | a read this sure names a card |
-| 1, 4 | ``Thresholds.unsure`` | 0.3 | a read from this up to ``accept`` is unsure, looked at again |
+| 1, 4 | ``Thresholds.unsure`` | 0.3 | a read from this up to ``accept`` is looked at again |
+| 3 | ``Thresholds.unsure`` | 0.3 | a corner's own read of another name from this blocks it |
 | 1, 4 | ``second_look.AROUND_STEP``, ``AROUND_SIZES`` | 0.015; 0.96, 1, 1.04 | 5 places x 3 sizes |
 | 1 | ``Thresholds.confirm_windows`` | 4 of 15 | windows at ``accept`` that confirm a name |
+| 4 | ``Thresholds.confirm_new_name_windows`` | 5 of 15 | the same for a new name |
 | 2, 5 | ``second_look.SAME_WAY`` | 0.9 | cosine of both edges: corners turned alike (or half round) |
 | 2 | ``PRINT_REACH`` | 1.5 | the farthest neighbour that lends its print |
 | 2 | ``PRINT_MOVE`` | 0.02 | the least move to the print worth a window |
 | 2, 3 | ``PRINT_RESIZE`` | 0.06 | a size guess this far from the named size is off |
 | 2, 3 | ``Thresholds.new_name`` | 0.9 | a window there brings a new name this sure |
 | 3 | ``NEAREST_NAMED`` | 3 | named corners whose median size is the named size |
-| 3 | ``Thresholds.unsure`` | 0.3 | a corner's own read of another name from this blocks it |
-| 4 | ``Thresholds.confirm_new_name_windows`` | 5 of 15 | windows at ``accept`` that confirm a new name |
 | 5 | ``Thresholds.both_prints`` | 0.5 | unsure reads from this take part |
 | 5 | ``BOTH_PRINTS_REACH`` | 0.1 | the second corner this near the first's far corner |
 | 5 | ``BOTH_PRINTS_SIZE`` | 0.15 | and its card size this near the first's |
@@ -88,24 +87,22 @@ def look_again(look: FirstLook, net: Committee, window: IndexWindow, aspect: flo
 
 
 def around_unsure_reads(look: FirstLook, unsure: float, accept: float) -> SecondLook:
-    """Windows around every corner whose best read reaches ``unsure`` but not ``accept``, read for
-    the card it names: a fitted corner a pixel or a degree out moves a small card's print across the
-    window further than any training window was moved."""
+    """Windows around every corner whose best read is unsure, read for the card it names: a corner
+    a pixel or a degree out moves a small card's print further than any training window was moved."""
     rows = unsure_rows(look, unsure, accept)
-    if not len(rows):
-        return no_windows()
     corner = look.owner[rows]
-    names = [look.names[row] for row in rows.tolist()]
-    points, x_axes, y_axes = look.points[corner], look.x_axes[corner], look.y_axes[corner]
-    return windows_around(rows, points, x_axes, y_axes, look.heights[rows], names)
+    middle = SecondLook(
+        rows, look.points[corner], look.x_axes[corner], look.y_axes[corner], look.heights[rows]
+    )
+    return windows_around(middle, [look.names[row] for row in rows.tolist()])
 
 
 def around_unsure_new_names(
     look: FirstLook, steps: list[SecondLook], unsure: float, level: float, accept: float
 ) -> SecondLook:
     """Windows around the surest new name of each row still unnamed that ``steps`` read from
-    ``unsure`` up to ``level`` (where a new name stands at once), read for that name: windows placed
-    from a neighbour's print or size can lie a little off the print, as a fitted corner can."""
+    ``unsure`` up to ``level``, read for that name: a window placed from a neighbour's print or
+    size can lie a little off, as a fitted corner can."""
     together = joined(steps)
     names = [name for step in steps for name in step.names]
     sure = np.concatenate([step.probability for step in steps]).tolist()
@@ -114,23 +111,14 @@ def around_unsure_new_names(
         unnamed = look.probability[row] < accept
         if unnamed and unsure <= value < level and value > chosen.get(row, (0.0,))[0]:
             chosen[row] = (value, i)
-    if not chosen:
-        return no_windows()
     picks = [i for _, i in chosen.values()]
-    return windows_around(
-        np.array(list(chosen), int),
-        together.points[picks],
-        together.x_axes[picks],
-        together.y_axes[picks],
-        together.sizes[picks],
-        [names[i] for i in picks],
-    )
+    where = (together.points[picks], together.x_axes[picks], together.y_axes[picks], together.sizes[picks])
+    return windows_around(SecondLook(np.array(list(chosen), int), *where), [names[i] for i in picks])
 
 
 def confirm_around(look: FirstLook, around: SecondLook, accept: float, needed: int) -> list[int]:
-    """Name each still unnamed row whose ``needed``-th surest window around reaches ``accept``
-    (several windows, not one lucky one), at that level, at the middle window's place and size;
-    the rows named."""
+    """Name each still unnamed row whose ``needed``-th surest window around reaches ``accept`` (several
+    windows, not one lucky one), at the middle window's place and size; the rows named."""
     if not len(around.rows):
         return []
     middle = slice(AROUND_MIDDLE, None, AROUND_WINDOWS)
@@ -149,17 +137,15 @@ def confirm_around(look: FirstLook, around: SecondLook, accept: float, needed: i
 def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondLook:
     """A window where the print lies, for every unnamed corner beside a named one turned alike.
 
-    In a fan or a stepped row a lower card's corner is often hidden or marked only by its
-    neighbour's faint edge, so the corner found is a few hundredths of a card off and its print
-    lies partly outside its window. The ink around the window (at the nearest named corner's card
-    size) is matched with the mean ink of the frame's named index windows; the corner is moved by
-    the best match and read there at that size, unless that lands on a named corner turned alike
-    (its print again) or leaves it in place with a size guess near the named size already.
+    In a fan a lower card's corner is often hidden or marked only by its neighbour's faint edge, so
+    the corner found is a little off and its print partly outside its window. The ink around the
+    window (at the nearest named card's size) is matched with the mean ink of the frame's named
+    windows, and the corner moved by the best match, unless that lands on a named corner turned
+    alike (its print again) or leaves it in place at a size near the named size already.
 
-    The plain match is drawn to the heaviest ink, which beside a court figure or a neighbour's
-    print is not the print; the zero-mean match follows the print's shape but finds fewer prints.
-    Where they disagree both windows are read, the plain one's first (``take_new_names`` takes a
-    row's first name).
+    The plain match is drawn to the heaviest ink, which beside a court figure is not the print; the
+    zero-mean match follows the print's shape but finds fewer prints. Where they disagree both are
+    read, the plain one first (``take_new_names`` takes a row's first name).
     """
     first, named = look.named_best(accept)
     unnamed = np.flatnonzero(~named)
@@ -197,15 +183,14 @@ def at_the_print(look: FirstLook, accept: float, window: IndexWindow) -> SecondL
 
 
 def at_named_size(look: FirstLook, accept: float, printed: SecondLook) -> SecondLook:
-    """A window at the size of the cards named nearest it, for every unnamed outline, traced or
-    ink corner none of whose size guesses read at first look is near that size, unless ``printed``
-    (``at_the_print``'s windows) reads it in place at a named size already.
+    """A window at the median size of the nearest named cards, for every unnamed outline, traced or
+    ink corner none of whose first-look sizes is near it, unless ``printed`` (``at_the_print``'s
+    windows) reads it in place already.
 
-    The cards on a table are one size and the camera's scale changes slowly across the frame, but
-    a corner's size guesses come from how far paper runs along its edges: in a fan the outline runs
-    on past the card or stops at a neighbour. Junctions are left out: unnamed, they are mostly
-    another card's edge. A corner ``at_the_print`` moved is read here too where it was found: a
-    court card's picture frame can pull the mean print's match away from the index.
+    A table's cards are one size, but a corner's size guesses come from how far paper runs along its
+    edges, and in a fan the outline runs on past the card or stops at a neighbour. Junctions are left
+    out: unnamed, they are mostly another card's edge. A corner ``at_the_print`` moved is read here
+    too, where it was found: a court card's frame can pull the print match away from the index.
     """
     first, named = look.named_best(accept)
     own = np.array([candidate.source in _OWN_CARD for candidate in look.candidates])
@@ -213,7 +198,8 @@ def at_named_size(look: FirstLook, accept: float, printed: SecondLook) -> Second
     unnamed = np.flatnonzero(~named & own & ~np.isin(first, printed.rows[in_place]))
     if not named.any() or not len(unnamed):
         return no_windows()
-    sizes = np.array(named_sizes_near(look, unnamed, accept))
+    nearest = np.argsort(distances(look.points[unnamed], look.points[named]), axis=1)
+    sizes = np.median(look.heights[first[named]][nearest[:, :NEAREST_NAMED]], axis=1)
     read = np.bincount(look.owner, minlength=len(look.candidates)).tolist()
     off = _sizes_all_off(
         [look.candidates[corner].heights[: read[corner]] for corner in unnamed.tolist()], sizes
@@ -234,25 +220,12 @@ def _sizes_all_off(guesses: list[list[float]], sizes: np.ndarray) -> np.ndarray:
     )
 
 
-def named_sizes_near(look: FirstLook, corners: np.ndarray, accept: float) -> list[float | None]:
-    """The median card size of the ``NEAREST_NAMED`` named corners nearest each of ``corners``
-    (None each where the first look named none)."""
-    first, named_mask = look.named_best(accept)
-    named = np.flatnonzero(named_mask)
-    if not len(named) or not len(corners):
-        return [None] * len(corners)
-    apart = distances(look.points[corners], look.points[named])
-    nearest = np.argsort(apart, axis=1)[:, :NEAREST_NAMED]
-    return np.median(look.heights[first[named]][nearest], axis=1).tolist()
-
-
 def take_new_names(
     look: FirstLook, moved: SecondLook, level: float, accept: float, contrary: float = np.inf
 ) -> list[int]:
-    """Give each still unnamed row the card its moved window names at ``level`` or more (above a
-    first read's: it is a name the first look did not give), with that window's size and corner;
-    the rows named. A row whose own read names another card at ``contrary`` or more keeps it: two
-    windows of one corner that disagree name nothing."""
+    """Give each still unnamed row the card its moved window names at ``level`` or more, with that
+    window's size and corner; the rows named. A row whose own read names another card at ``contrary``
+    or more keeps it: two windows of one corner that disagree name nothing."""
     raised = []
     for row, point, size, name, value in zip(
         moved.rows.tolist(), moved.points, moved.sizes, moved.names, moved.probability.tolist(), strict=True
@@ -269,12 +242,9 @@ def take_new_names(
 
 
 def name_at_both_prints(look: FirstLook, aspect: float, unsure: float, accept: float) -> list[int]:
-    """Raise to ``accept`` every pair of unsure reads (``unsure`` up to ``accept``, each corner's
-    surest) of one name that lie at one card's two index prints; the rows raised.
-
-    A card's two prints are read through two windows, often one blurred or glared, or each a little
-    off its corner: the same name at both is evidence that neither window gives alone.
-    """
+    """Raise to ``accept`` every pair of unsure reads (each corner's surest) of one name that lie at
+    one card's two prints; the rows raised. Two windows, often one blurred or each a little off,
+    naming one card at both its prints is evidence neither gives alone."""
     rows = unsure_rows(look, unsure, accept).tolist()
     raised: set[int] = set()
     for i, first in enumerate(rows):

@@ -21,8 +21,7 @@ def backs_at(
     back_distance: float,
 ) -> list[CardSighting | None]:
     """A face-down card at each corner (with its card heights), or None: the largest card on
-    paper whose corner looks like the enrolled back's (either edge may be the long one). How
-    much of each size lies on paper is measured for all corners in one pass."""
+    paper whose corner looks like the enrolled back's (either edge may be the long one)."""
     aspect = deck.aspect
     choices = []
     for _, heights in corners:

@@ -1,9 +1,9 @@
 """A closer look at a card seen but not read.
 
-Such a card's outline is mostly right, but the corner it was read at, or its size guess, is a few
-hundredths of a card off and the print sits across the window's edge. Such cards are few, so
-each gets a dense grid of windows at both its index corners, and a name that many of them read
-surely, with hardly any rival, names it.
+Its outline is mostly right, but the corner it was read at, or its size guess, is a few hundredths
+of a card off and the print sits across the window's edge. Such cards are few, so each gets a dense
+grid of windows at both index corners, and a name many of them read surely, with hardly any rival,
+names it.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import numpy as np
 
 from dealerassist.vision.second_look import Windows
 
-# Each index corner's windows: moved by these shares of the card height along either edge, each
-# at these shares of its size.
+# Each index corner's windows: moved by these shares of the card height along either edge, at
+# these shares of its size.
 MOVES = (-0.04, -0.02, 0.0, 0.02, 0.04)
 SIZES = (0.92, 0.96, 1.0, 1.04, 1.08)
 _GRID = np.array(list(itertools.product(MOVES, MOVES, SIZES)))
@@ -25,8 +25,7 @@ RIVAL_SHARE = 0.25  # windows reading any other name surely, at most this share 
 
 
 def closer_windows(quads: list[np.ndarray]) -> Windows:
-    """The grid of windows at both index corners of each quad (index corner first, as the reader
-    outlines a card; the other index corner is the third)."""
+    """The grid of windows at both index corners (the first and third) of each quad."""
     points, x_axes, y_axes, sizes = [], [], [], []
     for quad in quads:
         q = np.asarray(quad, float)
@@ -49,8 +48,8 @@ def closer_names(
 ) -> list[tuple[str, float] | None]:
     """For each card looked at (``WINDOWS`` reads in a row), the name read at ``accept`` by the
     most windows and its ``NEEDED``-th surest read, when ``NEEDED`` or more read it, other names
-    in at most ``RIVAL_SHARE`` as many, and no card of the frame bears it (``named``, which each
-    name given here joins); else None."""
+    in at most ``RIVAL_SHARE`` as many, and no card of the frame bears it (``named``, which it
+    joins); else None."""
     found: list[tuple[str, float] | None] = []
     sure = probability.tolist()
     for start in range(0, len(names), WINDOWS):
@@ -59,14 +58,11 @@ def closer_names(
         for name, value in zip(names[start:end], sure[start:end], strict=True):
             if value >= accept:
                 votes.setdefault(name, []).append(value)
-        if not votes:
-            found.append(None)
-            continue
-        name, values = max(votes.items(), key=lambda vote: len(vote[1]))
+        name, values = max(votes.items(), key=lambda vote: len(vote[1]), default=("", []))
         rivals = sum(len(v) for other, v in votes.items() if other != name)
         if len(values) < NEEDED or rivals > RIVAL_SHARE * len(values) or name in named:
             found.append(None)
-            continue
-        named.add(name)
-        found.append((name, sorted(values, reverse=True)[NEEDED - 1]))
+        else:
+            named.add(name)
+            found.append((name, sorted(values, reverse=True)[NEEDED - 1]))
     return found

@@ -1,12 +1,11 @@
 """A fan's middle card, read on the line between its neighbours' corners.
 
 In a spread each card's index shows in the strip its upper neighbour leaves. Where that strip's
-corner is flush with the neighbours' corners, or stepped as theirs are, the paper outline has no
-corner there and no finder reports one. The cards seen on either side (named, face down or unread)
-say where it lies: on the line between their corners of the same side, at the shares of the way
-below. A name that ``AGREEING`` windows around one hidden card's place read at the reader's
-``fan_middle`` level (under a single read's: two windows agree), and that no other card of the
-frame bears, is that card.
+corner is flush or stepped with the neighbours' corners, the outline has no corner there and no
+finder reports one. The cards on either side (named, face down or unread) say where it lies: on the
+line between their corners of the same side. A name that ``AGREEING`` windows around one hidden
+card's place read at the ``fan_middle`` level (under a single read's: two windows agree), and that
+no other card of the frame bears, is that card.
 """
 
 from __future__ import annotations
@@ -18,8 +17,8 @@ import numpy as np
 from dealerassist.vision.second_look import Windows
 
 # Each hidden card's windows, as shares of the way between its neighbours' corners: one hidden
-# card (a spread steps a third to three fifths of a card's width); two, around a third of the way
-# from either end; three, around a quarter, half and three quarters of the way.
+# card (a spread steps a third to three fifths of a card's width); two, a third of the way from
+# either end; three, a quarter, half and three quarters of the way.
 ALONG = (0.36, 0.41, 0.46, 0.5, 0.54, 0.59, 0.64)
 THIRD = (0.27, 0.3, 0.333, 0.36, 0.39)
 QUARTER = (0.19, 0.22, 0.25, 0.28, 0.31)
@@ -62,10 +61,9 @@ class Stretches(Windows):
 
 
 def _corners(quads: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Each card's two corners that an index may mark (a named card's index corners, or the same
-    two of a back however its quad was grown), as arrays: the card, the point, the axes (x across
-    the short edge, y down the long one, turned as every card seen from above is), the height and
-    the width."""
+    """Each card's two corners that an index may mark (turned as a face-up card's index corners
+    are, however its quad was grown), as arrays: the card, the point, the axes (x across the short
+    edge, y down the long one), the height and the width."""
     following, preceding = np.roll(quads, -1, axis=1) - quads, np.roll(quads, 1, axis=1) - quads
     short_first = np.linalg.norm(following, axis=2) < np.linalg.norm(preceding, axis=2)
     across = np.where(short_first[..., None], following, preceding)
@@ -78,9 +76,9 @@ def _corners(quads: np.ndarray) -> tuple[np.ndarray, ...]:
 
 
 def stretches(quads: list[np.ndarray]) -> Stretches:
-    """Windows between every two cards (quads as the reader outlines them) turned alike, of one
-    size, one to three hidden cards' steps of a fan apart, and no third card's corner turned alike
-    on the line between them (such a stretch holds its hidden card already)."""
+    """Windows between every two cards turned alike, of one size, one to three hidden cards' steps
+    of a fan apart, with no third card's corner turned alike on the line between them (that
+    stretch holds its hidden card already)."""
     card, points, x_axes, y_axes, heights, widths = _corners(np.array(quads, float).reshape(-1, 4, 2))
     apart = points[None, :] - points[:, None]  # from each corner (rows) to each other (columns)
     along = np.einsum("ijk,ik->ij", apart, x_axes) / widths[:, None]
@@ -114,18 +112,9 @@ def stretches(quads: list[np.ndarray]) -> Stretches:
         across /= np.linalg.norm(across, axis=1, keepdims=True)
         down /= np.linalg.norm(down, axis=1, keepdims=True)
         for shares in spread.hidden:
-            n = len(shares)
             at = points[near][:, None] + np.array(shares)[None, :, None] * line[:, None]
-            size = (heights[near] + heights[far]) / 2
-            parts.append(
-                (
-                    at.reshape(-1, 2),
-                    np.repeat(across, n, axis=0),
-                    np.repeat(down, n, axis=0),
-                    np.repeat(size, n),
-                    np.repeat(places + np.arange(len(near)), n),
-                )
-            )
+            each = (across, down, (heights[near] + heights[far]) / 2, places + np.arange(len(near)))
+            parts.append((at.reshape(-1, 2), *(np.repeat(v, len(shares), axis=0) for v in each)))
             places += len(near)
     return Stretches(*(np.concatenate(column) for column in zip(*parts, strict=True)))
 
@@ -134,8 +123,8 @@ def middle_cards(
     found: Stretches, names: list[str], probability: np.ndarray, level: float, named: set[str]
 ) -> dict[str, tuple[int, float]]:
     """The cards named between neighbours (``AGREEING`` windows of one stretch read the name at
-    ``level`` or more), each with its surest agreeing window and the weaker probability of the
-    ``AGREEING`` surest; a name already in ``named`` is another card's."""
+    ``level`` or more, not in ``named``), each with its surest agreeing window and the
+    ``AGREEING``-th surest probability."""
     cards: dict[str, tuple[int, float]] = {}
     sure = probability.tolist()
     for stretch in np.unique(found.stretch).tolist():

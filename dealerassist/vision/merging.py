@@ -1,6 +1,5 @@
 """One sighting per card: a frame's corners grow into overlapping quads, merged here; then the
-clean-up (an unread corner inside a known card is that card's, each back is kept once).
-"""
+clean-up (an unread corner inside a known card is that card's, each back is kept once)."""
 
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ BACKS_NEAR = 0.45  # ... and centres this near outline one back twice
 
 def merge_sightings(sightings: list[CardSighting], t: Thresholds) -> list[CardSighting]:
     """One sighting per card: named when its reads agree or one outweighs the rest (``_settled``),
-    face down when only backs see it, else a card seen but not read. Reads of one print must
-    agree first; a name read much smaller than the frame's cards is a picture, left unread."""
+    face down when only backs see it, else a card seen but not read."""
     _one_print_one_read(sightings, t)
     quads = np.array([s.quad for s in sightings], float).reshape(-1, 4, 2)
     sizes = _lengths(quads[:, 2] - quads[:, 0])  # each quad's diagonal
@@ -34,7 +32,12 @@ def merge_sightings(sightings: list[CardSighting], t: Thresholds) -> list[CardSi
     two_cards = two_prints & earlier
     pair_reads = two_cards.any(axis=0) | two_cards.any(axis=1)
     paired_codes = {sightings[k].card for k in np.flatnonzero(pair_reads).tolist()}
-    both_prints = _read_at_both_prints(half_round & earlier, between_centres, sizes)
+    # Reads of one name turned half round that outline one card are its two prints. Outlining, not
+    # merely overlapping: in a stack the lower card's far print lies on the upper card, and a misread
+    # of it could pass for the upper card's own far print.
+    one_card = between_centres < BOTH_PRINTS_NEAR * np.minimum.outer(sizes, sizes)
+    at_both = half_round & earlier & one_card
+    both_prints = at_both.any(axis=0) | at_both.any(axis=1)
     # A pair's index reads found the two cards first, so each other read of that name (a far
     # corner, turned half round) joins the card it lies on, not the surest.
     order = sorted(
@@ -93,7 +96,7 @@ def _one_print_one_read(sightings: list[CardSighting], t: Thresholds) -> None:
     if len(named) < 2:
         return
     index = np.array([s.index_point for s in named], float)
-    quads = np.array([s.quad for s in named], float)  # the same differences, all quads at once
+    quads = np.array([s.quad for s in named], float)
     corner = quads[:, 0]
     across = quads[:, 1] - corner
     across /= np.maximum(np.hypot(across[:, 0], across[:, 1]), 1e-9)[:, None]
@@ -129,17 +132,14 @@ def _same_card(
 def _pairs(
     sightings: list[CardSighting], quads: np.ndarray, sizes: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """How every two sightings ``[a, b]`` of a frame lie to each other, measured once for all pairs:
+    """How every two sightings ``[a, b]`` of a frame lie to each other:
 
-    - ``two_prints``: reads of one name from prints turned alike and more than PRINTS_APART of
-      ``b``'s diagonal apart: two cards of one code (a pair from a multi-deck shoe), which a fan
-      overlaps like one card;
+    - ``two_prints``: one name read at prints turned alike, more than PRINTS_APART apart: two cards
+      of one code (from a multi-deck shoe), which a fan overlaps like one card;
     - ``half_round``: reads of one name whose quads' tops point (within SAME_WAY) opposite ways;
-    - ``far_print``: ``a`` names another card than ``b``, turned half round from it. Where ``b``
-      is read at both its card's prints (``_read_at_both_prints``) they stay apart: in a stack a
-      fifth of a card apart the upper card's far-print read lies near the lower card's centre, and
-      merging would cancel both names. A lone read there may be a misread of the lower card's own
-      far print, and still merges.
+    - ``far_print``: ``a`` names another card than ``b``, turned half round from it. Where ``b`` is
+      read at both its card's prints they stay apart: in a stack the upper card's far-print read
+      lies near the lower card's centre, and merging would cancel both names.
     """
     names = np.array([s.card for s in sightings], object)
     named = np.array([s.card is not None for s in sightings], bool)
@@ -164,24 +164,9 @@ def _pairs(
     return two_prints, same_name & half_round, named[:, None] & ~same_name & half_round
 
 
-def _read_at_both_prints(
-    half_round_same_name: np.ndarray, between_centres: np.ndarray, sizes: np.ndarray
-) -> np.ndarray:
-    """Which reads name a card at both its prints: one name, turned half round (each pair once),
-    outlining one card (centres within BOTH_PRINTS_NEAR). Not merely overlapping: in a stack the
-    lower card's far print lies on the upper card, and a misread of it as the upper card's name
-    would otherwise pass for the upper card's own far print and stay apart from the lower card's
-    true name, two names for one card."""
-    both = np.zeros(len(sizes), bool)
-    for a, b in np.argwhere(half_round_same_name).tolist():
-        if between_centres[a, b] < BOTH_PRINTS_NEAR * min(sizes[a], sizes[b]):
-            both[[a, b]] = True
-    return both
-
-
 def _lengths(vectors: np.ndarray) -> np.ndarray:
-    """``np.linalg.norm`` of each (x, y) row, to the last bit: the same dot products, all at once
-    (a sum of squares written out can round differently from the dot product it takes)."""
+    """``np.linalg.norm`` of each (x, y) row to the last bit: the same dot products (a sum of
+    squares written out can round differently)."""
     return np.sqrt((vectors[:, None, :] @ vectors[:, :, None]).ravel())
 
 
@@ -219,9 +204,8 @@ def card_height(s: CardSighting) -> float:
 
 def one_sighting_a_back(sightings: list[CardSighting]) -> list[CardSighting]:
     """Each back once: two corners of one back that guess its long edge differently outline it
-    twice (``_outlined_again``). The outline whose long side is nearest the named cards' height
-    is kept, else the surer. Done last: until then the other outline may line up with a fan's
-    cards, between which a fan's middle cards are looked for."""
+    twice. The outline whose long side is nearest the named cards' height is kept, else the surer.
+    Done last: until then the other outline may line up with a fan's cards."""
     card = named_height([s for s in sightings if s.card is not None])
 
     def misfit(s: CardSighting) -> float:
@@ -241,8 +225,8 @@ def one_sighting_a_back(sightings: list[CardSighting]) -> list[CardSighting]:
 
 
 def _outlined_again(kept: np.ndarray, other: np.ndarray, size: float) -> bool:
-    """Whether ``other`` outlines ``kept``'s back again: two backs in a fan lie a third of a card
-    apart, side by side a card's width apart, and neither meets the other within BACKS_MEET."""
+    """Whether ``other`` outlines ``kept``'s back again: two backs in a fan or side by side lie
+    further apart and meet at no corner."""
     centres = np.hypot(*(kept.mean(axis=0) - other.mean(axis=0)))
     corners = kept[:, None, :] - other[None, :, :]
     meet = np.hypot(corners[..., 0], corners[..., 1]).min()

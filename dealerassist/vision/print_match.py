@@ -1,5 +1,5 @@
-"""Where a corner's print lies: its window's ink slid over the ink of a named neighbour's print,
-so an unnamed corner found a little off its card can be moved onto its index.
+"""Where a corner's print lies: its window's ink slid over the mean ink of the frame's named
+prints, so an unnamed corner found a little off its card can be moved onto its index.
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ PRINT_PAD = (6, 8)  # ink cells (across, down) the match may move a window
 
 def print_offsets(around: np.ndarray, print_map: np.ndarray, zero_mean: bool = False) -> np.ndarray:
     """How many ink cells (across, down) each print lies from where ``print_map`` has it in its
-    window (``around``: the ink of each window and of ``PRINT_PAD`` cells beyond it).
+    window (``around``: the ink of each window and ``PRINT_PAD`` cells beyond it).
 
-    A corner found off its card mostly lies along one of the card's edges, so the better of the
-    best move straight across and the best straight down is kept (scored as ``cv2.TM_CCORR_NORMED``
-    does, or with ``zero_mean`` as ``cv2.TM_CCOEFF_NORMED``), then a move along the other edge
-    from there mends the rest.
+    A corner found off its card mostly lies along one of its edges, so the better of the best move
+    straight across and straight down is kept, then a move along the other edge mends the rest.
     """
     count = len(around)
     wanted = print_map.astype(np.float32)
@@ -38,7 +36,7 @@ def best_along(
     around: np.ndarray, wanted: np.ndarray, start: np.ndarray, axis: int, zero_mean: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """The best move of ``wanted`` along one axis (0 across, 1 down) of each window's ``around``
-    map, the other axis held at ``start``'s move, with its normalised match."""
+    map, the other axis held at ``start``'s move, with its match."""
     across, down = PRINT_PAD
     pad, held = (across, start[:, 1] + down) if axis == 0 else (down, start[:, 0] + across)
     if axis == 1:  # the maps turned down the card, each row contiguous for the compiled loop
@@ -54,14 +52,12 @@ def best_along(
 def _best_placings(
     around: np.ndarray, weights: np.ndarray, held: np.ndarray, zero_mean: bool
 ) -> tuple[np.ndarray, np.ndarray]:
-    """For each window, the first placing of the map ``weights`` along the last axis of its
-    ``around`` map that matches best (as ``cv2.TM_CCORR_NORMED`` scores, or with ``zero_mean`` and
-    the map's mean taken off its weights as ``cv2.TM_CCOEFF_NORMED`` does, but for the map's own
-    norm), the map's first row held at ``held``.
+    """For each window, the first placing of ``weights`` along the last axis of its ``around`` map
+    that matches best (scored as ``cv2.TM_CCORR_NORMED``, or with ``zero_mean`` as
+    ``cv2.TM_CCOEFF_NORMED`` but for the map's own norm), the map's first row held at ``held``.
 
-    A compiled loop: numpy passes making the same sums in the same order cost many times more. With
-    the map's mean taken off, the products are those of both means taken off, so the zero-mean
-    score needs no sums beyond the ink's.
+    Compiled: numpy passes making the same sums in the same order cost many times more. With the
+    map's mean off its weights, the products are those of both means off.
     """
     count, _, width = around.shape
     rows, cols = weights.shape

@@ -1,21 +1,12 @@
 """Read every card in a frame from its corner indices, abstaining rather than guessing.
 
-``CardReader._read`` runs the stages in order, each a call into its module:
-
-1. candidate corners with their card sizes (``candidates``: outline corners, junctions, traced
-   and ink corners);
-2. a first look: one index window per corner and size, read in one batch (``index_window``,
-   ``index_features``, the deck's ``indexnet`` committee);
-3. second looks at unsure or unnamed corners, one cascade (``amend.look_again``);
-4. a sighting per corner, and face-down cards among the rest (``backs``);
-5. one sighting per card (``merging``);
-6. a fan's middle cards (``fans``);
-7. a closer look at cards seen but not read (``closer``);
-8. the clean-up (``merging``).
-
-A corner's read is trusted only when the classifier is sure of rank, suit and that an index is
-there at all; reads that disagree make a card unknown unless one is beyond doubt. docs/vision.md
-says why each stage is as it is and what each pays.
+``CardReader._read`` is the list of stages, each a call into its module: candidate corners and
+their card sizes (``candidates``); a first look, one index window per corner and size read in one
+batch; the second-look cascade (``amend``); a sighting per corner, face-down cards among the rest
+(``backs``); one sighting per card (``merging``); a fan's middle cards (``fans``); a closer look at
+cards seen but not read (``closer``); the clean-up (``merging``). A read is trusted only when the
+classifier is sure of rank, suit and that an index is there at all; reads that disagree make a card
+unknown unless one is beyond doubt.
 """
 
 from __future__ import annotations
@@ -45,11 +36,8 @@ from dealerassist.vision.sighting import CardSighting
 from dealerassist.vision.thresholds import Thresholds
 
 WORKING_SIDE = 1600  # larger frames are read scaled down to this longer side
-_FIRST_SIZE_ONLY = frozenset({JUNCTION, TRACED})  # corners whose later size guesses seldom name a card
-
-# What the first look found at a corner: a sighting, or a corner that may be a back's, with its
-# size guesses and the unread card it is otherwise (if any).
-_AtCorner = CardSighting | tuple[Corner, list[float], CardSighting | None]
+# Corners read at their first size guess only: their others add windows and name next to nothing.
+_FIRST_SIZE_ONLY = frozenset({JUNCTION, TRACED})
 
 
 class CardReader:
@@ -85,8 +73,7 @@ class CardReader:
             return []
         look, kind, starts = self._first_look(bgra, geometry.candidates)
         look_again(look, self.deck.net, self.deck.window, self.deck.aspect, self.thresholds)
-        found = self._at_each_corner(look, kind, starts)
-        sightings = self._with_backs(frame, geometry.filled, found)
+        sightings = self._at_each_corner(frame, geometry.filled, look, kind, starts)
         merged = merge_sightings(sightings, self.thresholds)
         seen = self._fans_middle_cards(bgra, merged) if len(merged) > 1 else merged
         seen = self._closer_look(bgra, seen)
@@ -95,10 +82,8 @@ class CardReader:
     def _first_look(
         self, bgra: np.ndarray, candidates: list[Candidate]
     ) -> tuple[FirstLook, np.ndarray, np.ndarray]:
-        """One index window at every candidate corner and size (a junction or traced corner at its
-        first guess only: its others add windows and name next to nothing), read in one batch: the
-        first look, each row's kinds (nothing, an index, a back) and where each candidate's rows
-        start."""
+        """One window at every candidate corner and size, read in one batch: the first look, each
+        row's kinds (nothing, an index, a back) and where each candidate's rows start."""
         corners = corner_arrays([c.corner for c in candidates])
         sizes = [_first_look_sizes(c) for c in candidates]
         windows, owner, heights = windows_of(bgra, candidates, self.deck.window, corners, sizes)
@@ -106,51 +91,47 @@ class CardReader:
         names, probability, kind = self.deck.net.best(features)
         # Each candidate's rows are consecutive; its surest row is the first of equals.
         starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]) if len(owner) else owner
-        sure = probability.tolist()
+        ends = [*starts[1:].tolist(), len(owner)]
         best = [
-            max(range(start, end), key=sure.__getitem__)
-            for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(owner)], strict=True)
+            start + int(np.argmax(probability[start:end]))
+            for start, end in zip(starts.tolist(), ends, strict=True)
         ]
         look = FirstLook(
             bgra, candidates, *corners, owner, heights, ink_maps(features), names, probability, best
         )
         return look, kind, starts
 
-    def _at_each_corner(self, look: FirstLook, kind: np.ndarray, starts: np.ndarray) -> list[_AtCorner]:
-        """What each candidate corner shows after both looks, in candidate order."""
+    def _at_each_corner(
+        self, frame: np.ndarray, filled: np.ndarray, look: FirstLook, kind: np.ndarray, starts: np.ndarray
+    ) -> list[CardSighting]:
+        """What each candidate corner shows after both looks, in candidate order: a card named, a
+        face-down card where the corner may be a back's and is one, else an unread card."""
         t, owner, best, heights = self.thresholds, look.owner, look.best, look.heights
         sure = look.probability.tolist()
         # Compared in the probabilities' own precision, as a scalar of them is against a threshold.
         accepted = (look.probability[best] >= t.accept).tolist()
         index_seen = np.maximum.reduceat(kind[:, 1], starts).tolist() if len(owner) else []
         back_seen = np.maximum.reduceat(kind[:, 2], starts).tolist() if len(owner) else []
-        found: list[_AtCorner] = []
+        found: list[CardSighting | None] = []
+        maybe_backs: dict[int, tuple[Corner, list[float]]] = {}  # at each place in found
         for k, row in enumerate(best):
             candidate = look.candidates[int(owner[row])]
-            corner, tried, source = candidate.corner, candidate.heights, candidate.source
+            corner, source = candidate.corner, candidate.source
             if accepted[k]:
                 found.append(self._named_at(corner, float(heights[row]), look.names[row], sure[row]))
                 continue
-            unread = None
+            if back_seen[k] >= t.seen_back:
+                maybe_backs[len(found)] = (corner, candidate.heights)
             # A junction is a guess at a corner: an unread "card" there is mostly another card's edge.
             if source == OUTLINE and index_seen[k] >= t.seen_index:
                 quad = card_quad(corner, float(heights[row]), self.deck.aspect)
-                unread = CardSighting(None, 0.0, True, quad, votes=[(None, 0.0)])
-            if back_seen[k] >= t.seen_back:
-                found.append((corner, tried, unread))
-            elif unread is not None:
-                found.append(unread)
-        return found
-
-    def _with_backs(
-        self, frame: np.ndarray, filled: np.ndarray, found: list[_AtCorner]
-    ) -> list[CardSighting]:
-        """The sightings, each corner that may be a back's a face-down card where it is one (else
-        the unread card it is otherwise, if any); all backs looked for in one call."""
-        asked = [(f[0], f[1]) for f in found if not isinstance(f, CardSighting)]
-        backs = iter(backs_at(frame, filled, asked, self.deck, self.thresholds.back_distance))
-        seen = (f if isinstance(f, CardSighting) else next(backs) or f[2] for f in found)
-        return [s for s in seen if s is not None]
+                found.append(CardSighting(None, 0.0, True, quad, votes=[(None, 0.0)]))
+            else:
+                found.append(None)
+        backs = backs_at(frame, filled, list(maybe_backs.values()), self.deck, t.back_distance)
+        for at, back in zip(maybe_backs, backs, strict=True):
+            found[at] = back or found[at]
+        return [s for s in found if s is not None]
 
     def _named_at(self, corner: Corner, size: float, name: str, sure: float) -> CardSighting:
         """A card named at this corner and size."""
@@ -166,8 +147,7 @@ class CardReader:
         )
 
     def _fans_middle_cards(self, bgra: np.ndarray, merged: list[CardSighting]) -> list[CardSighting]:
-        """The sightings, with each fan's middle card read between its neighbours (see ``fans``)
-        added; an unread sighting inside a card so named is that card's."""
+        """The sightings and each fan's middle card read between its neighbours (``fans``)."""
         found = stretches([s.quad for s in merged])
         if not len(found.sizes):
             return merged
@@ -188,8 +168,7 @@ class CardReader:
         return drop_shadows(merged + added, keep_disputed=True)
 
     def _closer_look(self, bgra: np.ndarray, found: list[CardSighting]) -> list[CardSighting]:
-        """The sightings, each face-up card seen but not read named where a dense grid of windows
-        at its index corners names it (see ``closer``)."""
+        """The sightings, a face-up card seen but not read named where ``closer`` names it."""
         named = [s for s in found if s.card is not None]
         smallest = smallest_card(named)  # not a card printed on a card: left unread on purpose
         unread = [s for s in found if s.card is None and s.face_up and card_height(s) >= smallest]

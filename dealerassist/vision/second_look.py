@@ -1,7 +1,5 @@
-"""The looks at index windows: where a batch of windows lies (``Windows``), a frame's first
-reading (``FirstLook``), and the windows a second-look pass places (``SecondLook``: around a
-corner, joined with other passes') with their reading in one batch.
-"""
+"""The looks at index windows: where a batch of windows lies (``Windows``), a frame's first look
+(``FirstLook``), and the windows a second-look pass places (``SecondLook``), read in one batch."""
 
 from __future__ import annotations
 
@@ -15,8 +13,8 @@ from dealerassist.vision.indexnet import Committee
 
 # Two corners are turned the same way when the cosines between both their edges reach this.
 SAME_WAY = 0.9
-# Windows around a window: where it is and moved by this share of the card height (at least a
-# pixel) either way along either edge, each at these sizes: 15 windows.
+# Windows around a window: in place and moved by this share of the card height (at least a pixel)
+# either way along either edge, each at these sizes: 15 windows.
 AROUND_STEP = 0.015
 AROUND_SIZES = (0.96, 1.0, 1.04)
 AROUND_MOVES = np.array([(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)], float)
@@ -26,8 +24,7 @@ AROUND_MIDDLE = AROUND_SIZES.index(1.0)  # the window unmoved (the first move) a
 
 @dataclass(frozen=True)
 class Windows:
-    """Index windows to sample: each one's corner point, edges (x across, y down the card) and
-    card size."""
+    """Index windows to sample: each one's corner, edges (x across, y down the card) and card size."""
 
     points: np.ndarray
     x_axes: np.ndarray
@@ -37,12 +34,11 @@ class Windows:
 
 @dataclass
 class FirstLook:
-    """A frame's first reading, which the second looks amend in place.
+    """A frame's first look, which the second looks amend in place.
 
-    Every (candidate, height) pair is a row: its candidate (``owner``), the height it was sampled
-    at, its window's pooled ink (``ink``), and the card it names with its probability; ``best`` is
-    each candidate's surest row. ``points``, ``x_axes`` and ``y_axes`` are the candidates' corners.
-    A junction or traced corner may have size guesses the first look did not read.
+    Every (candidate, height) read is a row: its candidate (``owner``), height, window's pooled ink
+    (``ink``), and the card it names with its probability; ``best`` is each candidate's surest row.
+    ``points``, ``x_axes`` and ``y_axes`` are the candidates' corners.
     """
 
     bgra: np.ndarray  # the frame's sampling image, made once for every look at the index windows
@@ -66,8 +62,8 @@ class FirstLook:
 @dataclass
 class SecondLook:
     """The windows one pass chose: for each, the first-look row it may amend, where it lies, its
-    card size, and the card it is read for (``cards``; None: whatever card it shows). Filled in
-    by ``read_second_looks`` with the names and probabilities read."""
+    card size, and the card it is read for (``cards``; None: any card). ``read_second_looks``
+    fills in the names and probabilities read."""
 
     rows: np.ndarray
     points: np.ndarray
@@ -88,8 +84,8 @@ def read_second_looks(
     look: FirstLook, steps: list[SecondLook], net: Committee, window: IndexWindow, accept: float
 ) -> None:
     """Sample and describe every pass's windows in one batch, then read them in two: the passes
-    that ask for one card each (``probability_of``, where it can reach ``accept``) and those that
-    ask for any card. The network reads each row alone, so each pass reads as it would alone."""
+    that ask for one card each (``probability_of``) and those that ask for any card. The network
+    reads each row alone, so each pass reads as it would alone."""
     asked = [step for step in steps if len(step.rows) and step.cards is not None]
     any_card = [step for step in steps if len(step.rows) and step.cards is None]
     if not asked and not any_card:
@@ -124,24 +120,16 @@ def unsure_rows(look: FirstLook, unsure: float, accept: float) -> np.ndarray:
     return np.array([row for row in look.best if unsure <= look.probability[row] < accept], int)
 
 
-def windows_around(
-    rows: np.ndarray,
-    points: np.ndarray,
-    x_axes: np.ndarray,
-    y_axes: np.ndarray,
-    sizes: np.ndarray,
-    cards: list[str],
-) -> SecondLook:
-    """The ``AROUND_WINDOWS`` windows around each given window, read for its card, each window's
-    together."""
-    at, x_axes, y_axes = (v[:, None, None, :] for v in (points, x_axes, y_axes))
-    size = sizes[:, None, None]
+def windows_around(middle: SecondLook, cards: list[str]) -> SecondLook:
+    """The ``AROUND_WINDOWS`` windows around each of ``middle``'s windows, read for its card."""
+    at, x_axes, y_axes = (v[:, None, None, :] for v in (middle.points, middle.x_axes, middle.y_axes))
+    size = middle.sizes[:, None, None]
     step = np.maximum(1.0, AROUND_STEP * size)[..., None]
-    shape = (len(rows), len(AROUND_MOVES), len(AROUND_SIZES), 2)  # (window, move, size, xy)
+    shape = (len(middle.rows), len(AROUND_MOVES), len(AROUND_SIZES), 2)  # (window, move, size, xy)
     across, down = AROUND_MOVES[None, :, None, :1], AROUND_MOVES[None, :, None, 1:]
     moved = at + (across * x_axes + down * y_axes) * step
     return SecondLook(
-        np.repeat(rows, AROUND_WINDOWS),
+        np.repeat(middle.rows, AROUND_WINDOWS),
         np.broadcast_to(moved, shape).reshape(-1, 2),
         np.broadcast_to(x_axes, shape).reshape(-1, 2),
         np.broadcast_to(y_axes, shape).reshape(-1, 2),

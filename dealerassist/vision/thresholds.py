@@ -1,5 +1,4 @@
-"""The reader's decision levels: how sure a read must be to name a card, at first sight, at a
-second look, in a fan or at a closer look (``amend`` tabulates the second looks' levels)."""
+"""The reader's decision levels (``amend`` tabulates the second looks')."""
 
 from __future__ import annotations
 

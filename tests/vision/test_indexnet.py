@@ -55,11 +55,11 @@ def test_large_cards_are_sampled_from_a_halved_frame_not_aliased() -> None:
 
 @pytest.mark.parametrize("rows", [(-0.05, 1.05), (0.45, 0.55), (-0.05, 0.05), (0.95, 1.05)])
 @pytest.mark.parametrize("shape", [(720, 1280), (363, 517)])
-def test_large_cards_read_from_halved_pieces_match_the_whole_halved_frame(
+def test_large_cards_are_read_from_the_halved_frame_at_half_their_size(
     shape: tuple[int, int], rows: tuple[float, float]
 ) -> None:
-    """Halving only the pieces under large cards' windows gives the very pixels halving the whole
-    frame gives, wherever the cards lie: inside, at the frame's edges, partly off it, many or few."""
+    """A large card's window is the halved frame's at half the card's place and size, wherever the
+    cards lie: inside, at the frame's edges, partly off it, many or few."""
     rng = np.random.default_rng(11)
     frame = (rng.random((*shape, 3)) * 255).astype(np.uint8)
     n = 60 if rows == (-0.05, 1.05) else 20
@@ -154,7 +154,7 @@ def test_ink_around_a_window_is_each_cell_middle_sampled_against_the_maps_own_pa
 
 def test_windows_from_the_frame_made_once_for_sampling_are_the_frames_own() -> None:
     """The reader makes the four-channel frame once and samples it twice; small cards and large
-    ones (sampled from halved pieces) come out as from the frame itself."""
+    ones (sampled from the halved frame) come out as from the frame itself."""
     rng = np.random.default_rng(9)
     frame = _frame(4)
     n = 30
