@@ -2,7 +2,8 @@
 
 Cards of one design are laid out as single cards, touching pairs and fans (each card's index
 left visible unless glare or the fan hides it), seen through a tilted camera over felt of any
-colour, then spoiled the way real frames are: uneven light, glare, blur, noise, JPEG.
+colour, then spoiled the way real frames are: uneven light, glare, blur, noise, JPEG. Enrollment's
+small training scenes (``training``) are drawn and spoiled with the same helpers.
 """
 
 from __future__ import annotations
@@ -64,15 +65,35 @@ def _noise_bank() -> np.ndarray:
 
 
 def gaussian_noise(shape: tuple[int, ...], sigma: float, rng: np.random.Generator) -> np.ndarray:
-    """Gaussian noise of ``sigma`` in a fresh float32 array of ``shape``: a slice of a bank of
-    normals drawn once, from an offset ``rng`` draws. Within a frame the values are as independent
-    as fresh ones, which cost a fifth of an enrollment's rendering to draw."""
+    """Gaussian noise of ``sigma`` in a fresh float32 array of ``shape``, cut at an offset ``rng``
+    draws from a bank of normals drawn once: within a frame as independent as fresh values, which
+    would cost a fifth of an enrollment's rendering to draw. Larger than the bank: drawn afresh."""
     count = int(np.prod(shape))
     bank = _noise_bank()
-    if count > bank.size:  # more than the bank holds: drawn afresh
+    if count > bank.size:
         return rng.standard_normal(shape, dtype=np.float32) * np.float32(sigma)
     start = int(rng.integers(0, bank.size - count + 1))
     return np.multiply(bank[start : start + count].reshape(shape), np.float32(sigma))
+
+
+def spoil(
+    canvas: np.ndarray,
+    rng: np.random.Generator,
+    noise: np.random.Generator,
+    blur: float,
+    grain: float,
+    quality: tuple[int, int],
+) -> np.ndarray:
+    """A float canvas as a camera delivers it: blurred by a sigma of up to ``blur``, with sensor
+    noise (drawn by ``noise``) of up to ``grain``, and JPEG-compressed at a ``quality`` in range."""
+    sigma = rng.uniform(0.0, blur)
+    if sigma > 0.3:
+        canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
+    noisy = gaussian_noise(canvas.shape, rng.uniform(0, grain), noise)
+    noisy += canvas
+    frame = np.clip(noisy, 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(*quality))])
+    return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else frame
 
 
 def _felt(rng: np.random.Generator, noise: np.random.Generator) -> np.ndarray:
@@ -91,12 +112,11 @@ def _camera(rng: np.random.Generator) -> np.ndarray:
     w, h = FRAME_SIZE
     squeeze = rng.uniform(0.0, 0.12) * w
     lift = rng.uniform(-0.05, 0.05) * h
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     if rng.random() < 0.5:
         dst = np.float32([[squeeze, lift], [w - squeeze, -lift], [w, h], [0, h]])
     else:
         dst = np.float32([[0, 0], [w, 0], [w - squeeze, h + lift], [squeeze, h - lift]])
-    return cv2.getPerspectiveTransform(src, dst)
+    return cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), dst)
 
 
 def _layout(rng: np.random.Generator, count: int, height: float, aspect: float) -> list[np.ndarray]:
@@ -154,24 +174,21 @@ def paste_card(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> tuple[
 def warp_card(canvas: np.ndarray, image: np.ndarray, quad: np.ndarray) -> tuple[Box, np.ndarray]:
     """Warp a card image (BGRA) into ``quad`` of a float canvas and lay it there with a soft
     shadow cast 2 px down and right, touching only the card's box and its shadow's room; returns
-    that box and where the card covers it (0..1).
-
-    ``cv2.blendLinear`` weighs three channels by a one-channel weight directly, where numpy's
-    broadcast runs a loop of three per pixel: a card lays in a tenth of the time."""
-    left, top = np.maximum(np.floor(quad.min(axis=0)).astype(int) - SHADOW_ROOM, 0)
-    right, bottom = np.minimum(
-        np.ceil(quad.max(axis=0)).astype(int) + SHADOW_ROOM, (canvas.shape[1], canvas.shape[0])
+    that box and where the card covers it (0..1). ``cv2.blendLinear`` weighs three channels by one
+    directly: a tenth of the time of numpy's broadcast."""
+    low = np.maximum(np.floor(quad.min(axis=0)).astype(int) - SHADOW_ROOM, 0)
+    high = np.maximum(
+        np.minimum(np.ceil(quad.max(axis=0)).astype(int) + SHADOW_ROOM, canvas.shape[1::-1]), low
     )
-    right, bottom = max(right, left), max(bottom, top)
-    box = (slice(int(top), int(bottom)), slice(int(left), int(right)))
-    if right == left or bottom == top:
-        return box, np.zeros((int(bottom - top), int(right - left)), np.float32)
+    box = (slice(int(low[1]), int(high[1])), slice(int(low[0]), int(high[0])))
+    roi = canvas[box]
+    if roi.size == 0:  # the card lies off the canvas
+        return box, np.zeros(roi.shape[:2], np.float32)
     h, w = image.shape[:2]
     src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    matrix = cv2.getPerspectiveTransform(src, (quad - (left, top)).astype(np.float32))
-    size = (int(right - left), int(bottom - top))
+    matrix = cv2.getPerspectiveTransform(src, (quad - low).astype(np.float32))
+    size = (roi.shape[1], roi.shape[0])
     warped = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
-    roi = canvas[box]
     alpha = warped[:, :, 3].astype(np.float32) * np.float32(1 / 255)
     blurred = cv2.GaussianBlur(alpha, (0, 0), 2.0)
     shade = np.zeros_like(blurred)
@@ -239,7 +256,7 @@ def make_scene(
         card.corners_visible = (seen[0], seen[1])
         card.index_visible = any(seen)
         above[box] |= mask
-    frame = _spoil(canvas, rng, noise if sensor is None else sensor)
+    frame = spoil(canvas, rng, noise if sensor is None else sensor, blur=1.2, grain=6.0, quality=(55, 96))
     return frame, [card for card, _ in placed]
 
 
@@ -290,18 +307,6 @@ def glare_spot(
     row = np.exp(-(((across - np.float32(centre[0])) / np.float32(spread[0])) ** 2))
     column = np.float32(peak) * np.exp(-(((down - np.float32(centre[1])) / np.float32(spread[1])) ** 2))
     return column[:, None] * row[None, :]
-
-
-def _spoil(canvas: np.ndarray, rng: np.random.Generator, noise: np.random.Generator) -> np.ndarray:
-    sigma = rng.uniform(0.0, 1.2)
-    if sigma > 0.3:
-        canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
-    spoilt = gaussian_noise(canvas.shape, rng.uniform(0, 6), noise)
-    spoilt += canvas
-    frame = np.clip(spoilt, 0, 255).astype(np.uint8)
-    quality = int(rng.integers(55, 96))
-    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else frame
 
 
 def write_scenes(
