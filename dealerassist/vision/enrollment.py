@@ -21,7 +21,6 @@ from typing import TypeVar
 import cv2
 import numpy as np
 
-from dealerassist.core.cards import FULL_DECK
 from dealerassist.vision.blas import training_kernels
 from dealerassist.vision.corner import Box, corner_ink, find_glyphs
 from dealerassist.vision.deck import (
@@ -33,8 +32,8 @@ from dealerassist.vision.deck import (
 )
 from dealerassist.vision.index_window import IndexWindow
 from dealerassist.vision.indexnet import BACK, NONE, SURE, Committee, IndexNet, train
-from dealerassist.vision.scenes import load_design
-from dealerassist.vision.training import render_samples, scene_samples
+from dealerassist.vision.scenes import card_names, load_design
+from dealerassist.vision.training import Corner, render_samples, scene_samples
 
 BACK_HEIGHTS = (72, 86, 100, 120, 145, 175, 210)  # camera card heights the back is measured at
 PAD = 8  # pixels of a card's own edge added around its camera view, so its corners lie inside
@@ -63,12 +62,9 @@ FOLDER_LAYOUT = (
 T = TypeVar("T")
 R = TypeVar("R")
 
-Corner = tuple[np.ndarray, np.ndarray, np.ndarray]  # a point and its x (across) and y (down) axes
-
 
 def _camera_view(image: np.ndarray, height: int) -> np.ndarray:
-    """The card as a camera sees it at ``height`` pixels, with a little lens blur, padded
-    by ``PAD`` pixels of its own edge."""
+    """The card as a camera sees it at ``height`` pixels (a little lens blur), padded by ``PAD``."""
     width = round(image.shape[1] * height / image.shape[0])
     small = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), 0.5)
@@ -89,12 +85,11 @@ def check_folder(folder: str | Path) -> Path:
     folder = Path(folder)
     if not folder.is_dir():
         raise DeckFileError(f"{folder}: not a folder of card images: {FOLDER_LAYOUT}")
-    missing = [c.code for c in FULL_DECK if not (folder / f"{c.code}.png").is_file()]
-    if not (folder / "back.png").is_file():
-        missing.append("back")
-    images = len(FULL_DECK) + 1  # the faces and the back
-    if len(missing) > images // 2:  # not a deck folder with a few cards left out: say what one holds
-        raise DeckFileError(f"{folder}: {images - len(missing)} of the {images} card images: {FOLDER_LAYOUT}")
+    images = card_names()
+    missing = [name for name in images if not (folder / f"{name}.png").is_file()]
+    if len(missing) > len(images) // 2:  # not a deck folder with a few cards left out: say what one holds
+        found = len(images) - len(missing)
+        raise DeckFileError(f"{folder}: {found} of the {len(images)} card images: {FOLDER_LAYOUT}")
     if missing:
         raise DeckFileError(f"{folder}: missing {', '.join(m + '.png' for m in missing)}")
     return folder
@@ -162,8 +157,8 @@ def enroll(
     if members < 1:
         raise ValueError(f"a committee needs at least one member, not {members}")
     folder = check_folder(folder)
-    faces = {c.code: load_card_image(folder / f"{c.code}.png") for c in FULL_DECK}
-    back = load_card_image(folder / "back.png")
+    faces = {name: load_card_image(folder / f"{name}.png") for name in card_names()}
+    back = faces.pop("back")
     place = index_place(folder, faces)
     if place.not_found and notice is not None:
         notice(
@@ -236,10 +231,9 @@ def in_training_processes(
     pinned training kernels (``blas.training_kernels``); ``notice`` is told when memory, not the
     cores, holds them back, as the operator then waits longer.
 
-    Spawned, no lock of a threaded parent is inherited. The seeds, not the processes, decide what
-    each network learns: fewer processes take longer and train the same networks. A Ctrl-C to the
-    process group ends them and this raises ``BrokenProcessPool``; a parent killed outright takes
-    them with it (``_join_training``).
+    Spawned, so no lock of a threaded parent is inherited; the seeds, not the processes, decide
+    what each network learns. A Ctrl-C to the process group ends them and this raises
+    ``BrokenProcessPool``; a parent killed outright takes them with it (``_join_training``).
     """
     cores = os.cpu_count()
     workers = training_workers(len(jobs), each, cores, available_memory())
@@ -259,12 +253,9 @@ def in_training_processes(
 
 
 def _join_training(parent: int) -> None:
-    """Ready a training process to end with its parent.
-
-    An interrupt ends it as SIGTERM would: raised as KeyboardInterrupt inside numba's compiler it
-    is swallowed and an unrelated error comes back in its place. On Linux the kernel sends it
-    SIGTERM when the parent dies, so no orphaned trainer keeps a core and its memory.
-    """
+    """Ready a training process to end with its parent: an interrupt ends it as SIGTERM would (a
+    KeyboardInterrupt inside numba's compiler is swallowed and another error comes back), and on
+    Linux the kernel sends it SIGTERM when the parent dies, so no orphan keeps a core and memory."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None)

@@ -126,9 +126,9 @@ def _layout(rng: np.random.Generator, count: int, height: float, aspect: float) 
     laid: list[np.ndarray] = []
     boxes: list[tuple[float, float, float, float]] = []
     left = count
-    attempts = 0
-    while left > 0 and attempts < 400:
-        attempts += 1
+    for _ in range(400):
+        if left <= 0:
+            break
         size = int(min(left, rng.choice([1, 1, 2, 2, 3, 4, 5])))
         touching = size == 2 and rng.random() < 0.3
         angle = rng.uniform(0, 2 * np.pi)
@@ -198,10 +198,11 @@ def warp_card(canvas: np.ndarray, image: np.ndarray, quad: np.ndarray) -> tuple[
     return box, alpha
 
 
-def _index_windows(quad: np.ndarray, shape: tuple[int, int]) -> list[tuple[Box, np.ndarray]]:
-    """The two index corners (top-left and bottom-right) of a card quad, each as the frame's
-    rows and columns around it and its mask there."""
-    out = []
+def _corners_seen(quad: np.ndarray, above: np.ndarray, glare: np.ndarray) -> tuple[bool, bool]:
+    """Whether a reader can see the index at a card's top-left and bottom-right corner: no more
+    than 1 % of its ``INDEX_WINDOW`` under the cards laid later (``above``), and no ``glare``
+    there brighter than ``GLARE_HIDES``."""
+    seen = []
     for origin, across, down in ((0, 1, 3), (2, 3, 1)):
         p, ux, uy = quad[origin], quad[across] - quad[origin], quad[down] - quad[origin]
         height = np.linalg.norm(uy)
@@ -210,12 +211,16 @@ def _index_windows(quad: np.ndarray, shape: tuple[int, int]) -> list[tuple[Box, 
         poly = np.array([p + ux * x + uy * y for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))])
         points = np.round(poly).astype(np.int32)
         left, top = np.clip(points.min(axis=0), 0, None)
-        right, bottom = np.minimum(points.max(axis=0) + 1, (shape[1], shape[0]))
-        mask = np.zeros((max(bottom - top, 0), max(right - left, 0)), np.uint8)
-        if mask.size:
-            cv2.fillConvexPoly(mask, points - (left, top), 1)
-        out.append(((slice(top, bottom), slice(left, right)), mask))
-    return out
+        right, bottom = np.minimum(points.max(axis=0) + 1, (above.shape[1], above.shape[0]))
+        window = np.zeros((max(bottom - top, 0), max(right - left, 0)), np.uint8)
+        if window.size:
+            cv2.fillConvexPoly(window, points - (left, top), 1)
+        box = (slice(top, bottom), slice(left, right))
+        area = int(window.sum())
+        hidden = int((window & above[box]).sum()) > 0.01 * area
+        glared = area > 0 and float(glare[box][window > 0].max()) > GLARE_HIDES
+        seen.append(not hidden and not glared)
+    return seen[0], seen[1]
 
 
 def make_scene(
@@ -247,14 +252,8 @@ def make_scene(
     glare = _light(canvas, rng)
     above = np.zeros((h, w), np.uint8)  # the cards laid after the one looked at, from the top down
     for card, (box, mask) in reversed(placed):
-        seen = []
-        for rows_columns, window in _index_windows(card.quad, (h, w)):
-            area = int(window.sum())
-            hidden = int((window & above[rows_columns]).sum()) > 0.01 * area
-            glared = area > 0 and float(glare[rows_columns][window > 0].max()) > GLARE_HIDES
-            seen.append(not hidden and not glared)
-        card.corners_visible = (seen[0], seen[1])
-        card.index_visible = any(seen)
+        card.corners_visible = _corners_seen(card.quad, above, glare)
+        card.index_visible = any(card.corners_visible)
         above[box] |= mask
     frame = spoil(canvas, rng, noise if sensor is None else sensor, blur=1.2, grain=6.0, quality=(55, 96))
     return frame, [card for card, _ in placed]
