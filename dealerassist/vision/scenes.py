@@ -266,7 +266,7 @@ def _light(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     down = np.arange(h, dtype=np.float32) / np.float32(h)
     angle, low = rng.uniform(0, 2 * np.pi), rng.uniform(0.5, 0.9)
     tint = rng.uniform(0.93, 1.07, 3)
-    canvas *= tinted(light_ramp(across, down, angle, low), tint)
+    canvas *= uneven_light(across, down, angle, low, tint)
     glare = np.zeros((h, w), np.float32)
     spots = int(rng.integers(0, 3))
     for _ in range(spots):
@@ -278,20 +278,18 @@ def _light(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return glare
 
 
-def tinted(gain: np.ndarray, tint: np.ndarray) -> np.ndarray:
-    """A one-channel light gain as three, each scaled by its ``tint``: multiplying by an image of
-    the same shape takes half the time of numpy's broadcast of a per-channel factor."""
-    return cv2.merge([gain * np.float32(value) for value in tint.tolist()])
-
-
-def light_ramp(across: np.ndarray, down: np.ndarray, angle: float, low: float) -> np.ndarray:
-    """A light gain falling evenly in direction ``angle`` over a frame whose columns and rows lie
-    at ``across`` and ``down``: 1 at the brightest corner, ``low`` at the darkest; the sum of a
-    row and a column, a tenth of the time of every pixel's coordinates."""
+def uneven_light(
+    across: np.ndarray, down: np.ndarray, angle: float, low: float, tint: np.ndarray
+) -> np.ndarray:
+    """A three-channel light gain falling evenly in direction ``angle`` over a frame whose columns
+    and rows lie at ``across`` and ``down``: 1 at the brightest corner, ``low`` at the darkest, each
+    channel scaled by its ``tint``. The sum of a row and a column (a tenth of the time of every
+    pixel's coordinates), merged per channel (half the time of numpy's broadcast)."""
     row, column = np.float32(np.cos(angle)) * across, np.float32(np.sin(angle)) * down
     lowest = row.min() + column.min()
     step = np.float32((1 - low) / max(float(row.max() + column.max() - lowest), 1e-6))
-    return (np.float32(low) + step * (row - lowest))[None, :] + (step * column)[:, None]
+    gain = (np.float32(low) + step * (row - lowest))[None, :] + (step * column)[:, None]
+    return cv2.merge([gain * np.float32(value) for value in tint.tolist()])
 
 
 def glare_spot(

@@ -22,10 +22,9 @@ from dealerassist.vision.scenes import (
     SceneCard,
     gaussian_noise,
     glare_spot,
-    light_ramp,
     make_scene,
     spoil,
-    tinted,
+    uneven_light,
     warp_card,
 )
 
@@ -152,8 +151,8 @@ def _spoil(canvas: np.ndarray, rng: np.random.Generator, noise: np.random.Genera
     """Uneven light, tint and a little glare, then ``scenes.spoil``."""
     axis = np.linspace(0.0, 1.0, canvas.shape[0], dtype=np.float32)
     angle = rng.uniform(0, 2 * np.pi)
-    gain = light_ramp(axis, axis, angle, rng.uniform(0.45, 1.0))
-    canvas *= tinted(gain, rng.uniform(0.9, 1.1, 3))
+    low = rng.uniform(0.45, 1.0)
+    canvas *= uneven_light(axis, axis, angle, low, rng.uniform(0.9, 1.1, 3))
     if rng.random() < GLARE_CHANCE:
         cx, cy, spread = rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.1, 0.4)
         glare = glare_spot(axis, axis, (cx, cy), (spread, spread), rng.uniform(*GLARE))
