@@ -204,12 +204,11 @@ def available_memory() -> int | None:
     """Bytes the kernel can give without swapping (Linux's MemAvailable), or None where unknown."""
     try:
         with open("/proc/meminfo", encoding="ascii") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
+            return next(
+                (int(line.split()[1]) * 1024 for line in meminfo if line.startswith("MemAvailable:")), None
+            )
     except OSError:
-        pass
-    return None
+        return None
 
 
 def training_workers(jobs: int, each: int, cores: int | None, available: int | None) -> int:
@@ -281,8 +280,8 @@ def _self_check(net: Committee, design: dict[str, np.ndarray], window: IndexWind
     features, labels = render_samples(design, window, np.random.default_rng(CHECK_SEED), CHECK_SCENES, 1)
     names, probability, _ = net.best(features)
     named = probability >= SURE
-    index = np.array([label not in (NONE, BACK) for label in labels])
-    right = np.array([name == label for name, label in zip(names, labels, strict=True)])
+    index = ~np.isin(labels, [NONE, BACK])
+    right = np.array(names) == labels
     return {
         "index_windows": int(index.sum()),
         "named_right": float((named & right)[index].mean()),
