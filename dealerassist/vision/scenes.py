@@ -177,12 +177,11 @@ def warp_card(canvas: np.ndarray, image: np.ndarray, quad: np.ndarray) -> tuple[
     that box and where the card covers it (0..1). ``cv2.blendLinear`` weighs three channels by one
     directly: a tenth of the time of numpy's broadcast."""
     low = np.maximum(np.floor(quad.min(axis=0)).astype(int) - SHADOW_ROOM, 0)
-    high = np.maximum(
-        np.minimum(np.ceil(quad.max(axis=0)).astype(int) + SHADOW_ROOM, canvas.shape[1::-1]), low
-    )
+    high = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + SHADOW_ROOM, canvas.shape[1::-1])
+    high = np.maximum(high, low)  # an empty box where the card lies off the canvas
     box = (slice(int(low[1]), int(high[1])), slice(int(low[0]), int(high[0])))
     roi = canvas[box]
-    if roi.size == 0:  # the card lies off the canvas
+    if roi.size == 0:
         return box, np.zeros(roi.shape[:2], np.float32)
     h, w = image.shape[:2]
     src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
