@@ -27,7 +27,7 @@ NOISE_BANK = 1 << 22  # normals drawn once per process, a frame's 2.8 M values c
 NOISE_SEED = 20261207
 SHADOW_ROOM = 10  # pixels around a laid card that its blurred, shifted shadow can reach
 
-Box = tuple[slice, slice]  # rows and columns of a frame
+Region = tuple[slice, slice]  # rows and columns of a frame
 
 
 @dataclass
@@ -160,7 +160,7 @@ def _layout(rng: np.random.Generator, count: int, height: float, aspect: float) 
     return laid
 
 
-def paste_card(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> tuple[Box, np.ndarray]:
+def paste_card(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> tuple[Region, np.ndarray]:
     """``warp_card`` from an image shrunk to at most 1.5 times the quad's height; returns the box
     laid in and the card's mask there."""
     target_h = float(np.linalg.norm(quad[3] - quad[0]))
@@ -171,7 +171,7 @@ def paste_card(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> tuple[
     return box, (alpha > 0.5).astype(np.uint8)
 
 
-def warp_card(canvas: np.ndarray, image: np.ndarray, quad: np.ndarray) -> tuple[Box, np.ndarray]:
+def warp_card(canvas: np.ndarray, image: np.ndarray, quad: np.ndarray) -> tuple[Region, np.ndarray]:
     """Warp a card image (BGRA) into ``quad`` of a float canvas and lay it there with a soft
     shadow cast 2 px down and right, touching only the card's box and its shadow's room; returns
     that box and where the card covers it (0..1). ``cv2.blendLinear`` weighs three channels by one
@@ -242,7 +242,7 @@ def make_scene(
     camera = _camera(rng)
     codes = rng.permutation([c.code for c in FULL_DECK])[:count]
     quads = _layout(rng, count, height, aspect)
-    placed: list[tuple[SceneCard, tuple[Box, np.ndarray]]] = []
+    placed: list[tuple[SceneCard, tuple[Region, np.ndarray]]] = []
     for code, quad in zip(codes[: len(quads)].tolist(), quads, strict=True):
         face_up = bool(rng.random() >= FACE_DOWN_SHARE)
         img_quad = cv2.perspectiveTransform(quad[None].astype(np.float32), camera)[0].astype(np.float64)
