@@ -45,8 +45,7 @@ CHECK_SEED = TRAINING_SEED + 1
 CHECK_SCENES = 4  # fresh scenes per card for the self-check (about 3 windows each)
 MEMBERS = 2  # classifiers in the committee, each trained on its own draw (``indexnet.Committee``)
 # Each member's draw: small scenes around every card, and whole synthetic tables whose candidate
-# corners it learns. This enrolls a design in about a minute of CPU; ten times it reads hidden
-# designs no better, half of it clearly worse (docs/vision.md, Enrollment).
+# corners it learns. About a minute of CPU a design; ten times it reads hidden designs no better.
 SCENES_PER_CARD = 60
 TABLES = 120
 # A training process's memory: its draw's feature rows, held twice over at the peak (joined from
@@ -108,10 +107,9 @@ def index_place(folder: Path, faces: dict[str, np.ndarray]) -> IndexPlace:
     """Where the cards of ``faces`` (images by code, from ``folder``) print rank and suit.
 
     A design prints its index in one place on every card, so the cards where it stands clear say
-    where: some designs crowd a small card's index against its pips (a 4 of clubs whose suit sign
-    touches the pip beside it), and on those cards it is not found. DeckFileError when fewer than
-    MIN_INDEXES_FOUND cards show one, naming them: then the images are not of a design with
-    standard corner indexes, or not cut to the card.
+    where; on a card whose index crowds its pips (a 4 of clubs whose suit sign touches a pip) it is
+    not found. DeckFileError, naming them, when fewer than MIN_INDEXES_FOUND cards show one: then
+    the images are not of a design with standard corner indexes, or not cut to the card.
     """
     rank_boxes, index_ends, not_found = [], [], []
     for code, image in faces.items():

@@ -1,11 +1,11 @@
 """Training windows for the index classifier, from one deck design's own 53 images.
 
 Two sources. ``render_samples``: small scenes around one card (any camera size, turn and felt,
-sometimes in a fan, lit unevenly, blurred, noisy, JPEG-compressed) cut where a reader would cut
-them: the index corners as a corner finder reports them (a little off in place, angle and size),
-labelled with the card, and every kind of place that is not one (the other corners, the edges,
-the inside, an index turned, shifted or at a wrong size) labelled ``none``; a face-down card's
-corners are ``back``. ``scene_samples``: the reader's own candidate corners on whole tables.
+sometimes in a fan, lit unevenly, blurred, noisy, JPEG) cut where a reader would cut them: the
+index corners as a corner finder reports them, labelled with the card, and every kind of place
+that is not one (other corners, edges, the inside, an index turned, shifted or at a wrong size)
+labelled ``none``, or ``back`` on a face-down card. ``scene_samples``: the reader's own candidate
+corners on whole tables.
 """
 
 from __future__ import annotations
