@@ -17,11 +17,10 @@ PATCH_SPAN = (0.30, 0.50)  # across, down (in card heights)
 PATCH_SIZE = (round(PATCH_SPAN[0] * PX_PER_H), round(PATCH_SPAN[1] * PX_PER_H))
 MIN_GLYPH_PX = 10  # ink pixels in the patch below which a blob is dirt
 EDGE_BAND = 8  # patch pixels along the top and left edges searched for a printed border line
-
-# Where a rank is looked for, the design not yet known: the first blob starting in this box (card
-# heights), widened by RANK_SLACK of its size each way, which absorbs the designs' differences.
-RANK_SEARCH = (0.0, 0.0, 0.16, 0.16)
-RANK_SLACK = 1.0
+# A rank's size in patch pixels before the design is known (0.16 H). The designs differ by up to
+# that much in where they start it, so the rank is the first blob starting within twice it across
+# and once it down (4 pixels more for blur).
+RANK_PX = 0.16 * PX_PER_H
 
 Box = tuple[float, float, float, float]  # a glyph's x0, y0, x1, y1 in card heights from the corner
 
@@ -80,53 +79,21 @@ def find_glyphs(ink: np.ndarray) -> tuple[Box, Box] | None:
     level = _ink_threshold(ink)
     if level is None:
         return None
-    mask = (ink > level).astype(np.uint8)
-    # Many designs draw a border line just inside the card edge; where print comes close it would join
-    # the index to the patch edge. Lines running the length of the patch along its edges are erased.
-    # What lies beyond such a line (felt in the rounded corner) counts as off the card: the new edge.
-    line_cols = np.flatnonzero(mask[:, :EDGE_BAND].mean(axis=0) > 0.6)
-    line_rows = np.flatnonzero(mask[:EDGE_BAND, :].mean(axis=1) > 0.6)
-    left = int(line_cols.max()) + 1 if len(line_cols) else 0
-    top = int(line_rows.max()) + 1 if len(line_rows) else 0
-    mask[:, :left] = 0
-    mask[:top, :] = 0
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    h, w = mask.shape
-    blobs = []
-    cut_off = []  # ink cut by the patch's left or top edge: print that started before this "corner"
-    rows = stats.tolist()  # plain ints: a few hundred parts per patch are walked in Python
-    for i in range(1, count):
-        x, y, bw, bh, area = rows[i]
-        if area < MIN_GLYPH_PX:
-            continue
-        # Print may touch an erased border line (small cards): only the patch's own edge cuts it off.
-        at_left = x == 0 if left == 0 else x < left or (x == left and y <= top)
-        at_top = y == 0 if top == 0 else y < top or (y == top and x <= left)
-        if at_left or at_top or x + bw >= w or y + bh >= h:
-            lone_edge = at_left != at_top  # not the felt in the rounded corner itself
-            if lone_edge and min(bw, bh) > 3 and bh < 0.6 * h and bw < 0.6 * w:
-                cut_off.append(Blob(y, x, x + bw, y + bh, i))
-            continue
-        blobs.append(Blob(y, x, x + bw, y + bh, i))
-    blobs.sort()
-    rx0, ry0, rx1, ry1 = (v * PX_PER_H for v in RANK_SEARCH)
-    rank_w, rank_h = rx1 - rx0, ry1 - ry0
-    lo_x, hi_x = rx0 - RANK_SLACK * rank_w - 4, rx1 + RANK_SLACK * rank_w + 4
-    lo_y, hi_y = ry0 - RANK_SLACK * rank_h - 4, ry0 + RANK_SLACK * rank_h + 4
-    first = next((b for b in blobs if lo_x <= b.left <= hi_x and lo_y <= b.top <= hi_y), None)
+    labels, blobs, cut_off = _blobs((ink > level).astype(np.uint8))
+    first = next((b for b in blobs if b.left <= 2 * RANK_PX + 4 and b.top <= RANK_PX + 4), None)
     if first is None:
         return None
     # A rank can be several blobs ("10"): everything starting level with the first blob and close to it.
     height = first.bottom - first.top
-    group = [first] + [
+    rank = [first] + [
         b
         for b in blobs
         if b is not first
         and abs(b.top - first.top) <= 0.25 * height + 2
         and b.left <= first.right + 0.6 * height
-        and b.right <= hi_x + rank_w
+        and b.right <= 3 * RANK_PX + 4
     ]
-    gx0, gy0, gx1, gy1 = _bounds(group)
+    gx0, gy0, gx1, gy1 = _bounds(rank)
     if gy1 - gy0 < 6:
         return None
     below = [
@@ -138,23 +105,52 @@ def find_glyphs(ink: np.ndarray) -> tuple[Box, Box] | None:
         and b.top - gy1 <= 0.8 * (gy1 - gy0) + 3
     ]
     if not below:
-        if gx1 - gx0 > 1.5 * rank_w or not _margin_clear(blobs + cut_off, group, gx0, gy0, gx1, gy1):
+        if gx1 - gx0 > 1.5 * RANK_PX or not _margin_clear(blobs + cut_off, rank, gx0, gy0, gx1, gy1):
             return None
-        return _split_merged(labels, count, [b.label for b in group], (gx0, gy0, gx1, gy1), rank_h)
-    suit = below[0]
-    suit_group = [
-        b
-        for b in below
-        if b.top <= suit.bottom and abs(b.top - suit.top) <= 0.3 * (suit.bottom - suit.top) + 2
+        return _split_merged(labels, [b.label for b in rank], (gx0, gy0, gx1, gy1))
+    top = below[0]
+    suit = [
+        b for b in below if b.top <= top.bottom and abs(b.top - top.top) <= 0.3 * (top.bottom - top.top) + 2
     ]
-    sx0, sy0, sx1, sy1 = _bounds(suit_group)
+    sx0, sy0, sx1, sy1 = _bounds(suit)
     if sy1 - sy0 < 5:
         return None
     # An index sits in the corner with nothing but paper between it and the card's edges; ink there
     # means this is not the card's corner (a junction inside another card).
-    if not _margin_clear(blobs + cut_off, group + suit_group, gx0, gy0, gx1, sy1):
+    if not _margin_clear(blobs + cut_off, rank + suit, gx0, gy0, gx1, sy1):
         return None
     return _in_card_heights((gx0, gy0, gx1, gy1)), _in_card_heights((sx0, sy0, sx1, sy1))
+
+
+def _blobs(mask: np.ndarray) -> tuple[np.ndarray, list[Blob], list[Blob]]:
+    """The connected-components image of an ink ``mask``, its blobs clear of the patch's edges in
+    reading order, and the blobs its left or top edge cuts (print that started before this corner).
+
+    Many designs draw a border line just inside the card edge; where print comes close it would join
+    the index to the patch edge, so lines running the patch's length along its top and left are
+    erased, and what lies beyond one (felt in the rounded corner) counts as off the card.
+    """
+    line_cols = np.flatnonzero(mask[:, :EDGE_BAND].mean(axis=0) > 0.6)
+    line_rows = np.flatnonzero(mask[:EDGE_BAND, :].mean(axis=1) > 0.6)
+    left = int(line_cols.max()) + 1 if len(line_cols) else 0
+    top = int(line_rows.max()) + 1 if len(line_rows) else 0
+    mask[:, :left] = 0
+    mask[:top, :] = 0
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    h, w = mask.shape
+    blobs, cut_off = [], []
+    for i, (x, y, bw, bh, area) in enumerate(stats.tolist()[1:], start=1):  # plain ints: a Python walk
+        if area < MIN_GLYPH_PX:
+            continue
+        # Print may touch an erased border line (small cards): only the patch's own edge cuts it off.
+        at_left = x == 0 if left == 0 else x < left or (x == left and y <= top)
+        at_top = y == 0 if top == 0 else y < top or (y == top and x <= left)
+        blob = Blob(y, x, x + bw, y + bh, i)
+        if not (at_left or at_top or x + bw >= w or y + bh >= h):
+            blobs.append(blob)
+        elif at_left != at_top and min(bw, bh) > 3 and bh < 0.6 * h and bw < 0.6 * w:
+            cut_off.append(blob)  # cut by one edge only: not the felt in the rounded corner itself
+    return labels, sorted(blobs), cut_off
 
 
 def _bounds(blobs: list[Blob]) -> tuple[int, int, int, int]:
@@ -174,43 +170,34 @@ def _margin_clear(blobs: list[Blob], index: list[Blob], x0: int, y0: int, x1: in
 
 
 def _split_merged(
-    labels: np.ndarray,
-    count: int,
-    ids: list[int],
-    box: tuple[int, int, int, int],
-    rank_h: float,
+    labels: np.ndarray, ids: list[int], box: tuple[int, int, int, int]
 ) -> tuple[Box, Box] | None:
     """Small or blurred print can join rank and suit into one blob: cut it at its thinnest row."""
     x0, y0, x1, y1 = box
-    if y1 - y0 < 1.6 * rank_h:
+    if y1 - y0 < 1.6 * RANK_PX:
         return None
     member = np.isin(labels[y0:y1, x0:x1], ids)
-    rows = member.sum(axis=1)
-    lo, hi = round(0.7 * rank_h), min(round(1.35 * rank_h), y1 - y0 - 4)
+    lo, hi = round(0.7 * RANK_PX), min(round(1.35 * RANK_PX), y1 - y0 - 4)
     if hi <= lo:
         return None
-    cut = y0 + lo + int(np.argmin(rows[lo:hi]))
-    split = labels.copy()
-    lower = split[cut:y1, x0:x1]
-    lower[np.isin(lower, ids)] = count
+    cut = lo + int(np.argmin(member.sum(axis=1)[lo:hi]))
     parts = []
-    for part_ids, top, bottom in ((ids, y0, cut), ([count], cut, y1)):
-        ys, xs = np.nonzero(np.isin(split[top:bottom, x0:x1], part_ids))
+    for top, part in ((y0, member[:cut]), (y0 + cut, member[cut:])):
+        ys, xs = np.nonzero(part)
         if len(ys) < MIN_GLYPH_PX:
             return None
         parts.append(
             (x0 + int(xs.min()), top + int(ys.min()), x0 + int(xs.max()) + 1, top + int(ys.max()) + 1)
         )
-    rank_box, suit_box = parts
-    if suit_box[3] - suit_box[1] < 5:
+    rank, suit = parts
+    if suit[3] - suit[1] < 5:
         return None
-    return _in_card_heights(rank_box), _in_card_heights(suit_box)
+    return _in_card_heights(rank), _in_card_heights(suit)
 
 
 def _ink_threshold(ink: np.ndarray) -> float | None:
     """Otsu level between paper and ink, or None when the patch is blank paper."""
-    peak = float(ink.max())
-    if peak < 0.25:
+    if float(ink.max()) < 0.25:
         return None
     scaled = np.clip(ink * 255.0, 0, 255).astype(np.uint8)
     level, _ = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)

@@ -21,7 +21,6 @@ from typing import TypeVar
 import cv2
 import numpy as np
 
-from dealerassist.core.cards import FULL_DECK
 from dealerassist.vision.blas import training_kernels
 from dealerassist.vision.corner import Box, corner_ink, find_glyphs
 from dealerassist.vision.deck import (
@@ -33,8 +32,8 @@ from dealerassist.vision.deck import (
 )
 from dealerassist.vision.index_window import IndexWindow
 from dealerassist.vision.indexnet import BACK, NONE, SURE, Committee, IndexNet, train
-from dealerassist.vision.scenes import load_design
-from dealerassist.vision.training import render_samples, scene_samples
+from dealerassist.vision.scenes import card_names, load_design
+from dealerassist.vision.training import Corner, render_samples, scene_samples
 
 BACK_HEIGHTS = (72, 86, 100, 120, 145, 175, 210)  # camera card heights the back is measured at
 PAD = 8  # pixels of a card's own edge added around its camera view, so its corners lie inside
@@ -46,8 +45,7 @@ CHECK_SEED = TRAINING_SEED + 1
 CHECK_SCENES = 4  # fresh scenes per card for the self-check (about 3 windows each)
 MEMBERS = 2  # classifiers in the committee, each trained on its own draw (``indexnet.Committee``)
 # Each member's draw: small scenes around every card, and whole synthetic tables whose candidate
-# corners it learns. This enrolls a design in about a minute of CPU; ten times it reads hidden
-# designs no better, half of it clearly worse (docs/vision.md, Enrollment).
+# corners it learns. About a minute of CPU a design; ten times it reads hidden designs no better.
 SCENES_PER_CARD = 60
 TABLES = 120
 # A training process's memory: its draw's feature rows, held twice over at the peak (joined from
@@ -63,12 +61,9 @@ FOLDER_LAYOUT = (
 T = TypeVar("T")
 R = TypeVar("R")
 
-Corner = tuple[np.ndarray, np.ndarray, np.ndarray]  # a point and its x (across) and y (down) axes
-
 
 def _camera_view(image: np.ndarray, height: int) -> np.ndarray:
-    """The card as a camera sees it at ``height`` pixels, with a little lens blur, padded
-    by ``PAD`` pixels of its own edge."""
+    """The card as a camera sees it at ``height`` pixels (a little lens blur), padded by ``PAD``."""
     width = round(image.shape[1] * height / image.shape[0])
     small = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), 0.5)
@@ -89,12 +84,11 @@ def check_folder(folder: str | Path) -> Path:
     folder = Path(folder)
     if not folder.is_dir():
         raise DeckFileError(f"{folder}: not a folder of card images: {FOLDER_LAYOUT}")
-    missing = [c.code for c in FULL_DECK if not (folder / f"{c.code}.png").is_file()]
-    if not (folder / "back.png").is_file():
-        missing.append("back")
-    images = len(FULL_DECK) + 1  # the faces and the back
-    if len(missing) > images // 2:  # not a deck folder with a few cards left out: say what one holds
-        raise DeckFileError(f"{folder}: {images - len(missing)} of the {images} card images: {FOLDER_LAYOUT}")
+    images = card_names()
+    missing = [name for name in images if not (folder / f"{name}.png").is_file()]
+    if len(missing) > len(images) // 2:  # not a deck folder with a few cards left out: say what one holds
+        found = len(images) - len(missing)
+        raise DeckFileError(f"{folder}: {found} of the {len(images)} card images: {FOLDER_LAYOUT}")
     if missing:
         raise DeckFileError(f"{folder}: missing {', '.join(m + '.png' for m in missing)}")
     return folder
@@ -113,10 +107,9 @@ def index_place(folder: Path, faces: dict[str, np.ndarray]) -> IndexPlace:
     """Where the cards of ``faces`` (images by code, from ``folder``) print rank and suit.
 
     A design prints its index in one place on every card, so the cards where it stands clear say
-    where: some designs crowd a small card's index against its pips (a 4 of clubs whose suit sign
-    touches the pip beside it), and on those cards it is not found. DeckFileError when fewer than
-    MIN_INDEXES_FOUND cards show one, naming them: then the images are not of a design with
-    standard corner indexes, or not cut to the card.
+    where; on a card whose index crowds its pips (a 4 of clubs whose suit sign touches a pip) it is
+    not found. DeckFileError, naming them, when fewer than MIN_INDEXES_FOUND cards show one: then
+    the images are not of a design with standard corner indexes, or not cut to the card.
     """
     rank_boxes, index_ends, not_found = [], [], []
     for code, image in faces.items():
@@ -162,8 +155,8 @@ def enroll(
     if members < 1:
         raise ValueError(f"a committee needs at least one member, not {members}")
     folder = check_folder(folder)
-    faces = {c.code: load_card_image(folder / f"{c.code}.png") for c in FULL_DECK}
-    back = load_card_image(folder / "back.png")
+    faces = {name: load_card_image(folder / f"{name}.png") for name in card_names()}
+    back = faces.pop("back")
     place = index_place(folder, faces)
     if place.not_found and notice is not None:
         notice(
@@ -209,12 +202,11 @@ def available_memory() -> int | None:
     """Bytes the kernel can give without swapping (Linux's MemAvailable), or None where unknown."""
     try:
         with open("/proc/meminfo", encoding="ascii") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
+            return next(
+                (int(line.split()[1]) * 1024 for line in meminfo if line.startswith("MemAvailable:")), None
+            )
     except OSError:
-        pass
-    return None
+        return None
 
 
 def training_workers(jobs: int, each: int, cores: int | None, available: int | None) -> int:
@@ -236,10 +228,9 @@ def in_training_processes(
     pinned training kernels (``blas.training_kernels``); ``notice`` is told when memory, not the
     cores, holds them back, as the operator then waits longer.
 
-    Spawned, no lock of a threaded parent is inherited. The seeds, not the processes, decide what
-    each network learns: fewer processes take longer and train the same networks. A Ctrl-C to the
-    process group ends them and this raises ``BrokenProcessPool``; a parent killed outright takes
-    them with it (``_join_training``).
+    Spawned, so no lock of a threaded parent is inherited; the seeds, not the processes, decide
+    what each network learns. A Ctrl-C to the process group ends them and this raises
+    ``BrokenProcessPool``; a parent killed outright takes them with it (``_join_training``).
     """
     cores = os.cpu_count()
     workers = training_workers(len(jobs), each, cores, available_memory())
@@ -259,12 +250,9 @@ def in_training_processes(
 
 
 def _join_training(parent: int) -> None:
-    """Ready a training process to end with its parent.
-
-    An interrupt ends it as SIGTERM would: raised as KeyboardInterrupt inside numba's compiler it
-    is swallowed and an unrelated error comes back in its place. On Linux the kernel sends it
-    SIGTERM when the parent dies, so no orphaned trainer keeps a core and its memory.
-    """
+    """Ready a training process to end with its parent: an interrupt ends it as SIGTERM would (a
+    KeyboardInterrupt inside numba's compiler is swallowed and another error comes back), and on
+    Linux the kernel sends it SIGTERM when the parent dies, so no orphan keeps a core and memory."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None)
@@ -290,8 +278,8 @@ def _self_check(net: Committee, design: dict[str, np.ndarray], window: IndexWind
     features, labels = render_samples(design, window, np.random.default_rng(CHECK_SEED), CHECK_SCENES, 1)
     names, probability, _ = net.best(features)
     named = probability >= SURE
-    index = np.array([label not in (NONE, BACK) for label in labels])
-    right = np.array([name == label for name, label in zip(names, labels, strict=True)])
+    index = ~np.isin(labels, [NONE, BACK])
+    right = np.array(names) == labels
     return {
         "index_windows": int(index.sum()),
         "named_right": float((named & right)[index].mean()),

@@ -2,7 +2,8 @@
 
 Cards of one design are laid out as single cards, touching pairs and fans (each card's index
 left visible unless glare or the fan hides it), seen through a tilted camera over felt of any
-colour, then spoiled the way real frames are: uneven light, glare, blur, noise, JPEG.
+colour, then spoiled the way real frames are: uneven light, glare, blur, noise, JPEG. Enrollment's
+small training scenes (``training``) are drawn and spoiled with the same helpers.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ NOISE_BANK = 1 << 22  # normals drawn once per process, a frame's 2.8 M values c
 NOISE_SEED = 20261207
 SHADOW_ROOM = 10  # pixels around a laid card that its blurred, shifted shadow can reach
 
-Box = tuple[slice, slice]  # rows and columns of a frame
+Region = tuple[slice, slice]  # rows and columns of a frame
 
 
 @dataclass
@@ -64,15 +65,35 @@ def _noise_bank() -> np.ndarray:
 
 
 def gaussian_noise(shape: tuple[int, ...], sigma: float, rng: np.random.Generator) -> np.ndarray:
-    """Gaussian noise of ``sigma`` in a fresh float32 array of ``shape``: a slice of a bank of
-    normals drawn once, from an offset ``rng`` draws. Within a frame the values are as independent
-    as fresh ones, which cost a fifth of an enrollment's rendering to draw."""
+    """Gaussian noise of ``sigma`` in a fresh float32 array of ``shape``, cut at an offset ``rng``
+    draws from a bank of normals drawn once: within a frame as independent as fresh values, which
+    would cost a fifth of an enrollment's rendering to draw. Larger than the bank: drawn afresh."""
     count = int(np.prod(shape))
     bank = _noise_bank()
-    if count > bank.size:  # more than the bank holds: drawn afresh
+    if count > bank.size:
         return rng.standard_normal(shape, dtype=np.float32) * np.float32(sigma)
     start = int(rng.integers(0, bank.size - count + 1))
     return np.multiply(bank[start : start + count].reshape(shape), np.float32(sigma))
+
+
+def spoil(
+    canvas: np.ndarray,
+    rng: np.random.Generator,
+    noise: np.random.Generator,
+    blur: float,
+    grain: float,
+    quality: tuple[int, int],
+) -> np.ndarray:
+    """A float canvas as a camera delivers it: blurred by a sigma of up to ``blur``, with sensor
+    noise (drawn by ``noise``) of up to ``grain``, and JPEG-compressed at a ``quality`` in range."""
+    sigma = rng.uniform(0.0, blur)
+    if sigma > 0.3:
+        canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
+    noisy = gaussian_noise(canvas.shape, rng.uniform(0, grain), noise)
+    noisy += canvas
+    frame = np.clip(noisy, 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(*quality))])
+    return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else frame
 
 
 def _felt(rng: np.random.Generator, noise: np.random.Generator) -> np.ndarray:
@@ -91,12 +112,11 @@ def _camera(rng: np.random.Generator) -> np.ndarray:
     w, h = FRAME_SIZE
     squeeze = rng.uniform(0.0, 0.12) * w
     lift = rng.uniform(-0.05, 0.05) * h
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     if rng.random() < 0.5:
         dst = np.float32([[squeeze, lift], [w - squeeze, -lift], [w, h], [0, h]])
     else:
         dst = np.float32([[0, 0], [w, 0], [w - squeeze, h + lift], [squeeze, h - lift]])
-    return cv2.getPerspectiveTransform(src, dst)
+    return cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), dst)
 
 
 def _layout(rng: np.random.Generator, count: int, height: float, aspect: float) -> list[np.ndarray]:
@@ -106,9 +126,9 @@ def _layout(rng: np.random.Generator, count: int, height: float, aspect: float) 
     laid: list[np.ndarray] = []
     boxes: list[tuple[float, float, float, float]] = []
     left = count
-    attempts = 0
-    while left > 0 and attempts < 400:
-        attempts += 1
+    for _ in range(400):
+        if left <= 0:
+            break
         size = int(min(left, rng.choice([1, 1, 2, 2, 3, 4, 5])))
         touching = size == 2 and rng.random() < 0.3
         angle = rng.uniform(0, 2 * np.pi)
@@ -140,7 +160,7 @@ def _layout(rng: np.random.Generator, count: int, height: float, aspect: float) 
     return laid
 
 
-def paste_card(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> tuple[Box, np.ndarray]:
+def paste_card(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> tuple[Region, np.ndarray]:
     """``warp_card`` from an image shrunk to at most 1.5 times the quad's height; returns the box
     laid in and the card's mask there."""
     target_h = float(np.linalg.norm(quad[3] - quad[0]))
@@ -151,27 +171,23 @@ def paste_card(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> tuple[
     return box, (alpha > 0.5).astype(np.uint8)
 
 
-def warp_card(canvas: np.ndarray, image: np.ndarray, quad: np.ndarray) -> tuple[Box, np.ndarray]:
+def warp_card(canvas: np.ndarray, image: np.ndarray, quad: np.ndarray) -> tuple[Region, np.ndarray]:
     """Warp a card image (BGRA) into ``quad`` of a float canvas and lay it there with a soft
     shadow cast 2 px down and right, touching only the card's box and its shadow's room; returns
-    that box and where the card covers it (0..1).
-
-    ``cv2.blendLinear`` weighs three channels by a one-channel weight directly, where numpy's
-    broadcast runs a loop of three per pixel: a card lays in a tenth of the time."""
-    left, top = np.maximum(np.floor(quad.min(axis=0)).astype(int) - SHADOW_ROOM, 0)
-    right, bottom = np.minimum(
-        np.ceil(quad.max(axis=0)).astype(int) + SHADOW_ROOM, (canvas.shape[1], canvas.shape[0])
-    )
-    right, bottom = max(right, left), max(bottom, top)
-    box = (slice(int(top), int(bottom)), slice(int(left), int(right)))
-    if right == left or bottom == top:
-        return box, np.zeros((int(bottom - top), int(right - left)), np.float32)
+    that box and where the card covers it (0..1). ``cv2.blendLinear`` weighs three channels by one
+    directly: a tenth of the time of numpy's broadcast."""
+    low = np.maximum(np.floor(quad.min(axis=0)).astype(int) - SHADOW_ROOM, 0)
+    high = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + SHADOW_ROOM, canvas.shape[1::-1])
+    high = np.maximum(high, low)  # an empty box where the card lies off the canvas
+    box = (slice(int(low[1]), int(high[1])), slice(int(low[0]), int(high[0])))
+    roi = canvas[box]
+    if roi.size == 0:
+        return box, np.zeros(roi.shape[:2], np.float32)
     h, w = image.shape[:2]
     src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    matrix = cv2.getPerspectiveTransform(src, (quad - (left, top)).astype(np.float32))
-    size = (int(right - left), int(bottom - top))
+    matrix = cv2.getPerspectiveTransform(src, (quad - low).astype(np.float32))
+    size = (roi.shape[1], roi.shape[0])
     warped = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
-    roi = canvas[box]
     alpha = warped[:, :, 3].astype(np.float32) * np.float32(1 / 255)
     blurred = cv2.GaussianBlur(alpha, (0, 0), 2.0)
     shade = np.zeros_like(blurred)
@@ -181,10 +197,11 @@ def warp_card(canvas: np.ndarray, image: np.ndarray, quad: np.ndarray) -> tuple[
     return box, alpha
 
 
-def _index_windows(quad: np.ndarray, shape: tuple[int, int]) -> list[tuple[Box, np.ndarray]]:
-    """The two index corners (top-left and bottom-right) of a card quad, each as the frame's
-    rows and columns around it and its mask there."""
-    out = []
+def _corners_seen(quad: np.ndarray, above: np.ndarray, glare: np.ndarray) -> tuple[bool, bool]:
+    """Whether a reader can see the index at a card's top-left and bottom-right corner: no more
+    than 1 % of its ``INDEX_WINDOW`` under the cards laid later (``above``), and no ``glare``
+    there brighter than ``GLARE_HIDES``."""
+    seen = []
     for origin, across, down in ((0, 1, 3), (2, 3, 1)):
         p, ux, uy = quad[origin], quad[across] - quad[origin], quad[down] - quad[origin]
         height = np.linalg.norm(uy)
@@ -193,12 +210,16 @@ def _index_windows(quad: np.ndarray, shape: tuple[int, int]) -> list[tuple[Box, 
         poly = np.array([p + ux * x + uy * y for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))])
         points = np.round(poly).astype(np.int32)
         left, top = np.clip(points.min(axis=0), 0, None)
-        right, bottom = np.minimum(points.max(axis=0) + 1, (shape[1], shape[0]))
-        mask = np.zeros((max(bottom - top, 0), max(right - left, 0)), np.uint8)
-        if mask.size:
-            cv2.fillConvexPoly(mask, points - (left, top), 1)
-        out.append(((slice(top, bottom), slice(left, right)), mask))
-    return out
+        right, bottom = np.minimum(points.max(axis=0) + 1, (above.shape[1], above.shape[0]))
+        window = np.zeros((max(bottom - top, 0), max(right - left, 0)), np.uint8)
+        if window.size:
+            cv2.fillConvexPoly(window, points - (left, top), 1)
+        box = (slice(top, bottom), slice(left, right))
+        area = int(window.sum())
+        hidden = int((window & above[box]).sum()) > 0.01 * area
+        glared = area > 0 and float(glare[box][window > 0].max()) > GLARE_HIDES
+        seen.append(not hidden and not glared)
+    return seen[0], seen[1]
 
 
 def make_scene(
@@ -221,7 +242,7 @@ def make_scene(
     camera = _camera(rng)
     codes = rng.permutation([c.code for c in FULL_DECK])[:count]
     quads = _layout(rng, count, height, aspect)
-    placed: list[tuple[SceneCard, tuple[Box, np.ndarray]]] = []
+    placed: list[tuple[SceneCard, tuple[Region, np.ndarray]]] = []
     for code, quad in zip(codes[: len(quads)].tolist(), quads, strict=True):
         face_up = bool(rng.random() >= FACE_DOWN_SHARE)
         img_quad = cv2.perspectiveTransform(quad[None].astype(np.float32), camera)[0].astype(np.float64)
@@ -230,16 +251,10 @@ def make_scene(
     glare = _light(canvas, rng)
     above = np.zeros((h, w), np.uint8)  # the cards laid after the one looked at, from the top down
     for card, (box, mask) in reversed(placed):
-        seen = []
-        for rows_columns, window in _index_windows(card.quad, (h, w)):
-            area = int(window.sum())
-            hidden = int((window & above[rows_columns]).sum()) > 0.01 * area
-            glared = area > 0 and float(glare[rows_columns][window > 0].max()) > GLARE_HIDES
-            seen.append(not hidden and not glared)
-        card.corners_visible = (seen[0], seen[1])
-        card.index_visible = any(seen)
+        card.corners_visible = _corners_seen(card.quad, above, glare)
+        card.index_visible = any(card.corners_visible)
         above[box] |= mask
-    frame = _spoil(canvas, rng, noise if sensor is None else sensor)
+    frame = spoil(canvas, rng, noise if sensor is None else sensor, blur=1.2, grain=6.0, quality=(55, 96))
     return frame, [card for card, _ in placed]
 
 
@@ -250,7 +265,7 @@ def _light(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     down = np.arange(h, dtype=np.float32) / np.float32(h)
     angle, low = rng.uniform(0, 2 * np.pi), rng.uniform(0.5, 0.9)
     tint = rng.uniform(0.93, 1.07, 3)
-    canvas *= tinted(light_ramp(across, down, angle, low), tint)
+    canvas *= uneven_light(across, down, angle, low, tint)
     glare = np.zeros((h, w), np.float32)
     spots = int(rng.integers(0, 3))
     for _ in range(spots):
@@ -262,20 +277,18 @@ def _light(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return glare
 
 
-def tinted(gain: np.ndarray, tint: np.ndarray) -> np.ndarray:
-    """A one-channel light gain as three, each scaled by its ``tint``: multiplying by an image of
-    the same shape takes half the time of numpy's broadcast of a per-channel factor."""
-    return cv2.merge([gain * np.float32(value) for value in tint.tolist()])
-
-
-def light_ramp(across: np.ndarray, down: np.ndarray, angle: float, low: float) -> np.ndarray:
-    """A light gain falling evenly in direction ``angle`` over a frame whose columns and rows lie
-    at ``across`` and ``down``: 1 at the brightest corner, ``low`` at the darkest; the sum of a
-    row and a column, a tenth of the time of every pixel's coordinates."""
+def uneven_light(
+    across: np.ndarray, down: np.ndarray, angle: float, low: float, tint: np.ndarray
+) -> np.ndarray:
+    """A three-channel light gain falling evenly in direction ``angle`` over a frame whose columns
+    and rows lie at ``across`` and ``down``: 1 at the brightest corner, ``low`` at the darkest, each
+    channel scaled by its ``tint``. The sum of a row and a column (a tenth of the time of every
+    pixel's coordinates), merged per channel (half the time of numpy's broadcast)."""
     row, column = np.float32(np.cos(angle)) * across, np.float32(np.sin(angle)) * down
     lowest = row.min() + column.min()
     step = np.float32((1 - low) / max(float(row.max() + column.max() - lowest), 1e-6))
-    return (np.float32(low) + step * (row - lowest))[None, :] + (step * column)[:, None]
+    gain = (np.float32(low) + step * (row - lowest))[None, :] + (step * column)[:, None]
+    return cv2.merge([gain * np.float32(value) for value in tint.tolist()])
 
 
 def glare_spot(
@@ -290,18 +303,6 @@ def glare_spot(
     row = np.exp(-(((across - np.float32(centre[0])) / np.float32(spread[0])) ** 2))
     column = np.float32(peak) * np.exp(-(((down - np.float32(centre[1])) / np.float32(spread[1])) ** 2))
     return column[:, None] * row[None, :]
-
-
-def _spoil(canvas: np.ndarray, rng: np.random.Generator, noise: np.random.Generator) -> np.ndarray:
-    sigma = rng.uniform(0.0, 1.2)
-    if sigma > 0.3:
-        canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
-    spoilt = gaussian_noise(canvas.shape, rng.uniform(0, 6), noise)
-    spoilt += canvas
-    frame = np.clip(spoilt, 0, 255).astype(np.uint8)
-    quality = int(rng.integers(55, 96))
-    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else frame
 
 
 def write_scenes(

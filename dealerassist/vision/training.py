@@ -1,11 +1,11 @@
 """Training windows for the index classifier, from one deck design's own 53 images.
 
 Two sources. ``render_samples``: small scenes around one card (any camera size, turn and felt,
-sometimes in a fan, lit unevenly, blurred, noisy, JPEG-compressed) cut where a reader would cut
-them: the index corners as a corner finder reports them (a little off in place, angle and size),
-labelled with the card, and every kind of place that is not one (the other corners, the edges,
-the inside, an index turned, shifted or at a wrong size) labelled ``none``; a face-down card's
-corners are ``back``. ``scene_samples``: the reader's own candidate corners on whole tables.
+sometimes in a fan, lit unevenly, blurred, noisy, JPEG) cut where a reader would cut them: the
+index corners as a corner finder reports them, labelled with the card, and every kind of place
+that is not one (other corners, edges, the inside, an index turned, shifted or at a wrong size)
+labelled ``none``, or ``back`` on a face-down card. ``scene_samples``: the reader's own candidate
+corners on whole tables.
 """
 
 from __future__ import annotations
@@ -22,21 +22,20 @@ from dealerassist.vision.scenes import (
     SceneCard,
     gaussian_noise,
     glare_spot,
-    light_ramp,
     make_scene,
-    tinted,
+    spoil,
+    uneven_light,
     warp_card,
 )
 
 HEIGHTS = (66.0, 200.0)  # card heights in pixels, sampled evenly in log scale
-PLACE_JITTER = 0.015  # card heights (standard deviation) a found corner is off by
-PLACE_LIMIT = 0.045
-# A corner with one short arm is squared at 90 degrees in the image, where camera tilt makes a
-# card's corner 80-100: its edges can be 8-10 degrees out, so training turns windows that far too.
-ANGLE_JITTER = np.deg2rad(2.5)
-ANGLE_LIMIT = np.deg2rad(8.0)
-SIZE_JITTER = 0.06  # log standard deviation of a size guess
-SIZE_LIMIT = 0.15
+SIDES = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])  # a card's TL, TR, BR, BL: across, down
+# How far off a corner finder reports a corner (standard deviation, limit): in place (card
+# heights), angle, and size (log). A corner with one short arm is squared at 90 degrees in the
+# image, where camera tilt makes a card's corner 80-100: its edges can be 8-10 degrees out.
+PLACE_ERROR = (0.015, 0.045)
+ANGLE_ERROR = (np.deg2rad(2.5), np.deg2rad(8.0))
+SIZE_ERROR = (0.06, 0.15)
 FAR_SHIFT = (0.07, 0.2)  # card heights a "shifted index" negative is moved by
 MATCH_PLACE = 0.045  # card heights: a candidate this close to a true index corner is that corner
 MATCH_ANGLE = np.cos(np.deg2rad(10.0))  # and turned no further from it
@@ -51,80 +50,7 @@ WRONG_SMALLER = (0.6, 1.0 / WRONG_SIZE)
 GLARE_CHANCE = 0.4  # share of training scenes with a glare spot
 GLARE = (10.0, 110.0)  # its peak brightness: as strong as the glare an index can still be read under
 
-
-def _paste(canvas: np.ndarray, card: list[np.ndarray], quad: np.ndarray) -> None:
-    """Warp one card (``_halvings``) into ``quad`` of a float canvas, from its smallest halving at
-    least 1.5 times the card's height there."""
-    height = float(np.linalg.norm(quad[3] - quad[0]))
-    warp_card(canvas, next((im for im in reversed(card) if im.shape[0] >= 1.5 * height), card[0]), quad)
-
-
-def _halvings(image: np.ndarray) -> list[np.ndarray]:
-    """The card at its own size and halved twice, so a small card is warped from a small image."""
-    sizes = [image]
-    for _ in range(2):
-        sizes.append(cv2.resize(sizes[-1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
-    return sizes
-
-
-def _felt(rng: np.random.Generator, size: int, noise: np.random.Generator) -> np.ndarray:
-    hsv = (rng.integers(0, 180), rng.integers(0, 240), rng.integers(50, 170))
-    blue, green, red = cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0].tolist()
-    felt = gaussian_noise((size, size, 3), 4.0, noise)
-    return cv2.add(felt, (blue, green, red, 0), dst=felt)  # a scalar per channel: 20x numpy's broadcast
-
-
-def _spoil(canvas: np.ndarray, rng: np.random.Generator, noise: np.random.Generator) -> np.ndarray:
-    """Uneven light, tint, a little glare, blur, sensor noise and JPEG, as a camera delivers it."""
-    axis = np.linspace(0.0, 1.0, canvas.shape[0], dtype=np.float32)
-    angle = rng.uniform(0, 2 * np.pi)
-    gain = light_ramp(axis, axis, angle, rng.uniform(0.45, 1.0))
-    canvas *= tinted(gain, rng.uniform(0.9, 1.1, 3))
-    if rng.random() < GLARE_CHANCE:
-        cx, cy, spread = rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.1, 0.4)
-        glare = glare_spot(axis, axis, (cx, cy), (spread, spread), rng.uniform(*GLARE))
-        canvas += cv2.cvtColor(glare, cv2.COLOR_GRAY2BGR)
-    sigma = rng.uniform(0.0, 1.4)
-    if sigma > 0.3:
-        canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
-    canvas += gaussian_noise(canvas.shape, float(rng.uniform(0, 7)), noise)
-    frame = np.clip(canvas, 0, 255).astype(np.uint8)
-    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 97))])
-    return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else frame
-
-
-def _card_quad(
-    centre: np.ndarray,
-    x_axis: np.ndarray,
-    y_axis: np.ndarray,
-    height: float,
-    aspect: float,
-    rng: np.random.Generator,
-) -> np.ndarray:
-    """A card's TL, TR, BR, BL around ``centre``, each corner nudged a little (camera keystone)."""
-    sides = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])  # TL, TR, BR, BL: across, down
-    quad = centre + sides[:, :1] * (x_axis * (height / aspect) / 2) + sides[:, 1:] * (y_axis * height / 2)
-    return quad + rng.normal(0, 0.01 * height, quad.shape)
-
-
-def _corners(quad: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """All four corners with the axes a corner finder reports (x across, y down, right-handed);
-    TL and BR (0 and 2) are the index corners."""
-    return [(quad[k], unit(quad[(k + 1) % 4] - quad[k]), unit(quad[k - 1] - quad[k])) for k in range(4)]
-
-
-def _as_found(
-    points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray, heights: np.ndarray, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Corners (n x 2 points and axes, n heights) the way a corner finder reports them: each a
-    little off in place, angle and size."""
-    n = len(points)
-    shift = np.clip(rng.normal(0, PLACE_JITTER, (n, 2)), -PLACE_LIMIT, PLACE_LIMIT) * heights[:, None]
-    turn = np.clip(rng.normal(0, ANGLE_JITTER, n), -ANGLE_LIMIT, ANGLE_LIMIT)
-    skew = np.clip(rng.normal(0, ANGLE_JITTER, n), -ANGLE_LIMIT, ANGLE_LIMIT)
-    sizes = heights * np.exp(np.clip(rng.normal(0, SIZE_JITTER, n), -SIZE_LIMIT, SIZE_LIMIT))
-    moved = points + shift[:, :1] * x_axes + shift[:, 1:] * y_axes
-    return moved, turned(x_axes, turn), turned(y_axes, turn + skew), sizes
+Corner = tuple[np.ndarray, np.ndarray, np.ndarray]  # a point and its x (across) and y (down) axes
 
 
 def render_samples(
@@ -151,10 +77,17 @@ def render_samples(
             points, x_axes, y_axes, sizes, names = _spots(
                 quad, height, aspect, covered, BACK if face_down else code, looks, rng
             )
-            windows = sample_windows(frame, points, x_axes, y_axes, sizes, window)
-            features.append(window_features(windows))
+            features.append(window_features(sample_windows(frame, points, x_axes, y_axes, sizes, window)))
             labels.extend(names)
     return np.concatenate(features), np.array(labels)
+
+
+def _halvings(image: np.ndarray) -> list[np.ndarray]:
+    """The card at its own size and halved twice, so a small card is warped from a small image."""
+    sizes = [image]
+    for _ in range(2):
+        sizes.append(cv2.resize(sizes[-1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
+    return sizes
 
 
 def _scene(
@@ -168,30 +101,63 @@ def _scene(
     """One spoiled frame around ``code`` (its grain and sensor noise drawn by ``noise``); its quad,
     height, whether an upper card hides its second index, and whether it lies face down."""
     codes = list(faces)
-    height = float(np.exp(rng.uniform(np.log(HEIGHTS[0]), np.log(HEIGHTS[1]))))
+    height = _log_uniform(rng, HEIGHTS)
+    width = height / aspect
     size = int(np.ceil(1.7 * height))
     canvas = _felt(rng, size, noise)
     angle = rng.uniform(0, 2 * np.pi)
     x_axis = np.array([np.cos(angle), np.sin(angle)])
     y_axis = np.array([-np.sin(angle), np.cos(angle)])
     centre = np.array([size / 2, size / 2]) + rng.normal(0, 0.05 * height, 2)
-    width = height / aspect
     face_down = bool(rng.random() < 0.12)
     step_down = rng.uniform(-0.1, 0.1) * height if rng.random() < 0.5 else 0.0
 
-    def neighbour() -> list[np.ndarray]:
-        return faces[codes[rng.integers(len(codes))]] if rng.random() < 0.8 else back
+    def quad_at(middle: np.ndarray) -> np.ndarray:
+        """A card's TL, TR, BR, BL around ``middle``, each corner nudged a little (camera keystone)."""
+        quad = middle + SIDES[:, :1] * (x_axis * width / 2) + SIDES[:, 1:] * (y_axis * height / 2)
+        return quad + rng.normal(0, 0.01 * height, quad.shape)
 
-    if rng.random() < 0.35:  # a lower card of a fan under this card's top-left part
-        offset = -x_axis * rng.uniform(0.33, 0.6) * width - y_axis * step_down
-        _paste(canvas, neighbour(), _card_quad(centre + offset, x_axis, y_axis, height, aspect, rng))
-    quad = _card_quad(centre, x_axis, y_axis, height, aspect, rng)
+    def lay_neighbour(side: float) -> None:
+        """A card of a fan under this card's top-left part (``side`` -1) or over its right part (1)."""
+        offset = side * (x_axis * rng.uniform(0.33, 0.6) * width + y_axis * step_down)
+        image = faces[codes[rng.integers(len(codes))]] if rng.random() < 0.8 else back
+        _paste(canvas, image, quad_at(centre + offset))
+
+    if rng.random() < 0.35:
+        lay_neighbour(-1.0)
+    quad = quad_at(centre)
     _paste(canvas, back if face_down else faces[code], quad)
-    covered = bool(rng.random() < 0.35)
-    if covered:  # an upper card of a fan over this card's right part, hiding the second index
-        offset = x_axis * rng.uniform(0.33, 0.6) * width + y_axis * step_down
-        _paste(canvas, neighbour(), _card_quad(centre + offset, x_axis, y_axis, height, aspect, rng))
+    covered = bool(rng.random() < 0.35)  # by an upper card, which hides the second index
+    if covered:
+        lay_neighbour(1.0)
     return _spoil(canvas, rng, noise), quad, height, covered, face_down
+
+
+def _felt(rng: np.random.Generator, size: int, noise: np.random.Generator) -> np.ndarray:
+    hsv = (rng.integers(0, 180), rng.integers(0, 240), rng.integers(50, 170))
+    blue, green, red = cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0].tolist()
+    felt = gaussian_noise((size, size, 3), 4.0, noise)
+    return cv2.add(felt, (blue, green, red, 0), dst=felt)  # a scalar per channel: 20x numpy's broadcast
+
+
+def _paste(canvas: np.ndarray, card: list[np.ndarray], quad: np.ndarray) -> None:
+    """Warp one card (``_halvings``) into ``quad`` of a float canvas, from its smallest halving at
+    least 1.5 times the card's height there."""
+    height = float(np.linalg.norm(quad[3] - quad[0]))
+    warp_card(canvas, next((im for im in reversed(card) if im.shape[0] >= 1.5 * height), card[0]), quad)
+
+
+def _spoil(canvas: np.ndarray, rng: np.random.Generator, noise: np.random.Generator) -> np.ndarray:
+    """Uneven light, tint and a little glare, then ``scenes.spoil``."""
+    axis = np.linspace(0.0, 1.0, canvas.shape[0], dtype=np.float32)
+    angle = rng.uniform(0, 2 * np.pi)
+    low = rng.uniform(0.45, 1.0)
+    canvas *= uneven_light(axis, axis, angle, low, rng.uniform(0.9, 1.1, 3))
+    if rng.random() < GLARE_CHANCE:
+        cx, cy, spread = rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.1, 0.4)
+        glare = glare_spot(axis, axis, (cx, cy), (spread, spread), rng.uniform(*GLARE))
+        canvas += cv2.cvtColor(glare, cv2.COLOR_GRAY2BGR)
+    return spoil(canvas, rng, noise, blur=1.4, grain=7.0, quality=(45, 97))
 
 
 def _spots(
@@ -213,9 +179,9 @@ def _spots(
     where: list[tuple[np.ndarray, np.ndarray, np.ndarray, float, str, bool]] = [
         (*corners[k], height, label, True) for k in index_corners for _ in range(looks)
     ]
-    for k in (1, 3):  # the corners without an index, read either way up (a back looks alike at all four)
-        other = BACK if label == BACK else NONE
-        where.append((*corners[k], height * rng.choice([1.0, 1.0 / aspect]), other, True))
+    plain = BACK if label == BACK else NONE  # a back looks alike at all four corners
+    for k in (1, 3):  # the corners without an index, read either way up
+        where.append((*corners[k], height * rng.choice([1.0, 1.0 / aspect]), plain, True))
     p, xa, ya = corners[0]
     t = rng.uniform(0.15, 0.85)
     along = p + xa * t * width if rng.random() < 0.5 else p + ya * t * height
@@ -230,12 +196,12 @@ def _spots(
     for direction in (xa, ya, turned(xa, rng.uniform(0, 2 * np.pi))):
         off = rng.uniform(*FAR_SHIFT) * height * direction * rng.choice([-1.0, 1.0])
         where.append((p + off, xa, ya, height, NONE, True))
-    if label not in (NONE, BACK):
+    if label != BACK:
         p, xa, ya = corners[0]
-        scale = _larger(rng) if rng.random() < 0.5 else rng.uniform(*WRONG_SMALLER)
+        scale = _log_uniform(rng, WRONG_LARGER) if rng.random() < 0.5 else rng.uniform(*WRONG_SMALLER)
         where.append((p, xa, ya, height * scale, NONE, True))  # the index at a wrong size
-        p, xa, ya = corners[int(rng.choice([1, 3]))]
-        where.append((p, xa, ya, height * _larger(rng), NONE, True))  # a plain corner, too large
+        p, xa, ya = corners[int(rng.choice([1, 3]))]  # a plain corner, too large
+        where.append((p, xa, ya, height * _log_uniform(rng, WRONG_LARGER), NONE, True))
     points, x_axes, y_axes, sizes, labels, moved = (np.array(column) for column in zip(*where, strict=True))
     points[moved], x_axes[moved], y_axes[moved], sizes[moved] = _as_found(
         points[moved], x_axes[moved], y_axes[moved], sizes[moved], rng
@@ -243,8 +209,35 @@ def _spots(
     return points, x_axes, y_axes, sizes, labels.tolist()
 
 
-def _larger(rng: np.random.Generator) -> float:
-    return float(np.exp(rng.uniform(np.log(WRONG_LARGER[0]), np.log(WRONG_LARGER[1]))))
+def _corners(quad: np.ndarray) -> list[Corner]:
+    """All four corners with the axes a corner finder reports (x across, y down, right-handed);
+    TL and BR (0 and 2) are the index corners."""
+    return [(quad[k], unit(quad[(k + 1) % 4] - quad[k]), unit(quad[k - 1] - quad[k])) for k in range(4)]
+
+
+def _as_found(
+    points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray, heights: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Corners (n x 2 points and axes, n heights) the way a corner finder reports them: each a
+    little off in place, angle and size (``PLACE_ERROR`` ...)."""
+    n = len(points)
+    shift = _error(rng, PLACE_ERROR, (n, 2)) * heights[:, None]
+    turn = _error(rng, ANGLE_ERROR, n)
+    skew = _error(rng, ANGLE_ERROR, n)
+    sizes = heights * np.exp(_error(rng, SIZE_ERROR, n))
+    moved = points + shift[:, :1] * x_axes + shift[:, 1:] * y_axes
+    return moved, turned(x_axes, turn), turned(y_axes, turn + skew), sizes
+
+
+def _error(rng: np.random.Generator, error: tuple[float, float], shape: int | tuple[int, int]) -> np.ndarray:
+    """Normal errors of ``error``'s standard deviation, clipped to its limit."""
+    spread, limit = error
+    return np.clip(rng.normal(0, spread, shape), -limit, limit)
+
+
+def _log_uniform(rng: np.random.Generator, bounds: tuple[float, float]) -> float:
+    """A value drawn evenly in log scale between ``bounds``."""
+    return float(np.exp(rng.uniform(np.log(bounds[0]), np.log(bounds[1]))))
 
 
 def scene_samples(
@@ -300,19 +293,17 @@ def _labels(
     turn = x_axes @ across.T
     on = (gap < MATCH_PLACE) & (turn >= MATCH_ANGLE)
     near = ((gap < NEAR_PLACE) & (turn > 0.7)).any(axis=1)
-    labels: list[str | None] = []
-    for row in range(len(points)):
+
+    def label(row: int) -> str | None:
         hits = np.flatnonzero(on[row])
         if not len(hits):
-            labels.append(None if near[row] else NONE)
-            continue
-        card, k = truth[hits[0] // 4], int(hits[0] % 4)
-        true_height = true_heights[hits[0]]
+            return None if near[row] else NONE
+        card, k, true_height = truth[hits[0] // 4], int(hits[0] % 4), true_heights[hits[0]]
         if not card.face_up:
-            labels.append(BACK)
-        elif k in (1, 3) or abs(np.log(heights[row] / true_height)) > np.log(WRONG_SIZE):
-            labels.append(NONE)
-        else:
-            fits = abs(heights[row] - true_height) < MATCH_SIZE * true_height
-            labels.append(card.code if fits and card.corners_visible[k // 2] else None)
-    return labels
+            return BACK
+        if k in (1, 3) or abs(np.log(heights[row] / true_height)) > np.log(WRONG_SIZE):
+            return NONE
+        fits = abs(heights[row] - true_height) < MATCH_SIZE * true_height
+        return card.code if fits and card.corners_visible[k // 2] else None
+
+    return [label(row) for row in range(len(points))]
