@@ -119,37 +119,6 @@ def _block_means(plane: np.ndarray, corner: int, offsets: np.ndarray, means: np.
         means[k] *= scale
 
 
-@compiled(inline=True)
-def _signed_block_means(
-    plane: np.ndarray, corner: int, offsets: np.ndarray, ahead: np.ndarray, behind: np.ndarray
-) -> None:
-    """``_block_means`` of a block's positive parts and of its negative parts, in one reading."""
-    area = len(offsets)
-    zero = np.float32(0.0)
-    for k in range(LANES):
-        ahead[k] = zero
-        behind[k] = zero
-    q = 0
-    while q <= area - 4:
-        p0, p1 = corner + offsets[q], corner + offsets[q + 1]
-        p2, p3 = corner + offsets[q + 2], corner + offsets[q + 3]
-        for k in range(LANES):
-            v0, v1, v2, v3 = plane[p0, k], plane[p1, k], plane[p2, k], plane[p3, k]
-            ahead[k] += ((max(v0, zero) + max(v1, zero)) + max(v2, zero)) + max(v3, zero)
-            behind[k] += ((min(v0, zero) + min(v1, zero)) + min(v2, zero)) + min(v3, zero)
-        q += 4
-    while q < area:
-        p = corner + offsets[q]
-        for k in range(LANES):
-            ahead[k] += max(plane[p, k], zero)
-            behind[k] += min(plane[p, k], zero)
-        q += 1
-    scale = np.float32(1.0) / np.float32(area)
-    for k in range(LANES):
-        ahead[k] *= scale
-        behind[k] *= scale
-
-
 @compiled()
 def _paper_levels(words: np.ndarray, counts: np.ndarray, levels: np.ndarray) -> None:
     """The paper white (``PAPER_SHARE``, ``DARKEST_PAPER``) of each window of a batch of
@@ -214,7 +183,8 @@ def feature_columns(
     on_paper = np.empty((2, area, LANES), np.float32)  # each colour where the paper is blank
     grad_x = np.zeros((area, LANES), np.float32)  # central differences, zero along the border
     grad_y = np.zeros((area, LANES), np.float32)
-    along = np.empty((area, LANES), np.float32)
+    ahead_plane = np.empty((area, LANES), np.float32)  # the gradient along a direction, where positive
+    behind_plane = np.empty((area, LANES), np.float32)  # and where negative
     histogram = np.empty((hist_size, LANES), np.float32)
     hist_squares = np.empty((hist_size, LANES), np.float32)
     inked = np.empty((colour_size, LANES), np.float32)
@@ -259,13 +229,15 @@ def feature_columns(
                 grad_y[p, k] = ink[p + cols, k] - ink[p - cols, k]
         for d in range(len(directions)):
             sin32, cos64 = np.float32(directions[d, 1]), np.float64(np.float32(directions[d, 0]))
-            if d:  # the first direction is straight across: the gradient across itself
-                for p in range(area):
-                    for k in range(LANES):
-                        # OpenCV's weighted sum: one fused multiply-add over the rounded second product.
-                        along[p, k] = np.float32(grad_x[p, k] * cos64 + np.float64(grad_y[p, k] * sin32))
+            for p in range(area):
+                for k in range(LANES):
+                    # OpenCV's weighted sum: one fused multiply-add over the rounded second product.
+                    along = np.float32(grad_x[p, k] * cos64 + np.float64(grad_y[p, k] * sin32))
+                    ahead_plane[p, k] = max(along, zero)
+                    behind_plane[p, k] = min(along, zero)
             for c in range(cells):
-                _signed_block_means(along if d else grad_x, cell_starts[c], in_cell, ahead, behind)
+                _block_means(ahead_plane, cell_starts[c], in_cell, ahead)
+                _block_means(behind_plane, cell_starts[c], in_cell, behind)
                 along_row, against_row = histogram[c * bins + 2 * d], histogram[c * bins + 2 * d + 1]
                 for k in range(LANES):
                     along_row[k] = np.sqrt(ahead[k])
