@@ -156,14 +156,11 @@ def ink_around(
     sampled = cv2.remap(
         sampling_image(image), maps_x, maps_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
-    return _ink_of(sampled.reshape(len(points), len(v) * len(u), 4)).reshape(len(points), len(v), len(u))
-
-
-def _ink_of(sampled: np.ndarray) -> np.ndarray:
-    """The ink of each map's 8-bit BGRA samples (a map a row), against the map's paper white."""
+    sampled = sampled.reshape(len(points), len(v) * len(u), 4)
     darkest = np.minimum(np.minimum(sampled[..., 0], sampled[..., 1]), sampled[..., 2])  # 4x min(axis=2)
     paper = _paper_white(darkest)[:, None]
-    return np.maximum(np.float32(1.0) - darkest.astype(np.float32) / paper, np.float32(0.0))
+    ink = np.maximum(np.float32(1.0) - darkest.astype(np.float32) / paper, np.float32(0.0))
+    return ink.reshape(len(points), len(v), len(u))
 
 
 def feature_size() -> int:

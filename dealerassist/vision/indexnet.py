@@ -79,22 +79,21 @@ class IndexNet:
         suits = [SUITS.index(card[1]) for card in cards]
         return _card_probability(rank, suit, kind, ranks, suits)
 
-    def arrays(self) -> dict[str, np.ndarray]:
-        layers = {
-            f"net_{kind}{i}": array
-            for i, (weight, bias) in enumerate(zip(self.weights, self.biases, strict=True), start=1)
-            for kind, array in (("w", weight), ("b", bias))
-        }
-        return {"net_mean": self.mean, "net_scale": self.scale, **layers}
+    def arrays(self, prefix: str = "") -> dict[str, np.ndarray]:
+        """The network's arrays by their names in a deck file, each name after ``prefix``."""
+        named = {"net_mean": self.mean, "net_scale": self.scale}
+        for i, (weight, bias) in enumerate(zip(self.weights, self.biases, strict=True), start=1):
+            named |= {f"net_w{i}": weight, f"net_b{i}": bias}
+        return {prefix + key: array for key, array in named.items()}
 
     @classmethod
-    def from_arrays(cls, data: Mapping[str, np.ndarray]) -> IndexNet:
-        count = _in_a_row(data, "net_w{}", 1)
+    def from_arrays(cls, data: Mapping[str, np.ndarray], prefix: str = "") -> IndexNet:
+        count = sum(key.startswith(f"{prefix}net_w") for key in data)  # a deck may hold any number of layers
         if not count:
             raise KeyError("no network layers in the arrays")
 
         def array(key: str) -> np.ndarray:
-            return np.asarray(data[f"net_{key}"], np.float32)
+            return np.asarray(data[f"{prefix}net_{key}"], np.float32)
 
         return cls(
             array("mean"),
@@ -173,25 +172,17 @@ class Committee:
         return _joint(each, self.needed)
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {
-            f"member{i}_{key}": array
-            for i, member in enumerate(self.members)
-            for key, array in member.arrays().items()
-        }
+        arrays: dict[str, np.ndarray] = {}
+        for i, member in enumerate(self.members):
+            arrays |= member.arrays(f"member{i}_")
+        return arrays
 
     @classmethod
     def from_arrays(cls, data: Mapping[str, np.ndarray]) -> Committee:
-        count = _in_a_row(data, "member{}_net_mean", 0)
+        count = sum(key.endswith("_net_mean") for key in data)
         if not count:
             raise KeyError("no committee members in the arrays")
-        return cls(
-            tuple(
-                IndexNet.from_arrays(
-                    {key[len(f"member{i}_") :]: data[key] for key in data if key.startswith(f"member{i}_")}
-                )
-                for i in range(count)
-            )
-        )
+        return cls(tuple(IndexNet.from_arrays(data, f"member{i}_") for i in range(count)))
 
 
 def _card_probability(
@@ -214,15 +205,6 @@ def _softmax_heads(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     exps = [np.exp(part - part.max(axis=1, keepdims=True)) for part in parts]
     rank, suit, kind = (e / e.sum(axis=1, keepdims=True) for e in exps)
     return rank, suit, kind
-
-
-def _in_a_row(data: Mapping[str, np.ndarray], key: str, first: int) -> int:
-    """How many numbered arrays ``key`` names in ``data``, counting from ``first`` until one is
-    missing: a deck file says by its keys how many members and layers it holds."""
-    count = 0
-    while key.format(first + count) in data:
-        count += 1
-    return count
 
 
 def _flush_subnormals(values: np.ndarray) -> np.ndarray:
