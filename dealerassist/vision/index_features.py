@@ -12,7 +12,7 @@ import numpy as np
 
 from dealerassist.compiled import is_compiled
 from dealerassist.vision.index_window import MARGIN, WINDOW_PX, IndexWindow, sampling_image
-from dealerassist.vision.window_kernel import DARKEST_PAPER, LANES, PAPER_SHARE, feature_columns
+from dealerassist.vision.window_kernel import BLANK_INK, DARKEST_PAPER, LANES, PAPER_SHARE, feature_columns
 
 CELL = 6  # pixels per orientation cell
 INK_CELL = 3  # pixels per cell of the pooled ink
@@ -76,7 +76,7 @@ def features_by_passes(windows: np.ndarray) -> np.ndarray:
         cv2.addWeighted(red, 0.5, green, 0.5, 0.0, dtype=cv2.CV_32F), blue, dtype=cv2.CV_32F
     )
     yellow_blue *= per_pixel
-    blank = (ink < 0.15).astype(np.float32)
+    blank = (ink < BLANK_INK).astype(np.float32)
     count = np.maximum(blank.reshape(n, area).sum(axis=1), 1.0)
     coarse = _pooled(ink, COLOUR_CELL)
     colours = []

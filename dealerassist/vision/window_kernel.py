@@ -19,6 +19,7 @@ _PAIRED_BLOCK = 128  # numpy adds runs of up to this many terms in eight interle
 # least DARKEST_PAPER, so a window of felt or shadow is not read as all ink.
 PAPER_SHARE = 0.85
 DARKEST_PAPER = 30.0
+BLANK_INK = 0.15  # ink below which a pixel is blank paper, whose colour the ink's is measured against
 
 
 @compiled()
@@ -185,7 +186,7 @@ def feature_columns(
     cell_starts, in_cell = _blocks(cell, rows, cols)
     ink_starts, in_ink_cell = _blocks(ink_cell, rows, cols)
     colour_starts, in_colour_cell = _blocks(colour_cell, rows, cols)
-    blank_below = np.float32(0.15)
+    blank_below = np.float32(BLANK_INK)
     zero = np.float32(0.0)
     for batch in range(len(words)):
         first = min(batch * LANES, n - LANES)
