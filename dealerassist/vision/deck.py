@@ -21,9 +21,9 @@ from dealerassist.vision.indexnet import Committee
 
 BACK_REGION = (0.05, 0.05, 0.2, 0.35)  # x0, y0, x1, y1 in card heights: inside the card either way round
 BACK_GRID = (4, 6)
-# Bumped whenever what a deck file's networks are fed (the index window, its features, the back
-# features) or the file's layout changes: a deck file of another format is refused rather than
-# read wrong, and the shipped decks are made again (their README gives the command).
+FELT_BGR = (90, 110, 60)  # what a card image's transparent corners become
+# Bumped whenever what the networks are fed or the file's layout changes: a deck file of another
+# format is refused rather than read wrong (the shipped decks' README says how to remake them).
 DECK_FORMAT = 3
 SHIPPED = "dealerassist/data/vision"  # in the source tree
 
@@ -43,9 +43,7 @@ class DeckModel:
     net: Committee
     back_features: np.ndarray  # (m, k)
     check: dict[str, float] = field(default_factory=dict)  # enrollment's self-check on fresh windows
-    # ``vision_code_version()`` of the code that enrolled it ("" before decks recorded it): a file
-    # renamed to a newer code's name still says which code trained its networks.
-    enrolled_by: str = ""
+    enrolled_by: str = ""  # ``vision_code_version()`` of the code that trained the networks
 
     def save(self, path: str | Path) -> None:
         meta = {
@@ -57,8 +55,7 @@ class DeckModel:
             "check": self.check,
             "enrolled_by": self.enrolled_by,
         }
-        # Written through an open file: given a name, numpy would add ".npz" to one without it, and
-        # the file written would not be the file named.
+        # Through an open file: given a name without ".npz", numpy would add it.
         with open(path, "wb") as out:
             np.savez_compressed(
                 out, meta=np.array(json.dumps(meta)), back_features=self.back_features, **self.net.arrays()
@@ -112,7 +109,7 @@ def remake_command(path: Path) -> str:
 
 
 def vision_code_version() -> str:
-    """A digest of the vision code, recorded in each deck file: which code trained its networks."""
+    """A digest of the vision code, recorded in each deck file."""
     digest = hashlib.sha256()
     for source in sorted(Path(__file__).parent.glob("*.py")):
         digest.update(source.read_bytes())
@@ -120,8 +117,8 @@ def vision_code_version() -> str:
 
 
 def read_card_png(path: Path) -> np.ndarray:
-    """A card image as 8-bit BGRA, whichever PNG it is: grey or colour, with or without alpha, 8
-    or 16 bits a channel (a scanner's or an export's choice, not the design's)."""
+    """A card image as 8-bit BGRA from any grey or colour PNG, with or without alpha, 8 or 16 bits
+    a channel (a scanner's or an export's choice, not the design's)."""
     image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
     if image is None:
         raise DeckFileError(f"{path}: cannot read this image")
@@ -140,11 +137,11 @@ def read_card_png(path: Path) -> np.ndarray:
     return image
 
 
-def load_card_image(path: Path, felt: tuple[int, int, int] = (90, 110, 60)) -> np.ndarray:
-    """Read a card PNG as BGR; transparent corners become felt so rounded corners look as on a table."""
+def load_card_image(path: Path) -> np.ndarray:
+    """A card PNG as BGR, its transparent corners felt so rounded corners look as on a table."""
     image = read_card_png(path)
     alpha = image[:, :, 3:4].astype(np.float32) / 255.0
-    return (image[:, :, :3] * alpha + np.array(felt, np.float32) * (1 - alpha)).astype(np.uint8)
+    return (image[:, :, :3] * alpha + np.array(FELT_BGR, np.float32) * (1 - alpha)).astype(np.uint8)
 
 
 def back_feature(

@@ -1,9 +1,8 @@
-"""What the classifier sees of an index window: gradient orientations per cell, ink measured
-against the window's own paper white, and the ink's colour, as one feature row per window; and
-the ink maps the second looks match windows by.
+"""What the classifier sees of an index window, one feature row per window: gradient orientations
+per cell, the ink, and the ink's colour; and the ink maps the second looks match windows by.
 
-Ink against the window's own paper white (its brighter pixels) cancels felt colour, light level
-and tint; colour is the ink's opponent colour relative to the paper's.
+Ink is measured against the window's own paper white (its brighter pixels), which cancels felt
+colour, light level and tint; colour is the ink's opponent colour relative to the paper's.
 """
 
 from __future__ import annotations
@@ -13,13 +12,13 @@ import numpy as np
 
 from dealerassist.compiled import is_compiled
 from dealerassist.vision.index_window import MARGIN, WINDOW_PX, IndexWindow, sampling_image
-from dealerassist.vision.window_kernel import DARKEST_PAPER, LANES, PAPER_SHARE, feature_columns
+from dealerassist.vision.window_kernel import BLANK_INK, DARKEST_PAPER, LANES, PAPER_SHARE, feature_columns
 
 CELL = 6  # pixels per orientation cell
 INK_CELL = 3  # pixels per cell of the pooled ink
 COLOUR_CELL = 6  # pixels per cell of the pooled ink colour
 BINS = 8  # signed gradient orientations per cell
-# (cos, sin) of the gradient directions measured along and against, the first straight across.
+# (cos, sin) of the gradient directions, each measured along and against.
 _ANGLES = np.arange(BINS // 2) * np.pi / (BINS // 2)
 _DIRECTIONS = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=1)
 # A feature row: the orientation histograms, then the pooled ink, then the two pooled colours.
@@ -29,16 +28,15 @@ _COLOUR_SIZE = (WINDOW_PX[1] // COLOUR_CELL) * (WINDOW_PX[0] // COLOUR_CELL)
 
 
 def window_features(windows: np.ndarray) -> np.ndarray:
-    """Feature rows of sampled BGR or BGRA windows (the fourth channel is not read): orientation
-    histograms, pooled ink and pooled ink colour. Worked out in compiled loops (``window_kernel``),
-    without numba by ``features_by_passes``, to the bit."""
+    """Feature rows of sampled BGR or BGRA windows (the fourth channel is not read), by the compiled
+    ``window_kernel`` or, without numba (whose loops as plain Python take seconds a frame), by
+    ``features_by_passes``: the same to the bit."""
     if not len(windows):
         return np.zeros((0, feature_size()), np.float32)
-    if not is_compiled():  # the kernel's loops as plain Python would take seconds a frame
+    if not is_compiled():
         return features_by_passes(windows)
     n, rows, cols = windows.shape[:3]
-    # The kernel reads a pixel as a word, and works on every window's first pixel, then every
-    # window's second, and so on; and on LANES windows or more, blank ones making up a short batch.
+    # The kernel reads a pixel as a 32-bit word, and needs LANES windows at least: blank ones fill up.
     colours = windows.reshape(n, rows * cols, -1)
     if colours.shape[2] == 3:
         colours = cv2.cvtColor(np.ascontiguousarray(colours), cv2.COLOR_BGR2BGRA)
@@ -54,17 +52,23 @@ def _pooled(stacked: np.ndarray, block: int) -> np.ndarray:
     return cv2.resize(stacked, (width // block, height // block), interpolation=cv2.INTER_AREA)
 
 
+def _paper_white(darkest: np.ndarray) -> np.ndarray:
+    """Each row's paper white, from its samples' darkest channels: the level ``PAPER_SHARE`` of
+    them stay below, at least ``DARKEST_PAPER`` so that felt or shadow is not read as all ink."""
+    wanted = int(PAPER_SHARE * (darkest.shape[1] - 1))
+    level = np.partition(darkest, wanted, axis=1)[:, wanted].astype(np.float32)
+    return np.maximum(level, np.float32(DARKEST_PAPER))
+
+
 def features_by_passes(windows: np.ndarray) -> np.ndarray:
-    """``window_features``'s rows, every step one OpenCV or numpy call over all windows stacked
-    into one tall image: what the decks were trained on, and what the kernel must equal to the
-    bit (``tests/vision/test_window_kernel.py``). Some 5 ms a frame slower than the kernel."""
+    """``window_features``'s rows, each step one OpenCV or numpy call over all windows stacked
+    into one tall image: the definition the decks were trained on, which the kernel equals to the bit."""
     n, rows, cols = windows.shape[:3]
     area = rows * cols
     blue, green, red = cv2.split(np.ascontiguousarray(windows).reshape(n * rows, cols, -1))[:3]
     darkest = cv2.min(cv2.min(blue, green), red)
-    sampled = darkest.reshape(n, area)[:, ::4]
-    paper = np.sort(sampled, axis=1)[:, int(PAPER_SHARE * (sampled.shape[1] - 1))].astype(np.float32)
-    per_pixel = np.repeat(1.0 / np.maximum(paper, DARKEST_PAPER), area).reshape(n * rows, cols)
+    paper = _paper_white(darkest.reshape(n, area)[:, ::4])
+    per_pixel = np.repeat(1.0 / paper, area).reshape(n * rows, cols)
     ink = cv2.multiply(darkest, per_pixel, dtype=cv2.CV_32F)
     cv2.max(np.subtract(1.0, ink, out=ink), 0.0, dst=ink)
     red_green = cv2.subtract(red, green, dtype=cv2.CV_32F) * per_pixel
@@ -72,7 +76,7 @@ def features_by_passes(windows: np.ndarray) -> np.ndarray:
         cv2.addWeighted(red, 0.5, green, 0.5, 0.0, dtype=cv2.CV_32F), blue, dtype=cv2.CV_32F
     )
     yellow_blue *= per_pixel
-    blank = (ink < 0.15).astype(np.float32)
+    blank = (ink < BLANK_INK).astype(np.float32)
     count = np.maximum(blank.reshape(n, area).sum(axis=1), 1.0)
     coarse = _pooled(ink, COLOUR_CELL)
     colours = []
@@ -88,7 +92,7 @@ def features_by_passes(windows: np.ndarray) -> np.ndarray:
     gy.reshape(n, rows, cols)[:, :: rows - 1] = 0.0
     cells = []
     for cos, sin in _DIRECTIONS.tolist():
-        along = gx if (cos, sin) == (1.0, 0.0) else cv2.addWeighted(gx, cos, gy, sin, 0.0)
+        along = cv2.addWeighted(gx, cos, gy, sin, 0.0)
         cells.append(_pooled(cv2.max(along, 0.0), CELL))
         cells.append(-_pooled(cv2.min(along, 0.0), CELL) + 0.0)
     hist = np.sqrt(np.stack(cells, axis=-1).reshape(n, -1))
@@ -99,10 +103,9 @@ def features_by_passes(windows: np.ndarray) -> np.ndarray:
 
 
 def _in_batches(colours: np.ndarray) -> np.ndarray:
-    """``feature_columns``'s words from (n, pixels, 4) colours, n at least LANES: batch by batch
-    of LANES windows (a batch's words one run in memory, not a frame's windows apart), each pixel
-    of every window of the batch in turn; a last batch that would run short starts early,
-    overlapping the one before."""
+    """``feature_columns``'s words from (n, pixels, 4) colours, n at least LANES: batch by batch of
+    LANES windows, pixel-major within a batch (one run in memory); a last batch that would run
+    short starts early, overlapping the one before."""
     n, area = colours.shape[:2]
     each = np.ascontiguousarray(colours).view(np.int32).reshape(n, area)  # cv2 moves int32, not uint32
     words = np.empty(((n + LANES - 1) // LANES, area, LANES), np.int32)
@@ -113,8 +116,7 @@ def _in_batches(colours: np.ndarray) -> np.ndarray:
 
 
 def ink_maps(features: np.ndarray) -> np.ndarray:
-    """The pooled ink of each window in feature rows of ``window_features``, as (n, rows, cols)
-    maps: where in each window the print lies."""
+    """The pooled ink of each feature row, as (n, rows, cols) maps: where in each window the print lies."""
     ink = features[:, _HISTOGRAM_SIZE : _HISTOGRAM_SIZE + _INK_SHAPE[0] * _INK_SHAPE[1]]
     return ink.reshape(-1, *_INK_SHAPE)
 
@@ -134,10 +136,9 @@ def ink_around(
     window: IndexWindow,
     pad: tuple[int, int],
 ) -> np.ndarray:
-    """Ink at the middle of every ``ink_maps`` cell of corners' index windows, and of ``pad``
-    (across, down) cells more on every side: (n, rows + 2 * down, cols + 2 * across) maps, for
-    finding a print that lies partly outside its window. Ink is measured as ``window_features``
-    measures it, against the map's own paper; one point a cell, all corners in one remap.
+    """Ink at the middle of every ``ink_maps`` cell of corners' index windows and of ``pad``
+    (across, down) cells more on every side, for finding a print that lies partly outside its
+    window: (n, rows + 2 * down, cols + 2 * across) maps, each against its own paper white.
     """
     cols, rows = WINDOW_PX
     across, down = pad
@@ -146,9 +147,8 @@ def ink_around(
     v = -MARGIN + (np.arange(-down, rows // INK_CELL + down) + 0.5) * cell_down
     step_x = heights[:, None] * x_axes  # (n, 2): image step per card height across
     step_y = heights[:, None] * y_axes
-    # Each corner's map laid out as one row (remap samples each pixel on its own, the same values,
-    # and rows a map wide cost it some four times more): the corner plus its step across plus its
-    # step down, in double precision and then rounded to single.
+    # Each corner's map one row of a single remap (rows a map wide cost it four times more): the
+    # corner plus its steps across and down, in double precision, then rounded to single.
     points = np.asarray(points, np.float64)
     maps = (points[:, :, None, None] + step_x[:, :, None, None] * u) + step_y[:, :, None, None] * v[:, None]
     flat = maps.astype(np.float32).reshape(len(points), 2, -1)
@@ -156,19 +156,11 @@ def ink_around(
     sampled = cv2.remap(
         sampling_image(image), maps_x, maps_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
-    return _ink_of(sampled.reshape(len(points), len(v) * len(u), 4)).reshape(len(points), len(v), len(u))
-
-
-def _ink_of(sampled: np.ndarray) -> np.ndarray:
-    """The ink of each map's 8-bit BGRA samples (a map a row), against the map's paper white as
-    the features measure it (``PAPER_SHARE``, ``DARKEST_PAPER``): each sample's darkest channel,
-    the level ``PAPER_SHARE`` of them stay below, then 1 less the sample's share of that white,
-    at least 0."""
+    sampled = sampled.reshape(len(points), len(v) * len(u), 4)
     darkest = np.minimum(np.minimum(sampled[..., 0], sampled[..., 1]), sampled[..., 2])  # 4x min(axis=2)
-    wanted = int(PAPER_SHARE * (darkest.shape[1] - 1))
-    level = np.partition(darkest, wanted, axis=1)[:, wanted].astype(np.float32)
-    paper = np.maximum(level, np.float32(DARKEST_PAPER))[:, None]
-    return np.maximum(np.float32(1.0) - darkest.astype(np.float32) / paper, np.float32(0.0))
+    paper = _paper_white(darkest)[:, None]
+    ink = np.maximum(np.float32(1.0) - darkest.astype(np.float32) / paper, np.float32(0.0))
+    return ink.reshape(len(points), len(v), len(u))
 
 
 def feature_size() -> int:

@@ -1,10 +1,10 @@
 """A small learned classifier of printed corner indices, trained per deck design at enrollment.
 
-It looks at a corner's whole index window (rank, suit and a little of the card edge, sampled at
-a fixed size by ``index_window``, described by ``index_features``) and names one of the 52 cards,
-a card back, or nothing: template matching on split-out glyphs breaks on small, blurred print
-(rank and suit run together, a "10" falls apart). It learns from the design's own 53 images only
-(``training``), so a new deck needs nothing but ``vision enroll``.
+It reads a corner's whole index window (rank, suit and a little of the card edge, described by
+``index_features``) and names one of the 52 cards, a card back, or nothing: template matching on
+split-out glyphs breaks on small, blurred print (rank and suit run together, a "10" falls apart).
+It learns from the design's own card images only (``training``), so a new deck needs nothing but
+``vision enroll``.
 """
 
 from __future__ import annotations
@@ -21,11 +21,13 @@ SURE = 0.9  # card probability from which the reader names a card (its default a
 SCREENED = 0.9  # a committee's first member this sure a window holds nothing settles it alone
 NONE = "none"  # the class of a window that holds no index of this design
 BACK = "back"  # the class of a window at the corner of a card lying face down
-_SMALLEST_NORMAL = np.finfo(np.float32).tiny  # float32 values below this are subnormal
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 _CARD_CODES = [r + s for r in RANKS for s in SUITS]  # rank by rank, each in SUITS order
-_LABELS = frozenset([*_CARD_CODES, NONE, BACK])
+# What a training label teaches the heads: (kind, rank, suit); rank and suit count only for an index.
+_TARGETS = {NONE: (0, 0, 0), BACK: (2, 0, 0)} | {
+    rank + suit: (1, r, s) for r, rank in enumerate(RANKS) for s, suit in enumerate(SUITS)
+}
 HEADS = (len(RANKS), len(SUITS), 3)  # rank, suit, and what the corner is: nothing, an index, a back
 HIDDEN = (256, 128)  # units of the hidden layers
 
@@ -34,27 +36,25 @@ HIDDEN = (256, 128)  # units of the hidden layers
 class IndexNet:
     """Standardised features -> hidden ReLU layers -> three softmax heads: rank, suit, kind.
 
-    Rank and suit are learned separately (every queen teaches the queen, whatever its suit), which
-    needs far fewer samples per class than 52 card classes; the third head says whether the window
-    holds an index, a card back's corner, or neither. A card's probability is rank x suit x index.
-    ``weights`` and ``biases`` run from the features to the heads, so a deck file may hold any
-    number of hidden layers.
+    Rank and suit are learned apart (every queen teaches the queen, whatever its suit), which needs
+    far fewer samples per class than 52 card classes; the kind head says whether the window holds
+    an index, a card back's corner, or neither. A card's probability is rank x suit x index.
     """
 
     mean: np.ndarray
     scale: np.ndarray
-    weights: tuple[np.ndarray, ...]
+    weights: tuple[np.ndarray, ...]  # from the features to the heads, one a layer
     biases: tuple[np.ndarray, ...]
 
     def __post_init__(self) -> None:
-        # A deck enrolled before training flushed its subnormals may still hold them.
+        # A deck file may hold subnormal weights; the arrays given are left as they are.
         object.__setattr__(self, "weights", tuple(_flush_subnormals(w.copy()) for w in self.weights))
         object.__setattr__(self, "biases", tuple(_flush_subnormals(b.copy()) for b in self.biases))
 
     def heads(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(rank, suit, kind) probabilities of each row; kind columns: nothing, index, back."""
-        # numpy's products, not cv2.gemm: below about a hundred rows OpenCV multiplies without its
-        # BLAS, some twenty times slower. Bias and ReLU in place spare a fresh array a layer.
+        # numpy's products, not cv2.gemm, which multiplies a frame's few rows without its BLAS.
+        # Bias and ReLU in place spare a fresh array a layer.
         layer = np.subtract(features, self.mean)
         layer *= self.scale
         for weight, bias in zip(self.weights[:-1], self.biases[:-1], strict=True):
@@ -66,40 +66,34 @@ class IndexNet:
         return _softmax_heads(logits)
 
     def best(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """The most likely card of each row, its probability (rank x suit x index), and the kind
-        probabilities (nothing, index, back) of each row."""
-        if not len(features):
-            return [], np.zeros(0, np.float32), np.zeros((0, HEADS[2]), np.float32)
+        """The most likely card of each row, its probability, and the row's kind probabilities."""
         rank, suit, kind = self.heads(features)
         r, s = rank.argmax(axis=1), suit.argmax(axis=1)
-        rows = np.arange(len(features))
-        probability = rank[rows, r] * suit[rows, s] * kind[:, 1]
-        return [_CARD_CODES[k] for k in (r * len(SUITS) + s).tolist()], probability, kind
+        names = [_CARD_CODES[k] for k in (r * len(SUITS) + s).tolist()]
+        return names, _card_probability(rank, suit, kind, r, s), kind
 
     def probability_of(self, features: np.ndarray, cards: Sequence[str]) -> np.ndarray:
-        """Each row's probability (rank x suit x index) that it shows its card of ``cards``."""
+        """Each row's probability that it shows its card of ``cards``."""
         rank, suit, kind = self.heads(features)
-        rows = np.arange(len(features))
         ranks = [RANKS.index(card[0]) for card in cards]
         suits = [SUITS.index(card[1]) for card in cards]
-        return rank[rows, ranks] * suit[rows, suits] * kind[:, 1]
+        return _card_probability(rank, suit, kind, ranks, suits)
 
-    def arrays(self) -> dict[str, np.ndarray]:
-        layers = {
-            f"net_{kind}{i}": array
-            for i, (weight, bias) in enumerate(zip(self.weights, self.biases, strict=True), start=1)
-            for kind, array in (("w", weight), ("b", bias))
-        }
-        return {"net_mean": self.mean, "net_scale": self.scale, **layers}
+    def arrays(self, prefix: str = "") -> dict[str, np.ndarray]:
+        """The network's arrays by their names in a deck file, each name after ``prefix``."""
+        named = {"net_mean": self.mean, "net_scale": self.scale}
+        for i, (weight, bias) in enumerate(zip(self.weights, self.biases, strict=True), start=1):
+            named |= {f"net_w{i}": weight, f"net_b{i}": bias}
+        return {prefix + key: array for key, array in named.items()}
 
     @classmethod
-    def from_arrays(cls, data: Mapping[str, np.ndarray]) -> IndexNet:
-        count = _in_a_row(data, "net_w{}", 1)
+    def from_arrays(cls, data: Mapping[str, np.ndarray], prefix: str = "") -> IndexNet:
+        count = sum(key.startswith(f"{prefix}net_w") for key in data)  # a deck may hold any number of layers
         if not count:
             raise KeyError("no network layers in the arrays")
 
         def array(key: str) -> np.ndarray:
-            return np.asarray(data[f"net_{key}"], np.float32)
+            return np.asarray(data[f"{prefix}net_{key}"], np.float32)
 
         return cls(
             array("mean"),
@@ -113,10 +107,10 @@ class IndexNet:
 class Committee:
     """Index classifiers trained apart, each on its own draw of training windows, whose majority decides.
 
-    One network's confident mistakes mostly come from its own draw of training scenes: another
-    trained on a different draw rarely makes the same one. A card is named where a majority of
-    the members name it (both of two, two of three: ``needed``), its probability the geometric
-    mean of the ``needed`` surest of those; where no majority names one card it is 0.
+    One network's confident mistakes mostly come from its own draw of training scenes, and one
+    trained on another draw rarely makes the same. A card is named where a majority of the members
+    name it (``needed`` of them), its probability the geometric mean of the ``needed`` surest of
+    those; where no majority names one card it is 0.
     """
 
     members: tuple[IndexNet, ...]
@@ -131,47 +125,39 @@ class Committee:
         return len(self.members) // 2 + 1
 
     def best(self, features: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """As ``IndexNet.best``, for the committee: the majority's names, their joint
-        probability, and the members' mean kind probabilities.
+        """As ``IndexNet.best``: the majority's names, their joint probability, and the members'
+        mean kind probabilities.
 
-        The first member screens: a window it is sure holds nothing (most windows of a frame,
-        and none it could name) is not shown to the others, and keeps its probabilities.
+        The first member screens: a window it is sure holds nothing (most windows of a frame) is
+        not shown to the others, and keeps the first member's probabilities.
         """
         names, probability, kind = self.members[0].best(features)
         shown = np.flatnonzero(kind[:, 0] < SCREENED)
         if not len(shown) or len(self.members) == 1:
             return names, probability, kind
-        named = [[names[i] for i in shown.tolist()]]
-        each = [probability[shown].astype(np.float64)]
-        kinds = kind[shown].astype(np.float64)
-        for member in self.members[1:]:
-            other_names, other_probability, other_kind = member.best(features[shown])
-            named.append(other_names)
-            each.append(other_probability.astype(np.float64))
-            kinds += other_kind
-        votes = np.array(named)  # (members, rows) of card codes
+        reads = [(np.array(names)[shown], probability[shown], kind[shown])]
+        reads += [member.best(features[shown]) for member in self.members[1:]]
+        votes = np.array([read[0] for read in reads])  # (members, rows) of card codes
         same = votes[:, None, :] == votes[None, :, :]  # [m, k, row]: member k names m's card
         chosen = same.sum(axis=1).argmax(axis=0)  # the member whose card most name, the first of equals
         rows = np.arange(len(shown))
         backing = same[chosen, :, rows].T  # (members, rows): who names the chosen card
-        surest = np.sort(np.where(backing, np.array(each), 0.0), axis=0)[len(self.members) - self.needed :]
-        product = np.prod(surest, axis=0)
-        product[backing.sum(axis=0) < self.needed] = 0.0
-        names = list(names)
-        for k in np.flatnonzero(chosen).tolist():  # rows where the first member is outvoted
-            names[int(shown[k])] = str(votes[chosen[k], k])
-        probability, kind = probability.copy(), kind.copy()
-        probability[shown] = product ** (1.0 / self.needed)
-        kind[shown] = kinds * (1.0 / len(self.members))
-        return names, probability, kind
+        each = np.array([read[1] for read in reads], np.float64)
+        joint = _joint(np.where(backing, each, 0.0), self.needed)
+        joint[backing.sum(axis=0) < self.needed] = 0.0
+        named = np.array(names)
+        named[shown] = votes[chosen, rows]
+        probability[shown] = joint
+        kind[shown] = sum(read[2].astype(np.float64) for read in reads) * (1.0 / len(self.members))
+        return named.tolist(), probability, kind
 
     def probability_of(self, features: np.ndarray, cards: Sequence[str], at_least: float) -> np.ndarray:
         """Each row's committee probability of its card of ``cards`` where that can reach
-        ``at_least``; where it cannot, that or 0 (the members left are not asked).
+        ``at_least``; where it cannot, that or 0.
 
-        The geometric mean of the ``needed`` surest members reaches ``at_least`` only where each
-        of them reaches ``at_least`` to the power of ``needed`` (and is not 0), so a member sees
-        only the rows where enough members are left, or have reached that, to make a majority.
+        The joint probability reaches ``at_least`` only where each of the ``needed`` surest members
+        reaches ``at_least`` to the power of ``needed``, so a member is asked only about the rows
+        where enough members are left, or have reached that, to make a majority.
         """
         floor = at_least**self.needed
         count = len(self.members)
@@ -183,40 +169,52 @@ class Committee:
             so_far = each[: m + 1]
             reached = ((so_far >= floor) & (so_far > 0.0)).sum(axis=0)
             rows = np.flatnonzero(reached + (count - m - 1) >= self.needed)
-        surest = np.sort(each, axis=0)[count - self.needed :]
-        return np.prod(surest, axis=0) ** (1.0 / self.needed)
+        return _joint(each, self.needed)
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {
-            f"member{i}_{key}": array
-            for i, member in enumerate(self.members)
-            for key, array in member.arrays().items()
-        }
+        arrays: dict[str, np.ndarray] = {}
+        for i, member in enumerate(self.members):
+            arrays |= member.arrays(f"member{i}_")
+        return arrays
 
     @classmethod
     def from_arrays(cls, data: Mapping[str, np.ndarray]) -> Committee:
-        count = _in_a_row(data, "member{}_net_mean", 0)
+        count = sum(key.endswith("_net_mean") for key in data)
         if not count:
             raise KeyError("no committee members in the arrays")
-        return cls(
-            tuple(
-                IndexNet.from_arrays(
-                    {key[len(f"member{i}_") :]: data[key] for key in data if key.startswith(f"member{i}_")}
-                )
-                for i in range(count)
-            )
-        )
+        return cls(tuple(IndexNet.from_arrays(data, f"member{i}_") for i in range(count)))
+
+
+def _card_probability(
+    rank: np.ndarray, suit: np.ndarray, kind: np.ndarray, ranks: Sequence[int], suits: Sequence[int]
+) -> np.ndarray:
+    """Each row's probability of the card of its rank in ``ranks`` and suit in ``suits``: rank x
+    suit x index."""
+    rows = np.arange(len(kind))
+    return rank[rows, ranks] * suit[rows, suits] * kind[:, 1]
+
+
+def _joint(each: np.ndarray, needed: int) -> np.ndarray:
+    """The geometric mean of the ``needed`` largest of each column of ``each`` (members, rows)."""
+    return np.prod(np.sort(each, axis=0)[len(each) - needed :], axis=0) ** (1.0 / needed)
+
+
+def _softmax_heads(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each head's probabilities from its columns of ``logits``: rank, suit, kind."""
+    parts = np.split(logits, np.cumsum(HEADS)[:-1], axis=1)
+    exps = [np.exp(part - part.max(axis=1, keepdims=True)) for part in parts]
+    rank, suit, kind = (e / e.sum(axis=1, keepdims=True) for e in exps)
+    return rank, suit, kind
 
 
 def _flush_subnormals(values: np.ndarray) -> np.ndarray:
     """``values`` with every subnormal number made zero, in place.
 
-    A hidden unit that no training window switches on keeps only weight decay's pull, and its
-    weights shrink into float32's subnormal range, where many x86 processors multiply a hundred
-    times slower (a frame's first layer took 50 ms instead of 0.5). Zero gives the same sums to
-    float32's precision wherever any other term is a normal number.
+    A hidden unit no training window switches on keeps only weight decay's pull, and its weights
+    shrink into float32's subnormal range, where many x86 processors multiply a hundred times
+    slower. Zero gives the same sums wherever any other term is a normal number.
     """
-    values[np.abs(values) < _SMALLEST_NORMAL] = 0
+    values[np.abs(values) < np.finfo(np.float32).tiny] = 0
     return values
 
 
@@ -231,8 +229,8 @@ def _adam_step(
     lr: np.float32,
     step: int,
 ) -> None:
-    """One Adam update of every parameter, in place: a step of a small network is as much array
-    passes as arithmetic, so none makes a temporary it can avoid (``grads`` are used up)."""
+    """One Adam update of every parameter, in place and without temporaries (a small network's
+    step is as much array passes as arithmetic); ``grads`` are used up."""
     moment_gain = lr / np.float32(1 - 0.9**step)
     square_gain = np.float32(1.0 / np.sqrt(1 - 0.999**step))
     flush = step % FLUSH_EVERY == 0
@@ -254,26 +252,6 @@ def _adam_step(
                 _flush_subnormals(values)
 
 
-def _in_a_row(data: Mapping[str, np.ndarray], key: str, first: int) -> int:
-    """How many numbered arrays ``key`` names in ``data``, counting from ``first`` until one is
-    missing: a deck file says by its keys how many members and layers it holds."""
-    count = 0
-    while key.format(first + count) in data:
-        count += 1
-    return count
-
-
-def _softmax_heads(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each head's probabilities from its columns of ``logits``: rank, suit, kind."""
-    heads = []
-    ends = np.cumsum(HEADS)
-    for start, end in zip(ends - HEADS, ends, strict=True):
-        part = logits[:, start:end]
-        part = np.exp(part - part.max(axis=1, keepdims=True))
-        heads.append(part / part.sum(axis=1, keepdims=True))
-    return heads[0], heads[1], heads[2]
-
-
 def train(
     features: np.ndarray,
     labels: np.ndarray,
@@ -292,22 +270,16 @@ def train(
     The rows are standardised in a copy, or with ``overwrite`` in ``features`` itself where they
     are float32 already: an enrollment's draw is a gigabyte, and a copy would double it.
     """
+    unknown = sorted({str(label) for label in labels} - _TARGETS.keys())
+    if unknown:
+        raise ValueError(f"training labels must be card codes, {NONE!r} or {BACK!r}; got {unknown[:5]}")
+    kind, rank, suit = np.array([_TARGETS[str(label)] for label in labels]).T
+    is_index = kind == 1
     x = features.astype(np.float32, copy=not overwrite)
     mean = x.mean(axis=0)
     scale = (1.0 / np.maximum(x.std(axis=0), 1e-3)).astype(np.float32)
     x -= mean
     x *= scale
-    unknown = sorted({str(label) for label in labels} - set(_LABELS))
-    if unknown:
-        raise ValueError(f"training labels must be card codes, {NONE!r} or {BACK!r}; got {unknown[:5]}")
-    kind = np.array([0 if str(label) == NONE else 2 if str(label) == BACK else 1 for label in labels])
-    is_index = kind == 1
-    rank = np.array(
-        [RANKS.index(str(label)[0]) if i else 0 for label, i in zip(labels, is_index, strict=True)]
-    )
-    suit = np.array(
-        [SUITS.index(str(label)[1]) if i else 0 for label, i in zip(labels, is_index, strict=True)]
-    )
     widths = [x.shape[1], *hidden, sum(HEADS)]
     params: list[np.ndarray] = []
     for k, (into, out) in enumerate(itertools.pairwise(widths)):

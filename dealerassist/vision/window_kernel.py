@@ -1,12 +1,9 @@
-"""The features of index windows (``index_features``), worked out in compiled loops, several
-windows side by side.
+"""The features of index windows (``index_features``) in compiled loops, ``LANES`` windows at once.
 
-Whole-array OpenCV and numpy passes over a frame's stacked windows (``features_by_passes``) read
-and write planes far larger than the processor's caches. Here a batch of ``LANES`` windows is
-worked at a time, the innermost loops running across windows, where the processor does several
-at once. Each sum is taken in the order those library calls take it (OpenCV's area pooling adds
-a block's pixels row by row in runs of four, numpy's sums pair their terms), so every feature
-equals theirs to the last bit and a deck reads the same whichever computes its features.
+The whole-array passes (``features_by_passes``) stream planes far larger than the caches; here the
+innermost loops run across a batch's windows, which the processor does several at a time. Each
+sum is taken in the order OpenCV's area pooling (row by row, in runs of four) or numpy's pairwise
+sum takes it, so every feature equals the passes' to the last bit and a deck reads the same either way.
 """
 
 from __future__ import annotations
@@ -15,21 +12,20 @@ import numpy as np
 
 from dealerassist.compiled import compiled
 
-# Windows worked side by side: a number the compiler knows, so it unrolls and vectorises the loops
-# across them (a few vectorise only if it does not: see ``_run_sums``). 32 measured fastest.
+# Windows side by side: a constant, so the compiler unrolls and vectorises the loops across them.
 LANES = 32
 _PAIRED_BLOCK = 128  # numpy adds runs of up to this many terms in eight interleaved sums
 # A window's paper white is the darkest-channel level PAPER_SHARE of its samples stay below, and at
 # least DARKEST_PAPER, so a window of felt or shadow is not read as all ink.
 PAPER_SHARE = 0.85
 DARKEST_PAPER = 30.0
+BLANK_INK = 0.15  # ink below which a pixel is blank paper, whose colour the ink's is measured against
 
 
 @compiled()
 def _run_sums(values: np.ndarray, start: int, count: int, partial: np.ndarray, total: np.ndarray) -> None:
-    """Each lane's sum of a run of ``values`` (terms, LANES) short enough for numpy to add without
-    halving it: eight interleaved sums joined in pairs, then the terms left over one by one.
-    ``partial`` is an (8, LANES) buffer for the interleaved sums."""
+    """Each lane's sum of a run of ``values`` (terms, LANES) that numpy adds without halving: eight
+    interleaved sums joined in pairs, then the rest one by one. ``partial``: an (8, LANES) buffer."""
     if count < 8:
         for k in range(LANES):
             total[k] = np.float32(0.0)
@@ -57,12 +53,13 @@ def _run_sums(values: np.ndarray, start: int, count: int, partial: np.ndarray, t
 
 
 @compiled()
-def _paired_sums(values: np.ndarray, sums: np.ndarray, partial: np.ndarray, total: np.ndarray) -> None:
+def _paired_sums(values: np.ndarray, total: np.ndarray) -> None:
     """Each lane's sum of float32 ``values`` (terms, LANES) in numpy's pairwise order, into
     ``total``: a run longer than ``_PAIRED_BLOCK`` is halved (at a multiple of eight) and the
-    halves' sums added. Worked with a stack of runs, not by recursion, which numba's cache does
-    not keep safely; ``sums`` is a (64, LANES) buffer, far deeper than any window needs."""
-    runs = np.empty((64, 3), np.int64)  # start, count, halved yet
+    halves' sums added. A stack of runs, not recursion, which numba's cache does not keep safely."""
+    runs = np.empty((64, 3), np.int64)  # start, count, halved yet; far deeper than any window needs
+    sums = np.empty((64, LANES), np.float32)
+    partial = np.empty((8, LANES), np.float32)
     runs[0, 0], runs[0, 1], runs[0, 2] = 0, len(values), 0
     depth, done = 1, 0
     while depth:
@@ -87,19 +84,23 @@ def _paired_sums(values: np.ndarray, sums: np.ndarray, partial: np.ndarray, tota
 
 @compiled()
 def _blocks(block: int, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
-    """Where a plane's ``block`` x ``block`` cells start in it, flat and in row order, and where a
-    cell's own pixels lie from its start, row by row."""
+    """Where a flat plane's ``block`` x ``block`` cells start, in row order, and where a cell's
+    pixels lie from its start, row by row."""
     starts = (np.arange(rows // block) * (block * cols)).reshape(-1, 1) + np.arange(cols // block) * block
     offsets = (np.arange(block) * cols).reshape(-1, 1) + np.arange(block)
     return starts.ravel(), offsets.ravel()
 
 
 @compiled(inline=True)
-def _block_means(plane: np.ndarray, corner: int, offsets: np.ndarray, means: np.ndarray) -> None:
-    """Each lane's mean of the block at ``corner`` of a flat (pixels, LANES) plane, summed as
-    OpenCV's integer-scale area resize sums it: the pixels row by row, four at a time added among
-    themselves before joining the total."""
+def _block_means(
+    plane: np.ndarray, corner: int, offsets: np.ndarray, means: np.ndarray, low: float, high: float
+) -> None:
+    """Each lane's mean of the block at ``corner`` of a flat (pixels, LANES) plane, its values
+    clipped to [``low``, ``high``] (a gradient's positive or negative parts; infinities: all of
+    it), summed as OpenCV's integer-scale area resize sums it: row by row, four pixels added
+    before joining the total."""
     area = len(offsets)
+    lo, hi = np.float32(low), np.float32(high)
     for k in range(LANES):
         means[k] = np.float32(0.0)
     q = 0
@@ -107,58 +108,26 @@ def _block_means(plane: np.ndarray, corner: int, offsets: np.ndarray, means: np.
         p0, p1 = corner + offsets[q], corner + offsets[q + 1]
         p2, p3 = corner + offsets[q + 2], corner + offsets[q + 3]
         for k in range(LANES):
-            means[k] += ((plane[p0, k] + plane[p1, k]) + plane[p2, k]) + plane[p3, k]
+            v0, v1 = min(max(plane[p0, k], lo), hi), min(max(plane[p1, k], lo), hi)
+            v2, v3 = min(max(plane[p2, k], lo), hi), min(max(plane[p3, k], lo), hi)
+            means[k] += ((v0 + v1) + v2) + v3
         q += 4
     while q < area:
         p = corner + offsets[q]
         for k in range(LANES):
-            means[k] += plane[p, k]
+            means[k] += min(max(plane[p, k], lo), hi)
         q += 1
     scale = np.float32(1.0) / np.float32(area)
     for k in range(LANES):
         means[k] *= scale
 
 
-@compiled(inline=True)
-def _signed_block_means(
-    plane: np.ndarray, corner: int, offsets: np.ndarray, ahead: np.ndarray, behind: np.ndarray
-) -> None:
-    """``_block_means`` of a block's positive parts and of its negative parts, in one reading."""
-    area = len(offsets)
-    zero = np.float32(0.0)
-    for k in range(LANES):
-        ahead[k] = zero
-        behind[k] = zero
-    q = 0
-    while q <= area - 4:
-        p0, p1 = corner + offsets[q], corner + offsets[q + 1]
-        p2, p3 = corner + offsets[q + 2], corner + offsets[q + 3]
-        for k in range(LANES):
-            v0, v1, v2, v3 = plane[p0, k], plane[p1, k], plane[p2, k], plane[p3, k]
-            ahead[k] += ((max(v0, zero) + max(v1, zero)) + max(v2, zero)) + max(v3, zero)
-            behind[k] += ((min(v0, zero) + min(v1, zero)) + min(v2, zero)) + min(v3, zero)
-        q += 4
-    while q < area:
-        p = corner + offsets[q]
-        for k in range(LANES):
-            ahead[k] += max(plane[p, k], zero)
-            behind[k] += min(plane[p, k], zero)
-        q += 1
-    scale = np.float32(1.0) / np.float32(area)
-    for k in range(LANES):
-        ahead[k] *= scale
-        behind[k] *= scale
-
-
 @compiled()
-def _paper_levels(words: np.ndarray, counts: np.ndarray, levels: np.ndarray) -> None:
+def _paper_levels(words: np.ndarray, levels: np.ndarray) -> None:
     """The paper white (``PAPER_SHARE``, ``DARKEST_PAPER``) of each window of a batch of
-    ``feature_columns``'s words, sampled at every fourth pixel (in row order, the width being a
-    multiple of four), into ``levels``. ``counts`` is a (256, LANES) buffer, one column of level
-    counts a window: counted side by side, a window's run of equal levels no longer waits on its
-    own last count, and the level each reaches is found for all of them in one sweep.
-    """
-    counts[:] = 0
+    ``feature_columns``'s words, sampled at every fourth pixel, into ``levels``: a histogram of
+    levels per window, counted side by side, then one sweep finds the level each reaches."""
+    counts = np.zeros((256, LANES), np.int32)
     samples = 0
     for p in range(0, words.shape[0], 4):
         row = words[p]
@@ -173,8 +142,7 @@ def _paper_levels(words: np.ndarray, counts: np.ndarray, levels: np.ndarray) -> 
         for k in range(LANES):
             seen[k] += counts[level, k]
             below[k] += np.int32(seen[k] <= wanted)
-    # The first level past ``wanted`` is the number of levels before it (every window has more
-    # samples than ``wanted``, so one is).
+    # The first level past ``wanted`` is the number of levels below it.
     for k in range(LANES):
         levels[k] = max(np.float32(below[k]), np.float32(DARKEST_PAPER))
 
@@ -192,13 +160,9 @@ def feature_columns(
 ) -> np.ndarray:
     """The features of n rows x cols windows as (features, n) float32 columns, one a window.
 
-    ``words`` gives the windows batch by batch (``index_features._in_batches``), pixel-major
-    within a batch: (batches, rows * cols, LANES), a pixel one 32-bit word (blue in the low byte,
-    then green and red; the high byte is not read). Per orientation cell the gradient along and
-    against each of ``directions`` ((cos, sin) rows, the first (1, 0)), the histogram scaled to
-    length 1; then the ink pooled by ``ink_cell``; then the red-green and yellow-blue colour of
-    the ink against the paper's, pooled by ``colour_cell``. Written a feature a row, a batch's
-    values for one feature lie side by side, as the loops across the lanes make them.
+    ``words``: (batches, rows * cols, LANES) from ``index_features._in_batches``, a pixel one
+    32-bit word (blue in the low byte, then green and red). The rows are those of
+    ``features_by_passes``; written a feature a row, a batch's values lie side by side.
     """
     area = words.shape[1]
     bins = 2 * len(directions)
@@ -207,30 +171,26 @@ def feature_columns(
     ink_size = (rows // ink_cell) * (cols // ink_cell)
     colour_size = (rows // colour_cell) * (cols // colour_cell)
     out = np.empty((hist_size + ink_size + 2 * colour_size, n), np.float32)
-    # The planes of LANES windows, pixel by pixel in row order and window by window within a
-    # pixel, made once for all.
+    # A batch's planes: (pixels in row order, LANES).
     ink = np.empty((area, LANES), np.float32)
     tinted = np.empty((2, area, LANES), np.float32)  # each colour where the ink is, weighted by it
     on_paper = np.empty((2, area, LANES), np.float32)  # each colour where the paper is blank
     grad_x = np.zeros((area, LANES), np.float32)  # central differences, zero along the border
     grad_y = np.zeros((area, LANES), np.float32)
-    along = np.empty((area, LANES), np.float32)
+    along = np.empty((area, LANES), np.float32)  # the gradient along a direction
     histogram = np.empty((hist_size, LANES), np.float32)
     hist_squares = np.empty((hist_size, LANES), np.float32)
     inked = np.empty((colour_size, LANES), np.float32)
     per, blanks = np.empty(LANES, np.float32), np.empty(LANES, np.float32)
-    ahead, behind = np.empty(LANES, np.float32), np.empty(LANES, np.float32)
     total, paper_colour = np.empty(LANES, np.float32), np.empty(LANES, np.float32)
-    sums, partial = np.empty((64, LANES), np.float32), np.empty((8, LANES), np.float32)
     cell_starts, in_cell = _blocks(cell, rows, cols)
     ink_starts, in_ink_cell = _blocks(ink_cell, rows, cols)
     colour_starts, in_colour_cell = _blocks(colour_cell, rows, cols)
-    counts = np.empty((256, LANES), np.int32)
-    blank_below = np.float32(0.15)
+    blank_below = np.float32(BLANK_INK)
     zero = np.float32(0.0)
     for batch in range(len(words)):
         first = min(batch * LANES, n - LANES)
-        _paper_levels(words[batch], counts, per)
+        _paper_levels(words[batch], per)
         for k in range(LANES):
             per[k] = np.float32(1.0) / per[k]
             blanks[k] = zero
@@ -259,21 +219,21 @@ def feature_columns(
                 grad_y[p, k] = ink[p + cols, k] - ink[p - cols, k]
         for d in range(len(directions)):
             sin32, cos64 = np.float32(directions[d, 1]), np.float64(np.float32(directions[d, 0]))
-            if d:  # the first direction is straight across: the gradient across itself
-                for p in range(area):
-                    for k in range(LANES):
-                        # OpenCV's weighted sum: one fused multiply-add over the rounded second product.
-                        along[p, k] = np.float32(grad_x[p, k] * cos64 + np.float64(grad_y[p, k] * sin32))
-            for c in range(cells):
-                _signed_block_means(along if d else grad_x, cell_starts[c], in_cell, ahead, behind)
-                along_row, against_row = histogram[c * bins + 2 * d], histogram[c * bins + 2 * d + 1]
+            for p in range(area):
                 for k in range(LANES):
-                    along_row[k] = np.sqrt(ahead[k])
-                    against_row[k] = np.sqrt(-behind[k] + zero)  # an empty cell is 0, not -0
+                    # OpenCV's weighted sum: one fused multiply-add over the rounded second product.
+                    along[p, k] = np.float32(grad_x[p, k] * cos64 + np.float64(grad_y[p, k] * sin32))
+            for c in range(cells):
+                along_row, against_row = histogram[c * bins + 2 * d], histogram[c * bins + 2 * d + 1]
+                _block_means(along, cell_starts[c], in_cell, along_row, 0.0, np.inf)
+                _block_means(along, cell_starts[c], in_cell, against_row, -np.inf, 0.0)
+                for k in range(LANES):
+                    along_row[k] = np.sqrt(along_row[k])
+                    against_row[k] = np.sqrt(-against_row[k] + zero)  # an empty cell is 0, not -0
         for h in range(hist_size):
             for k in range(LANES):
                 hist_squares[h, k] = histogram[h, k] * histogram[h, k]
-        _paired_sums(hist_squares, sums, partial, total)
+        _paired_sums(hist_squares, total)
         for k in range(LANES):
             total[k] = max(np.sqrt(total[k]), np.float32(1e-3))
         for h in range(hist_size):
@@ -281,17 +241,18 @@ def feature_columns(
             for k in range(LANES):
                 row[k] = histogram[h, k] / total[k]
         for c in range(ink_size):
-            _block_means(ink, ink_starts[c], in_ink_cell, total)
-            out[hist_size + c, first : first + LANES] = total
+            _block_means(
+                ink, ink_starts[c], in_ink_cell, out[hist_size + c, first : first + LANES], -np.inf, np.inf
+            )
         for c in range(colour_size):
-            _block_means(ink, colour_starts[c], in_colour_cell, inked[c])
+            _block_means(ink, colour_starts[c], in_colour_cell, inked[c], -np.inf, np.inf)
         for plane in range(2):
-            _paired_sums(on_paper[plane], sums, partial, paper_colour)
+            _paired_sums(on_paper[plane], paper_colour)
             for k in range(LANES):
                 paper_colour[k] /= max(blanks[k], np.float32(1.0))
             at = hist_size + ink_size + plane * colour_size
             for c in range(colour_size):
-                _block_means(tinted[plane], colour_starts[c], in_colour_cell, total)
+                _block_means(tinted[plane], colour_starts[c], in_colour_cell, total, -np.inf, np.inf)
                 row = out[at + c, first : first + LANES]
                 for k in range(LANES):
                     row[k] = total[k] - paper_colour[k] * inked[c, k]

@@ -188,17 +188,17 @@ def test_networks_train_on_the_same_kernels_whatever_this_machine_would_choose(
     # An AVX-512 Intel processor makes OpenBLAS choose its SkylakeX kernels, which add up products
     # in another order: the networks, and every read that hangs on their last bits, would differ.
     monkeypatch.setenv("OPENBLAS_CORETYPE", "SkylakeX")
-    assert in_training_processes(blas.kernels, [None, None]) == [blas.TRAINING_KERNELS] * 2
+    assert in_training_processes(blas.openblas_setting, ["architecture"] * 2) == [blas.TRAINING_KERNELS] * 2
     assert os.environ["OPENBLAS_CORETYPE"] == "SkylakeX"  # this process's environment is left as it was
 
 
-@pytest.mark.skipif(blas.threads() is None, reason="numpy without a bundled OpenBLAS")
+@pytest.mark.skipif(blas.openblas_setting("num_threads") is None, reason="numpy without a bundled OpenBLAS")
 def test_networks_train_on_one_thread_whatever_this_machine_has(monkeypatch: pytest.MonkeyPatch) -> None:
     # OpenBLAS adds up a product on one thread in another order than on several, and a machine
     # with one core has no other: trained on two threads, the demo deck differed from the one a
     # process held to one core enrolled.
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
-    assert in_training_processes(blas.threads, [None, None]) == [1, 1]
+    assert in_training_processes(blas.openblas_setting, ["num_threads"] * 2) == [1, 1]
     assert os.environ["OPENBLAS_NUM_THREADS"] == "2"
 
 

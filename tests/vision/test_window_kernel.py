@@ -27,7 +27,6 @@ from dealerassist.vision.window_kernel import (
     _blocks,
     _paired_sums,
     _paper_levels,
-    _signed_block_means,
 )
 
 
@@ -59,7 +58,7 @@ def test_features_are_the_stacked_passes_to_the_last_bit() -> None:
 
 def _paired_sums_of(values: np.ndarray) -> np.ndarray:
     total = np.empty(LANES, np.float32)
-    _paired_sums(values, np.empty((64, LANES), np.float32), np.empty((8, LANES), np.float32), total)
+    _paired_sums(values, total)
     return total
 
 
@@ -90,8 +89,9 @@ def test_block_means_are_opencvs_area_pooling_in_every_lane(block: int) -> None:
     across_lanes = np.ascontiguousarray(planes.reshape(LANES, -1).T)  # (pixels, lanes)
     means, ahead, behind = (np.empty((len(starts), LANES), np.float32) for _ in range(3))
     for c, start in enumerate(starts):
-        _block_means(across_lanes, start, offsets, means[c])
-        _signed_block_means(across_lanes, start, offsets, ahead[c], behind[c])
+        _block_means(across_lanes, start, offsets, means[c], -np.inf, np.inf)
+        _block_means(across_lanes, start, offsets, ahead[c], 0.0, np.inf)
+        _block_means(across_lanes, start, offsets, behind[c], -np.inf, 0.0)
     for lane, plane in enumerate(planes):
         assert np.array_equal(means[:, lane], _pooled(plane, block).ravel())
         assert np.array_equal(ahead[:, lane], _pooled(np.maximum(plane, 0), block).ravel())
@@ -118,7 +118,7 @@ def test_paper_levels_are_each_windows_share_of_its_sampled_darkest_channels(dar
     colours = rng.integers(darkest, 256, (rows * cols, LANES, 4), dtype=np.uint8)
     colours[:, : LANES // 2] = np.where(rng.random((rows * cols, LANES // 2, 1)) < 0.7, 230, 10)  # long runs
     levels = np.empty(LANES, np.float32)
-    _paper_levels(colours.view(np.uint32)[..., 0], np.empty((256, LANES), np.int32), levels)
+    _paper_levels(colours.view(np.uint32)[..., 0], levels)
     samples = colours[::4, :, :3].min(axis=2)  # every fourth pixel's darkest channel, per window
     share = np.sort(samples, axis=0)[int(PAPER_SHARE * (len(samples) - 1))]
     assert np.array_equal(levels, np.maximum(share, DARKEST_PAPER).astype(np.float32))
