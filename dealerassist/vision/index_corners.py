@@ -14,7 +14,6 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from dealerassist.compiled import compiled
 from dealerassist.vision.card_corner import (
     MAX_CARD_HEIGHT,
     Corner,
@@ -77,47 +76,27 @@ def _grid(
     return planes[0], planes[1]
 
 
-@compiled()
 def _open_ends(vectors: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The ends of the polygon's long edges (``MIN_EDGE`` or more) that do not turn square into
-    another long edge: each one's edge, and +1 for its far end or -1 for its near end."""
+    """The ends of the polygon's long edges (``MIN_EDGE`` or more) where the outline does not turn
+    square into an edge ``CLEAN_ARM`` long: each one's edge, and +1 for its far end or -1 for its
+    near end. A rounded card corner is cut into a few short edges, so that edge may begin up to
+    ``CLEAN_ARM`` on; a concave turn counts too, as no card corner of this edge can be there."""
     n = len(lengths)
-    edges = np.empty(2 * n, np.int64)
-    signs = np.empty(2 * n)
-    count = 0
-    for i in range(n):
-        if lengths[i] < MIN_EDGE:
-            continue
-        rough_x, rough_y = vectors[i, 0] / lengths[i], vectors[i, 1] / lengths[i]
-        for sign in (1.0, -1.0):
-            start, step = ((i + 1) % n, 1) if sign > 0 else (i, -1)
-            if not _turns_square(vectors, lengths, start, step, sign * rough_x, sign * rough_y):
-                edges[count], signs[count] = i, sign
-                count += 1
-    return edges[:count], signs[:count]
-
-
-@compiled(inline=True)
-def _turns_square(
-    vectors: np.ndarray, lengths: np.ndarray, start: int, step: int, out_x: float, out_y: float
-) -> bool:
-    """Whether the outline turns a right angle at vertex ``start`` into an edge ``CLEAN_ARM`` long.
-
-    A rounded card corner is cut into a few short polygon edges, so the long edge may begin up to
-    ``CLEAN_ARM`` on. Inward or outward does not matter: no card corner of this edge can be at a
-    concave one either.
-    """
-    n = len(lengths)
-    travelled = 0.0
-    for k in range(5):
-        edge = (start + k) % n if step > 0 else (start - k - 1) % n
-        length = lengths[edge]
-        if length >= CLEAN_ARM:
-            return abs(out_x * vectors[edge, 1] - out_y * vectors[edge, 0]) > 0.7 * length
-        travelled += length
-        if travelled > CLEAN_ARM:
-            return False
-    return False
+    long = np.flatnonzero(lengths >= MIN_EDGE)
+    edges, signs = np.repeat(long, 2), np.tile([1.0, -1.0], len(long))
+    # The next five edges on from each end, and how far the outline has run at the end of each.
+    steps = np.arange(5)
+    next_edges = np.where(signs[:, None] > 0, edges[:, None] + 1 + steps, edges[:, None] - 1 - steps) % n
+    ahead = lengths[next_edges]
+    run = np.cumsum(ahead, axis=1)
+    first = (ahead >= CLEAN_ARM).argmax(axis=1)  # the first long one, if any
+    rows = np.arange(len(edges))
+    reached = (ahead[rows, first] >= CLEAN_ARM) & ((first == 0) | (run[rows, first - 1] <= CLEAN_ARM))
+    out = signs[:, None] * (vectors[edges] / lengths[edges, None])
+    turn = vectors[next_edges[rows, first]]
+    square = np.abs(out[:, 0] * turn[:, 1] - out[:, 1] * turn[:, 0]) > 0.7 * ahead[rows, first]
+    open_end = ~(reached & square)
+    return edges[open_end], signs[open_end]
 
 
 def _edge_ends(

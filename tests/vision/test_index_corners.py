@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from dealerassist.vision.index_corners import index_corner_candidates
+from dealerassist.vision.index_corners import _open_ends, index_corner_candidates
 from dealerassist.vision.outline_corners import outline_polygon
 from dealerassist.vision.paper import blob_outlines, card_mask
 
@@ -80,3 +80,19 @@ def test_bare_felt_gives_nothing(design: dict[str, np.ndarray]) -> None:
     frame = lay_cards(design, [])
     gray, filled, outlines, polygons = _inputs(frame)
     assert index_corner_candidates(gray, filled, 1.4, outlines, polygons) == []
+
+
+def _ends(vertices: list[tuple[float, float]]) -> list[tuple[int, float]]:
+    polygon = np.array(vertices, float)
+    vectors = np.roll(polygon, -1, axis=0) - polygon
+    edges, signs = _open_ends(vectors, np.hypot(vectors[:, 0], vectors[:, 1]))
+    return list(zip(edges.tolist(), signs.tolist(), strict=True))
+
+
+def test_an_outline_piece_is_followed_on_only_where_it_does_not_turn_square() -> None:
+    # A card's outline with one corner rounded into three short chords: every end turns square.
+    assert _ends([(0, 0), (90, 0), (96, 3), (99, 8), (100, 14), (100, 140), (0, 140)]) == []
+    # Its bottom edge bends 30 degrees where it runs on under another card: the two ends at the
+    # bend are open (edge 2's far end, edge 3's near end); the others still turn square.
+    bend = 140 - 50 * np.tan(np.radians(30))
+    assert _ends([(0, 0), (100, 0), (100, 140), (50, 140), (0, bend)]) == [(2, 1.0), (3, -1.0)]
