@@ -23,6 +23,7 @@ from dealerassist.vision.outline_corners import fitted_direction
 JUNCTION_DEPTH = (3, 16)  # pixels inside the outline where a buried card edge is looked for
 MIN_EDGE_PX = 30.0  # outline edges this long are scanned
 STRIP_END_PX = 8.0  # each strip leaves out this much of either end of its edge (the corners)
+_DEPTHS = np.arange(*JUNCTION_DEPTH, dtype=np.float32)
 _PEAK_REACH = 4  # samples either side within which a buried edge must be the strongest change
 _PEAK_WINDOW = np.ones((1, 2 * _PEAK_REACH + 1), np.uint8)
 
@@ -45,7 +46,6 @@ def edge_junctions(
         return found
     starts, segs, owner = np.concatenate(starts_of), np.concatenate(segs_of), np.concatenate(owners)
     lengths = np.hypot(segs[:, 0], segs[:, 1])
-    depths = np.arange(*JUNCTION_DEPTH, dtype=np.float32)
     directions = _edge_directions(*_points_along(outlines, starts, segs, lengths, owner), segs)
     # The inward normal: the side where paper lies just off the middle of the edge.
     normals = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
@@ -57,11 +57,10 @@ def edge_junctions(
     if not len(kept):
         return found
     counts = counts[kept]
-    along = ragged(counts)[1] + STRIP_END_PX
-    maps = _strip_maps(starts[kept], normals[kept], directions[kept], counts, depths, along)
+    maps = _strip_maps(starts[kept], normals[kept], directions[kept], counts)
     joined = sample(gray, maps[0], maps[1])
     steps = np.abs(joined[:, 2:] - joined[:, :-2])
-    profiles = np.partition(steps, len(depths) // 2, axis=0)[len(depths) // 2]  # the median of each column
+    profiles = np.partition(steps, len(_DEPTHS) // 2, axis=0)[len(_DEPTHS) // 2]  # each column's median
     # Each edge's profile: its own columns but the last two (their steps reach into the next edge).
     sizes = counts - 2
     strip, within = ragged(sizes)
@@ -131,20 +130,16 @@ def _edge_directions(near: np.ndarray, bounds: np.ndarray, segs: np.ndarray) -> 
 
 
 def _strip_maps(
-    starts: np.ndarray,
-    normals: np.ndarray,
-    directions: np.ndarray,
-    counts: np.ndarray,
-    depths: np.ndarray,
-    along: np.ndarray,
+    starts: np.ndarray, normals: np.ndarray, directions: np.ndarray, counts: np.ndarray
 ) -> np.ndarray:
     """(2, depths, samples) x and y of every edge's strip for ``sample``: edge e's ``counts[e]``
-    columns in turn, each its start plus a depth along its normal plus its place ``along`` the edge,
-    summed in that order in double precision and rounded once."""
+    columns in turn, each its start plus a depth along its normal plus its place along the edge
+    (from ``STRIP_END_PX`` on), summed in that order in double precision and rounded once."""
+    along = ragged(counts)[1] + STRIP_END_PX
     start, normal, step = (
         np.repeat(values, counts, axis=0).T[:, None, :] for values in (starts, normals, directions)
     )
-    inward = start + depths.astype(np.float64)[None, :, None] * normal
+    inward = start + _DEPTHS.astype(np.float64)[None, :, None] * normal
     return (inward + along.astype(np.float64) * step).astype(np.float32)
 
 

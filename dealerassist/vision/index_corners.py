@@ -51,52 +51,69 @@ _SHIFTS = np.arange(-5.0, 6.0)  # sideways offsets searched for a line that may 
 _SHIFTED = np.arange(5)[None, :] + np.array([0, 2, 3, 4, 6])[:, None]  # _ACROSS about each middle shift
 
 
-def _line_strength(v: np.ndarray) -> np.ndarray:
-    """How clearly a line runs through the middle of profiles sampled across it (first axis, the
-    two sides outermost): a card edge on another card is a step (shadow on one side) or a thin
-    dark border line."""
-    dip = 0.5 * (v[0] + v[-1]) - v[1:-1].min(axis=0)
-    return np.maximum(np.abs(v[-1] - v[0]), dip)
+def index_corner_candidates(
+    gray: np.ndarray,
+    filled: np.ndarray,
+    aspect: float,
+    outlines: list[np.ndarray],
+    polygons: list[np.ndarray],
+) -> list[tuple[Corner, list[float]]]:
+    """Card corners at the far ends of straight outline pieces with their card height guesses,
+    strongest first: ``filled`` is the paper mask with blob holes filled, ``outlines`` its
+    ``blob_outlines`` and ``polygons`` their ``outline_polygon``."""
+    ends, outs, normals = _edge_ends(outlines, polygons)
+    if not len(ends):
+        return []
+    lengths = _traced_lengths(gray, filled, ends, outs, normals)
+    keep = lengths >= 0
+    ends, outs, normals, lengths = ends[keep], outs[keep], normals[keep], lengths[keep]
+    if not len(ends):
+        return []
+    crossed, points, seconds, strengths = _second_edges(
+        gray, ends + lengths[:, None] * outs, outs, normals, lengths > 0
+    )
+    good = np.flatnonzero(strengths >= LINE_STEP)
+    if not len(good):
+        return []
+    points, seconds, strengths, firsts = points[good], seconds[good], strengths[good], -outs[crossed][good]
+    edges = np.stack([firsts, seconds], axis=1).reshape(-1, 2)
+    runs = _edge_lengths(gray, np.repeat(points, 2, axis=0), edges).reshape(-1, 2)
+    first_across = across_then_down(firsts, seconds)
+    corners: list[Corner] = []
+    guesses: list[list[float]] = []
+    for k in np.argsort(-strengths).tolist():
+        across_axis, down_axis = (firsts[k], seconds[k]) if first_across[k] else (seconds[k], firsts[k])
+        across, down = runs[k] if first_across[k] else runs[k, ::-1]
+        corners.append(Corner(point=points[k], x_axis=across_axis, y_axis=down_axis, blob=-1))
+        guesses.append(distinct_heights([down, across * aspect]))
+    # The edges run on into a neighbour's: how far the paper reaches may tell instead.
+    unsure = [k for k, heights in enumerate(guesses) if len(heights) < 2]
+    arms = corner_arms(filled, *corner_arrays([corners[k] for k in unsure]))
+    for k, reached in zip(unsure, height_candidates(arms, aspect), strict=True):
+        guesses[k] = distinct_heights(guesses[k] + reached)
+    found = [(corner, heights[:3]) for corner, heights in zip(corners, guesses, strict=True) if heights]
+    return _strongest_apart(found)
 
 
-def _grid(
-    base: np.ndarray, first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
-) -> tuple[np.ndarray, np.ndarray]:
-    """x and y, as ``sample`` reads them, of ``base + second offsets * direction + first offsets *
-    direction``: the first (offsets, directions) pair's offsets make the first axis, so that profiles
-    across a line lie contiguous, the second's the last. ``base`` and the directions are (k, 2) or
-    (k, m, 2); each point is summed in double precision and rounded once."""
-    (first_offsets, first_directions), (second_offsets, second_directions) = first, second
-    lead = (1,) * (base.ndim - 1)
-    planes = []
-    for axis in range(2):
-        along = base[..., axis, None] + second_directions[..., axis, None] * second_offsets
-        across = np.reshape(first_offsets, (-1, *lead, 1)) * first_directions[None, ..., axis, None]
-        planes.append((along[None] + across).astype(np.float32))
-    return planes[0], planes[1]
-
-
-def _open_ends(vectors: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The ends of the polygon's long edges (``MIN_EDGE`` or more) where the outline does not turn
-    square into an edge ``CLEAN_ARM`` long: each one's edge, and +1 for its far end or -1 for its
-    near end. A rounded card corner is cut into a few short edges, so that edge may begin up to
-    ``CLEAN_ARM`` on; a concave turn counts too, as no card corner of this edge can be there."""
-    n = len(lengths)
-    long = np.flatnonzero(lengths >= MIN_EDGE)
-    edges, signs = np.repeat(long, 2), np.tile([1.0, -1.0], len(long))
-    # The next five edges on from each end, and how far the outline has run at the end of each.
-    steps = np.arange(5)
-    next_edges = np.where(signs[:, None] > 0, edges[:, None] + 1 + steps, edges[:, None] - 1 - steps) % n
-    ahead = lengths[next_edges]
-    run = np.cumsum(ahead, axis=1)
-    first = (ahead >= CLEAN_ARM).argmax(axis=1)  # the first long one, if any
-    rows = np.arange(len(edges))
-    reached = (ahead[rows, first] >= CLEAN_ARM) & ((first == 0) | (run[rows, first - 1] <= CLEAN_ARM))
-    out = signs[:, None] * (vectors[edges] / lengths[edges, None])
-    turn = vectors[next_edges[rows, first]]
-    square = np.abs(out[:, 0] * turn[:, 1] - out[:, 1] * turn[:, 0]) > 0.7 * ahead[rows, first]
-    open_end = ~(reached & square)
-    return edges[open_end], signs[open_end]
+def _strongest_apart(found: list[tuple[Corner, list[float]]]) -> list[tuple[Corner, list[float]]]:
+    """The first ``MAX_CANDIDATES`` of ``found`` (strongest first) that repeat no stronger one kept;
+    only pairs closer than ``REPEAT_PX`` on both axes can repeat, and only those are measured."""
+    if not found:
+        return []
+    at = np.array([corner.point for corner, _ in found])
+    close = (np.abs(at[:, None, :] - at[None, :, :]) < REPEAT_PX + 0.001).all(axis=2)
+    taken: list[int] = []
+    for i, (corner, _) in enumerate(found):
+        if not any(
+            np.linalg.norm(corner.point - found[j][0].point) < REPEAT_PX
+            and float(corner.x_axis @ found[j][0].x_axis) > 0.99
+            for j in taken
+            if close[i, j]
+        ):
+            taken.append(i)
+            if len(taken) >= MAX_CANDIDATES:
+                break
+    return [found[i] for i in taken]
 
 
 def _edge_ends(
@@ -154,6 +171,29 @@ def _edge_ends(
     return ends, sign * d, normals
 
 
+def _open_ends(vectors: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ends of the polygon's long edges (``MIN_EDGE`` or more) where the outline does not turn
+    square into an edge ``CLEAN_ARM`` long: each one's edge, and +1 for its far end or -1 for its
+    near end. A rounded card corner is cut into a few short edges, so that edge may begin up to
+    ``CLEAN_ARM`` on; a concave turn counts too, as no card corner of this edge can be there."""
+    n = len(lengths)
+    long = np.flatnonzero(lengths >= MIN_EDGE)
+    edges, signs = np.repeat(long, 2), np.tile([1.0, -1.0], len(long))
+    # The next five edges on from each end, and how far the outline has run at the end of each.
+    steps = np.arange(5)
+    next_edges = np.where(signs[:, None] > 0, edges[:, None] + 1 + steps, edges[:, None] - 1 - steps) % n
+    ahead = lengths[next_edges]
+    run = np.cumsum(ahead, axis=1)
+    first = (ahead >= CLEAN_ARM).argmax(axis=1)  # the first long one, if any
+    rows = np.arange(len(edges))
+    reached = (ahead[rows, first] >= CLEAN_ARM) & ((first == 0) | (run[rows, first - 1] <= CLEAN_ARM))
+    out = signs[:, None] * (vectors[edges] / lengths[edges, None])
+    turn = vectors[next_edges[rows, first]]
+    square = np.abs(out[:, 0] * turn[:, 1] - out[:, 1] * turn[:, 0]) > 0.7 * ahead[rows, first]
+    open_end = ~(reached & square)
+    return edges[open_end], signs[open_end]
+
+
 def _traced_lengths(
     gray: np.ndarray, filled: np.ndarray, base: np.ndarray, out: np.ndarray, normal: np.ndarray
 ) -> np.ndarray:
@@ -167,14 +207,6 @@ def _traced_lengths(
     lengths = np.where(run.any(axis=1), _TRACE_T[run.argmax(axis=1)], -1.0)
     lengths[lengths == TRACE_SKIP] = 0.0  # stopped at once: the corner is at the end (re-placed later)
     return lengths
-
-
-def _edge_lengths(gray: np.ndarray, starts: np.ndarray, directions: np.ndarray) -> np.ndarray:
-    """How far a card edge runs from each start point along its direction as a visible line or step."""
-    across = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
-    xs, ys = _grid(starts, (_WIDE, across), (_EDGE_T, directions))
-    run = run_starts(_line_strength(sample(gray, xs, ys)) < LINE_STEP, EDGE_GAP)
-    return np.where(run.any(axis=1), _EDGE_T[run.argmax(axis=1)], _EDGE_T[-1])
 
 
 def _second_edges(
@@ -253,66 +285,34 @@ def _refined(gray: np.ndarray, pivot: np.ndarray, v: np.ndarray) -> tuple[np.nda
     return refined, pivot + np.where(ok, shift, 0.0)[:, None] * across
 
 
-def index_corner_candidates(
-    gray: np.ndarray,
-    filled: np.ndarray,
-    aspect: float,
-    outlines: list[np.ndarray],
-    polygons: list[np.ndarray],
-) -> list[tuple[Corner, list[float]]]:
-    """Card corners at the far ends of straight outline pieces with their card height guesses,
-    strongest first: ``filled`` is the paper mask with blob holes filled, ``outlines`` its
-    ``blob_outlines`` and ``polygons`` their ``outline_polygon``."""
-    ends, outs, normals = _edge_ends(outlines, polygons)
-    if not len(ends):
-        return []
-    lengths = _traced_lengths(gray, filled, ends, outs, normals)
-    keep = lengths >= 0
-    ends, outs, normals, lengths = ends[keep], outs[keep], normals[keep], lengths[keep]
-    if not len(ends):
-        return []
-    crossed, points, seconds, strengths = _second_edges(
-        gray, ends + lengths[:, None] * outs, outs, normals, lengths > 0
-    )
-    good = np.flatnonzero(strengths >= LINE_STEP)
-    if not len(good):
-        return []
-    points, seconds, strengths, firsts = points[good], seconds[good], strengths[good], -outs[crossed][good]
-    edges = np.stack([firsts, seconds], axis=1).reshape(-1, 2)
-    runs = _edge_lengths(gray, np.repeat(points, 2, axis=0), edges).reshape(-1, 2)
-    first_across = across_then_down(firsts, seconds)
-    corners: list[Corner] = []
-    guesses: list[list[float]] = []
-    for k in np.argsort(-strengths).tolist():
-        across_axis, down_axis = (firsts[k], seconds[k]) if first_across[k] else (seconds[k], firsts[k])
-        across, down = runs[k] if first_across[k] else runs[k, ::-1]
-        corners.append(Corner(point=points[k], x_axis=across_axis, y_axis=down_axis, blob=-1))
-        guesses.append(distinct_heights([down, across * aspect]))
-    # The edges run on into a neighbour's: how far the paper reaches may tell instead.
-    unsure = [k for k, heights in enumerate(guesses) if len(heights) < 2]
-    arms = corner_arms(filled, *corner_arrays([corners[k] for k in unsure]))
-    for k, reached in zip(unsure, height_candidates(arms, aspect), strict=True):
-        guesses[k] = distinct_heights(guesses[k] + reached)
-    found = [(corner, heights[:3]) for corner, heights in zip(corners, guesses, strict=True) if heights]
-    return _strongest_apart(found)
+def _edge_lengths(gray: np.ndarray, starts: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    """How far a card edge runs from each start point along its direction as a visible line or step."""
+    across = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
+    xs, ys = _grid(starts, (_WIDE, across), (_EDGE_T, directions))
+    run = run_starts(_line_strength(sample(gray, xs, ys)) < LINE_STEP, EDGE_GAP)
+    return np.where(run.any(axis=1), _EDGE_T[run.argmax(axis=1)], _EDGE_T[-1])
 
 
-def _strongest_apart(found: list[tuple[Corner, list[float]]]) -> list[tuple[Corner, list[float]]]:
-    """The first ``MAX_CANDIDATES`` of ``found`` (strongest first) that repeat no stronger one kept;
-    only pairs closer than ``REPEAT_PX`` on both axes can repeat, and only those are measured."""
-    if not found:
-        return []
-    at = np.array([corner.point for corner, _ in found])
-    close = (np.abs(at[:, None, :] - at[None, :, :]) < REPEAT_PX + 0.001).all(axis=2)
-    taken: list[int] = []
-    for i, (corner, _) in enumerate(found):
-        if not any(
-            np.linalg.norm(corner.point - found[j][0].point) < REPEAT_PX
-            and float(corner.x_axis @ found[j][0].x_axis) > 0.99
-            for j in taken
-            if close[i, j]
-        ):
-            taken.append(i)
-            if len(taken) >= MAX_CANDIDATES:
-                break
-    return [found[i] for i in taken]
+def _grid(
+    base: np.ndarray, first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """x and y, as ``sample`` reads them, of ``base + second offsets * direction + first offsets *
+    direction``: the first (offsets, directions) pair's offsets make the first axis, so that profiles
+    across a line lie contiguous, the second's the last. ``base`` and the directions are (k, 2) or
+    (k, m, 2); each point is summed in double precision and rounded once."""
+    (first_offsets, first_directions), (second_offsets, second_directions) = first, second
+    lead = (1,) * (base.ndim - 1)
+    planes = []
+    for axis in range(2):
+        along = base[..., axis, None] + second_directions[..., axis, None] * second_offsets
+        across = np.reshape(first_offsets, (-1, *lead, 1)) * first_directions[None, ..., axis, None]
+        planes.append((along[None] + across).astype(np.float32))
+    return planes[0], planes[1]
+
+
+def _line_strength(v: np.ndarray) -> np.ndarray:
+    """How clearly a line runs through the middle of profiles sampled across it (first axis, the
+    two sides outermost): a card edge on another card is a step (shadow on one side) or a thin
+    dark border line."""
+    dip = 0.5 * (v[0] + v[-1]) - v[1:-1].min(axis=0)
+    return np.maximum(np.abs(v[-1] - v[0]), dip)
