@@ -15,10 +15,9 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from dealerassist.compiled import compiled
 from dealerassist.vision.card_corner import Corner, across_then_down, following, ragged, sample
 from dealerassist.vision.card_extent import paper_at
-from dealerassist.vision.outline_corners import fitted_direction
+from dealerassist.vision.outline_corners import fitted_directions
 
 JUNCTION_DEPTH = (3, 16)  # pixels inside the outline where a buried card edge is looked for
 MIN_EDGE_PX = 30.0  # outline edges this long are scanned
@@ -46,7 +45,12 @@ def edge_junctions(
         return found
     starts, segs, owner = np.concatenate(starts_of), np.concatenate(segs_of), np.concatenate(owners)
     lengths = np.hypot(segs[:, 0], segs[:, 1])
-    directions = _edge_directions(*_points_along(outlines, starts, segs, lengths, owner), segs)
+    # Each edge's direction fitted to its outline points, or the polygon edge's where under five
+    # points leave too little straight outline to fit.
+    directions = segs / lengths[:, None]
+    near, bounds = _points_along(outlines, starts, segs, lengths, owner)
+    fit = np.flatnonzero(np.diff(bounds) >= 5)
+    directions[fit] = fitted_directions(near, bounds[fit], bounds[fit + 1], segs[fit])
     # The inward normal: the side where paper lies just off the middle of the edge.
     normals = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
     probes = np.round(starts + directions * lengths[:, None] / 2 + normals * 5).astype(np.intp)
@@ -111,22 +115,6 @@ def _points_along(
     kept = (0.15 < t) & (t < 0.85) & (off < 2.0)
     bounds = np.concatenate([[0], np.cumsum(np.bincount(edge[kept], minlength=len(starts)))])
     return points[point[kept]], bounds
-
-
-@compiled()
-def _edge_directions(near: np.ndarray, bounds: np.ndarray, segs: np.ndarray) -> np.ndarray:
-    """Each polygon edge's direction (``segs``: its vector) fitted to its outline points, turned the
-    edge's way; under five points are too little straight outline to fit: the edge itself is taken."""
-    directions = np.empty((len(segs), 2))
-    for e in range(len(segs)):
-        sx, sy = segs[e, 0], segs[e, 1]
-        if bounds[e + 1] - bounds[e] < 5:
-            length = max(np.hypot(sx, sy), 1e-9)
-            directions[e, 0], directions[e, 1] = sx / length, sy / length
-            continue
-        vx, vy = fitted_direction(near[bounds[e] : bounds[e + 1]])
-        directions[e, 0], directions[e, 1] = (vx, vy) if vx * sx + vy * sy > 0 else (-vx, -vy)
-    return directions
 
 
 def _strip_maps(

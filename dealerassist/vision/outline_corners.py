@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from dealerassist.compiled import compiled
-from dealerassist.vision.card_corner import Corner, following
+from dealerassist.vision.card_corner import Corner, following, ragged
 
 MIN_EDGE_PX = 7.0  # a shorter polygon edge is a chord of a rounding or a notch, not a card edge
 CORNER_GAP = 14.0  # px: two long edges ending at most this far apart meet in a corner
@@ -148,7 +148,6 @@ def _square_to(other: np.ndarray, rough: np.ndarray) -> np.ndarray:
     return np.where((square[:, 0] * unit[:, 0] + square[:, 1] * unit[:, 1] >= 0)[:, None], square, -square)
 
 
-@compiled()
 def _local_directions(
     pts: np.ndarray, indices: np.ndarray, spans: np.ndarray, forward: np.ndarray, asked: np.ndarray
 ) -> np.ndarray:
@@ -159,14 +158,27 @@ def _local_directions(
     cards, which need not be in line with this one.
     """
     found = np.full((len(indices), 2), np.nan)
-    for k in range(len(indices)):
-        if not asked[k]:
-            continue
-        way = 1 if forward[k] else -1
-        near = pts[(indices[k] + way * np.arange(7, max(spans[k], 12))) % len(pts)]
-        vx, vy = fitted_direction(near)
-        tx, ty = near[-1, 0] - near[0, 0], near[-1, 1] - near[0, 1]
-        found[k, 0], found[k, 1] = (vx, vy) if vx * tx + vy * ty > 0 else (-vx, -vy)
+    asked = np.flatnonzero(asked)
+    counts = np.maximum(spans[asked], 12) - 7  # from 7 points off the corner, past its rounding
+    arm, step = ragged(counts)
+    way = np.where(forward[asked], 1, -1)[arm]
+    near = pts[(indices[asked][arm] + way * (step + 7)) % len(pts)]
+    starts = np.cumsum(counts) - counts
+    ends = starts + counts
+    found[asked] = fitted_directions(near, starts, ends, near[ends - 1] - near[starts])
+    return found
+
+
+@compiled()
+def fitted_directions(
+    points: np.ndarray, starts: np.ndarray, ends: np.ndarray, towards: np.ndarray
+) -> np.ndarray:
+    """The ``fitted_direction`` of each run ``points[starts[k]:ends[k]]``, turned the way ``towards[k]``
+    points: (k, 2)."""
+    found = np.empty((len(starts), 2))
+    for k in range(len(starts)):
+        vx, vy = fitted_direction(points[starts[k] : ends[k]])
+        found[k, 0], found[k, 1] = (vx, vy) if vx * towards[k, 0] + vy * towards[k, 1] > 0 else (-vx, -vy)
     return found
 
 
