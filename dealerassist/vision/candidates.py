@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from dealerassist.vision.card_corner import Corner, corner_arrays
+from dealerassist.vision.card_corner import Corner, CornerArrays, corner_arrays
 from dealerassist.vision.card_extent import corner_arms, height_candidates
 from dealerassist.vision.edge_junctions import edge_junctions
 from dealerassist.vision.index_corners import index_corner_candidates
@@ -80,13 +80,10 @@ def find_candidates(
     found += [Candidate(corner, heights, TRACED) for corner, heights in traced]
     if rank_box is not None and window is not None:
         direct = [k for k, source in enumerate(sources) if source == OUTLINE]
+        outline_at = tuple(v[direct] for v in corner_at)
+        extent = (window.across, window.down)
         proposals = ink_corners(
-            gray,
-            *(v[direct] for v in corner_at),
-            np.array(arms, float).reshape(-1, 2)[direct],
-            rank_box,
-            (window.across, window.down),
-            aspect,
+            gray, outline_at, np.array(arms, float).reshape(-1, 2)[direct], rank_box, extent, aspect
         )
         proposals += on_paper_edge(filled, proposals, rank_box)
         traced_at = corner_arrays([corner for corner, _ in traced])
@@ -95,34 +92,25 @@ def find_candidates(
     return FrameGeometry(gray, filled, [c for c in found if c.heights])
 
 
-def _unseen(
-    proposals: list[tuple[Corner, float]], known: tuple[np.ndarray, np.ndarray, np.ndarray]
-) -> list[tuple[Corner, float]]:
+def _unseen(proposals: list[tuple[Corner, float]], known: CornerArrays) -> list[tuple[Corner, float]]:
     """The proposed corners that repeat neither a ``known`` one (points, x axes, y axes) nor an
     earlier proposal kept."""
     if not proposals:
         return []
     corners = corner_arrays([c for c, _ in proposals])
     near = REPEAT * np.array([h for _, h in proposals], float)
-    fresh = ~_same_spot_same_way(*corners, near, *known).any(axis=1)
-    clash = np.tril(_same_spot_same_way(*corners, near, *corners) & fresh[None, :], -1)
+    fresh = ~_same_spot_same_way(corners, near, known).any(axis=1)
+    clash = np.tril(_same_spot_same_way(corners, near, corners) & fresh[None, :], -1)
     kept = fresh.copy()
     for i in np.flatnonzero(fresh & clash.any(axis=1)).tolist():
         kept[i] = not (clash[i] & kept).any()  # rows before i are settled by now
     return [proposals[i] for i in np.flatnonzero(kept).tolist()]
 
 
-def _same_spot_same_way(
-    points: np.ndarray,
-    x_axes: np.ndarray,
-    y_axes: np.ndarray,
-    near: np.ndarray,
-    others: np.ndarray,
-    other_x: np.ndarray,
-    other_y: np.ndarray,
-) -> np.ndarray:
-    """[i, j]: corner i lies within ``near[i]`` of corner j, both axes turned the same way (the
-    axes are compared only for the few pairs that close)."""
+def _same_spot_same_way(corners: CornerArrays, near: np.ndarray, others: CornerArrays) -> np.ndarray:
+    """[i, j]: corner i lies within ``near[i]`` of corner j of ``others``, both axes turned the same
+    way (the axes are compared only for the few pairs that close)."""
+    (points, x_axes, y_axes), (others, other_x, other_y) = corners, others
     same = distances(points, others) < near[:, None]
     i, j = np.nonzero(same)
     turned = ~(
@@ -146,7 +134,7 @@ def windows_of(
     frame: np.ndarray,
     candidates: list[Candidate],
     window: IndexWindow,
-    corners: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    corners: CornerArrays | None = None,
     sizes: list[list[float]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The index windows of every (candidate, height) pair, the candidate of each row and the height

@@ -15,6 +15,8 @@ MIN_CARD_HEIGHT = 45.0
 _REMAP_COLS = 1024  # sample points are laid out in rows of this many,
 _REMAP_ROWS = 30000  # at most this many rows a remap call: OpenCV refuses 32767
 
+CornerArrays = tuple[np.ndarray, np.ndarray, np.ndarray]  # points, x axes, y axes: (k, 2) each
+
 
 @dataclass(frozen=True)
 class Corner:
@@ -27,7 +29,7 @@ class Corner:
     blob: int
 
 
-def corner_arrays(corners: Sequence[Corner]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def corner_arrays(corners: Sequence[Corner]) -> CornerArrays:
     """The corners' points, x axes and y axes as (k, 2) arrays, as the batched steps take them."""
     return (
         np.array([c.point for c in corners], float).reshape(-1, 2),

@@ -18,6 +18,7 @@ from dealerassist.vision.card_corner import (
     MAX_CARD_HEIGHT,
     MIN_CARD_HEIGHT,
     Corner,
+    CornerArrays,
     across_then_down,
     corner_arrays,
     ragged,
@@ -39,19 +40,17 @@ Box = tuple[float, float, float, float]
 
 def ink_corners(
     gray: np.ndarray,
-    points: np.ndarray,
-    x_axes: np.ndarray,
-    y_axes: np.ndarray,
+    corners: CornerArrays,
     arms: np.ndarray,
     rank_box: Box,
     extent: tuple[float, float],
     aspect: float,
 ) -> list[tuple[Corner, float]]:
     """Corners, each with the card height it was found at, where an index starts along the edges
-    running from the outline corners (``corner_arrays``; ``arms``: how far the paper runs along x
-    and y). ``extent``: how far the index reaches across and down, in card heights."""
+    running from the outline ``corners`` (``arms``: how far the paper runs along their x and y).
+    ``extent``: how far the index reaches across and down, in card heights."""
     origin, along, depth, x_axis, y_axis, length, height, band, offset, ahead = _scans(
-        points, x_axes, y_axes, arms, rank_box, aspect
+        corners, arms, rank_box, aspect
     )
     if not len(origin):
         return []
@@ -127,7 +126,7 @@ def _proposals(
 
 def _margin_blank(
     gray: np.ndarray,
-    corners: tuple[np.ndarray, np.ndarray, np.ndarray],
+    corners: CornerArrays,
     heights: np.ndarray,
     rank_box: Box,
     extent: tuple[float, float],
@@ -153,9 +152,7 @@ def _blank_run(ink: np.ndarray, t: np.ndarray) -> np.ndarray:
     return index - np.maximum(previous + 1, index - t)
 
 
-def _scans(
-    points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray, arms: np.ndarray, rank_box: Box, aspect: float
-) -> tuple[np.ndarray, ...]:
+def _scans(corners: CornerArrays, arms: np.ndarray, rank_box: Box, aspect: float) -> tuple[np.ndarray, ...]:
     """One scan per corner edge and way round, in corner order, x edge first, each edge first as
     the cards' short edge (the index corner's x axis along it), then as their long edge (its y axis
     along it). A row each: where the scan starts and runs, which way is into the card, the index
@@ -166,6 +163,7 @@ def _scans(
     Cards sharing an edge in a row are as deep as the card at its end: the corner's other edge
     gives their height when the shared edge is their short one, their width when it is the long.
     """
+    points, x_axes, y_axes = corners
     x0, y0, x1, y1 = rank_box
     # (corner, edge): the edge's direction, the direction into the card, its length and depth.
     along = np.stack([x_axes, y_axes], axis=1)

@@ -173,8 +173,8 @@ def _local_directions(
 def fitted_directions(
     points: np.ndarray, starts: np.ndarray, ends: np.ndarray, towards: np.ndarray
 ) -> np.ndarray:
-    """The ``fitted_direction`` of each run ``points[starts[k]:ends[k]]``, turned the way ``towards[k]``
-    points: (k, 2)."""
+    """The ``fitted_direction`` of each run ``points[starts[k]:ends[k]]``, turned the way
+    ``towards[k]`` points: (k, 2)."""
     found = np.empty((len(starts), 2))
     for k in range(len(starts)):
         vx, vy = fitted_direction(points[starts[k] : ends[k]])

@@ -177,7 +177,7 @@ def test_same_spot_same_way_compares_axes_only_where_it_matters_with_the_same_an
         & (x_axes @ other_x.T > 0.95)
         & (y_axes @ other_y.T > 0.95)
     )
-    same = _same_spot_same_way(points, x_axes, y_axes, near, others, other_x, other_y)
+    same = _same_spot_same_way((points, x_axes, y_axes), near, (others, other_x, other_y))
     assert np.array_equal(same, every_pair)
     assert 0 < same.sum() < (np.hypot(*(points[:, None] - others[None]).transpose(2, 0, 1)) < 3.0).sum()
 

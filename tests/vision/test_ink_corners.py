@@ -28,7 +28,7 @@ def _proposals(frame: np.ndarray, aspect: float) -> list:
     at = corner_arrays(corners)
     arms = np.array(corner_arms(filled, *at), float).reshape(-1, 2)
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    return ink_corners(gray, *at, arms, RANK_BOX, EXTENT, aspect)
+    return ink_corners(gray, at, arms, RANK_BOX, EXTENT, aspect)
 
 
 def _row(
