@@ -71,7 +71,7 @@ def find_candidates(
         corners += direct + junctions[blob]
         sources += [OUTLINE] * len(direct) + [JUNCTION] * len(junctions[blob])
     corner_at = corner_arrays(corners)
-    arms = corner_arms(filled, *corner_at)  # how far the paper runs from each corner, in one pass
+    arms = corner_arms(filled, corner_at)  # how far the paper runs from each corner, in one pass
     found = [
         Candidate(corner, heights, source)
         for corner, heights, source in zip(corners, height_candidates(arms, aspect), sources, strict=True)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, run_starts
+from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, CornerArrays, run_starts
 
 _ARM_STEPS = int(MAX_CARD_HEIGHT * 1.5)  # one-pixel samples along an arm, the corner's own first
 _ARM_START = 6  # samples next to the corner that never end an arm (the rounded corner)
@@ -16,11 +16,10 @@ _GRID = np.stack(np.meshgrid(np.linspace(0.08, 0.92, 6), np.linspace(0.08, 0.92,
 _GRID_ACROSS, _GRID_DOWN = _GRID[None, :, :1], _GRID[None, :, 1:]
 
 
-def corner_arms(
-    mask: np.ndarray, points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray
-) -> list[tuple[float, float]]:
-    """How far the paper runs from each corner (``corner_arrays``) along its x and its y edge,
-    each walked 4 px inside the other edge."""
+def corner_arms(mask: np.ndarray, corners: CornerArrays) -> list[tuple[float, float]]:
+    """How far the paper runs from each corner along its x and its y edge, each walked 4 px inside
+    the other edge."""
+    points, x_axes, y_axes = corners
     if not len(points):
         return []
     start = np.stack([points + y_axes * 4.0, points + x_axes * 4.0], axis=1).reshape(-1, 2)

@@ -88,7 +88,7 @@ def index_corner_candidates(
         guesses.append(distinct_heights([down, across * aspect]))
     # The edges run on into a neighbour's: how far the paper reaches may tell instead.
     unsure = [k for k, heights in enumerate(guesses) if len(heights) < 2]
-    arms = corner_arms(filled, *corner_arrays([corners[k] for k in unsure]))
+    arms = corner_arms(filled, corner_arrays([corners[k] for k in unsure]))
     for k, reached in zip(unsure, height_candidates(arms, aspect), strict=True):
         guesses[k] = distinct_heights(guesses[k] + reached)
     found = [(corner, heights[:3]) for corner, heights in zip(corners, guesses, strict=True) if heights]

@@ -100,7 +100,7 @@ def test_a_large_cards_rounded_corners_are_squared_off_across_their_chords() -> 
 
 
 def arms_of(mask: np.ndarray, corner: Corner) -> tuple[float, float]:
-    return corner_arms(mask, *corner_arrays([corner]))[0]
+    return corner_arms(mask, corner_arrays([corner]))[0]
 
 
 def test_corner_arms_measure_paper_along_both_edges() -> None:
@@ -141,10 +141,10 @@ def test_many_corners_at_once_get_the_arms_of_one_at_a_time() -> None:
         point=np.array([150.3, 120.7]), x_axis=np.array([0.8, 0.6]), y_axis=np.array([-0.6, 0.8]), blob=0
     )
     corners = [_corner(100, 50), turned, tilted, _corner(540, 0), _corner(630, 470), _corner(-30, -30)]
-    arms = corner_arms(mask, *corner_arrays(corners))
+    arms = corner_arms(mask, corner_arrays(corners))
     assert arms == [arms_of(mask, c) for c in corners]
     assert abs(arms[0][0] - 100) <= 2 and abs(arms[0][1] - 140) <= 2
-    assert corner_arms(mask, *corner_arrays([])) == []
+    assert corner_arms(mask, corner_arrays([])) == []
 
 
 def test_distances_are_numpys_norms_of_the_differences_to_the_last_bit() -> None:

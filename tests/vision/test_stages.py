@@ -51,7 +51,7 @@ def test_a_drawn_cards_corners_and_height_are_found_where_it_was_drawn(degrees: 
         assert float(corner.x_axis @ along_x) > np.cos(np.radians(2)) * np.hypot(*along_x)
         assert float(corner.y_axis @ along_y) > np.cos(np.radians(2)) * np.hypot(*along_y)
         # The paper runs from it as far as the drawn edges do.
-        arms = corner_arms(filled, *corner_arrays([corner]))[0]
+        arms = corner_arms(filled, corner_arrays([corner]))[0]
         assert np.allclose(arms, (np.hypot(*along_x), np.hypot(*along_y)), atol=3.0), (degrees, arms)
         # A corner with its x edge across the card (as at an index) guesses the drawn height.
         if np.hypot(*along_x) < np.hypot(*along_y):
