@@ -43,6 +43,12 @@ def across_then_down(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return first[..., 0] * second[..., 1] - first[..., 1] * second[..., 0] > 0
 
 
+def face_up_axes(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The x and y axes of corners whose edges run along ``first`` and ``second`` ((k, 2) each)."""
+    swap = ~across_then_down(first, second)[:, None]
+    return np.where(swap, second, first), np.where(swap, first, second)
+
+
 def following(items: np.ndarray) -> np.ndarray:
     """Each item's successor round a closed outline (``np.roll(items, -1, axis=0)``, cheaper)."""
     return np.concatenate([items[1:], items[:1]])

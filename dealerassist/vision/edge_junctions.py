@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from dealerassist.vision.card_corner import Corner, across_then_down, following, ragged, sample
+from dealerassist.vision.card_corner import Corner, face_up_axes, following, ragged, sample
 from dealerassist.vision.card_extent import paper_at
 from dealerassist.vision.outline_corners import fitted_directions
 
@@ -82,16 +82,14 @@ def edge_junctions(
     ts = within[peaks] + STRIP_END_PX + 1.0  # a step's middle column: one past its place
     d, n = directions[edges], normals[edges]
     points = starts[edges] + d * ts[:, None]
-    back = -d
-    d_first = across_then_down(d, n).tolist()
-    back_first = across_then_down(back, n).tolist()
+    ahead_x, ahead_y = face_up_axes(d, n)
+    back_x, back_y = face_up_axes(-d, n)
     for k, e in enumerate(edges.tolist()):
         outline = int(owner[e])
-        for x_axis, y_axis in (
-            (d[k], n[k]) if d_first[k] else (n[k], d[k]),
-            (back[k], n[k]) if back_first[k] else (n[k], back[k]),
-        ):
-            found[outline].append(Corner(point=points[k], x_axis=x_axis, y_axis=y_axis, blob=outline))
+        found[outline] += [
+            Corner(point=points[k], x_axis=ahead_x[k], y_axis=ahead_y[k], blob=outline),
+            Corner(point=points[k], x_axis=back_x[k], y_axis=back_y[k], blob=outline),
+        ]
     return found
 
 

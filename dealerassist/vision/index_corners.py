@@ -19,6 +19,7 @@ from dealerassist.vision.card_corner import (
     Corner,
     across_then_down,
     corner_arrays,
+    face_up_axes,
     following,
     run_starts,
     sample,
@@ -78,14 +79,13 @@ def index_corner_candidates(
     points, seconds, strengths, firsts = points[good], seconds[good], strengths[good], -outs[crossed][good]
     edges = np.stack([firsts, seconds], axis=1).reshape(-1, 2)
     runs = _edge_lengths(gray, np.repeat(points, 2, axis=0), edges).reshape(-1, 2)
-    first_across = across_then_down(firsts, seconds)
+    x_axes, y_axes = face_up_axes(firsts, seconds)
+    runs = np.where(across_then_down(firsts, seconds)[:, None], runs, runs[:, ::-1])  # across, down
     corners: list[Corner] = []
     guesses: list[list[float]] = []
     for k in np.argsort(-strengths).tolist():
-        across_axis, down_axis = (firsts[k], seconds[k]) if first_across[k] else (seconds[k], firsts[k])
-        across, down = runs[k] if first_across[k] else runs[k, ::-1]
-        corners.append(Corner(point=points[k], x_axis=across_axis, y_axis=down_axis, blob=-1))
-        guesses.append(distinct_heights([down, across * aspect]))
+        corners.append(Corner(point=points[k], x_axis=x_axes[k], y_axis=y_axes[k], blob=-1))
+        guesses.append(distinct_heights([runs[k, 1], runs[k, 0] * aspect]))
     # The edges run on into a neighbour's: how far the paper reaches may tell instead.
     unsure = [k for k, heights in enumerate(guesses) if len(heights) < 2]
     arms = corner_arms(filled, corner_arrays([corners[k] for k in unsure]))
