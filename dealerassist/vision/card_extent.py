@@ -29,11 +29,9 @@ def corner_arms(mask: np.ndarray, corners: CornerArrays) -> list[tuple[float, fl
 
 
 def height_candidates(arms: Sequence[tuple[float, float]], aspect: float) -> list[list[float]]:
-    """Card heights worth trying at each corner from its ``corner_arms``, most likely first.
-
-    The long edge usually gives the height; in a stepped fan the short edge steps out early, and in
-    cards touching end to end the long edge runs on, so the short edge's guess is kept as well.
-    """
+    """Card heights worth trying at each corner from its ``corner_arms``, most likely first: the long
+    edge usually gives the height, but in a stepped fan the short edge steps out early and in cards
+    touching end to end the long edge runs on, so the short edge's guess is kept as well."""
     return [distinct_heights(sorted((down, across * aspect))) for across, down in arms]
 
 

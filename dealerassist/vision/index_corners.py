@@ -81,11 +81,9 @@ def index_corner_candidates(
     runs = _edge_lengths(gray, np.repeat(points, 2, axis=0), edges).reshape(-1, 2)
     x_axes, y_axes = face_up_axes(firsts, seconds)
     runs = np.where(across_then_down(firsts, seconds)[:, None], runs, runs[:, ::-1])  # across, down
-    corners: list[Corner] = []
-    guesses: list[list[float]] = []
-    for k in np.argsort(-strengths).tolist():
-        corners.append(Corner(point=points[k], x_axis=x_axes[k], y_axis=y_axes[k], blob=-1))
-        guesses.append(distinct_heights([runs[k, 1], runs[k, 0] * aspect]))
+    order = np.argsort(-strengths).tolist()
+    corners = [Corner(point=points[k], x_axis=x_axes[k], y_axis=y_axes[k], blob=-1) for k in order]
+    guesses = [distinct_heights([runs[k, 1], runs[k, 0] * aspect]) for k in order]
     # The edges run on into a neighbour's: how far the paper reaches may tell instead.
     unsure = [k for k, heights in enumerate(guesses) if len(heights) < 2]
     arms = corner_arms(filled, corner_arrays([corners[k] for k in unsure]))
@@ -213,14 +211,10 @@ def _second_edges(
     gray: np.ndarray, points: np.ndarray, out: np.ndarray, normal: np.ndarray, traced: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The card edge leaving ``points`` into the paper: which points have one, their corners, the
-    edges' directions and strengths.
-
-    The crossing is placed first along the first edge (in a strip just inside it), then the second
-    edge's lean is chosen among directions near square by the line strength along each, and last a
-    straight line is fitted to where the edge lies over its first hundred pixels.
-    """
-    xs, ys = _grid(points, (_DEPTHS, normal), (_SLIDE, out))
-    values = sample(gray, xs, ys)
+    edges' directions and strengths. The crossing is placed along the first edge (in a strip just
+    inside it), the second edge's lean chosen among directions near square by the line strength
+    along each, and a straight line fitted to where the edge lies over its first hundred pixels."""
+    values = sample(gray, *_grid(points, (_DEPTHS, normal), (_SLIDE, out)))
     middle = len(_DEPTHS) // 2
     crossing = np.partition(np.abs(values[:, :, 2:] - values[:, :, :-2]), middle, axis=0)[middle]
     # A traced end is where the buried line stopped: the second edge is within a few pixels of it.
@@ -240,8 +234,7 @@ def _second_edges(
     )
     across = np.stack([-directions[..., 1], directions[..., 0]], axis=-1)
     fan = np.broadcast_to(pivot[:, None, :], directions.shape)
-    xs, ys = _grid(fan, (_ACROSS, across), (_RAY_S - mid, directions))
-    strength = _line_strength(sample(gray, xs, ys))
+    strength = _line_strength(sample(gray, *_grid(fan, (_ACROSS, across), (_RAY_S - mid, directions))))
     # A low quantile: the whole ray must follow a line, not just pass an index printed beside it.
     quantile = len(_RAY_S) // 4
     score = np.partition(strength, quantile, axis=2)[:, :, quantile]
@@ -259,8 +252,8 @@ def _refined(gray: np.ndarray, pivot: np.ndarray, v: np.ndarray) -> tuple[np.nda
     for its lean is coarse): twice a least-squares fit of offset against distance, the second
     without the samples more than a pixel off the first."""
     across = np.stack([-v[:, 1], v[:, 0]], axis=1)
-    xs, ys = _grid(pivot, (_SHIFTS, across), (_FIT_S, v))
-    strength = _line_strength(sample(gray, xs, ys)[_SHIFTED])  # at each of the middle five shifts
+    profiles = sample(gray, *_grid(pivot, (_SHIFTS, across), (_FIT_S, v)))
+    strength = _line_strength(profiles[_SHIFTED])  # at each of the middle five shifts
     offsets = strength.argmax(axis=0) - 2.0
     use = strength.max(axis=0) >= 2 * LINE_STEP
     s = _FIT_S[None, :]
@@ -288,8 +281,8 @@ def _refined(gray: np.ndarray, pivot: np.ndarray, v: np.ndarray) -> tuple[np.nda
 def _edge_lengths(gray: np.ndarray, starts: np.ndarray, directions: np.ndarray) -> np.ndarray:
     """How far a card edge runs from each start point along its direction as a visible line or step."""
     across = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
-    xs, ys = _grid(starts, (_WIDE, across), (_EDGE_T, directions))
-    run = run_starts(_line_strength(sample(gray, xs, ys)) < LINE_STEP, EDGE_GAP)
+    strength = _line_strength(sample(gray, *_grid(starts, (_WIDE, across), (_EDGE_T, directions))))
+    run = run_starts(strength < LINE_STEP, EDGE_GAP)
     return np.where(run.any(axis=1), _EDGE_T[run.argmax(axis=1)], _EDGE_T[-1])
 
 

@@ -154,15 +154,12 @@ def _blank_run(ink: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 def _scans(corners: CornerArrays, arms: np.ndarray, rank_box: Box, aspect: float) -> tuple[np.ndarray, ...]:
     """One scan per corner edge and way round, in corner order, x edge first, each edge first as
-    the cards' short edge (the index corner's x axis along it), then as their long edge (its y axis
-    along it). A row each: where the scan starts and runs, which way is into the card, the index
-    corner's axes, how far the scan runs, the card height, the band (pixels from the edge) the rank
-    is printed in, how far from the card's side the rank starts, and whether the print lies ahead
-    along the edge (the axes follow the index corner's handedness, so each scan looks one way).
-
-    Cards sharing an edge in a row are as deep as the card at its end: the corner's other edge
-    gives their height when the shared edge is their short one, their width when it is the long.
-    """
+    the cards' short edge (the index corner's x axis along it), then as their long edge (its y
+    axis along it). A row each: where the scan starts and runs, which way is into the card, the
+    index corner's axes, how far the scan runs, the card height, the band (pixels from the edge)
+    the rank is printed in, how far from the card's side the rank starts, and whether the print
+    lies ahead along the edge (the axes' handedness says which way). Cards sharing an edge in a row
+    are as deep as the card at its end: the corner's other edge gives their height or width."""
     points, x_axes, y_axes = corners
     x0, y0, x1, y1 = rank_box
     # (corner, edge): the edge's direction, the direction into the card, its length and depth.

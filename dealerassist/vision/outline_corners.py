@@ -151,12 +151,9 @@ def _square_to(other: np.ndarray, rough: np.ndarray) -> np.ndarray:
 def _local_directions(
     pts: np.ndarray, indices: np.ndarray, spans: np.ndarray, forward: np.ndarray, asked: np.ndarray
 ) -> np.ndarray:
-    """Direction of the outline ``pts`` leaving each of ``indices`` (forward or backward), each
-    fitted over its ``spans`` points: (k, 2), NaN where not ``asked``.
-
-    Only the stretch next to the corner counts: in a fan the same outline edge goes on along other
-    cards, which need not be in line with this one.
-    """
+    """Direction of the outline ``pts`` leaving each of ``indices`` (forward or backward), fitted
+    over its ``spans`` points only: in a fan the same outline edge goes on along other cards, which
+    need not be in line with this one. (k, 2), NaN where not ``asked``."""
     found = np.full((len(indices), 2), np.nan)
     asked = np.flatnonzero(asked)
     counts = np.maximum(spans[asked], 12) - 7  # from 7 points off the corner, past its rounding
@@ -184,12 +181,10 @@ def fitted_directions(
 
 @compiled()
 def fitted_direction(points: np.ndarray) -> tuple[float, float]:
-    """Direction of the line most of some outline points lie along, whatever a few strays do.
-
-    Fitted from the line through all the points; where some then lie off it, also from each half
-    and from the middle half (the strays may have pulled the first start over to them), keeping
-    the least loss. ``cv2.fitLine(DIST_HUBER)`` costs ten times as much, and lets strays pull.
-    """
+    """Direction of the line most of some outline points lie along, whatever a few strays do:
+    fitted from the line through all of them and, where some then lie off it, also from each half
+    and the middle half (the strays may have pulled the first start over), keeping the least loss.
+    ``cv2.fitLine(DIST_HUBER)`` costs ten times as much, and lets strays pull."""
     n = points.shape[0]
     vx, vy, least, strays = _line_from(points, 0, n)
     if strays:
