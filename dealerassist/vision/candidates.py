@@ -1,7 +1,10 @@
-"""Every place in a frame where a card's index corner may be, with the card sizes worth trying.
+"""Every place in a frame where a card's index corner may be, with the card heights worth trying.
 
-Shared by the reader and by enrollment, so the classifier is trained on the corners the reader
-will really show it.
+Shared by the reader and by enrollment, so that the classifier is trained on the corners the reader
+will show it. Four finders propose corners, each a ``source``: OUTLINE, a right angle of a paper
+blob's outline; JUNCTION, where a card edge buried in a blob meets its outline; TRACED, where a
+buried edge followed on from the outline ends; INK, where an index starts along an outline edge
+that several cards share.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from dealerassist.vision.card_corner import Corner, corner_arrays
+from dealerassist.vision.card_corner import Corner, CornerArrays, corner_arrays
 from dealerassist.vision.card_extent import corner_arms, height_candidates
 from dealerassist.vision.edge_junctions import edge_junctions
 from dealerassist.vision.index_corners import index_corner_candidates
@@ -21,13 +24,12 @@ from dealerassist.vision.outline_corners import outline_corners, outline_polygon
 from dealerassist.vision.paper import blob_outlines, card_mask, frame_image
 
 OUTLINE, JUNCTION, TRACED, INK = "outline", "junction", "traced", "ink"
+REPEAT = 0.03  # card heights: an ink corner this close to a known one, turned the same way, repeats it
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """A possible card corner: seen on an outline, where an edge meets an outline, where a buried
-    edge traced from the outline turns, or where an index starts along an outline edge shared by
-    several cards."""
+    """A possible card corner, the card heights to read it at, and the finder that proposed it."""
 
     corner: Corner
     heights: list[float]
@@ -36,8 +38,8 @@ class Candidate:
 
 @dataclass(frozen=True)
 class FrameGeometry:
-    """A frame's candidates, with the grey image and the paper mask (blob holes filled) they were
-    found on, which the reader's later stages look at again."""
+    """A frame's candidates with the grey image and the paper mask (blob holes filled) they were
+    found on: the reader's later stages look at both again."""
 
     gray: np.ndarray
     filled: np.ndarray
@@ -51,11 +53,9 @@ def find_candidates(
     window: IndexWindow | None = None,
     notches: bool = True,
 ) -> FrameGeometry:
-    """Every corner candidate in a BGR frame or its ``sampling_image``: outline corners (with
-    ``notches``, those across a notch too: ``outline_corners``), junctions and traced corners;
-    given where the deck prints its rank (``rank_box``) and how far its index reaches
-    (``window``), ink corners too. How far the paper runs from each corner is measured in one pass.
-    """
+    """Every corner candidate in a BGR frame or its ``sampling_image``. Ink corners need where the
+    deck prints its rank (``rank_box``) and how far its index reaches (``window``); ``notches``
+    adds outline corners across a notch (``outline_corners``)."""
     gray = frame_image(frame.shape[:2])
     paper = card_mask(frame, gray)
     outlines = blob_outlines(paper)
@@ -71,7 +71,7 @@ def find_candidates(
         corners += direct + junctions[blob]
         sources += [OUTLINE] * len(direct) + [JUNCTION] * len(junctions[blob])
     corner_at = corner_arrays(corners)
-    arms = corner_arms(filled, *corner_at)
+    arms = corner_arms(filled, corner_at)  # how far the paper runs from each corner, in one pass
     found = [
         Candidate(corner, heights, source)
         for corner, heights, source in zip(corners, height_candidates(arms, aspect), sources, strict=True)
@@ -80,13 +80,10 @@ def find_candidates(
     found += [Candidate(corner, heights, TRACED) for corner, heights in traced]
     if rank_box is not None and window is not None:
         direct = [k for k, source in enumerate(sources) if source == OUTLINE]
+        outline_at = tuple(v[direct] for v in corner_at)
+        extent = (window.across, window.down)
         proposals = ink_corners(
-            gray,
-            *(v[direct] for v in corner_at),
-            np.array(arms, float).reshape(-1, 2)[direct],
-            rank_box,
-            (window.across, window.down),
-            aspect,
+            gray, outline_at, np.array(arms, float).reshape(-1, 2)[direct], rank_box, extent, aspect
         )
         proposals += on_paper_edge(filled, proposals, rank_box)
         traced_at = corner_arrays([corner for corner, _ in traced])
@@ -95,42 +92,25 @@ def find_candidates(
     return FrameGeometry(gray, filled, [c for c in found if c.heights])
 
 
-REPEAT = 0.03  # card heights: a corner this close to a known one, turned the same way, repeats it
-
-
-def _unseen(
-    proposals: list[tuple[Corner, float]], known: tuple[np.ndarray, np.ndarray, np.ndarray]
-) -> list[tuple[Corner, float]]:
-    """Proposed corners that repeat neither a known candidate (``known``: the points, x axes and
-    y axes of all of them) nor an earlier proposal."""
+def _unseen(proposals: list[tuple[Corner, float]], known: CornerArrays) -> list[tuple[Corner, float]]:
+    """The proposed corners that repeat neither a ``known`` one (points, x axes, y axes) nor an
+    earlier proposal kept."""
     if not proposals:
         return []
-    points, x_axes, y_axes = corner_arrays([c for c, _ in proposals])
+    corners = corner_arrays([c for c, _ in proposals])
     near = REPEAT * np.array([h for _, h in proposals], float)
-    fresh = np.ones(len(proposals), bool)
-    if len(known[0]):
-        fresh = ~_same_spot_same_way(points, x_axes, y_axes, near, *known).any(axis=1)
-    clash = np.tril(
-        _same_spot_same_way(points, x_axes, y_axes, near, points, x_axes, y_axes) & fresh[None, :], -1
-    )
-    # Each is dropped when it repeats an earlier one kept; only the few that clash are looked at.
+    fresh = ~_same_spot_same_way(corners, near, known).any(axis=1)
+    clash = np.tril(_same_spot_same_way(corners, near, corners) & fresh[None, :], -1)
     kept = fresh.copy()
     for i in np.flatnonzero(fresh & clash.any(axis=1)).tolist():
         kept[i] = not (clash[i] & kept).any()  # rows before i are settled by now
     return [proposals[i] for i in np.flatnonzero(kept).tolist()]
 
 
-def _same_spot_same_way(
-    points: np.ndarray,
-    x_axes: np.ndarray,
-    y_axes: np.ndarray,
-    near: np.ndarray,
-    others: np.ndarray,
-    other_x: np.ndarray,
-    other_y: np.ndarray,
-) -> np.ndarray:
-    """[i, j]: corner i lies within ``near[i]`` of corner j with both axes turned the same way
-    (only the few pairs that lie that close are compared for their axes)."""
+def _same_spot_same_way(corners: CornerArrays, near: np.ndarray, others: CornerArrays) -> np.ndarray:
+    """[i, j]: corner i lies within ``near[i]`` of corner j of ``others``, both axes turned the same
+    way (the axes are compared only for the few pairs that close)."""
+    (points, x_axes, y_axes), (others, other_x, other_y) = corners, others
     same = distances(points, others) < near[:, None]
     i, j = np.nonzero(same)
     turned = ~(
@@ -142,8 +122,8 @@ def _same_spot_same_way(
 
 
 def distances(points: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """Every point's distance to every other point: ``np.linalg.norm`` of the differences, the same
-    sums in the same order, without its cost over an axis of two."""
+    """Every point's distance to every other: ``np.linalg.norm`` of the differences to the bit (the
+    same sums in the same order), without its cost over an axis of two."""
     points, others = np.asarray(points), np.asarray(others)
     dx = points[:, None, 0] - others[None, :, 0]
     dy = points[:, None, 1] - others[None, :, 1]
@@ -154,12 +134,12 @@ def windows_of(
     frame: np.ndarray,
     candidates: list[Candidate],
     window: IndexWindow,
-    corners: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    corners: CornerArrays | None = None,
     sizes: list[list[float]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sampled windows of every (candidate, height) pair, which candidate each row belongs to,
-    and the height it was sampled at (``corners``: the candidates' ``corner_arrays``, when the
-    caller has them; ``sizes``: the heights to read each candidate at, when not all of its own)."""
+    """The index windows of every (candidate, height) pair, the candidate of each row and the height
+    it was sampled at. ``corners``: the candidates' ``corner_arrays`` if made already; ``sizes``:
+    the heights to read each at, if not all of its own."""
     sizes = sizes if sizes is not None else [c.heights for c in candidates]
     owner = np.repeat(np.arange(len(candidates)), [len(heights) for heights in sizes])
     heights = np.array([h for each in sizes for h in each], float)

@@ -1,5 +1,5 @@
-"""A card corner as the reader carries it, the card sizes it believes, and the plane geometry
-every corner stage shares: its axes' handedness, sampling the frame at many points, runs along a walk.
+"""A card corner as the reader carries it, the card heights it may have, and the plane geometry
+every corner finder shares: axes' handedness, sampling a frame at many points, runs along a walk.
 """
 
 from __future__ import annotations
@@ -12,15 +12,16 @@ import numpy as np
 
 MAX_CARD_HEIGHT = 360.0  # px: the card heights a corner's card may have
 MIN_CARD_HEIGHT = 45.0
+_REMAP_COLS = 1024  # sample points are laid out in rows of this many,
+_REMAP_ROWS = 30000  # at most this many rows a remap call: OpenCV refuses 32767
 
-_REMAP_COLS = 1024  # sample points are laid out in rows of this many
-_REMAP_ROWS = 30000  # and at most this many rows a remap call: OpenCV refuses 32767
+CornerArrays = tuple[np.ndarray, np.ndarray, np.ndarray]  # points, x axes, y axes: (k, 2) each
 
 
 @dataclass(frozen=True)
 class Corner:
-    """An outer card corner: the point and the unit edge directions (x across, y down the card),
-    turned so that x × y > 0, as a card lies face up (``across_then_down``)."""
+    """An outer card corner: its point, the unit directions of its edges (x across, y down the
+    card, x × y > 0 as a card lies face up) and the blob whose outline shows it (-1: none)."""
 
     point: np.ndarray
     x_axis: np.ndarray
@@ -28,8 +29,8 @@ class Corner:
     blob: int
 
 
-def corner_arrays(corners: Sequence[Corner]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The corners' points, x axes and y axes as (k, 2) arrays: how the batched steps take them."""
+def corner_arrays(corners: Sequence[Corner]) -> CornerArrays:
+    """The corners' points, x axes and y axes as (k, 2) arrays, as the batched steps take them."""
     return (
         np.array([c.point for c in corners], float).reshape(-1, 2),
         np.array([c.x_axis for c in corners], float).reshape(-1, 2),
@@ -40,6 +41,12 @@ def corner_arrays(corners: Sequence[Corner]) -> tuple[np.ndarray, np.ndarray, np
 def across_then_down(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """Whether each ``first`` direction is a corner's x axis when ``second`` is its y axis (x × y > 0)."""
     return first[..., 0] * second[..., 1] - first[..., 1] * second[..., 0] > 0
+
+
+def face_up_axes(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The x and y axes of corners whose edges run along ``first`` and ``second`` ((k, 2) each)."""
+    swap = ~across_then_down(first, second)[:, None]
+    return np.where(swap, second, first), np.where(swap, first, second)
 
 
 def following(items: np.ndarray) -> np.ndarray:
@@ -60,9 +67,9 @@ def turned(v: np.ndarray, angle: np.ndarray | float) -> np.ndarray:
 
 
 def sample(image: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-    """Bilinear samples of ``image`` at the float32 points ``xs``, ``ys`` (any one shape), 0 off
-    the frame, as float32: each point is sampled on its own, so all of a stage's go in one remap
-    (or a few, as OpenCV limits a map's size)."""
+    """Bilinear samples of ``image`` at the float32 points ``xs``, ``ys`` (any one shape) as
+    float32, 0 off the frame: all of a stage's points in one remap (or a few: OpenCV limits a map's
+    size)."""
     count = xs.size
     if not count:
         return np.zeros(xs.shape, np.float32)
@@ -87,8 +94,8 @@ def ragged(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def run_starts(flags: np.ndarray, length: int) -> np.ndarray:
-    """Where a run of ``length`` true flags in a row begins, along each row of ``flags``: where a
-    walk's line or paper has ended."""
+    """Where a run of ``length`` true flags begins along each row of ``flags``: where a walk's line
+    or paper has ended."""
     count = flags.shape[1] - length + 1
     run = flags[:, :count].copy()
     for k in range(1, length):

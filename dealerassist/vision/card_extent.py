@@ -1,6 +1,5 @@
-"""How big the card at a corner is: how far the paper runs along the corner's two edges, which
-card heights that allows, the card's quad, and how much of a quad lies on paper.
-"""
+"""How big the card at a corner is: how far the paper runs along its two edges, the card heights
+that allows, the card's quad, and how much of a quad lies on paper."""
 
 from __future__ import annotations
 
@@ -8,23 +7,21 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, run_starts
+from dealerassist.vision.card_corner import MAX_CARD_HEIGHT, MIN_CARD_HEIGHT, Corner, CornerArrays, run_starts
 
 _ARM_STEPS = int(MAX_CARD_HEIGHT * 1.5)  # one-pixel samples along an arm, the corner's own first
 _ARM_START = 6  # samples next to the corner that never end an arm (the rounded corner)
-_WALK_STRETCH = 96  # steps sampled at a time, each walk's
+_WALK_STRETCH = 96  # steps sampled at a time: most walks end within the first stretch
 _GRID = np.stack(np.meshgrid(np.linspace(0.08, 0.92, 6), np.linspace(0.08, 0.92, 8)), axis=-1).reshape(-1, 2)
 _GRID_ACROSS, _GRID_DOWN = _GRID[None, :, :1], _GRID[None, :, 1:]
 
 
-def corner_arms(
-    mask: np.ndarray, points: np.ndarray, x_axes: np.ndarray, y_axes: np.ndarray
-) -> list[tuple[float, float]]:
-    """How far the paper runs from each corner (``corner_arrays``) along its x and its y edge,
-    just inside the other edge."""
+def corner_arms(mask: np.ndarray, corners: CornerArrays) -> list[tuple[float, float]]:
+    """How far the paper runs from each corner along its x and its y edge, each walked 4 px inside
+    the other edge."""
+    points, x_axes, y_axes = corners
     if not len(points):
         return []
-    # Two walks per corner, in turn: along x just inside the x edge, then along y inside the y edge.
     start = np.stack([points + y_axes * 4.0, points + x_axes * 4.0], axis=1).reshape(-1, 2)
     along = np.stack([x_axes, y_axes], axis=1).reshape(-1, 2)
     lengths = _walk_arms(mask, start, along)
@@ -32,11 +29,9 @@ def corner_arms(
 
 
 def height_candidates(arms: Sequence[tuple[float, float]], aspect: float) -> list[list[float]]:
-    """Card heights worth trying at each corner from its ``corner_arms``, most likely first.
-
-    The long edge usually gives the height; in a stepped fan the short edge steps out early, and in
-    cards touching end to end the long edge runs on, so the short edge's guess is kept as well.
-    """
+    """Card heights worth trying at each corner from its ``corner_arms``, most likely first: the long
+    edge usually gives the height, but in a stepped fan the short edge steps out early and in cards
+    touching end to end the long edge runs on, so the short edge's guess is kept as well."""
     return [distinct_heights(sorted((down, across * aspect))) for across, down in arms]
 
 
@@ -50,7 +45,7 @@ def distinct_heights(guesses: Sequence[float]) -> list[float]:
 
 
 def card_quad(corner: Corner, height: float, aspect: float, long_across: bool = False) -> np.ndarray:
-    """The four card corners grown from ``corner``: across is the short edge unless ``long_across``."""
+    """The card's four corners grown from ``corner``: across is the short edge unless ``long_across``."""
     across = height if long_across else height / aspect
     down = height / aspect if long_across else height
     px, py = corner.point.tolist()
@@ -82,13 +77,9 @@ def paper_at(mask: np.ndarray, at: np.ndarray) -> np.ndarray:
 
 
 def _walk_arms(mask: np.ndarray, start: np.ndarray, along: np.ndarray) -> list[float]:
-    """How far the paper runs along each ``start`` + step * ``along`` walk ((r, 2) arrays).
-
-    The paper ends at the first of three samples in a row off it (off the frame counts as off),
-    from ``_ARM_START`` on; a walk that never ends runs to the last step. Most of a frame's walks
-    end within a hundred steps: all are sampled a stretch at a time, and only those still on
-    paper go on to the next stretch.
-    """
+    """How far the paper runs along each ``start`` + step * ``along`` walk: to the first of three
+    samples in a row off it (or off the frame) from ``_ARM_START`` on, else to the last step. All
+    walks are sampled a stretch at a time; only those still on paper go on to the next."""
     lengths = np.full(len(start), _ARM_STEPS - 1.0)
     walking = np.arange(len(start))
     first = _ARM_START

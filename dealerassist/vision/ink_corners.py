@@ -2,12 +2,12 @@
 
 Where a row of cards shares an outer edge (a fan's bottom edge, a stepped column's side), a lower
 card's index corner sits on that edge with no felt to mark it. Its index does: walking along the
-shared edge, a blank margin of the card's own paper, then the rank, as far from the card's side
-as the deck prints it. A start of ink proposes a corner when the margin beside and above it is
-plain paper, or when the blank run before it is no longer than the printed margin (then the
-card's own side ended the run, and the margin test often catches the glyph of a corner fitted
-that far out). In a stepped row a card's edge lies a few pixels off the straight edge scanned,
-so ``on_paper_edge`` proposes the corner again where felt shows its edge. The classifier decides.
+shared edge, a blank margin of the card's own paper, then the rank, as far from the card's side as
+the deck prints it. A start of ink proposes a corner when the margin beside and above it is plain
+paper, or when the blank run before it is no longer than the printed margin (then the card's own
+side ended the run, and the margin test often catches the glyph of a corner fitted that far out).
+In a stepped row a card's edge lies a few pixels off the straight edge scanned, so
+``on_paper_edge`` proposes the corner again where felt shows its edge. The classifier decides.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dealerassist.vision.card_corner import (
     MAX_CARD_HEIGHT,
     MIN_CARD_HEIGHT,
     Corner,
+    CornerArrays,
     across_then_down,
     corner_arrays,
     ragged,
@@ -34,32 +35,28 @@ EDGE_REACH = 0.1  # card heights either side of a proposed corner searched for t
 _EDGE_SAMPLES = np.linspace(-EDGE_REACH, EDGE_REACH, 41)  # where, in card heights (1 px apart at 200 px)
 _SHARE = np.linspace(0.0, 1.0, BAND_ROWS, dtype=np.float32)[:, None]  # band rows, edge to print
 
+Box = tuple[float, float, float, float]
+
 
 def ink_corners(
     gray: np.ndarray,
-    points: np.ndarray,
-    x_axes: np.ndarray,
-    y_axes: np.ndarray,
+    corners: CornerArrays,
     arms: np.ndarray,
-    rank_box: tuple[float, float, float, float],
+    rank_box: Box,
     extent: tuple[float, float],
     aspect: float,
 ) -> list[tuple[Corner, float]]:
-    """Corners (with the card height each was found at) where an index starts along the edges
-    running from the corners (``corner_arrays``; ``arms``: how far the paper runs along x and y).
-
-    Each edge is scanned twice: as the cards' short edge (the index corner's x axis along it) and
-    as their long edge (y along it). The axes follow the index corner's handedness, so each scan
-    looks for the print one way only.
-    """
-    origin, along, depth, x_axis, y_axis, length, height, band, offset, forward = _scans(
-        points, x_axes, y_axes, arms, rank_box, aspect
+    """Corners, each with the card height it was found at, where an index starts along the edges
+    running from the outline ``corners`` (``arms``: how far the paper runs along their x and y).
+    ``extent``: how far the index reaches across and down, in card heights."""
+    origin, along, depth, x_axis, y_axis, length, height, band, offset, ahead = _scans(
+        corners, arms, rank_box, aspect
     )
     if not len(origin):
         return []
     steps = np.ceil(length).astype(int)
     owner, t = ragged(steps)  # each sample's scan, and how many pixels along its edge
-    # Sample points as (band row, sample) planes of x and y: every scan's band in one remap.
+    # Every scan's band, as (band row, sample) planes of x and y, in one remap.
     depth_px = (band[:, 0][owner] + (band[:, 1] - band[:, 0])[owner] * _SHARE).astype(np.float32)
     planes = []
     for axis in (0, 1):
@@ -71,35 +68,32 @@ def ink_corners(
     steady = np.minimum(np.minimum(brightest, np.roll(brightest, 1)), np.roll(brightest, -1))
     paper = np.maximum.reduceat(steady, np.cumsum(steps) - steps)
     ink = values.min(axis=0) < INK * paper[owner]
-    # Blank samples just before (and just after) each sample within its own scan.
+    # The blank samples just before (or, where the print lies back along the edge, after) each one.
     gap = np.maximum(1, np.round(0.5 * offset)).astype(int)
     before = _blank_run(ink, t)
     after = _blank_run(ink[::-1], (steps[owner] - 1 - t)[::-1])[::-1]
-    ahead = forward[owner] > 0
-    blank = np.where(ahead, before, after)
-    onset = ink & (blank >= gap[owner])
-    rows_found = np.flatnonzero(onset)
-    k = owner[rows_found]
-    along_px = np.where(ahead[rows_found], t[rows_found] - offset[k], t[rows_found] + offset[k])
+    forward = ahead[owner]
+    blank = np.where(forward, before, after)
+    onset = np.flatnonzero(ink & (blank >= gap[owner]))
+    k = owner[onset]
+    along_px = np.where(forward[onset], t[onset] - offset[k], t[onset] + offset[k])
     inside = (along_px >= 0) & (along_px <= length[k])
-    k, along_px, rows_found = k[inside], along_px[inside], rows_found[inside]
+    k, along_px, onset = k[inside], along_px[inside], onset[inside]
     if not len(k):
         return []
     points = origin[k] + along[k] * along_px[:, None]
-    # The card's own side bounds a blank run no longer than the margin the deck prints.
-    bounded = blank[rows_found] <= BOUNDED * offset[k]
-    sure = bounded | _margin_blank(gray, points, x_axis[k], y_axis[k], height[k], rank_box, extent)
+    bounded = blank[onset] <= BOUNDED * offset[k]
+    sure = bounded | _margin_blank(gray, (points, x_axis[k], y_axis[k]), height[k], rank_box, extent)
     k = k[sure]
     return _proposals(points[sure], x_axis[k], y_axis[k], height[k])
 
 
 def on_paper_edge(
-    filled: np.ndarray, proposals: list[tuple[Corner, float]], rank_box: tuple[float, float, float, float]
+    filled: np.ndarray, proposals: list[tuple[Corner, float]], rank_box: Box
 ) -> list[tuple[Corner, float]]:
     """Each proposed corner moved along its y axis to where the card's paper starts, where felt
     shows level with the rank within ``EDGE_REACH`` of it (``filled``: the paper mask). Proposed
-    besides the first, not instead: where no felt shows, or another card's, the first is better.
-    """
+    besides the first, not instead: where no felt shows, or another card's, the first is better."""
     if not proposals:
         return []
     points, x_axes, y_axes = corner_arrays([corner for corner, _ in proposals])
@@ -132,20 +126,19 @@ def _proposals(
 
 def _margin_blank(
     gray: np.ndarray,
-    points: np.ndarray,
-    x_axes: np.ndarray,
-    y_axes: np.ndarray,
+    corners: CornerArrays,
     heights: np.ndarray,
-    rank_box: tuple[float, float, float, float],
+    rank_box: Box,
     extent: tuple[float, float],
 ) -> np.ndarray:
-    """Whether the card's own margin beside the index and above it is plain paper at each corner:
-    a start of print with anything but paper between it and the corner is not an index."""
+    """Whether the card's own margin beside the index and above it is plain paper at each corner
+    (points, x axes, y axes): a start of print with anything else between it and the corner is
+    not an index."""
+    points, x_axes, y_axes = corners
     x0, y0, _, _ = rank_box
     across, down = extent
     fx = np.concatenate([np.full(7, MARGIN_DEPTH * x0), np.linspace(0.5 * x0, across, 4)])[:, None, None]
     fy = np.concatenate([np.linspace(0.5 * y0, down, 7), np.full(4, MARGIN_DEPTH * y0)])[:, None, None]
-    # (offset, corner, xy): the same sums as offset by offset.
     at = points[None] + (x_axes[None] * fx + y_axes[None] * fy) * heights[None, :, None]
     values = sample(gray, at[..., 0], at[..., 1])
     return values.min(axis=0) > MARGIN * values.max(axis=0)
@@ -156,48 +149,35 @@ def _blank_run(ink: np.ndarray, t: np.ndarray) -> np.ndarray:
     index = np.arange(len(ink))
     last_ink = np.maximum.accumulate(np.where(ink, index, -1))
     previous = np.concatenate([[-1], last_ink[:-1]])
-    scan_start = index - t
-    return index - np.maximum(previous + 1, scan_start)
+    return index - np.maximum(previous + 1, index - t)
 
 
-def _scans(
-    points: np.ndarray,
-    x_axes: np.ndarray,
-    y_axes: np.ndarray,
-    arms: np.ndarray,
-    rank_box: tuple[float, float, float, float],
-    aspect: float,
-) -> tuple[np.ndarray, ...]:
-    """One scan per corner edge and way round, a row each: where it runs, which way is into the
-    card, the index corner's axes there, how far it runs, the card height, the band (pixels from
-    the edge) the rank is printed in, how far from the card's side the rank starts, and (by its
-    sign) whether the print lies ahead along the edge. In corner order, x edge first, each edge
-    as the short edge first.
-
-    Cards sharing an edge in a row are as deep as the card at its end: the corner's other edge
-    gives their height when the shared edge is their short one, their width when it is the long.
-    """
+def _scans(corners: CornerArrays, arms: np.ndarray, rank_box: Box, aspect: float) -> tuple[np.ndarray, ...]:
+    """One scan per corner edge and way round, in corner order, x edge first, each edge first as
+    the cards' short edge (the index corner's x axis along it), then as their long edge (its y
+    axis along it). A row each: where the scan starts and runs, which way is into the card, the
+    index corner's axes, how far the scan runs, the card height, the band (pixels from the edge)
+    the rank is printed in, how far from the card's side the rank starts, and whether the print
+    lies ahead along the edge (the axes' handedness says which way). Cards sharing an edge in a row
+    are as deep as the card at its end: the corner's other edge gives their height or width."""
+    points, x_axes, y_axes = corners
     x0, y0, x1, y1 = rank_box
     # (corner, edge): the edge's direction, the direction into the card, its length and depth.
     along = np.stack([x_axes, y_axes], axis=1)
     inward = np.stack([y_axes, x_axes], axis=1)
     length = arms
-    depth = arms[:, ::-1]
-    short = depth  # the shared edge as the cards' short edge: the index's y axis points inward
-    long = depth * aspect  # the shared edge as their long edge: the index's x axis points inward
+    short = arms[:, ::-1]  # the shared edge as the cards' short edge: the index's y axis points inward
+    long = short * aspect  # the shared edge as their long edge: the index's x axis points inward
     # An edge no longer than one card's is that card's own: its corners are outline corners.
     short_ok = (MIN_CARD_HEIGHT <= short) & (short <= MAX_CARD_HEIGHT) & (length > SHARED * short / aspect)
     long_ok = (MIN_CARD_HEIGHT <= long) & (long <= MAX_CARD_HEIGHT) & (length > SHARED * long)
-    # Handedness: along x inward for the short edge's x axis, inward x along for the long edge's y.
-    x_for_short = np.where(across_then_down(along, inward)[..., None], along, -along)
-    y_for_long = np.where(across_then_down(inward, along)[..., None], along, -along)
+    ahead = np.stack([across_then_down(along, inward), across_then_down(inward, along)], axis=2)
+    x_for_short = np.where(ahead[..., 0, None], along, -along)
+    y_for_long = np.where(ahead[..., 1, None], along, -along)
     # (corner, edge, way round), then the rows kept in that order.
-    keep = np.stack([short_ok, long_ok], axis=2)
-    both = np.stack([along, along], axis=2)
-    ahead = np.stack([x_for_short, y_for_long], axis=2)
     rows = (
-        np.broadcast_to(points[:, None, None, :], both.shape),
-        both,
+        np.broadcast_to(points[:, None, None, :], (*ahead.shape, 2)),
+        np.stack([along, along], axis=2),
         np.stack([inward, inward], axis=2),
         np.stack([x_for_short, inward], axis=2),
         np.stack([inward, y_for_long], axis=2),
@@ -207,6 +187,7 @@ def _scans(
             [np.stack([y0 * short, y1 * short], axis=-1), np.stack([x0 * long, x1 * long], axis=-1)], axis=2
         ),
         np.stack([x0 * short, y0 * long], axis=2),
-        ahead[..., 0] * both[..., 0] + ahead[..., 1] * both[..., 1],
+        ahead,
     )
+    keep = np.stack([short_ok, long_ok], axis=2)
     return tuple(v[keep] for v in rows)

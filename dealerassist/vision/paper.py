@@ -3,7 +3,7 @@
 Cards are paper: brighter than the felt around them and without its tint. The felt's own
 brightness is estimated at low resolution (an opening wipes the cards out of it), so a lighting
 gradient divides away. Touching and fanned cards merge into one blob, whose outline the corner
-stages follow.
+finders follow.
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ BRIGHTER_TIMES = 1.5
 COLOUR_SHARE = 0.38
 # Opening then closing reaches 1 + 2 pixels out from the paper, and the closing's erosion looks 2 further.
 _CLEANUP_REACH = 5
-
-
 _POOL = threading.local()
 # Frame-sized images kept per thread for reuse: card_mask's seven, the candidate search's grey and
 # paper, and those of the frame before, which the reader may still hold.
@@ -47,7 +45,7 @@ _UNHELD = _reference_counts([np.empty(1, np.uint8)])[0]
 
 def frame_image(shape: tuple[int, int]) -> np.ndarray:
     """A uint8 image of ``shape`` with undefined contents: one from an earlier frame that nothing
-    holds any more (not even a view of it), or a new one. A fresh frame-sized image costs more to
+    holds any more (not even a view of it), or a new one; a fresh frame-sized image costs more to
     fault into memory than the step that fills it."""
     pool = getattr(_POOL, "images", None)
     if pool is None:
@@ -68,7 +66,7 @@ def paper_against_felt(
     darkest: np.ndarray, brightest: np.ndarray, felt: np.ndarray, paper: np.ndarray
 ) -> tuple[int, int, int, int]:
     """255 in ``paper`` where a pixel's ``darkest`` and ``brightest`` channels make it paper over
-    the ``felt`` brightness (at a lower resolution, blown up to the frame's), 0 elsewhere; and
+    the ``felt`` brightness (at a lower resolution, blown up to the frame's), 0 elsewhere; returns
     the box round the paper: x, y, width, height (all 0 if none)."""
     h, w = darkest.shape
     felt = cv2.resize(felt, (w, h), interpolation=cv2.INTER_LINEAR)
@@ -81,12 +79,9 @@ def paper_against_felt(
 
 
 def card_mask(frame: np.ndarray, gray: np.ndarray | None = None) -> np.ndarray:
-    """255 where a pixel looks like card paper (face or the white border of a back), in a BGR
-    frame or its BGRA ``sampling_image`` (the reader's: one conversion serves both); with
-    ``gray``, the frame's grey written there too (``cv2.cvtColor``'s, to the bit).
-
-    Every full-frame step writes into a ``frame_image``, the returned mask too.
-    """
+    """255 where a pixel looks like card paper (face or the white border of a back), in a BGR frame
+    or its BGRA ``sampling_image``, in a ``frame_image``; with ``gray``, the frame's grey written
+    there too (``cv2.cvtColor``'s, to the bit)."""
     h, w = frame.shape[:2]
     darkest, brightest, paper, blue, green, red = (frame_image((h, w)) for _ in range(6))
     frame = sampling_image(frame)  # as given when it is one already

@@ -11,6 +11,7 @@ import numpy as np
 from dealerassist.vision.candidates import find_candidates
 from dealerassist.vision.edge_junctions import edge_junctions
 from dealerassist.vision.index_window import sampling_image
+from dealerassist.vision.outline_corners import outline_polygon
 from dealerassist.vision.paper import blob_outlines, card_mask, frame_image
 
 from .conftest import lay_cards
@@ -61,15 +62,16 @@ def test_junctions_of_all_outlines_at_once_are_those_of_each_outline(design) -> 
     filled = np.zeros_like(gray)
     cv2.drawContours(filled, outlines, -1, 255, cv2.FILLED)
     assert len(outlines) == 2
-    together = edge_junctions(gray, filled, outlines)
-    alone = [edge_junctions(gray, filled, [outline])[0] for outline in outlines]
+    polygons = [outline_polygon(outline) for outline in outlines]
+    together = edge_junctions(gray, filled, outlines, polygons)
+    alone = [edge_junctions(gray, filled, [o], [p])[0] for o, p in zip(outlines, polygons, strict=True)]
     assert sum(len(found) for found in together) > 0
     for blob, (joint, single) in enumerate(zip(together, alone, strict=True)):
         assert len(joint) == len(single)
         for a, b in zip(joint, single, strict=True):
             assert a.blob == blob and np.array_equal(a.point, b.point)
             assert np.array_equal(a.x_axis, b.x_axis) and np.array_equal(a.y_axis, b.y_axis)
-    assert edge_junctions(gray, filled, []) == []
+    assert edge_junctions(gray, filled, [], []) == []
 
 
 def test_a_frame_and_its_sampling_image_give_the_same_corner_search(design) -> None:

@@ -26,9 +26,9 @@ def _proposals(frame: np.ndarray, aspect: float) -> list:
     cv2.drawContours(filled, outlines, -1, 255, cv2.FILLED)
     corners = [c for i, outline in enumerate(outlines) for c in outline_corners(outline, i)]
     at = corner_arrays(corners)
-    arms = np.array(corner_arms(filled, *at), float).reshape(-1, 2)
+    arms = np.array(corner_arms(filled, at), float).reshape(-1, 2)
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    return ink_corners(gray, *at, arms, RANK_BOX, EXTENT, aspect)
+    return ink_corners(gray, at, arms, RANK_BOX, EXTENT, aspect)
 
 
 def _row(

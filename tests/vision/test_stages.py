@@ -10,7 +10,7 @@ from dealerassist.vision.card_corner import corner_arrays
 from dealerassist.vision.card_extent import corner_arms, height_candidates
 from dealerassist.vision.edge_junctions import edge_junctions
 from dealerassist.vision.index_window import MARGIN, WINDOW_PX, IndexWindow, sample_windows, sampling_image
-from dealerassist.vision.outline_corners import outline_corners
+from dealerassist.vision.outline_corners import outline_corners, outline_polygon
 from dealerassist.vision.paper import blob_outlines, card_mask
 
 ASPECT = 1.4  # a poker card's height over its width
@@ -51,7 +51,7 @@ def test_a_drawn_cards_corners_and_height_are_found_where_it_was_drawn(degrees: 
         assert float(corner.x_axis @ along_x) > np.cos(np.radians(2)) * np.hypot(*along_x)
         assert float(corner.y_axis @ along_y) > np.cos(np.radians(2)) * np.hypot(*along_y)
         # The paper runs from it as far as the drawn edges do.
-        arms = corner_arms(filled, *corner_arrays([corner]))[0]
+        arms = corner_arms(filled, corner_arrays([corner]))[0]
         assert np.allclose(arms, (np.hypot(*along_x), np.hypot(*along_y)), atol=3.0), (degrees, arms)
         # A corner with its x edge across the card (as at an index) guesses the drawn height.
         if np.hypot(*along_x) < np.hypot(*along_y):
@@ -76,7 +76,7 @@ def test_a_card_lying_flush_on_another_has_its_corner_where_its_edge_meets_the_o
     assert len(outlines) == 1
     filled = np.zeros_like(mask)
     cv2.drawContours(filled, outlines, -1, 255, cv2.FILLED)
-    found = edge_junctions(gray, filled, outlines)[0]
+    found = edge_junctions(gray, filled, outlines, [outline_polygon(outlines[0])])[0]
     at_top = [c for c in found if np.hypot(*(c.point - (270, 120))) < 3.0]
     assert at_top, [c.point for c in found]
     # Its edges: one along the outline's top, one down the buried line.
