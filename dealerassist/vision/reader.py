@@ -1,12 +1,19 @@
 """Read every card in a frame from its corner indices, abstaining rather than guessing.
 
-``CardReader._read`` is the list of stages, each a call into its module: candidate corners and
-their card sizes (``candidates``); a first look, one index window per corner and size read in one
-batch; the second-look cascade (``amend``); a sighting per corner, face-down cards among the rest
-(``backs``); one sighting per card (``merging``); a fan's middle cards (``fans``); a closer look at
-cards seen but not read (``closer``); the clean-up (``merging``). A read is trusted only when the
-classifier is sure of rank, suit and that an index is there at all; reads that disagree make a card
-unknown unless one is beyond doubt.
+``CardReader._read`` runs the stages in order, each a call into its module:
+
+1. candidate corners with their card sizes (``candidates``);
+2. a first look: one index window per corner and size, read in one batch (``index_window``,
+   ``index_features``, the deck's ``indexnet`` committee);
+3. second looks at unsure or unnamed corners, one cascade (``amend``);
+4. a sighting per corner, and face-down cards among the rest (``backs``);
+5. one sighting per card (``merging``);
+6. a fan's middle cards (``fans``);
+7. a closer look at cards seen but not read (``closer``);
+8. the clean-up (``merging``).
+
+A read is trusted only when the classifier is sure of rank, suit and that an index is there at
+all; reads that disagree make a card unknown unless one is beyond doubt.
 """
 
 from __future__ import annotations
