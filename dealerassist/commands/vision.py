@@ -12,7 +12,14 @@ import numpy as np
 from dealerassist.errors import DealerAssistError
 from dealerassist.simulation import artwork
 from dealerassist.vision.deck import DeckModel
-from dealerassist.vision.enrollment import MEMBERS, SCENES_PER_CARD, TABLES, check_folder, enroll
+from dealerassist.vision.enrollment import (
+    MEMBERS,
+    SCENES_PER_CARD,
+    TABLES,
+    check_folder,
+    enroll,
+    index_start_path,
+)
 from dealerassist.vision.reader import CardReader
 from dealerassist.vision.registration import (
     LayoutRegistration,
@@ -60,6 +67,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "of them name it; each network adds its own training time",
     )
     p.set_defaults(handler=_enroll)
+
+    p = vsub.add_parser(
+        "index-start", help="learn the networks every enrollment starts from, across the training designs"
+    )
+    p.add_argument("--out", required=True, help="file to write (.npz), e.g. " + str(index_start_path()))
+    p.add_argument(
+        "--designs",
+        nargs="+",
+        help="design names or card image folders (default: designs.toml's training designs)",
+    )
+    p.set_defaults(handler=_index_start)
 
     p = vsub.add_parser("read", help="read the cards in camera frames and print them as JSON")
     p.add_argument("frames", nargs="+", metavar="FRAME", help="image files")
@@ -126,6 +144,19 @@ def _enroll(args: argparse.Namespace) -> int:
         f"{100 * check['named_right']:.1f} % named right, {100 * check['named_wrong']:.2f} % named wrong; "
         f"{100 * check['other_windows_named']:.2f} % of other windows named a card"
     )
+    return 0
+
+
+def _index_start(args: argparse.Namespace) -> int:
+    from dealerassist.simulation.index_start import train_index_start
+
+    designs = args.designs or artwork.design_split()["train"]
+    print(f"drawing the training windows of {len(designs)} designs (some 10 minutes of CPU) ...", flush=True)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "wb") as file:
+        np.savez(file, **train_index_start(designs).arrays())
+    print(f"wrote {out}")
     return 0
 
 

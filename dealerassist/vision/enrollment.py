@@ -2,7 +2,8 @@
 
 Finds where the design prints its corner index (``corner``), trains a committee of index
 classifiers (``indexnet``) on windows cut from the design's own images (``training``), each in a
-process of its own, and measures the back's corners.
+process of its own and each starting from a network learnt once across many designs (the shipped
+``index-start``), and measures the back's corners.
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
 import cv2
 import numpy as np
 
+from dealerassist.core.configfiles import bundled_dir
 from dealerassist.vision.blas import training_kernels
 from dealerassist.vision.corner import Box, corner_ink, find_glyphs
 from dealerassist.vision.deck import (
@@ -48,6 +51,10 @@ MEMBERS = 2  # classifiers in the committee, each trained on its own draw (``ind
 # corners it learns. About a minute of CPU a design; ten times it reads hidden designs no better.
 SCENES_PER_CARD = 60
 TABLES = 120
+# The networks members start from, learnt across the training designs (``vision index-start``;
+# docs/vision.md): a small index that one deck's draw teaches poorly, other decks taught already.
+INDEX_START = "index-start-1.npz"
+EPOCHS_FROM_START = 14
 # A training process's memory: its draw's feature rows, held twice over at the peak (joined from
 # parts, then standardised), and the rest (the libraries, the scenes being drawn).
 DRAW_BYTES_PER_SCENE = 1_400_000
@@ -163,8 +170,10 @@ def enroll(
             f"no rank and suit found apart from the pips on {', '.join(place.not_found)}: "
             f"where the other {len(faces) - len(place.not_found)} cards print them is learnt"
         )
+    starts = index_start().members
     jobs = [
-        (folder, place.window, place.rank_box, member, scenes_per_card, tables) for member in range(members)
+        (folder, place.window, place.rank_box, member, scenes_per_card, tables, starts[member % len(starts)])
+        for member in range(members)
     ]
     each = training_memory(scenes_per_card, tables)
     net = Committee(tuple(in_training_processes(_train_member, jobs, each, notice)))
@@ -261,15 +270,31 @@ def _join_training(parent: int) -> None:
             os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _train_member(job: tuple[Path, IndexWindow, Box, int, int, int]) -> IndexNet:
-    """One committee member, trained on its own draw of rendered scenes and mined tables."""
-    folder, window, rank_box, member, scenes_per_card, tables = job
+def index_start_path() -> Path:
+    return bundled_dir() / "vision" / INDEX_START
+
+
+@cache
+def index_start() -> Committee:
+    """The shipped networks each enrollment's members start from (member k from the k-th, in turn)."""
+    path = index_start_path()
+    try:
+        with np.load(path) as data:
+            return Committee.from_arrays(data)
+    except (OSError, ValueError, KeyError) as exc:
+        raise DeckFileError(f"{path}: cannot load the networks enrollment starts from ({exc})") from exc
+
+
+def _train_member(job: tuple[Path, IndexWindow, Box, int, int, int, IndexNet]) -> IndexNet:
+    """One committee member, trained from its starting network on its own draw of rendered scenes
+    and mined tables."""
+    folder, window, rank_box, member, scenes_per_card, tables, start = job
     rng = np.random.default_rng([TRAINING_SEED, member])
     design = load_design(folder)
     rendered, rendered_labels = render_samples(design, window, rng, scenes_per_card)
     mined, mined_labels = scene_samples(design, window, rng, tables, rank_box)
     features, labels = np.concatenate([rendered, mined]), np.concatenate([rendered_labels, mined_labels])
-    return train(features, labels, rng, overwrite=True)
+    return train(features, labels, rng, epochs=EPOCHS_FROM_START, overwrite=True, start=start)
 
 
 def _self_check(net: Committee, design: dict[str, np.ndarray], window: IndexWindow) -> dict[str, float]:

@@ -252,6 +252,16 @@ def _adam_step(
                 _flush_subnormals(values)
 
 
+def _random_layers(widths: Sequence[int], rng: np.random.Generator) -> list[np.ndarray]:
+    """Weights and biases of each layer between ``widths``, for a network trained from nothing."""
+    params: list[np.ndarray] = []
+    for k, (into, out) in enumerate(itertools.pairwise(widths)):
+        gain = 2.0 if k < len(widths) - 2 else 1.0  # He's for a ReLU layer; the heads' logits plain
+        params.append((rng.standard_normal((into, out)) * np.sqrt(gain / into)).astype(np.float32))
+        params.append(np.zeros(out, np.float32))
+    return params
+
+
 def train(
     features: np.ndarray,
     labels: np.ndarray,
@@ -262,10 +272,14 @@ def train(
     rate: float = 2e-3,
     decay: float = 1e-4,
     overwrite: bool = False,
+    start: IndexNet | None = None,
 ) -> IndexNet:
     """Fit the network by minibatch Adam on the three heads' cross-entropies (rank and suit count
     only on windows that hold an index); ``labels`` are card codes, ``NONE`` or ``BACK``;
     ``hidden`` gives each hidden layer's width. Deterministic for a given ``rng``.
+
+    From ``start`` (a network of the same shape), training keeps its standardisation and begins
+    at its weights instead of random ones: what it learnt of other designs carries over.
 
     The rows are standardised in a copy, or with ``overwrite`` in ``features`` itself where they
     are float32 already: an enrollment's draw is a gigabyte, and a copy would double it.
@@ -275,17 +289,22 @@ def train(
         raise ValueError(f"training labels must be card codes, {NONE!r} or {BACK!r}; got {unknown[:5]}")
     kind, rank, suit = np.array([_TARGETS[str(label)] for label in labels]).T
     is_index = kind == 1
+    widths = [features.shape[1], *hidden, sum(HEADS)]
+    if start is not None and [w.shape for w in start.weights] != list(itertools.pairwise(widths)):
+        raise ValueError(
+            f"the starting network's layers {[w.shape for w in start.weights]} do not fit "
+            f"{features.shape[1]} features and hidden layers {list(hidden)}"
+        )
     x = features.astype(np.float32, copy=not overwrite)
-    mean = x.mean(axis=0)
-    scale = (1.0 / np.maximum(x.std(axis=0), 1e-3)).astype(np.float32)
+    if start is None:
+        mean = x.mean(axis=0)
+        scale = (1.0 / np.maximum(x.std(axis=0), 1e-3)).astype(np.float32)
+        params = _random_layers(widths, rng)
+    else:
+        mean, scale = start.mean, start.scale
+        params = [array.copy() for layer in zip(start.weights, start.biases, strict=True) for array in layer]
     x -= mean
     x *= scale
-    widths = [x.shape[1], *hidden, sum(HEADS)]
-    params: list[np.ndarray] = []
-    for k, (into, out) in enumerate(itertools.pairwise(widths)):
-        gain = 2.0 if k < len(hidden) else 1.0  # He's for a ReLU layer; the heads' logits plain
-        params.append((rng.standard_normal((into, out)) * np.sqrt(gain / into)).astype(np.float32))
-        params.append(np.zeros(out, np.float32))
     moments = [np.zeros_like(p) for p in params]
     squares = [np.zeros_like(p) for p in params]
     step = 0

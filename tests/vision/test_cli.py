@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -17,6 +18,9 @@ from dealerassist.cli import main
 from dealerassist.core.configfiles import bundled_dir
 from dealerassist.simulation.layout import DEMO_MARKERS, DEMO_ZONES, render_layout
 from dealerassist.vision.deck import DeckModel
+from dealerassist.vision.enrollment import MEMBERS
+from dealerassist.vision.index_features import feature_size
+from dealerassist.vision.indexnet import HEADS, HIDDEN, Committee
 
 from .conftest import ink_into_the_pips
 
@@ -46,6 +50,28 @@ def test_enroll_writes_a_deck_file(kennard_dir: Path, tmp_path: Path, capsys) ->
     assert "no rank and suit found apart from the pips on 4C: where the other 51 cards print them" in printed
     assert f"fresh index windows: {100 * loaded.check['named_right']:.1f} % named right" in printed
     assert loaded.check["index_windows"] > 150
+
+
+def test_index_start_learns_networks_that_enrollment_can_start_from(
+    kennard_dir: Path, tmp_path: Path, capsys
+) -> None:
+    crowded = tmp_path / "crowded"  # most indices run into the pips: no place to learn from
+    shutil.copytree(kennard_dir, crowded)
+    for image_path in sorted(crowded.glob("[2-9T]*.png")):
+        image = cv2.imread(str(image_path), cv2.IMREAD_UNCHANGED)
+        cv2.imwrite(str(image_path), ink_into_the_pips(image))
+    out = tmp_path / "start.npz"
+    designs = [str(kennard_dir), str(crowded)]
+    assert main(["vision", "index-start", "--designs", *designs, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"{crowded} left out: {crowded}: no rank and suit found" in printed
+    assert "windows of 1 designs; training 2 network(s)" in printed
+    with np.load(out) as data:
+        start = Committee.from_arrays(data)
+    layers = list(itertools.pairwise([feature_size(), *HIDDEN, sum(HEADS)]))
+    assert len(start.members) == MEMBERS
+    assert all([w.shape for w in member.weights] == layers for member in start.members)
+    assert not np.array_equal(start.members[0].weights[0], start.members[1].weights[0])  # own seeds
 
 
 def test_enroll_refuses_a_bad_folder_before_training(tmp_path: Path, capsys) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
@@ -22,14 +23,18 @@ from dealerassist.vision.deck import DeckFileError, DeckModel, load_card_image, 
 from dealerassist.vision.enrollment import (
     DRAW_BYTES_PER_SCENE,
     DRAW_BYTES_PER_TABLE,
+    MEMBERS,
     MIN_INDEXES_FOUND,
     available_memory,
     enroll,
     in_training_processes,
     index_place,
+    index_start,
     training_memory,
     training_workers,
 )
+from dealerassist.vision.index_features import feature_size, window_features
+from dealerassist.vision.indexnet import HEADS, HIDDEN, SURE
 
 from .conftest import ink_into_the_pips
 
@@ -43,13 +48,13 @@ def test_enrollment_finds_where_the_index_is_printed(deck: DeckModel) -> None:
     assert x1 < deck.window.across <= 0.24 and y1 + 0.5 * (y1 - y0) < deck.window.down <= 0.5
 
 
-def test_the_classifier_names_every_card_from_its_clean_image(deck: DeckModel, design) -> None:
-    """Each card's own top-left index, at a camera size, names that card and no other."""
-    from dealerassist.vision.index_features import window_features
+def _clean_index_windows(design, deck: DeckModel) -> tuple[list[str], np.ndarray]:
+    """Every card's own top-left index window at a camera size (120 px), laid 13 cards a frame."""
     from dealerassist.vision.index_window import sample_windows
 
     from .conftest import lay_cards
 
+    all_codes, all_windows = [], []
     for start in range(0, 52, 13):
         codes = [c for c in design if c != "back"][start : start + 13]
         cards = [(code, (90 + 95 * i, 200 + 300 * (i % 2)), 0, True) for i, code in enumerate(codes)]
@@ -57,17 +62,43 @@ def test_the_classifier_names_every_card_from_its_clean_image(deck: DeckModel, d
         width = 120 / deck.aspect
         corners = np.array([[x - width / 2, y - 60] for _, (x, y), _, _ in cards])
         n = len(cards)
-        windows = sample_windows(
-            frame,
-            corners,
-            np.tile([1.0, 0.0], (n, 1)),
-            np.tile([0.0, 1.0], (n, 1)),
-            np.full(n, 120.0),
-            deck.window,
+        all_codes += codes
+        all_windows.append(
+            sample_windows(
+                frame,
+                corners,
+                np.tile([1.0, 0.0], (n, 1)),
+                np.tile([0.0, 1.0], (n, 1)),
+                np.full(n, 120.0),
+                deck.window,
+            )
         )
-        names, probability, _ = deck.net.best(window_features(windows))
-        assert names == codes
-        assert (probability > 0.9).all()
+    return all_codes, np.concatenate(all_windows)
+
+
+def test_the_classifier_names_every_card_from_its_clean_image(deck: DeckModel, design) -> None:
+    """Each card's own top-left index, at a camera size, names that card and no other."""
+    codes, windows = _clean_index_windows(design, deck)
+    names, probability, _ = deck.net.best(window_features(windows))
+    assert names == codes
+    assert (probability > 0.9).all()
+
+
+def test_the_shipped_start_fits_the_networks_enrollment_trains_and_reads_a_deck_it_learnt(
+    deck: DeckModel, design
+) -> None:
+    """Enrollment's members begin at the shipped start: it must fit today's features and layers,
+    and be learnt (kennard-2color is one of its training designs), not random weights."""
+    start = index_start()
+    assert len(start.members) >= MEMBERS
+    layers = list(itertools.pairwise([feature_size(), *HIDDEN, sum(HEADS)]))
+    assert all([w.shape for w in member.weights] == layers for member in start.members)
+    codes, windows = _clean_index_windows(design, deck)
+    names, probability, _ = start.best(window_features(windows))
+    named_right = sum(
+        name == code and p >= SURE for name, code, p in zip(names, codes, probability, strict=True)
+    )
+    assert named_right >= 40
 
 
 def test_deck_file_round_trip(deck: DeckModel, tmp_path: Path) -> None:

@@ -249,6 +249,34 @@ def test_training_over_its_own_rows_trains_the_same_network_and_standardises_the
     np.testing.assert_allclose(features, (kept - copied.mean) * copied.scale, rtol=1e-6, atol=1e-6)
 
 
+def test_a_network_started_from_another_begins_at_its_weights_and_keeps_its_standardisation() -> None:
+    centres, features, labels = _toy_problem()
+    start = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=8)
+    # Rows of another design: shifted, so standardising them afresh would move the mean.
+    shifted = features + 0.5
+    unchanged = train(shifted, labels, np.random.default_rng(7), hidden=(32,), epochs=0, start=start)
+    for key, value in start.arrays().items():
+        np.testing.assert_array_equal(unchanged.arrays()[key], value)
+    further = train(shifted, labels, np.random.default_rng(7), hidden=(32,), epochs=2, start=start)
+    np.testing.assert_array_equal(further.mean, start.mean)
+    np.testing.assert_array_equal(further.scale, start.scale)
+    assert not np.array_equal(further.weights[0], start.weights[0])
+    assert further.best(centres + 0.5)[0][:2] == ["AS", "KH"]
+    # What names them is the start: a network of random weights is sure of nothing.
+    assert (
+        train(shifted, labels, np.random.default_rng(7), hidden=(32,), epochs=0).best(centres)[1].max() < 0.9
+    )
+
+
+def test_a_starting_network_of_another_shape_is_refused_before_training() -> None:
+    _, features, labels = _toy_problem()
+    start = train(features, labels, np.random.default_rng(6), hidden=(32,), epochs=1)
+    with pytest.raises(ValueError, match=r"starting network's layers .* do not fit"):
+        train(features, labels, np.random.default_rng(6), hidden=(16,), start=start)
+    with pytest.raises(ValueError, match=r"do not fit 10 features"):
+        train(features[:, :10], labels, np.random.default_rng(6), hidden=(32,), start=start)
+
+
 def test_a_deck_network_of_one_hidden_layer_keeps_the_arrays_it_was_saved_with() -> None:
     # Decks enrolled before the second hidden layer hold net_w1, net_b1, net_w2, net_b2 only.
     centres, features, labels = _toy_problem()
