@@ -151,7 +151,7 @@ def _index_start(args: argparse.Namespace) -> int:
     from dealerassist.simulation.index_start import train_index_start
 
     designs = args.designs or artwork.design_split()["train"]
-    print(f"drawing the training windows of {len(designs)} designs (some 10 minutes of CPU) ...", flush=True)
+    print(f"drawing the training windows of {len(designs)} designs (some 15 minutes of CPU) ...", flush=True)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "wb") as file:

@@ -6,7 +6,7 @@ networks that have read dozens of designs, its members learn it from the same dr
 design of ``designs.toml`` gives a small draw of the windows enrollment trains on (a design
 without standard corner indices is left out); every member learns the pooled draw from its own
 seed. Made by ``dealerassist vision index-start --out dealerassist/data/vision/index-start-1.npz``
-(some 10 minutes on two cores); bump the file's number when the recipe or the features change.
+(some 8 minutes on two cores); bump the file's number when the recipe or the features change.
 """
 
 from __future__ import annotations

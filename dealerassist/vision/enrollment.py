@@ -13,6 +13,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import zipfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -271,6 +272,7 @@ def _join_training(parent: int) -> None:
 
 
 def index_start_path() -> Path:
+    """Where the package keeps the networks enrollment starts from."""
     return bundled_dir() / "vision" / INDEX_START
 
 
@@ -281,7 +283,7 @@ def index_start() -> Committee:
     try:
         with np.load(path) as data:
             return Committee.from_arrays(data)
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise DeckFileError(f"{path}: cannot load the networks enrollment starts from ({exc})") from exc
 
 

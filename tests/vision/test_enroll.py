@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from dealerassist.core.cards import FULL_DECK
-from dealerassist.vision import blas
+from dealerassist.vision import blas, enrollment
 from dealerassist.vision.deck import DeckFileError, DeckModel, load_card_image, read_card_png
 from dealerassist.vision.enrollment import (
     DRAW_BYTES_PER_SCENE,
@@ -171,6 +171,20 @@ def test_missing_cards_are_listed(kennard_dir: Path, tmp_path: Path) -> None:
     (partial / "back.png").unlink()
     with pytest.raises(DeckFileError, match=r"missing QH\.png, back\.png"):
         enroll(partial)
+
+
+def test_a_start_file_that_cannot_be_read_is_named_before_training(
+    kennard_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "index-start-1.npz"
+    broken.write_bytes(b"PK\x03\x04 cut short")
+    monkeypatch.setattr(enrollment, "index_start_path", lambda: broken)
+    index_start.cache_clear()
+    try:
+        with pytest.raises(DeckFileError, match=f"{broken}: cannot load the networks enrollment starts from"):
+            enroll(kennard_dir)
+    finally:
+        index_start.cache_clear()
 
 
 def test_a_committee_of_no_networks_is_refused_before_training(kennard_dir: Path) -> None:
