@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 from pathlib import Path
 
 import cv2
@@ -125,8 +126,23 @@ def _design_folder(text: str) -> Path:
     return path if path.is_dir() else artwork.design_dir(text)
 
 
+def _writable(name: str) -> Path:
+    """The file ``name``, its folder made: asked before minutes of training, not after."""
+    out = Path(name)
+    if out.is_dir():
+        raise DealerAssistError(f"{out}: a folder, not a file to write")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out.parent):
+            pass
+    except OSError as exc:
+        raise DealerAssistError(f"{out}: cannot write a file there ({exc.strerror})") from exc
+    return out
+
+
 def _enroll(args: argparse.Namespace) -> int:
     check_folder(args.folder)
+    out = _writable(args.out)
     print(
         f"enrolling {args.folder}: training its index classifiers (about a minute of CPU) ...",
         flush=True,
@@ -134,8 +150,6 @@ def _enroll(args: argparse.Namespace) -> int:
     model = enroll(
         args.folder, args.name, args.training_scenes, args.tables, notice=print, members=args.members
     )
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     model.save(out)
     check = model.check
     print(
@@ -151,9 +165,8 @@ def _index_start(args: argparse.Namespace) -> int:
     from dealerassist.simulation.index_start import train_index_start
 
     designs = args.designs or artwork.design_split()["train"]
+    out = _writable(args.out)
     print(f"drawing the training windows of {len(designs)} designs (some 15 minutes of CPU) ...", flush=True)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "wb") as file:
         np.savez(file, **train_index_start(designs).arrays())
     print(f"wrote {out}")

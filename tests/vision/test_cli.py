@@ -74,6 +74,22 @@ def test_index_start_learns_networks_that_enrollment_can_start_from(
     assert not np.array_equal(start.members[0].weights[0], start.members[1].weights[0])  # own seeds
 
 
+def test_enroll_and_index_start_refuse_an_out_they_cannot_write_before_training(
+    kennard_dir: Path, tmp_path: Path, capsys
+) -> None:
+    (tmp_path / "a-file").write_text("")
+    cases = (
+        (tmp_path / "a-file" / "deck.npz", "cannot write a file there"),
+        (tmp_path, "a folder, not a file to write"),
+    )
+    for out, message in cases:
+        for command in (["enroll", str(kennard_dir)], ["index-start", "--designs", str(kennard_dir)]):
+            assert main(["vision", *command, "--out", str(out)]) == 1
+            captured = capsys.readouterr()
+            assert f"dealerassist: error: {out}: {message}" in captured.err
+            assert "enrolling" not in captured.out and "drawing" not in captured.out  # nothing trained
+
+
 def test_enroll_refuses_a_bad_folder_before_training(tmp_path: Path, capsys) -> None:
     (tmp_path / "half").mkdir()
     (tmp_path / "half" / "AS.png").write_bytes(b"")
