@@ -26,7 +26,7 @@ from dealerassist.vision.scenes import card_names, load_design
 from dealerassist.vision.training import render_samples, scene_samples
 
 SEED = 20261207
-SCENES_PER_CARD = 20  # a third of an enrollment's draw a design, from some fifty designs
+SCENES_PER_CARD = 20  # a third of an enrollment's draw a design, from some seventy designs
 TABLES = 40
 EPOCHS = 12
 DRAW_BYTES = 100_000_000  # a design's draw process at its peak, besides the libraries
